@@ -1,0 +1,41 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
+
+/**
+ * One build for every part of Airlock:
+ * - main: the Electron shell (`out/main/index.js`) and the headless `airlock` CLI
+ *   (`out/main/cli.js`) — both from the same core, dependencies left external;
+ * - preload: CommonJS, because a `sandbox: true` preload cannot be an ES module;
+ * - renderer: React, served to the window from the `airlock://` scheme.
+ */
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rollupOptions: {
+        input: {
+          index: resolve(__dirname, 'electron/main/index.ts'),
+          cli: resolve(__dirname, 'electron/cli/index.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      rollupOptions: {
+        input: { index: resolve(__dirname, 'electron/preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(__dirname, 'renderer'),
+    plugins: [react()],
+    build: {
+      outDir: resolve(__dirname, 'out/renderer'),
+      rollupOptions: { input: resolve(__dirname, 'renderer/index.html') },
+    },
+  },
+});

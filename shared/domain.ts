@@ -1,0 +1,196 @@
+/**
+ * Domain types both sides of Airlock use: servers, their sandbox profiles,
+ * tools, rules and decisions. Every type is a zod schema first, so what
+ * crosses a boundary (IPC, the store, a config file) is validated with the
+ * same definition the code is typed with. No Node, Electron or DOM imports.
+ */
+import { z } from 'zod';
+
+/** A server's short name: what the user calls it and what namespaces its tools. */
+export const ServerNameSchema = z
+  .string()
+  .min(1)
+  .max(48)
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'use lowercase letters, digits and dashes, starting with a letter or digit');
+export type ServerName = z.infer<typeof ServerNameSchema>;
+
+/** MCP tool annotations exactly as a server sent them: claims, not facts. */
+export const ToolAnnotationsSchema = z
+  .object({
+    title: z.string().optional(),
+    readOnlyHint: z.boolean().optional(),
+    destructiveHint: z.boolean().optional(),
+    idempotentHint: z.boolean().optional(),
+    openWorldHint: z.boolean().optional(),
+  })
+  .passthrough();
+export type ToolAnnotations = z.infer<typeof ToolAnnotationsSchema>;
+
+/** A tool as the server defined it (the parts Airlock fingerprints). */
+export const ToolDefinitionSchema = z
+  .object({
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    inputSchema: z.record(z.string(), z.unknown()),
+    outputSchema: z.record(z.string(), z.unknown()).optional(),
+    annotations: ToolAnnotationsSchema.optional(),
+    _meta: z.record(z.string(), z.unknown()).optional(),
+  })
+  .passthrough();
+export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
+
+/** sha256 (hex) of the canonical JSON of a whole tool definition. */
+export const ToolFingerprintSchema = z.string().regex(/^[0-9a-f]{64}$/);
+export type ToolFingerprint = z.infer<typeof ToolFingerprintSchema>;
+
+/** Exactly what runs: argv, working folder and the environment Airlock passes. */
+export const ServerSpecSchema = z.object({
+  command: z.string().min(1),
+  args: z.array(z.string()),
+  cwd: z.string().optional(),
+  /** Plain (non-secret) environment variables the user granted. */
+  env: z.record(z.string(), z.string()),
+});
+export type ServerSpec = z.infer<typeof ServerSpecSchema>;
+
+/** The state of the signature on an MCPB bundle, told truthfully. */
+export const SignatureStateSchema = z.enum(['none', 'present-unverified', 'verified']);
+export type SignatureState = z.infer<typeof SignatureStateSchema>;
+
+/** Where a server came from: facts Airlock checked, not what the server says. */
+export const ProvenanceSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('local'),
+    executable: z.string(),
+    executableSha256: z.string(),
+    script: z.object({ path: z.string(), sha256: z.string() }).optional(),
+  }),
+  z.object({
+    kind: z.literal('npm'),
+    name: z.string(),
+    version: z.string(),
+    integrity: z.string(),
+    publishedAt: z.string().optional(),
+    maintainers: z.array(z.string()).optional(),
+    installDir: z.string(),
+  }),
+  z.object({
+    kind: z.literal('mcpb'),
+    name: z.string(),
+    version: z.string(),
+    author: z.string().optional(),
+    signature: SignatureStateSchema,
+    bundleSha256: z.string(),
+    installDir: z.string(),
+  }),
+]);
+export type Provenance = z.infer<typeof ProvenanceSchema>;
+
+/** Where an imported server's entry was read from (kept with its provenance). */
+export const ImportOriginSchema = z.object({
+  app: z.enum(['claude', 'vscode', 'cursor', 'file']),
+  path: z.string(),
+  entry: z.string(),
+});
+export type ImportOrigin = z.infer<typeof ImportOriginSchema>;
+
+/**
+ * What a server may do, enforced by the OS sandbox. The defaults are the
+ * strictest: no network, no persistent writes, no secrets.
+ */
+export const SandboxProfileSchema = z.object({
+  filesystem: z.object({
+    /** Extra folders or files the server may read (reads elsewhere follow the deny list). */
+    read: z.array(z.string()),
+    /** Folders the server may write; everything else is read-only or hidden. */
+    write: z.array(z.string()),
+    /** A persistent data folder of its own inside Airlock's data (ends containment). */
+    persistentData: z.boolean(),
+  }),
+  network: z.object({
+    /** Domains the server may reach (`example.com`, `*.example.com`). Empty: no network. */
+    allowedDomains: z.array(z.string()),
+  }),
+  /** Names of secrets (stored outside the JSON store) passed to the server as env vars. */
+  secrets: z.array(z.string()),
+  /** Explicit, recorded consent to run without a sandbox; absent means never. */
+  unsandboxed: z.object({ consentedAt: z.string() }).optional(),
+});
+export type SandboxProfile = z.infer<typeof SandboxProfileSchema>;
+
+/** The default profile: nothing granted. */
+export function defaultSandboxProfile(): SandboxProfile {
+  return {
+    filesystem: { read: [], write: [], persistentData: false },
+    network: { allowedDomains: [] },
+    secrets: [],
+  };
+}
+
+/** A tool definition the user approved, with the fingerprint it was approved at. */
+export const ApprovedToolSchema = z.object({
+  fingerprint: ToolFingerprintSchema,
+  definition: ToolDefinitionSchema,
+  approvedAt: z.string(),
+});
+export type ApprovedTool = z.infer<typeof ApprovedToolSchema>;
+
+/** A server as Airlock keeps it in its store. */
+export const ServerRecordSchema = z.object({
+  name: ServerNameSchema,
+  spec: ServerSpecSchema,
+  provenance: ProvenanceSchema,
+  importedFrom: ImportOriginSchema.optional(),
+  profile: SandboxProfileSchema,
+  /** The user chose to trust this server's annotations. */
+  trusted: z.boolean(),
+  /** Enabled servers start with Airlock; new and imported servers start disabled. */
+  enabled: z.boolean(),
+  /** Tools as approved, keyed by tool name. */
+  approvedTools: z.record(z.string(), ApprovedToolSchema),
+  createdAt: z.string(),
+});
+export type ServerRecord = z.infer<typeof ServerRecordSchema>;
+
+/** The supervisor's state for one server. */
+export const ServerStateSchema = z.enum(['stopped', 'starting', 'ready', 'crashed', 'backoff', 'quarantined']);
+export type ServerState = z.infer<typeof ServerStateSchema>;
+
+/** Global policy mode: `default` uses trust and containment; `strict` asks for everything. */
+export const PolicyModeSchema = z.enum(['default', 'strict']);
+export type PolicyMode = z.infer<typeof PolicyModeSchema>;
+
+/** A standing rule the user made for one tool, bound to the definition it was made for. */
+export const RuleSchema = z.object({
+  server: ServerNameSchema,
+  tool: z.string(),
+  fingerprint: ToolFingerprintSchema,
+  effect: z.enum(['allow', 'deny']),
+  createdAt: z.string(),
+});
+export type Rule = z.infer<typeof RuleSchema>;
+
+/** Who asks for a call: the person in Airlock's own console, or an agent (a gateway client). */
+export const CallerSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('user') }),
+  z.object({ kind: z.literal('agent'), name: z.string().min(1).max(200) }),
+]);
+export type Caller = z.infer<typeof CallerSchema>;
+
+/** The policy's verdict on a call. */
+export const VerdictSchema = z.enum(['allow', 'ask', 'deny']);
+export type Verdict = z.infer<typeof VerdictSchema>;
+
+/** Whether the sandbox can run on this machine, and if not, what to do. */
+export const SandboxSupportSchema = z.object({
+  supported: z.boolean(),
+  platform: z.string(),
+  /** Tools the sandbox needs that are missing (e.g. `bwrap`). */
+  missing: z.array(z.string()),
+  /** The exact command that installs what is missing, when there is one. */
+  fix: z.string().optional(),
+  /** One sentence for a person. */
+  summary: z.string(),
+});
+export type SandboxSupport = z.infer<typeof SandboxSupportSchema>;
