@@ -15,8 +15,8 @@ export default defineConfig({
       outDir: 'out/main',
       rollupOptions: {
         input: {
-          index: resolve(__dirname, 'electron/main/index.ts'),
-          cli: resolve(__dirname, 'electron/cli/index.ts'),
+          index: resolve(import.meta.dirname, 'electron/main/index.ts'),
+          cli: resolve(import.meta.dirname, 'electron/cli/index.ts'),
         },
       },
     },
@@ -24,18 +24,20 @@ export default defineConfig({
   preload: {
     build: {
       outDir: 'out/preload',
+      // A sandboxed preload cannot require() packages: bundle the contract (and zod) in.
+      externalizeDeps: false,
       rollupOptions: {
-        input: { index: resolve(__dirname, 'electron/preload/index.ts') },
+        input: { index: resolve(import.meta.dirname, 'electron/preload/index.ts') },
         output: { format: 'cjs', entryFileNames: '[name].cjs' },
       },
     },
   },
   renderer: {
-    root: resolve(__dirname, 'renderer'),
+    root: resolve(import.meta.dirname, 'renderer'),
     plugins: [react()],
     build: {
-      outDir: resolve(__dirname, 'out/renderer'),
-      rollupOptions: { input: resolve(__dirname, 'renderer/index.html') },
+      outDir: resolve(import.meta.dirname, 'out/renderer'),
+      rollupOptions: { input: resolve(import.meta.dirname, 'renderer/index.html') },
     },
   },
 });

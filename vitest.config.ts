@@ -12,7 +12,7 @@ export default defineConfig({
     alias: {
       // Importing the real `electron` package outside Electron throws; shell code
       // is tested through narrow interfaces, and this stub fails loudly if used.
-      electron: resolve(__dirname, 'test/support/electron-stub.ts'),
+      electron: resolve(import.meta.dirname, 'test/support/electron-stub.ts'),
     },
   },
 });

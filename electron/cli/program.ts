@@ -1,0 +1,72 @@
+import { Command, CommanderError } from 'commander';
+import { version } from '../../package.json';
+import { defaultDataDir } from '../core/data-dir';
+import { AirlockError } from '../core/errors';
+import { AirlockHost } from '../core/host';
+import { doctor } from './commands/doctor';
+import { CliExit, EXIT, type CliIo } from './output';
+
+interface GlobalOptions {
+  dataDir?: string;
+  json?: boolean;
+}
+
+/**
+ * Runs the `airlock` command line and resolves to its exit code. The host is
+ * opened lazily, so `--help` and `--version` touch nothing on disk.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  let host: AirlockHost | undefined;
+  const program = new Command()
+    .name('airlock')
+    .description('Airlock runs MCP servers in an OS sandbox and asks before anything destructive.')
+    .version(version, '-v, --version', 'print the version')
+    .option('--data-dir <dir>', "Airlock's data folder (default: the desktop app's, or $AIRLOCK_DATA_DIR)")
+    .option('--json', 'print machine-readable JSON')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.out(text.trimEnd()), writeErr: (text) => io.err(text.trimEnd()) })
+    .showHelpAfterError('(run `airlock --help` for usage)');
+
+  const openHost = (): AirlockHost => {
+    const options = program.opts<GlobalOptions>();
+    host ??= new AirlockHost({
+      dataDir: options.dataDir ?? defaultDataDir(io.env),
+      version,
+      hooks: { emit: () => {} },
+    });
+    return host;
+  };
+  const json = () => program.opts<GlobalOptions>().json === true;
+
+  program
+    .command('doctor')
+    .description('check that this machine can sandbox servers; prints what is missing and how to fix it')
+    .action(() => {
+      exitCode = doctor(openHost(), io, json());
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    exitCode = exitCodeFor(error, io, json());
+  } finally {
+    await host?.dispose();
+  }
+  return exitCode;
+}
+
+function exitCodeFor(error: unknown, io: CliIo, json: boolean): number {
+  if (error instanceof CommanderError) {
+    // --help and --version end through here with exit code 0.
+    return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  const code = error instanceof CliExit ? error.exitCode : EXIT.failure;
+  const message =
+    error instanceof CliExit || error instanceof AirlockError
+      ? error.message
+      : `Airlock failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
+  if (json) io.out(JSON.stringify({ ok: false, error: message }));
+  else io.err(`airlock: ${message}`);
+  return code;
+}
