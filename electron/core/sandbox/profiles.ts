@@ -1,0 +1,124 @@
+import { join } from 'node:path';
+import type { SandboxProfile } from '../../../shared/domain';
+
+/**
+ * The profile the install probe runs under: no network, no writes except the
+ * launch's own temp folder, no secrets, no persistent data. The launcher's
+ * `planProbe()` adds what a profile cannot say: the whole home folder
+ * unreadable and no network proxy even when questions are enabled.
+ */
+export function strictestProfile(): SandboxProfile {
+  return {
+    filesystem: { read: [], write: [], persistentData: false },
+    network: { allowedDomains: [] },
+    secrets: [],
+  };
+}
+
+/**
+ * Paths under the home folder no server may read unless the user grants that
+ * exact path: credentials, keys, browser profiles, keychains, password
+ * stores. Reads are allowed everywhere else, so this list is the whole of the
+ * read protection besides Airlock's own data.
+ */
+export const SECRET_HOME_PATHS: readonly string[] = [
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.config/gcloud',
+  '.azure',
+  '.kube',
+  '.docker',
+  '.netrc',
+  '.git-credentials',
+  '.npmrc',
+  '.pypirc',
+  '.config/gh',
+  '.config/hub',
+  '.password-store',
+  '.local/share/keyrings',
+  '.pki',
+  // browsers (Linux)
+  '.mozilla',
+  '.config/google-chrome',
+  '.config/google-chrome-beta',
+  '.config/chromium',
+  '.config/BraveSoftware',
+  '.config/microsoft-edge',
+  '.config/vivaldi',
+  '.config/opera',
+  'snap/firefox',
+  'snap/chromium',
+  '.var/app',
+  // macOS keychains, browser profiles and cookies
+  'Library/Keychains',
+  'Library/Cookies',
+  'Library/Safari',
+  'Library/Application Support/Google/Chrome',
+  'Library/Application Support/Firefox',
+  'Library/Application Support/BraveSoftware',
+  'Library/Application Support/Microsoft Edge',
+  // sandbox-runtime's own convenience write folders: hidden so it does not
+  // make them writable (they would be shared between servers)
+  '.npm/_logs',
+  '.claude',
+];
+
+/** Absolute secret paths for one home folder. */
+export function secretPathsUnder(homeDir: string): string[] {
+  return SECRET_HOME_PATHS.map((rel) => join(homeDir, rel));
+}
+
+/** Host variables a server may see (values copied from Airlock's environment when set). */
+const PASSED_THROUGH = ['PATH', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM', 'USER', 'LOGNAME'];
+
+/**
+ * The complete environment of a server: a minimal set from the host, what
+ * the user granted (`spec.env`), the granted secrets, then what the sandbox
+ * owns (home and temp folders, proxy settings), which always win.
+ */
+export function buildServerEnv(input: {
+  hostEnv: NodeJS.ProcessEnv;
+  specEnv: Record<string, string>;
+  secrets: Record<string, string>;
+  home: string;
+  tmp: string;
+  proxy?: { url: string; socksUrl: string };
+}): Record<string, string> {
+  // SECURITY (invariant 5): start from nothing; the host's environment
+  // (API keys, tokens, SSH_AUTH_SOCK, …) is never inherited.
+  const env: Record<string, string> = {};
+  for (const name of PASSED_THROUGH) {
+    const value = input.hostEnv[name];
+    if (value !== undefined) env[name] = value;
+  }
+  env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
+  env.LANG ??= 'C.UTF-8';
+  Object.assign(env, input.specEnv, input.secrets);
+  Object.assign(env, {
+    HOME: input.home,
+    TMPDIR: input.tmp,
+    TMP: input.tmp,
+    TEMP: input.tmp,
+    XDG_CONFIG_HOME: join(input.home, '.config'),
+    XDG_CACHE_HOME: join(input.home, '.cache'),
+    XDG_DATA_HOME: join(input.home, '.local', 'share'),
+    XDG_STATE_HOME: join(input.home, '.local', 'state'),
+  });
+  for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'all_proxy', 'no_proxy']) {
+    delete env[name];
+  }
+  if (input.proxy) {
+    Object.assign(env, {
+      HTTP_PROXY: input.proxy.url,
+      HTTPS_PROXY: input.proxy.url,
+      http_proxy: input.proxy.url,
+      https_proxy: input.proxy.url,
+      ALL_PROXY: input.proxy.socksUrl,
+      all_proxy: input.proxy.socksUrl,
+      // Node 24+ (Electron 45's runtime) honours the proxy variables in fetch only with this.
+      NODE_USE_ENV_PROXY: '1',
+    });
+  }
+  return env;
+}

@@ -1,0 +1,372 @@
+/**
+ * The Linux launcher: compiles a `SandboxProfile` + `ServerSpec` into a
+ * bubblewrap argv with sandbox-runtime (ASRT 0.0.78, pinned) doing the hard
+ * part — the filesystem mounts (read denies, write grants, pins against
+ * rename tricks) — and Airlock doing the rest: no shell in the path, its own
+ * per-server network proxy (see network-proxy.ts), a scrubbed environment,
+ * and a fresh temp folder per launch.
+ *
+ * Shape of a sandboxed plan:
+ *
+ *   bwrap <ASRT's namespaces and mounts> -- apply-seccomp <command> <args…>
+ *
+ * or, for a server with a network proxy,
+ *
+ *   bwrap … -- /bin/sh -c 'socat … & exec "$@"' … apply-seccomp <command> <args…>
+ *
+ * ASRT's `initialize()` is deliberately not called: it would start the shared
+ * network proxy (which cannot tell servers apart) and install SIGINT/SIGTERM
+ * handlers in Airlock's process. The library's dependency check is run
+ * instead and its configuration is set with `updateConfig()`; every wrap
+ * passes the server's own filesystem rules.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import type { SandboxProfile, SandboxSupport, ServerSpec } from '../../../shared/domain';
+import { AirlockError } from '../errors';
+import { isAtOrUnder, keepOnlyGrantedWrites, parseWrappedCommand } from './bwrap-argv';
+import { checkSandboxSupport, findExecutable, type CapabilityProbe } from './capability';
+import { SandboxInitError, SandboxProfileError, SandboxUnavailableError } from './errors';
+import type { LaunchContext, LaunchPlan, SandboxLauncher } from './launcher';
+import { startServerProxy, type NetworkDecision, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
+import { buildServerEnv, secretPathsUnder, strictestProfile } from './profiles';
+
+/** How a launcher is set up; every field has a safe default. */
+export interface SandboxLauncherOptions {
+  /** Where to look for bwrap, socat and rg (tests pass a PATH without bwrap). */
+  capabilityProbe?: CapabilityProbe;
+  /** The user's real home folder, whose secrets are hidden (default `os.homedir()`). */
+  homeDir?: string;
+  /** Parent of the per-launch temp folders (default: a fresh 0700 folder in the OS temp dir). */
+  runtimeDir?: string;
+  /** Airlock's environment, from which the minimal set is copied (default `process.env`). */
+  hostEnv?: NodeJS.ProcessEnv;
+  /**
+   * Asked when a server tries to reach a host it has no grant for, naming
+   * the server. Absent: such requests are denied without asking, and servers
+   * with no grant get no network path at all.
+   */
+  onNetworkRequest?: NetworkRequestHandler;
+  /** Told about every network decision (for the audit log). */
+  onNetworkDecision?: (decision: NetworkDecision) => void;
+  /** How long a network question may stay unanswered (default 120 s, then deny). */
+  askTimeoutMs?: number;
+}
+
+/** A `SandboxLauncher` plus the probe mode and a way to release everything. */
+export interface AirlockSandboxLauncher extends SandboxLauncher {
+  /**
+   * A plan for the install probe: `strictestProfile()`, the whole home folder
+   * unreadable, no network path even when questions are enabled, no secrets.
+   */
+  planProbe(spec: ServerSpec, context: LaunchContext): Promise<LaunchPlan>;
+  /** Whether this machine can sandbox (as `checkSandboxSupport`, with this launcher's probe). */
+  support(): SandboxSupport;
+  /** Closes every proxy still open and removes the runtime folder. Call on shutdown. */
+  close(): Promise<void>;
+}
+
+/** The TCP port the in-sandbox bridge listens on (each server has its own network namespace). */
+export const SANDBOX_PROXY_PORT = 3128;
+const PLACEHOLDER = 'airlock-server-command';
+const SHELL = '/bin/sh';
+/** Devices ASRT binds writable that a server may keep. */
+const WRITABLE_DEVICES = ['/dev/stdout', '/dev/stderr', '/dev/null', '/dev/tty'];
+
+interface Tools {
+  bwrap: string;
+  socat: string;
+  rg: string;
+}
+
+/**
+ * Creates the launcher the supervisor and the install probe use. Fails closed:
+ * `plan()` throws `SandboxUnavailableError` when the sandbox cannot run (unless
+ * the profile records consent to run unsandboxed), `SandboxInitError` when
+ * sandbox-runtime or bubblewrap does not work, `SandboxProfileError` when a
+ * grant would expose Airlock's own data.
+ */
+export function createSandboxLauncher(options: SandboxLauncherOptions = {}): AirlockSandboxLauncher {
+  const probe: CapabilityProbe = options.capabilityProbe ?? { platform: process.platform, pathEnv: process.env.PATH };
+  const homeDir = resolve(options.homeDir ?? homedir());
+  const hostEnv = options.hostEnv ?? process.env;
+  const proxies = new Set<ServerProxy>();
+  let runtimeRoot: Promise<string> | undefined;
+  let ready: Promise<Tools> | undefined;
+  let ownsRuntimeRoot = false;
+
+  const support = (): SandboxSupport => checkSandboxSupport(probe);
+
+  const getRuntimeRoot = (): Promise<string> => {
+    runtimeRoot ??= (async () => {
+      if (options.runtimeDir) {
+        await mkdir(options.runtimeDir, { recursive: true, mode: 0o700 });
+        return resolve(options.runtimeDir);
+      }
+      ownsRuntimeRoot = true;
+      return mkdtemp(join(tmpdir(), 'airlock-run-'));
+    })();
+    return runtimeRoot;
+  };
+
+  const ensureRuntime = (): Promise<Tools> => {
+    ready ??= (async () => {
+      // SECURITY (invariant 5): pin the tools now; a later PATH change cannot
+      // swap or drop the sandbox.
+      const tools: Tools = {
+        bwrap: findExecutable('bwrap', probe.pathEnv) ?? '',
+        socat: findExecutable('socat', probe.pathEnv) ?? '',
+        rg: findExecutable('rg', probe.pathEnv) ?? '',
+      };
+      SandboxManager.updateConfig(baseConfig(tools));
+      const deps = SandboxManager.checkDependencies({ command: tools.rg });
+      if (deps.errors.length > 0 || deps.warnings.length > 0) {
+        throw new SandboxInitError(`sandbox-runtime is not usable here: ${[...deps.errors, ...deps.warnings].join('; ')}`);
+      }
+      await selfTest(tools.bwrap);
+      return tools;
+    })();
+    ready.catch(() => {
+      ready = undefined; // a fixed machine can try again
+    });
+    return ready;
+  };
+
+  const build = async (
+    spec: ServerSpec,
+    profile: SandboxProfile,
+    context: LaunchContext,
+    mode: { probe: boolean },
+  ): Promise<LaunchPlan> => {
+    const paths = checkProfile(spec, profile, context);
+    const state = support();
+    const sandboxable = state.supported && state.platform === 'linux';
+    if (!sandboxable && !profile.unsandboxed) {
+      if (!state.supported) throw new SandboxUnavailableError(state.platform, state.missing, state.fix, state.summary);
+      throw new SandboxUnavailableError(
+        state.platform,
+        [],
+        undefined,
+        `Airlock's sandbox is not built for ${state.platform} yet; servers will not start unless you allow one to run unsandboxed.`,
+      );
+    }
+
+    const root = await getRuntimeRoot();
+    const launchDir = await mkdtemp(join(root, `${context.serverName}-`));
+    const writable = join(launchDir, 'w');
+    const home = join(writable, 'home');
+    const tmp = join(writable, 'tmp');
+    await mkdir(home, { recursive: true });
+    await mkdir(tmp, { recursive: true });
+    let proxy: ServerProxy | undefined;
+    let wrapped = false;
+    let disposed: Promise<void> | undefined;
+    const dispose = (): Promise<void> => {
+      disposed ??= (async () => {
+        if (wrapped) SandboxManager.cleanupAfterCommand();
+        if (proxy) {
+          proxies.delete(proxy);
+          await proxy.close();
+        }
+        await rm(launchDir, { recursive: true, force: true });
+      })();
+      return disposed;
+    };
+
+    try {
+      const wantsNetwork =
+        sandboxable && !mode.probe && (profile.network.allowedDomains.length > 0 || options.onNetworkRequest !== undefined);
+      if (wantsNetwork) {
+        proxy = await startServerProxy(join(launchDir, 'proxy.sock'), {
+          serverName: context.serverName,
+          allowedDomains: [...profile.network.allowedDomains],
+          ask: options.onNetworkRequest,
+          askTimeoutMs: options.askTimeoutMs,
+          onDecision: options.onNetworkDecision,
+        });
+        proxies.add(proxy);
+      }
+      const proxyUrl = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+      const env = buildServerEnv({
+        hostEnv,
+        specEnv: spec.env,
+        secrets: pickSecrets(profile, context),
+        home,
+        tmp,
+        proxy: proxy ? { url: proxyUrl, socksUrl: `socks5h://127.0.0.1:${SANDBOX_PROXY_PORT}` } : undefined,
+      });
+      const cwd = spec.cwd ?? home;
+      const command = resolveCommand(spec.command, env.PATH, cwd);
+
+      if (!sandboxable) {
+        // Consent recorded in the profile: same scrubbed environment, no walls.
+        return { command, args: [...spec.args], env, cwd, sandboxed: false, dispose };
+      }
+
+      const tools = await ensureRuntime();
+      const writeRoots = [writable, ...paths.write];
+      if (profile.filesystem.persistentData) {
+        await mkdir(context.serverDataDir, { recursive: true, mode: 0o700 });
+        writeRoots.push(resolve(context.serverDataDir));
+      }
+      const denyRead = [
+        ...secretPathsUnder(homeDir),
+        paths.airlockDataDir,
+        root,
+        // the library's shared scratch folder, if one exists on this machine
+        '/tmp/claude',
+      ];
+      if (!profile.filesystem.persistentData) denyRead.push(resolve(context.serverDataDir));
+      if (mode.probe) denyRead.push(homeDir);
+      const allowRead = [...paths.read];
+      if (paths.codeDir) allowRead.push(paths.codeDir);
+      if (proxy) allowRead.push(proxy.socketPath);
+
+      SandboxManager.updateConfig(baseConfig(tools));
+      const wrappedText = await SandboxManager.wrapWithSandbox(PLACEHOLDER, SHELL, {
+        network: { allowedDomains: [], deniedDomains: [] },
+        filesystem: { denyRead, allowRead, allowWrite: writeRoots, denyWrite: [] },
+      });
+      wrapped = true;
+      const invocation = parseWrappedCommand(wrappedText, { bwrapPath: tools.bwrap, shell: SHELL, placeholder: PLACEHOLDER });
+      const remountReadOnly: string[] = [];
+      const { options: bwrapOptions } = keepOnlyGrantedWrites(invocation.options, writeRoots, WRITABLE_DEVICES);
+      // SECURITY (invariant 5): whatever the library's output, these must hold.
+      for (const flag of ['--unshare-net', '--unshare-pid', '--unshare-user', '--die-with-parent', '--new-session']) {
+        if (!bwrapOptions.includes(flag)) throw new SandboxInitError(`sandbox-runtime's profile lacks ${flag}; refusing to start`);
+      }
+      // The library hides a read-denied folder under a tmpfs, which the
+      // server could write (in memory). Make each one read-only, so writes
+      // outside the grants fail with EROFS everywhere. Non-recursive: the
+      // write grants bound inside those folders stay writable.
+      for (let i = 0; i < bwrapOptions.length - 1; i += 1) {
+        if (bwrapOptions[i] === '--tmpfs') remountReadOnly.push('--remount-ro', bwrapOptions[i + 1]!);
+      }
+      bwrapOptions.push(...remountReadOnly);
+      const server = [invocation.applySeccompPath, command, ...spec.args];
+      const inner = proxy
+        ? [
+            SHELL,
+            '-c',
+            // socat must start before seccomp (it opens the Unix socket);
+            // the server replaces the shell, so no shell stays around.
+            `"$1" TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$2" >/dev/null 2>&1 & shift 2; exec "$@"`,
+            'airlock-net',
+            tools.socat,
+            proxy.socketPath,
+            ...server,
+          ]
+        : server;
+      return { command: tools.bwrap, args: [...bwrapOptions, '--', ...inner], env, cwd, sandboxed: true, dispose };
+    } catch (error) {
+      await dispose();
+      throw error;
+    }
+  };
+
+  return {
+    support,
+    plan: (spec, profile, context) => build(spec, profile, context, { probe: false }),
+    planProbe: (spec, context) => build(spec, strictestProfile(), { ...context, secrets: {} }, { probe: true }),
+    async close() {
+      await Promise.all([...proxies].map((proxy) => proxy.close()));
+      proxies.clear();
+      if (ownsRuntimeRoot && runtimeRoot) await rm(await runtimeRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+function baseConfig(tools: Tools): SandboxRuntimeConfig {
+  return {
+    network: { allowedDomains: [], deniedDomains: [] },
+    filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+    bwrapPath: tools.bwrap,
+    socatPath: tools.socat,
+    ripgrep: { command: tools.rg },
+    // The library scans Airlock's working folder for dotfiles to protect; one level is enough.
+    mandatoryDenySearchDepth: 1,
+  } as SandboxRuntimeConfig;
+}
+
+/** Runs bubblewrap once with the namespaces every plan uses; throws with its own words if it cannot. */
+function selfTest(bwrap: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(
+      bwrap,
+      ['--unshare-user', '--unshare-net', '--unshare-pid', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', '/bin/true'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stderr.length < 2000) stderr += chunk;
+    });
+    child.once('error', (error) => reject(new SandboxInitError(`bubblewrap could not be started: ${error.message}`, { cause: error })));
+    child.once('exit', (code) => {
+      if (code === 0) resolvePromise();
+      else reject(new SandboxInitError(`bubblewrap cannot create a sandbox here: ${stderr.trim() || `exit ${code}`}`));
+    });
+  });
+}
+
+/** The secrets the profile grants, and only those. */
+function pickSecrets(profile: SandboxProfile, context: LaunchContext): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const name of profile.secrets) {
+    const value = context.secrets[name];
+    if (value !== undefined) secrets[name] = value;
+  }
+  return secrets;
+}
+
+function resolveCommand(command: string, pathEnv: string | undefined, cwd: string): string {
+  if (command.includes('/')) return resolve(cwd, command);
+  const found = findExecutable(command, pathEnv);
+  if (!found) throw new AirlockError('not-found', `The server's command "${command}" was not found on PATH.`);
+  return found;
+}
+
+interface CheckedPaths {
+  airlockDataDir: string;
+  read: string[];
+  write: string[];
+  /** `spec.cwd` when it lies inside Airlock's data folder (an installed server's own code). */
+  codeDir?: string;
+}
+
+/**
+ * Refuses grants that would reach Airlock's own data. Read and write grants
+ * must be absolute and must neither contain nor lie inside the data folder.
+ * The one exception is the installed server's own folder, named by
+ * `spec.cwd`: readable, never writable.
+ */
+function checkProfile(spec: ServerSpec, profile: SandboxProfile, context: LaunchContext): CheckedPaths {
+  if (!isAbsolute(context.airlockDataDir)) throw new SandboxProfileError('Airlock data folder must be an absolute path.');
+  const airlockDataDir = resolve(context.airlockDataDir);
+  const serverDataDir = resolve(context.serverDataDir);
+  const check = (kind: 'read' | 'write', path: string): string => {
+    if (!isAbsolute(path)) throw new SandboxProfileError(`A ${kind} grant must be an absolute path: ${path}`);
+    const resolved = resolve(path);
+    // SECURITY (invariant 5): no grant may expose Airlock's data folder.
+    if (isAtOrUnder(airlockDataDir, resolved) || (isAtOrUnder(resolved, airlockDataDir) && !isAtOrUnder(resolved, serverDataDir))) {
+      throw new SandboxProfileError(`A ${kind} grant may not cover Airlock's own data folder: ${path}`);
+    }
+    return resolved;
+  };
+  const read = profile.filesystem.read.map((path) => check('read', path));
+  const write = profile.filesystem.write.map((path) => check('write', path));
+  if (write.some((path) => isAtOrUnder(path, serverDataDir)) && !profile.filesystem.persistentData) {
+    throw new SandboxProfileError('Writing to the server data folder needs the persistent-data grant.');
+  }
+  let codeDir: string | undefined;
+  if (spec.cwd) {
+    const cwd = resolve(spec.cwd);
+    if (isAtOrUnder(cwd, airlockDataDir)) {
+      if (cwd === airlockDataDir) throw new SandboxProfileError("A server may not run in Airlock's data folder itself.");
+      codeDir = cwd;
+    }
+  }
+  return { airlockDataDir, read, write, codeDir };
+}
