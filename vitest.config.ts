@@ -9,6 +9,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     maxWorkers: 2,
+    // People read the default report; CI's summary line reads the JSON one.
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
     alias: {
       // Importing the real `electron` package outside Electron throws; shell code
       // is tested through narrow interfaces, and this stub fails loudly if used.

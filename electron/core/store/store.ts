@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Conf from 'conf';
 import { z } from 'zod';
@@ -44,6 +44,7 @@ export function storeOptions(dataDir: string) {
     defaults: DEFAULTS as unknown as Record<string, unknown>,
     // A corrupt file must reach us as an error, never be silently reset.
     clearInvalidConfig: false,
+    configFileMode: 0o600,
     accessPropertiesByDotNotation: false,
     watch: false,
     migrations: {
@@ -75,17 +76,20 @@ export class AirlockStore {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const options = storeOptions(dataDir);
     const path = join(dataDir, `${STORE_NAME}.json`);
+    // Keep the exact bytes: opening may rewrite the file (conf merges in defaults).
+    const original = existsSync(path) ? readFileSync(path) : undefined;
     let backend: StoreBackend;
     try {
       backend = factory(options);
       StoreDataSchema.parse(pick(backend.store));
     } catch (error) {
-      if (!existsSync(path)) throw unreadable(path, error);
+      if (original === undefined) throw unreadable(path, error);
       const aside = join(dataDir, `${STORE_NAME}.corrupt-${now().toISOString().replace(/[:.]/g, '-')}.json`);
       try {
-        renameSync(path, aside);
-      } catch (renameError) {
-        throw unreadable(path, renameError);
+        writeFileSync(aside, original, { mode: 0o600, flag: 'wx' });
+        rmSync(path, { force: true });
+      } catch (moveError) {
+        throw unreadable(path, moveError);
       }
       this.notices.push({
         level: 'error',
