@@ -7,7 +7,20 @@
  * the names listed here.
  */
 import { z } from 'zod';
-import { SandboxSupportSchema } from './domain';
+import { PolicyModeSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema } from './domain';
+import {
+  AuditEntryViewSchema,
+  AuditVerifyViewSchema,
+  CallResultViewSchema,
+  ConfirmationViewSchema,
+  DisclosureSchema,
+  ImportEntryViewSchema,
+  ProbeReportSchema,
+  RuleViewSchema,
+  ServerDetailSchema,
+  ServerSummarySchema,
+  SettingsViewSchema,
+} from './views';
 
 /** A request/response channel: what goes in, what comes out, and why it exists. */
 export interface ChannelSpec<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
@@ -25,6 +38,30 @@ export interface EventSpec<Payload extends z.ZodType = z.ZodType> {
 
 /** Requests that carry nothing. Extra keys are refused, not ignored. */
 const Empty = z.strictObject({});
+/** Answers that carry nothing. */
+const Done = z.object({});
+/** A server, by name. */
+const ByName = z.strictObject({ name: ServerNameSchema });
+/** Text a person typed: bounded. */
+const Text = (max = 4096) => z.string().max(max);
+/** Tool arguments: a JSON object (validated against the tool's schema in the core). */
+const Arguments = z.record(z.string().max(256), z.unknown());
+
+/** Where a server comes from, as the install screen asks for it. */
+export const InstallSourceSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('npm'), package: Text(214) }),
+  z.strictObject({ kind: z.literal('mcpb'), path: Text() }),
+  z.strictObject({ kind: z.literal('local'), argv: z.array(Text()).min(1).max(256) }),
+  /** The one-click example: server-filesystem confined to one folder. */
+  z.strictObject({ kind: z.literal('example'), folder: Text() }),
+]);
+export type InstallSource = z.infer<typeof InstallSourceSchema>;
+
+/** Another app whose MCP config Airlock can read. */
+export const ImportAppSchema = z.enum(['claude', 'vscode', 'cursor']);
+
+/** A profile as the user edits it (running unsandboxed has its own, explicit channel). */
+export const EditableProfileSchema = SandboxProfileSchema.omit({ unsandboxed: true }).strict();
 
 /** A notice the user must see: something went wrong but nothing was lost. */
 export const AppNoticeSchema = z.object({
@@ -43,6 +80,8 @@ export const AppInfoSchema = z.object({
   dataDir: z.string(),
   /** Problems found at start-up (e.g. a corrupt store kept aside). */
   notices: z.array(AppNoticeSchema),
+  /** The shell has a native file picker (the Electron app does; the browser harness does not). */
+  canPickFiles: z.boolean(),
 });
 export type AppInfo = z.infer<typeof AppInfoSchema>;
 
@@ -62,12 +101,139 @@ export const channels = {
     response: SandboxSupportSchema,
     doc: 'Renderer, "Check again" on Settings: re-runs the sandbox check and emits sandbox.didChange.',
   },
+
+  // ── Servers ────────────────────────────────────────────────────────────
+  'servers.list': { request: Empty, response: z.array(ServerSummarySchema), doc: 'Renderer, Servers screen: one summary per server.' },
+  'servers.get': { request: ByName, response: ServerDetailSchema, doc: 'Renderer, server detail page: everything about one server.' },
+  'servers.start': { request: ByName, response: ServerSummarySchema, doc: 'Renderer, Start button: enables and starts a server (in its sandbox).' },
+  'servers.stop': { request: ByName, response: ServerSummarySchema, doc: 'Renderer, Stop button: stops a server and keeps it from starting with Airlock.' },
+  'servers.restart': { request: ByName, response: ServerSummarySchema, doc: 'Renderer, Restart button: restarts a server, clearing quarantine.' },
+  'servers.remove': {
+    request: z.strictObject({ name: ServerNameSchema, confirm: z.literal(true) }),
+    response: Done,
+    doc: 'Renderer, after the removal confirmation: stops a server, deletes its files, secrets and rules.',
+  },
+  'servers.setTrust': {
+    request: z.strictObject({ name: ServerNameSchema, trusted: z.boolean() }),
+    response: ServerSummarySchema,
+    doc: "Renderer, the trust switch: whether this server's annotations may reduce prompts.",
+  },
+  'servers.updateProfile': {
+    request: z.strictObject({ name: ServerNameSchema, profile: EditableProfileSchema }),
+    response: ServerDetailSchema,
+    doc: 'Renderer, grants editor: replaces the sandbox profile; a running server restarts under it.',
+  },
+  'servers.setUnsandboxed': {
+    request: z.strictObject({ name: ServerNameSchema, consent: z.boolean() }),
+    response: ServerDetailSchema,
+    doc: 'Renderer, explicit consent dialog: lets one server run without a sandbox (recorded), or takes that back.',
+  },
+  'servers.setSecret': {
+    request: z.strictObject({ name: ServerNameSchema, key: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/), value: Text(65536) }),
+    response: ServerDetailSchema,
+    doc: 'Renderer, secrets section: sets or replaces a secret (never sent back).',
+  },
+  'servers.clearSecret': {
+    request: z.strictObject({ name: ServerNameSchema, key: z.string().max(128) }),
+    response: ServerDetailSchema,
+    doc: 'Renderer, secrets section: clears a secret.',
+  },
+  'servers.approveChange': {
+    request: z.strictObject({ name: ServerNameSchema, tool: Text(256), fingerprint: z.string().regex(/^[0-9a-f]{64}$/) }),
+    response: ServerDetailSchema,
+    doc: 'Renderer, pending changes: approves the changed definition the person saw (by its fingerprint).',
+  },
+  'servers.revokeRules': { request: ByName, response: ServerDetailSchema, doc: "Renderer, detail page: removes every rule and session grant for a server's tools." },
+
+  // ── Install ────────────────────────────────────────────────────────────
+  'install.prepare': {
+    request: z.strictObject({ source: InstallSourceSchema }),
+    response: DisclosureSchema,
+    doc: 'Renderer, install step 1 → 2: reads a source (nothing runs) and returns the disclosure.',
+  },
+  'install.scanImports': {
+    request: z.strictObject({ app: ImportAppSchema.optional(), path: Text().optional() }),
+    response: z.array(z.object({ app: z.string(), path: z.string(), entries: z.array(ImportEntryViewSchema), error: z.string().optional() })),
+    doc: "Renderer, import: lists other apps' configs found (or one path) and each entry's status.",
+  },
+  'install.probe': {
+    request: z.strictObject({ draftId: Text(64) }),
+    response: ProbeReportSchema,
+    doc: 'Renderer, "Inspect in a locked sandbox": starts the server with nothing granted, lists what it offers, stops it.',
+  },
+  'install.commit': {
+    request: z.strictObject({
+      draftId: Text(64),
+      name: ServerNameSchema,
+      profile: EditableProfileSchema,
+      trusted: z.boolean(),
+      secrets: z.record(z.string().max(128), Text(65536)),
+      enable: z.boolean(),
+    }),
+    response: ServerSummarySchema,
+    doc: 'Renderer, the final install step: saves the server with the grants and trust chosen, and starts it if asked.',
+  },
+  'install.cancel': { request: z.strictObject({ draftId: Text(64) }), response: Done, doc: 'Renderer, Cancel at any install step: removes everything the draft created.' },
+
+  // ── Calls, confirmations, rules ────────────────────────────────────────
+  'tools.call': {
+    request: z.strictObject({ server: ServerNameSchema, tool: Text(256), arguments: Arguments }),
+    response: CallResultViewSchema,
+    doc: "Renderer, tool console: the person's own call (their consent), through the same policy and audit.",
+  },
+  'approvals.list': { request: Empty, response: z.array(ConfirmationViewSchema), doc: 'Renderer, at start-up and on change: confirmations waiting for an answer.' },
+  'approvals.answer': {
+    request: z.strictObject({
+      id: Text(64),
+      choice: z.enum(['allow-once', 'allow-session', 'allow-always', 'deny', 'deny-always']),
+      arguments: Arguments.optional(),
+      confirmDestructiveAlways: z.boolean().optional(),
+    }),
+    response: z.object({ accepted: z.boolean(), reason: z.string().optional() }),
+    doc: 'Renderer, the confirmation dialog: answers a confirmation main issued (optionally with edited arguments).',
+  },
+  'rules.list': { request: Empty, response: z.array(RuleViewSchema), doc: 'Renderer, review pages: every standing rule.' },
+  'rules.remove': {
+    request: z.strictObject({ server: ServerNameSchema, tool: Text(256) }),
+    response: Done,
+    doc: 'Renderer, revoke button: removes the rule for one tool.',
+  },
+
+  // ── Audit, settings ────────────────────────────────────────────────────
+  'audit.list': {
+    request: z.strictObject({
+      server: ServerNameSchema.optional(),
+      tool: Text(256).optional(),
+      verdict: z.enum(['allow', 'ask', 'deny']).optional(),
+      limit: z.number().int().min(1).max(1000).optional(),
+    }),
+    response: z.array(AuditEntryViewSchema),
+    doc: 'Renderer, Activity page: audit entries, newest first, filtered.',
+  },
+  'audit.verify': { request: Empty, response: AuditVerifyViewSchema, doc: "Renderer, Activity page: checks the audit log's hash chain." },
+  'settings.get': { request: Empty, response: SettingsViewSchema, doc: 'Renderer, Settings: the current settings.' },
+  'settings.setPolicyMode': {
+    request: z.strictObject({ mode: PolicyModeSchema }),
+    response: SettingsViewSchema,
+    doc: 'Renderer, Settings: default or strict policy mode.',
+  },
+  'dialog.openFile': {
+    request: z.strictObject({ purpose: z.enum(['mcpb', 'config', 'folder']) }),
+    response: z.object({ path: z.string().optional() }),
+    doc: 'Renderer, "Browse…": the shell\'s file picker (the browser harness has none; the renderer then asks for a path).',
+  },
 } as const satisfies Record<string, ChannelSpec>;
 
 /** Every main → renderer event. */
 export const events = {
   /** Main, whenever the sandbox check is re-run: the new status. */
   'sandbox.didChange': { payload: SandboxSupportSchema, doc: 'Main, after a re-check: the sandbox status.' },
+  /** Main, whenever a server is added, removed, changes state or its tools change. */
+  'servers.didChange': { payload: z.array(ServerSummarySchema), doc: 'Main, on any server change: the new list.' },
+  /** Main, whenever a confirmation opens or closes. */
+  'approvals.didChange': { payload: z.array(ConfirmationViewSchema), doc: 'Main, on any confirmation opened or closed: those still waiting.' },
+  /** Main, after each audit append. */
+  'audit.didAppend': { payload: z.object({ seq: z.number().int() }), doc: 'Main, after each audit entry: the Activity page refreshes.' },
 } as const satisfies Record<string, EventSpec>;
 
 export type Channels = typeof channels;

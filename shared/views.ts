@@ -1,0 +1,266 @@
+/**
+ * What the renderer is shown: views the core computes from its state. The
+ * renderer holds no policy — every reading, decision preview and warning here
+ * was worked out by the core. No Node, Electron or DOM imports.
+ */
+import { z } from 'zod';
+import {
+  CallerSchema,
+  ImportOriginSchema,
+  PolicyModeSchema,
+  ProvenanceSchema,
+  SandboxProfileSchema,
+  ServerNameSchema,
+  ServerSpecSchema,
+  ServerStateSchema,
+  ToolAnnotationsSchema,
+  VerdictSchema,
+} from './domain';
+
+/** Airlock's own reading of a tool, from its normalised annotations. */
+export const ToolReadingViewSchema = z.object({
+  /** read-only (only when explicit), changes-things, or destructive (the default). */
+  class: z.enum(['read-only', 'changes-things', 'destructive']),
+  openWorld: z.boolean(),
+  idempotent: z.boolean(),
+  /** Claims read-only and explicitly destructive: counted as destructive. */
+  contradictory: z.boolean(),
+  /** One line per annotation: what the server said, or "not stated — treated as …". */
+  claims: z.array(z.string()),
+});
+export type ToolReadingView = z.infer<typeof ToolReadingViewSchema>;
+
+/** Something about a tool worth a person's attention (never a verdict by itself). */
+export const ToolWarningSchema = z.object({
+  kind: z.enum(['contradictory', 'addresses-model', 'mentions-other-tool', 'secret-path', 'hidden-characters', 'name-collision', 'oversized', 'open-world-without-network']),
+  message: z.string(),
+});
+export type ToolWarning = z.infer<typeof ToolWarningSchema>;
+
+/** A readable, field-by-field difference between two definitions of a tool. */
+export const DefinitionDiffViewSchema = z.object({
+  changes: z.array(
+    z.object({
+      /** e.g. "description", "parameter path: description", "annotations.readOnlyHint". */
+      field: z.string(),
+      before: z.string().optional(),
+      after: z.string().optional(),
+      /** Word-level parts for text fields. */
+      parts: z.array(z.object({ value: z.string(), added: z.boolean(), removed: z.boolean() })).optional(),
+    }),
+  ),
+  /** Annotation changes that would make Airlock ask less: suspicious after approval. */
+  loosenings: z.array(z.string()),
+});
+export type DefinitionDiffView = z.infer<typeof DefinitionDiffViewSchema>;
+
+/** What the policy would do for a call of this tool right now. */
+export const PolicyPreviewSchema = z.object({
+  verdict: VerdictSchema,
+  /** "Runs without asking", "Asks", "Always asks", "Blocked". */
+  label: z.string(),
+  reasons: z.array(z.string()),
+});
+export type PolicyPreview = z.infer<typeof PolicyPreviewSchema>;
+
+/** One tool of a server: its claims beside Airlock's reading and the effective decision. */
+export const ToolViewSchema = z.object({
+  name: z.string(),
+  /** `server__tool`, how gateway clients see it. */
+  namespacedName: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  /** The annotations exactly as the server sent them: claims. */
+  claimed: ToolAnnotationsSchema.optional(),
+  reading: ToolReadingViewSchema,
+  preview: PolicyPreviewSchema,
+  fingerprint: z.string(),
+  /** The standing rule for the current definition, if any. */
+  rule: z.object({ effect: z.enum(['allow', 'deny']), createdAt: z.string() }).optional(),
+  /** When the user approved this definition. */
+  approvedAt: z.string().optional(),
+  /** The definition changed since it was approved: paused until approved again. */
+  pendingChange: z.object({ diff: DefinitionDiffViewSchema, suspicious: z.boolean() }).optional(),
+  /** New since the user last approved this server's tools. */
+  isNew: z.boolean(),
+  warnings: z.array(ToolWarningSchema),
+});
+export type ToolView = z.infer<typeof ToolViewSchema>;
+
+/** One row of the Servers list. */
+export const ServerSummarySchema = z.object({
+  name: ServerNameSchema,
+  state: ServerStateSchema,
+  enabled: z.boolean(),
+  trusted: z.boolean(),
+  /** False only when the user consented to run this server without a sandbox (shown red). */
+  sandboxed: z.boolean(),
+  network: z.boolean(),
+  /** "Can read ~/Projects · writes nowhere · no internet · no secrets". */
+  summary: z.string(),
+  /** "npm @scope/pkg@1.2.3", "MCPB bundle (unsigned)", "local command". */
+  source: z.string(),
+  toolCount: z.number().int(),
+  pendingChanges: z.number().int(),
+  /** The last error the supervisor recorded (a crash, a sandbox refusal). */
+  lastError: z.string().optional(),
+});
+export type ServerSummary = z.infer<typeof ServerSummarySchema>;
+
+/** A line of a server's log (its stderr and Airlock's notes about it). */
+export const LogLineViewSchema = z.object({ time: z.string(), source: z.string(), text: z.string() });
+
+/** One audit entry as the Activity page shows it. */
+export const AuditEntryViewSchema = z.object({
+  seq: z.number().int(),
+  time: z.string(),
+  kind: z.enum(['decision', 'outcome']),
+  callId: z.string(),
+  caller: z.string(),
+  server: z.string(),
+  tool: z.string(),
+  verdict: z.string().optional(),
+  reasons: z.array(z.string()).optional(),
+  answeredBy: z.string().optional(),
+  outcome: z.string().optional(),
+  durationMs: z.number().optional(),
+  arguments: z.unknown().optional(),
+  rule: z.string().optional(),
+});
+export type AuditEntryView = z.infer<typeof AuditEntryViewSchema>;
+
+/** The review page of one server. */
+export const ServerDetailSchema = ServerSummarySchema.extend({
+  spec: ServerSpecSchema,
+  provenance: ProvenanceSchema,
+  importedFrom: ImportOriginSchema.optional(),
+  profile: SandboxProfileSchema,
+  /** Names of secrets that have a value (values are never sent to the renderer). */
+  secretsSet: z.array(z.string()),
+  tools: z.array(ToolViewSchema),
+  logs: z.array(LogLineViewSchema),
+  recentCalls: z.array(AuditEntryViewSchema),
+  createdAt: z.string(),
+});
+export type ServerDetail = z.infer<typeof ServerDetailSchema>;
+
+/** A risky part of a command line, as a span of one argument. */
+export const CommandRiskSchema = z.object({
+  arg: z.number().int(),
+  start: z.number().int(),
+  end: z.number().int(),
+  reason: z.string(),
+  severity: z.enum(['warning', 'danger']),
+});
+export type CommandRisk = z.infer<typeof CommandRiskSchema>;
+
+/** Everything a person sees before anything from a source runs. */
+export const DisclosureSchema = z.object({
+  draftId: z.string(),
+  suggestedName: z.string(),
+  /** "npm package", "MCPB bundle", "local command", "imported from Claude Desktop". */
+  sourceLabel: z.string(),
+  provenance: ProvenanceSchema,
+  importedFrom: ImportOriginSchema.optional(),
+  /** The exact, untruncated command line. */
+  argv: z.array(z.string()),
+  cwd: z.string().optional(),
+  risks: z.array(CommandRiskSchema),
+  /** Names (not values) of plain environment variables it will get. */
+  envNames: z.array(z.string()),
+  /** Secrets it asks for. */
+  secrets: z.array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean() })),
+  /** The profile it will get if nothing is changed (the defaults, plus what its command line needs, never silently granted). */
+  profile: SandboxProfileSchema,
+  /** Paths the command line mentions that the server probably needs: suggestions, not grants. */
+  suggestedPaths: z.array(z.object({ path: z.string(), access: z.enum(['read', 'write']) })),
+  warnings: z.array(z.string()),
+});
+export type Disclosure = z.infer<typeof DisclosureSchema>;
+
+/** An entry found in another app's config. */
+export const ImportEntryViewSchema = z.object({
+  name: z.string(),
+  status: z.enum(['importable', 'unsupported', 'invalid']),
+  reason: z.string().optional(),
+  disclosure: DisclosureSchema.optional(),
+});
+export type ImportEntryView = z.infer<typeof ImportEntryViewSchema>;
+
+/** What the probe in the locked sandbox found. */
+export const ProbeReportSchema = z.object({
+  serverInfo: z.object({ name: z.string(), version: z.string(), title: z.string().optional() }),
+  instructions: z.string().optional(),
+  tools: z.array(ToolViewSchema),
+  prompts: z.array(z.object({ name: z.string(), description: z.string().optional() })),
+  resources: z.array(z.object({ uri: z.string(), name: z.string().optional() })),
+  warnings: z.array(z.string()),
+  /** The end of the server's stderr during the probe. */
+  log: z.array(z.string()),
+});
+export type ProbeReport = z.infer<typeof ProbeReportSchema>;
+
+/** A confirmation a person must answer (minted by the core). */
+export const ConfirmationViewSchema = z.object({
+  id: z.string(),
+  /** Verb, object, consequence — written by Airlock, never by the server. */
+  headline: z.string(),
+  caller: CallerSchema,
+  callerLabel: z.string(),
+  server: z.string(),
+  serverTrusted: z.boolean(),
+  serverSandboxed: z.boolean(),
+  sandboxSummary: z.string(),
+  tool: z.string(),
+  toolTitle: z.string().optional(),
+  toolDescription: z.string().optional(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  arguments: z.record(z.string(), z.unknown()),
+  claimed: ToolAnnotationsSchema.optional(),
+  reading: ToolReadingViewSchema,
+  reasons: z.array(z.string()),
+  destructive: z.boolean(),
+  /** What changed since the user last approved this tool. */
+  changes: DefinitionDiffViewSchema.optional(),
+  /** Epoch milliseconds. */
+  deadline: z.number(),
+  createdAt: z.number(),
+});
+export type ConfirmationView = z.infer<typeof ConfirmationViewSchema>;
+
+/** A standing rule as the review pages show it. */
+export const RuleViewSchema = z.object({
+  server: z.string(),
+  tool: z.string(),
+  effect: z.enum(['allow', 'deny']),
+  createdAt: z.string(),
+  fingerprint: z.string(),
+  /** False when the tool changed since: the rule no longer counts. */
+  current: z.boolean(),
+});
+export type RuleView = z.infer<typeof RuleViewSchema>;
+
+/** The result of a tool call, as the console shows it. */
+export const CallResultViewSchema = z.object({
+  outcome: z.enum(['ok', 'tool-error', 'unknown', 'denied']),
+  /** The MCP result content (rendered as inert text). */
+  content: z.array(z.unknown()),
+  structuredContent: z.unknown().optional(),
+  message: z.string().optional(),
+  durationMs: z.number(),
+});
+export type CallResultView = z.infer<typeof CallResultViewSchema>;
+
+/** Settings a person can change. */
+export const SettingsViewSchema = z.object({ policyMode: PolicyModeSchema });
+export type SettingsView = z.infer<typeof SettingsViewSchema>;
+
+/** The audit chain's health. */
+export const AuditVerifyViewSchema = z.object({
+  ok: z.boolean(),
+  entries: z.number().int(),
+  files: z.number().int(),
+  problems: z.array(z.object({ file: z.string(), line: z.number().int(), message: z.string() })),
+});
+export type AuditVerifyView = z.infer<typeof AuditVerifyViewSchema>;
