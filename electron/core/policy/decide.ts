@@ -1,0 +1,425 @@
+import type {
+  ApprovedTool,
+  Caller,
+  PolicyMode,
+  Rule,
+  SandboxProfile,
+  ToolDefinition,
+  ToolFingerprint,
+  Verdict,
+} from '../../../shared/domain';
+import { readTool, type ToolReading } from './annotations';
+import { isContained } from './containment';
+import { diffToolDefinitions, type DefinitionDiff, type Loosening } from './diff';
+
+/** A tool call as a caller asks for it. */
+export interface ToolCall {
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  caller: Caller;
+}
+
+/**
+ * "Allow for this session": bound, like a rule, to the fingerprint of the
+ * definition the person saw. Lives only in memory (see `SessionGrants`).
+ */
+export interface SessionGrant {
+  server: string;
+  tool: string;
+  fingerprint: ToolFingerprint;
+  /** Epoch milliseconds. */
+  grantedAt: number;
+  /** Epoch milliseconds; absent: until Airlock stops. */
+  expiresAt?: number;
+}
+
+/** What Airlock knows about the server, none of it from the server itself. */
+export interface ServerFacts {
+  /** The user chose to trust this server's annotations. */
+  trusted: boolean;
+  /** The user blocked the server (or Airlock quarantined it). */
+  blocked?: boolean;
+  profile: SandboxProfile;
+  /** The OS sandbox runs on this machine and wraps this server. */
+  sandboxAvailable: boolean;
+}
+
+/** Everything `decide()` looks at besides the call. */
+export interface PolicyFacts {
+  /** The tool's current definition and its fingerprint; absent: the server does not offer it. */
+  tool?: { definition: ToolDefinition; fingerprint: ToolFingerprint } | undefined;
+  server: ServerFacts;
+  /** The user's rules (any server/tool; only matching ones count). */
+  rules: readonly Rule[];
+  /** Session grants (any server/tool; only matching, unexpired ones count). */
+  sessionGrants: readonly SessionGrant[];
+  mode: PolicyMode;
+  /** The definition the user approved (`ServerRecord.approvedTools[tool]`), if any. */
+  approved?: ApprovedTool | undefined;
+  /** Earlier definitions Airlock kept, to show what changed since a voided rule. */
+  earlierDefinitions?: readonly ApprovedTool[] | undefined;
+}
+
+/** A rule or grant that no longer counts because the tool's definition changed. */
+export interface VoidedRule {
+  source: 'rule' | 'session-grant';
+  effect: 'allow' | 'deny';
+  /** The fingerprint it was made for. */
+  fingerprint: ToolFingerprint;
+  /** ISO time (rules) or epoch ms as ISO (grants). */
+  createdAt: string;
+}
+
+/** Things the shells should show or record besides the verdict. */
+export interface DecisionFlags {
+  /** Read-only and explicitly destructive: counted as destructive. */
+  contradictory: boolean;
+  /** Rules and grants made for an older definition (invariant 3). */
+  voidedRules: VoidedRule[];
+  /** The definition differs from the one the user approved. */
+  changedSinceApproval: { approvedFingerprint: ToolFingerprint } | null;
+  /** Annotation loosening found in the change (suspicious after approval). */
+  suspiciousLoosening: Loosening[];
+  /** Claims or defaults to an open world while its sandbox gives it no network. */
+  openWorldWithoutNetwork: boolean;
+  /** The server runs (or would run) without a working sandbox. */
+  unsandboxed: boolean;
+  /** Its profile is contained and the sandbox can run. */
+  contained: boolean;
+  /** A standing allow (rule or grant) exists but strict mode asks anyway. */
+  allowOverriddenByStrictMode: boolean;
+}
+
+/** What made the verdict, for the audit log and "revoke the rule that allowed this". */
+export type DecidedBy =
+  | { kind: 'policy-error' }
+  | { kind: 'unknown-tool' }
+  | { kind: 'blocked' }
+  | { kind: 'rule'; rule: Rule }
+  | { kind: 'session-grant'; grant: SessionGrant }
+  | { kind: 'definition-changed' }
+  | { kind: 'strict-mode' }
+  | { kind: 'trusted-read-only' }
+  | { kind: 'contained-read-only' }
+  | { kind: 'destructive' }
+  | { kind: 'trusted-changes-things' }
+  | { kind: 'untrusted' };
+
+/** The policy's answer for one call. */
+export interface Decision {
+  verdict: Verdict;
+  /** Plain words written by Airlock; never the server's text. */
+  reasons: string[];
+  /** Airlock's reading of the tool; null when the tool is unknown or on a policy error. */
+  reading: ToolReading | null;
+  fingerprint: ToolFingerprint | null;
+  flags: DecisionFlags;
+  /** 'once-after-reconnect' only for a stated-idempotent tool of a trusted server (invariant 4). */
+  retry: 'never' | 'once-after-reconnect';
+  /** 'destructive' asks for the stronger dialog (UX.md 5, 8). */
+  confirmationKind: 'normal' | 'destructive';
+  /** An "always allow" answer must be confirmed a second time (destructive tools). */
+  alwaysNeedsSecondConfirmation: boolean;
+  decidedBy: DecidedBy;
+  /** What changed since the approved definition or a voided rule, when Airlock has the old one. */
+  changes: DefinitionDiff | null;
+}
+
+/** Reason texts, kept in one place so shells and tests can refer to them. */
+export const REASONS = {
+  policyError: 'Airlock could not evaluate its policy for this call (policy error), so it refuses it.',
+  unknownTool: 'The server does not offer this tool now (unknown tool).',
+  nameMismatch: 'The tool definition Airlock holds is for a different tool (policy error).',
+  blocked: 'You blocked this server.',
+  denyRule: 'You made a rule to deny this tool.',
+  allowRule: 'You made a rule to always allow this tool, for exactly this definition.',
+  sessionGrant: 'You allowed this tool for this session.',
+  voided: 'The tool changed since you made a rule for it, so that rule no longer counts.',
+  voidedGrant: 'The tool changed since you allowed it for this session, so that permission no longer counts.',
+  changedSinceApproval: 'The tool changed since you approved it; review what changed.',
+  suspicious: 'Suspicious: the change makes the tool claim to need less caution than before.',
+  strict: 'Strict mode asks before every call.',
+  strictOverridesAllow: 'You allowed this tool before, but strict mode asks anyway.',
+  trustedReadOnly: 'You trust this server, and it says this tool only reads.',
+  containedReadOnly:
+    'It says this tool only reads, and its sandbox makes that safe whatever it claims: no network, no secrets, and nothing it writes outlives it. The sandbox, not the claim, makes this safe.',
+  destructive: 'This tool may delete or overwrite things (destructive).',
+  destructiveUnstated: 'It does not say whether it is destructive, so Airlock treats it as destructive.',
+  contradictory: 'It says it is read-only and destructive at once; Airlock treats it as destructive.',
+  changesThings: 'This tool may change things.',
+  untrusted: 'You have not marked this server as trusted, so its claims about the tool do not reduce prompts.',
+  untrustedReadOnlyClaim: 'It says this tool only reads; that is a claim Airlock does not rely on for an untrusted server.',
+  openWorld: 'It may reach outside your machine.',
+  openWorldUnstated: 'It does not say whether it reaches outside your machine, so Airlock assumes it may reach outside your machine.',
+  noNetworkClaimed: 'It claims it reaches the internet, but has no network access.',
+  noNetworkDefault: 'It has no network access, so it cannot reach the internet.',
+  unsandboxed: 'This server runs without a sandbox: it can do anything you can.',
+  noRetry: 'If the call times out, Airlock will not retry it: the server may have acted.',
+} as const;
+
+const NO_FLAGS = (): DecisionFlags => ({
+  contradictory: false,
+  voidedRules: [],
+  changedSinceApproval: null,
+  suspiciousLoosening: [],
+  openWorldWithoutNetwork: false,
+  unsandboxed: false,
+  contained: false,
+  allowOverriddenByStrictMode: false,
+});
+
+function failClosed(reason: string, decidedBy: DecidedBy, extra?: Partial<Decision>): Decision {
+  return {
+    verdict: 'deny',
+    reasons: [reason],
+    reading: null,
+    fingerprint: null,
+    flags: NO_FLAGS(),
+    retry: 'never',
+    confirmationKind: 'normal',
+    alwaysNeedsSecondConfirmation: false,
+    decidedBy,
+    changes: null,
+    ...extra,
+  };
+}
+
+/**
+ * The call policy: allow, ask or deny one tool call, with reasons a person
+ * can read and what must follow. Pure: no I/O, no clock (`now` is epoch
+ * milliseconds, used only for grant expiry), no awaits; it never throws —
+ * any internal error is a deny ("policy error").
+ *
+ * Order (first match wins), the table of ARCHITECTURE.md:
+ * 1. unknown tool → deny; blocked server → deny;
+ * 2. a deny rule for the current fingerprint → deny;
+ * 3. an allow rule for the current fingerprint, or an unexpired session
+ *    grant for it → allow (strict mode: ask, see below);
+ * 4. a rule or grant for an older fingerprint, or a definition that differs
+ *    from the approved one → ask, with what changed;
+ * 5. strict mode → ask;
+ * 6. trusted + explicit read-only → allow;
+ * 7. contained (profile and a working sandbox) + read-only claim → allow,
+ *    even untrusted;
+ * 8. everything else → ask (destructive with the stronger dialog).
+ *
+ * Strict mode asks for everything, including calls a standing allow rule or
+ * session grant would allow; only denials (unknown tool, blocked, deny rule,
+ * policy error) still deny. Rules are not deleted, only not used to skip the
+ * prompt while strict mode is on.
+ *
+ * SECURITY: invariant 1 (only allow or a person's approval lets a call
+ * through), invariant 2 (an untrusted server's annotations never reduce
+ * prompts — the only relaxation for an untrusted server is containment,
+ * which the sandbox enforces), invariant 3 (rules bind to fingerprints),
+ * invariant 4 (retry only idempotent tools of trusted servers). Fails closed.
+ */
+export function decide(call: ToolCall, facts: PolicyFacts, now: number): Decision {
+  try {
+    return decideUnsafe(call, facts, now);
+  } catch {
+    return failClosed(REASONS.policyError, { kind: 'policy-error' });
+  }
+}
+
+function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision {
+  if (typeof call !== 'object' || call === null || typeof facts !== 'object' || facts === null) {
+    return failClosed(REASONS.policyError, { kind: 'policy-error' });
+  }
+  if (typeof call.server !== 'string' || typeof call.tool !== 'string' || typeof now !== 'number' || Number.isNaN(now)) {
+    return failClosed(REASONS.policyError, { kind: 'policy-error' });
+  }
+  const server = facts.server;
+  if (typeof server !== 'object' || server === null) return failClosed(REASONS.policyError, { kind: 'policy-error' });
+  if (!Array.isArray(facts.rules) || !Array.isArray(facts.sessionGrants)) {
+    return failClosed(REASONS.policyError, { kind: 'policy-error' });
+  }
+  if (facts.mode !== 'default' && facts.mode !== 'strict') return failClosed(REASONS.policyError, { kind: 'policy-error' });
+
+  // Blocked first: a blocked server is refused whatever it offers.
+  if (server.blocked === true) return failClosed(REASONS.blocked, { kind: 'blocked' });
+
+  const tool = facts.tool;
+  if (!tool || typeof tool !== 'object' || !tool.definition || typeof tool.fingerprint !== 'string' || tool.fingerprint.length === 0) {
+    return failClosed(REASONS.unknownTool, { kind: 'unknown-tool' });
+  }
+  if (tool.definition.name !== call.tool) return failClosed(REASONS.nameMismatch, { kind: 'policy-error' });
+
+  const fingerprint = tool.fingerprint;
+  const reading = readTool(tool.definition.annotations);
+  const trusted = server.trusted === true;
+  const sandboxWorks = server.sandboxAvailable === true && server.profile?.unsandboxed === undefined;
+  // SECURITY: invariant 2 — containment needs both an exact profile check and
+  // a sandbox that actually runs; without the sandbox the profile is a wish.
+  const contained = sandboxWorks && isContained(server.profile);
+  const strict = facts.mode === 'strict';
+  const destructive = reading.toolClass === 'destructive';
+  const hasNetwork = sandboxWorks ? (server.profile.network?.allowedDomains?.length ?? 1) > 0 : true;
+
+  const flags: DecisionFlags = {
+    ...NO_FLAGS(),
+    contradictory: reading.contradictory,
+    unsandboxed: !sandboxWorks,
+    contained,
+    openWorldWithoutNetwork: reading.openWorld && !hasNetwork,
+  };
+
+  const mine = (r: { server: string; tool: string }) => r.server === call.server && r.tool === call.tool;
+  const rules = facts.rules.filter(mine);
+  const grants = facts.sessionGrants.filter(
+    (g) => mine(g) && (typeof g.expiresAt !== 'number' || g.expiresAt > now),
+  );
+
+  // Invariant 3: only rules and grants for exactly this definition count.
+  const currentRules = rules.filter((r) => r.fingerprint === fingerprint);
+  const currentGrants = grants.filter((g) => g.fingerprint === fingerprint);
+  for (const r of rules) {
+    if (r.fingerprint !== fingerprint) {
+      flags.voidedRules.push({ source: 'rule', effect: r.effect, fingerprint: r.fingerprint, createdAt: r.createdAt });
+    }
+  }
+  for (const g of grants) {
+    if (g.fingerprint !== fingerprint) {
+      flags.voidedRules.push({
+        source: 'session-grant',
+        effect: 'allow',
+        fingerprint: g.fingerprint,
+        createdAt: safeIso(g.grantedAt),
+      });
+    }
+  }
+  const approved = facts.approved;
+  if (approved && typeof approved.fingerprint === 'string' && approved.fingerprint !== fingerprint) {
+    flags.changedSinceApproval = { approvedFingerprint: approved.fingerprint };
+  }
+
+  // What changed: against the definition a voided rule was made for, else the approved one.
+  let changes: DefinitionDiff | null = null;
+  const older = findOlderDefinition(flags, facts);
+  if (older) {
+    changes = diffToolDefinitions(older, tool.definition);
+    flags.suspiciousLoosening = changes.loosening;
+  }
+
+  const retry: Decision['retry'] = trusted && reading.idempotent && !reading.contradictory ? 'once-after-reconnect' : 'never';
+  const base = {
+    reading,
+    fingerprint,
+    flags,
+    retry,
+    confirmationKind: destructive ? ('destructive' as const) : ('normal' as const),
+    alwaysNeedsSecondConfirmation: destructive,
+    changes,
+  };
+  const describe = (): string[] => describeTool(reading, flags, trusted, sandboxWorks, retry);
+
+  // Deny rule for this exact definition: deny, in every mode.
+  const denyRule = currentRules.find((r) => r.effect === 'deny');
+  if (denyRule) {
+    return { ...base, verdict: 'deny', reasons: [REASONS.denyRule], retry: 'never', decidedBy: { kind: 'rule', rule: denyRule } };
+  }
+
+  // The user's own standing allow for this exact definition.
+  const allowRule = currentRules.find((r) => r.effect === 'allow');
+  const grant = currentGrants[0];
+  if (allowRule || grant) {
+    if (strict) {
+      flags.allowOverriddenByStrictMode = true;
+      return {
+        ...base,
+        verdict: 'ask',
+        reasons: [REASONS.strict, REASONS.strictOverridesAllow, ...describe()],
+        decidedBy: { kind: 'strict-mode' },
+      };
+    }
+    return {
+      ...base,
+      verdict: 'allow',
+      reasons: [allowRule ? REASONS.allowRule : REASONS.sessionGrant, ...describe()],
+      decidedBy: allowRule ? { kind: 'rule', rule: allowRule } : { kind: 'session-grant', grant: grant! },
+    };
+  }
+
+  // A changed definition: ask, showing what changed (hostile behaviour 2).
+  if (flags.voidedRules.length > 0 || flags.changedSinceApproval) {
+    const reasons: string[] = [];
+    if (flags.voidedRules.some((v) => v.source === 'rule')) reasons.push(REASONS.voided);
+    if (flags.voidedRules.some((v) => v.source === 'session-grant')) reasons.push(REASONS.voidedGrant);
+    if (flags.changedSinceApproval) reasons.push(REASONS.changedSinceApproval);
+    if (flags.suspiciousLoosening.length > 0) reasons.push(REASONS.suspicious);
+    if (strict) reasons.push(REASONS.strict);
+    return { ...base, verdict: 'ask', reasons: [...reasons, ...describe()], decidedBy: { kind: 'definition-changed' } };
+  }
+
+  if (strict) {
+    return { ...base, verdict: 'ask', reasons: [REASONS.strict, ...describe()], decidedBy: { kind: 'strict-mode' } };
+  }
+
+  if (reading.toolClass === 'read-only') {
+    if (trusted) {
+      return { ...base, verdict: 'allow', reasons: [REASONS.trustedReadOnly, ...describe()], decidedBy: { kind: 'trusted-read-only' } };
+    }
+    if (contained) {
+      return {
+        ...base,
+        verdict: 'allow',
+        reasons: [REASONS.containedReadOnly, ...describe()],
+        decidedBy: { kind: 'contained-read-only' },
+      };
+    }
+  }
+
+  if (destructive) {
+    return { ...base, verdict: 'ask', reasons: describe(), decidedBy: { kind: 'destructive' } };
+  }
+  if (trusted) {
+    return { ...base, verdict: 'ask', reasons: describe(), decidedBy: { kind: 'trusted-changes-things' } };
+  }
+  return { ...base, verdict: 'ask', reasons: describe(), decidedBy: { kind: 'untrusted' } };
+}
+
+// Reasons about the tool itself, all in Airlock's words.
+function describeTool(
+  reading: ToolReading,
+  flags: DecisionFlags,
+  trusted: boolean,
+  sandboxWorks: boolean,
+  retry: Decision['retry'],
+): string[] {
+  const out: string[] = [];
+  if (!sandboxWorks) out.push(REASONS.unsandboxed);
+  if (!trusted) {
+    out.push(REASONS.untrusted);
+    if (reading.toolClass === 'read-only') out.push(REASONS.untrustedReadOnlyClaim);
+  }
+  if (reading.contradictory) out.push(REASONS.contradictory);
+  else if (reading.toolClass === 'destructive') {
+    out.push(reading.stated.destructiveHint ? REASONS.destructive : REASONS.destructiveUnstated);
+  } else if (reading.toolClass === 'changes-things') out.push(REASONS.changesThings);
+  if (reading.openWorld) {
+    out.push(reading.stated.openWorldHint ? REASONS.openWorld : REASONS.openWorldUnstated);
+    if (flags.openWorldWithoutNetwork) {
+      out.push(reading.stated.openWorldHint ? REASONS.noNetworkClaimed : REASONS.noNetworkDefault);
+    }
+  }
+  if (retry === 'never' && reading.toolClass !== 'read-only') out.push(REASONS.noRetry);
+  return out;
+}
+
+function findOlderDefinition(flags: DecisionFlags, facts: PolicyFacts): ToolDefinition | undefined {
+  const known: ApprovedTool[] = [];
+  if (Array.isArray(facts.earlierDefinitions)) known.push(...facts.earlierDefinitions);
+  if (facts.approved) known.push(facts.approved);
+  for (const v of flags.voidedRules) {
+    const hit = known.find((k) => k.fingerprint === v.fingerprint);
+    if (hit) return hit.definition;
+  }
+  if (flags.changedSinceApproval && facts.approved) return facts.approved.definition;
+  return undefined;
+}
+
+function safeIso(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString();
+}

@@ -1,0 +1,5 @@
+/** The call policy: annotation reading, containment, `decide()` and definition diffs (issue 4). */
+export * from './annotations';
+export * from './containment';
+export * from './decide';
+export * from './diff';
