@@ -1,0 +1,336 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import type { Provenance, ServerSpec } from '../../../shared/domain';
+import { finishCandidate, suggestServerName, type InstallCandidate } from './candidate';
+import { compareVersions } from './version-order';
+
+/** An npm step that failed, with what npm said (trimmed) for a person to act on. */
+export class NpmSourceError extends Error {
+  constructor(message: string, readonly detail?: string) {
+    super(detail ? `${message}: ${detail}` : message);
+    this.name = 'NpmSourceError';
+  }
+}
+
+/** A package name and the range, tag or version asked for. */
+export interface NpmPackageSpec {
+  name: string;
+  /** `latest` when none was given. */
+  range: string;
+}
+
+// npm's rules for new package names (validate-npm-package-name), lowercase only.
+const NAME = /^(?:@[a-z0-9~-][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]*$/;
+const RANGE = /^[\w.^~<>=*|+ -]+$/;
+
+/**
+ * Parses `name` or `name@range` (scoped names included). Only registry
+ * packages: git URLs, tarballs, `file:` and aliases are refused.
+ * SECURITY (invariant 7): the name and range are checked before they reach
+ * npm's command line, so neither can be read as an option (`--…`) or a URL.
+ */
+export function parseNpmSpec(spec: string): NpmPackageSpec {
+  const text = spec.trim();
+  const at = text.indexOf('@', text.startsWith('@') ? 1 : 0);
+  const name = at === -1 ? text : text.slice(0, at);
+  const range = at === -1 ? 'latest' : text.slice(at + 1).trim();
+  if (!NAME.test(name) || name.length > 214) {
+    throw new NpmSourceError(`“${spec}” is not an npm package name (lowercase letters, digits, - . _ ~, optionally @scope/)`);
+  }
+  if (!range || range.startsWith('-') || !RANGE.test(range)) {
+    throw new NpmSourceError(`“${range}” is not a version, range or tag Airlock accepts for ${name}`);
+  }
+  return { name, range };
+}
+
+/** How Airlock runs npm; injectable for a different npm binary or node. */
+export interface NpmOptions {
+  /** The npm executable (default `npm` from PATH). */
+  npmCommand?: string;
+  /** Environment for npm (default: this process's, so npm's configured registry is honoured). */
+  env?: NodeJS.ProcessEnv;
+  /** Milliseconds before npm is stopped (default 60 s for view, 5 min for install). */
+  timeoutMs?: number;
+}
+
+function runNpm(args: string[], options: NpmOptions & { cwd?: string }, defaultTimeout: number): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(
+      options.npmCommand ?? 'npm',
+      args,
+      {
+        cwd: options.cwd,
+        env: { ...(options.env ?? process.env), npm_config_update_notifier: 'false' },
+        timeout: options.timeoutMs ?? defaultTimeout,
+        maxBuffer: 64 * 1024 * 1024,
+        shell: false,
+        windowsHide: true,
+      },
+      (error, stdout, stderr) => {
+        if (error) {
+          (error as Error & { stdout?: string; stderr?: string }).stdout = String(stdout);
+          (error as Error & { stdout?: string; stderr?: string }).stderr = String(stderr);
+          reject(error);
+        } else resolvePromise(String(stdout));
+      },
+    );
+  });
+}
+
+function npmFailure(what: string, error: unknown): NpmSourceError {
+  const { stdout = '', stderr = '', killed } = error as { stdout?: string; stderr?: string; killed?: boolean };
+  if (killed) return new NpmSourceError(`${what}: npm took too long and was stopped`);
+  try {
+    const parsed = JSON.parse(stdout) as { error?: { code?: string; summary?: string } };
+    if (parsed.error?.summary) return new NpmSourceError(what, `${parsed.error.code ?? 'error'} ${parsed.error.summary}`);
+  } catch {
+    // not JSON; fall back to stderr
+  }
+  const lines = stderr.split('\n').filter((line) => line.trim() && !line.includes('complete log of this run'));
+  return new NpmSourceError(what, lines.slice(0, 6).join(' | ').slice(0, 800) || (error as Error).message);
+}
+
+async function npmViewJson(spec: string, fields: string[], options: NpmOptions): Promise<unknown> {
+  try {
+    const stdout = await runNpm(['view', '--json', spec, ...fields], options, 60_000);
+    return stdout.trim() ? JSON.parse(stdout) : undefined;
+  } catch (error) {
+    throw npmFailure(`npm could not find ${spec}`, error);
+  }
+}
+
+/** What `resolveNpm` needs besides the package spec. */
+export interface ResolveNpmOptions extends NpmOptions {
+  /** The server's own folder in Airlock's data, where `installNpmPackage` will install it. */
+  serverDir: string;
+  /** Arguments after the bin script (e.g. folders for server-filesystem). */
+  userArgs?: string[];
+  /** Plain environment variables for the server. */
+  serverEnv?: Record<string, string>;
+  /** Which `bin` entry to run when the package has several. */
+  binName?: string;
+  /** The node that runs JS bins (default `process.execPath`; inside Electron pass a real node). */
+  nodePath?: string;
+  /** A name for the server (default derived from the package name). */
+  name?: string;
+  home?: string;
+}
+
+interface PackageManifest {
+  name?: string;
+  version?: string;
+  bin?: string | Record<string, string>;
+  scripts?: Record<string, string>;
+  dist?: { integrity?: string; tarball?: string };
+  time?: Record<string, string>;
+  maintainers?: (string | { name?: string; email?: string })[];
+  'dist-tags'?: Record<string, string>;
+}
+
+/**
+ * Resolves `name` or `name@range` against npm's configured registry to one
+ * exact version with its `dist.integrity`, publish date and maintainers, and
+ * plans where it will be installed and how it will run. Nothing is
+ * installed or run. An update is another call with the new range: a new
+ * candidate that goes through disclosure again.
+ */
+export async function resolveNpm(packageSpec: string, options: ResolveNpmOptions): Promise<InstallCandidate> {
+  const { name, range } = parseNpmSpec(packageSpec);
+  if (!isAbsolute(options.serverDir)) throw new NpmSourceError('the server folder must be an absolute path');
+  const serverDir = resolve(options.serverDir);
+
+  const [matching, tags] = await Promise.all([
+    npmViewJson(`${name}@${range}`, ['version'], options),
+    npmViewJson(name, ['dist-tags'], options),
+  ]);
+  const versions = (Array.isArray(matching) ? matching : [matching]).filter((v): v is string => typeof v === 'string');
+  if (versions.length === 0) throw new NpmSourceError(`no version of ${name} matches “${range}”`);
+  // npm's own choice: the `latest` tag when it satisfies the range, else the highest match.
+  const latest = (tags as Record<string, string> | undefined)?.latest;
+  const version = latest && versions.includes(latest) ? latest : [...versions].sort(compareVersions).at(-1)!;
+
+  const manifest = (await npmViewJson(`${name}@${version}`, [], options)) as PackageManifest | undefined;
+  if (!manifest || manifest.version !== version || manifest.name !== name) {
+    throw new NpmSourceError(`the registry's answer for ${name}@${version} does not name that version`);
+  }
+  const integrity = manifest.dist?.integrity;
+  // SECURITY (invariant 7): without an integrity hash the install could not be checked.
+  if (!integrity || !/^sha(?:256|384|512)-[A-Za-z0-9+/=]+$/.test(integrity)) {
+    throw new NpmSourceError(`${name}@${version} has no sha512 integrity hash in the registry; Airlock will not install it`);
+  }
+  const bins = normaliseBin(name, manifest.bin);
+  const binName = pickBin(name, bins, options.binName);
+  const binPath = safeJoin(join(serverDir, 'node_modules', ...name.split('/')), bins[binName]!);
+  const nodePath = options.nodePath ?? process.execPath;
+  const userArgs = options.userArgs ?? [];
+  const spec: ServerSpec = {
+    command: runsWithNode(binPath) ? nodePath : binPath,
+    args: runsWithNode(binPath) ? [binPath, ...userArgs] : [...userArgs],
+    env: { ...(options.serverEnv ?? {}) },
+    cwd: serverDir,
+  };
+  const maintainers = (manifest.maintainers ?? [])
+    .map((m) => (typeof m === 'string' ? m : [m.name, m.email ? `<${m.email}>` : ''].filter(Boolean).join(' ')))
+    .filter(Boolean);
+  const provenance: Provenance = {
+    kind: 'npm',
+    name,
+    version,
+    integrity,
+    ...(manifest.time?.[version] ? { publishedAt: manifest.time[version] } : {}),
+    ...(maintainers.length ? { maintainers } : {}),
+    installDir: serverDir,
+  };
+  const installScripts = Object.keys(manifest.scripts ?? {}).filter((script) =>
+    ['preinstall', 'install', 'postinstall', 'prepare'].includes(script),
+  );
+  const warnings: string[] = [];
+  if (installScripts.length) {
+    warnings.push(`declares install scripts (${installScripts.join(', ')}); Airlock installs with scripts off, so parts of it may not work`);
+  }
+  if (!range.match(/^v?\d+\.\d+\.\d+$/)) warnings.push(`“${range}” resolved to ${version}; Airlock pins that exact version`);
+  return finishCandidate({
+    suggestedName: suggestServerName(options.name ?? packageLabel(name)),
+    spec,
+    provenance,
+    requested: { secrets: [], userConfig: [] },
+    warnings,
+    npm: { requested: range, ...(manifest.dist?.tarball ? { tarball: manifest.dist.tarball } : {}), binName, installScripts, userArgs },
+    skipArgIndexes: runsWithNode(binPath) ? [1] : [0],
+    ...(options.home ? { home: options.home } : {}),
+  });
+}
+
+/** `@scope/server-foo`, `mcp-server-foo`, `foo-mcp` → `foo`. */
+function packageLabel(name: string): string {
+  const bare = name.replace(/^@[^/]+\//, '');
+  const label = bare.replace(/^(?:mcp-server-|server-|mcp-)/, '').replace(/(?:-mcp-server|-mcp)$/, '');
+  return label || bare;
+}
+
+function normaliseBin(name: string, bin: PackageManifest['bin']): Record<string, string> {
+  if (typeof bin === 'string') return { [name.replace(/^@[^/]+\//, '')]: bin };
+  if (bin && typeof bin === 'object' && Object.keys(bin).length > 0) return bin;
+  throw new NpmSourceError(`${name} has no executable (“bin” in its package.json), so there is nothing to run as a server`);
+}
+
+function pickBin(name: string, bins: Record<string, string>, wanted?: string): string {
+  const names = Object.keys(bins);
+  if (wanted) {
+    if (!bins[wanted]) throw new NpmSourceError(`${name} has no executable “${wanted}” (it has: ${names.join(', ')})`);
+    return wanted;
+  }
+  if (names.length === 1) return names[0]!;
+  const unscoped = name.replace(/^@[^/]+\//, '');
+  if (bins[unscoped]) return unscoped;
+  throw new NpmSourceError(`${name} has several executables (${names.join(', ')}); choose one`);
+}
+
+/** SECURITY (invariant 5): a bin path from a package cannot point outside that package. */
+function safeJoin(root: string, inner: string): string {
+  const full = resolve(root, inner);
+  const rel = relative(root, full);
+  if (!rel || rel.startsWith('..') || isAbsolute(rel)) {
+    throw new NpmSourceError(`the package's executable path “${inner}” points outside the package`);
+  }
+  return full;
+}
+
+function runsWithNode(binPath: string): boolean {
+  return !/\.(?:sh|bash|py|exe|cmd|bat|ps1)$/i.test(binPath);
+}
+
+/** The result of an install: the candidate as installed and the lockfile that pins it. */
+export interface InstalledNpmPackage {
+  candidate: InstallCandidate;
+  lockfilePath: string;
+  /** sha256 (hex) of package-lock.json as npm wrote it. */
+  lockfileSha256: string;
+  /** Packages in the lockfile, the server's own included. */
+  packageCount: number;
+}
+
+/**
+ * Installs a resolved npm candidate into its server folder, after the user
+ * consented: writes a package.json pinning the exact version as the only
+ * dependency, runs `npm install --ignore-scripts --no-audit --no-fund`,
+ * keeps package-lock.json, checks the lockfile's integrity for the package
+ * against the resolved one and that the bin to run is where the disclosure
+ * said. Throws `NpmSourceError` on any mismatch (the folder is left for the
+ * caller to remove with `removeServerDir`). Remove = `removeServerDir`.
+ */
+export async function installNpmPackage(
+  candidate: InstallCandidate,
+  serverDir: string,
+  options: NpmOptions = {},
+): Promise<InstalledNpmPackage> {
+  const provenance = candidate.provenance;
+  if (provenance.kind !== 'npm') throw new NpmSourceError('this candidate is not an npm package');
+  if (resolve(serverDir) !== provenance.installDir) {
+    throw new NpmSourceError(`the candidate was resolved for ${provenance.installDir}, not ${resolve(serverDir)}; resolve it again`);
+  }
+  const dir = provenance.installDir;
+  await mkdir(dir, { recursive: true });
+  const packageJson = {
+    name: 'airlock-server',
+    private: true,
+    description: `Installed by Airlock: ${provenance.name}@${provenance.version}`,
+    dependencies: { [provenance.name]: provenance.version },
+  };
+  await writeFile(join(dir, 'package.json'), `${JSON.stringify(packageJson, null, 2)}\n`);
+  try {
+    // SECURITY (SECURITY.md rule 3, ARCHITECTURE "install-time disclosure"): install scripts
+    // would run the package's code at install time, before any sandbox exists.
+    await runNpm(
+      ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--save-exact', '--package-lock=true', '--loglevel=error'],
+      { ...options, cwd: dir, env: { ...(options.env ?? process.env), npm_config_ignore_scripts: 'true' } },
+      5 * 60_000,
+    );
+  } catch (error) {
+    throw npmFailure(`npm could not install ${provenance.name}@${provenance.version}`, error);
+  }
+
+  const lockfilePath = join(dir, 'package-lock.json');
+  let lockText: string;
+  try {
+    lockText = await readFile(lockfilePath, 'utf8');
+  } catch {
+    throw new NpmSourceError('npm did not write package-lock.json');
+  }
+  const lock = JSON.parse(lockText) as { packages?: Record<string, { version?: string; integrity?: string }> };
+  const entry = lock.packages?.[`node_modules/${provenance.name}`];
+  // SECURITY (invariant 7): what is on disk must be the exact bytes the disclosure named.
+  if (!entry || entry.version !== provenance.version) {
+    throw new NpmSourceError(`the lockfile does not hold ${provenance.name}@${provenance.version} (found ${entry?.version ?? 'nothing'})`);
+  }
+  if (entry.integrity !== provenance.integrity) {
+    throw new NpmSourceError(
+      `integrity mismatch for ${provenance.name}@${provenance.version}: the registry said ${provenance.integrity}, the lockfile has ${entry.integrity ?? 'none'}`,
+    );
+  }
+  const packageDir = join(dir, 'node_modules', ...provenance.name.split('/'));
+  const installed = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as PackageManifest;
+  if (installed.version !== provenance.version || installed.name !== provenance.name) {
+    throw new NpmSourceError(`the installed package is ${installed.name}@${installed.version}, not ${provenance.name}@${provenance.version}`);
+  }
+  const bins = normaliseBin(provenance.name, installed.bin);
+  const binName = candidate.npm?.binName ?? pickBin(provenance.name, bins, undefined);
+  if (!bins[binName]) throw new NpmSourceError(`the installed package has no executable “${binName}”`);
+  const binPath = safeJoin(packageDir, bins[binName]);
+  if (!candidate.spec.args.includes(binPath) && candidate.spec.command !== binPath) {
+    throw new NpmSourceError(`the installed executable is ${binPath}, not what was disclosed; resolve the package again`);
+  }
+  try {
+    if (!(await stat(binPath)).isFile()) throw new Error('not a file');
+  } catch {
+    throw new NpmSourceError(`the package's executable ${binPath} is missing after install`);
+  }
+  return {
+    candidate,
+    lockfilePath,
+    lockfileSha256: createHash('sha256').update(lockText).digest('hex'),
+    packageCount: Object.keys(lock.packages ?? {}).filter((key) => key !== '').length,
+  };
+}
