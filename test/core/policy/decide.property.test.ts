@@ -18,17 +18,17 @@ const annotationsArb: fc.Arbitrary<ToolAnnotations | undefined> = fc.option(
 
 const profileArb: fc.Arbitrary<SandboxProfile> = fc
   .record({
-    read: fc.constantFrom([], ['/home/me/Projects']),
-    write: fc.constantFrom([], ['/home/me/out']),
+    read: fc.constantFrom<string[]>([], ['/home/me/Projects']),
+    write: fc.constantFrom<string[]>([], ['/home/me/out']),
     persistentData: fc.boolean(),
-    domains: fc.constantFrom([], ['example.com']),
-    secrets: fc.constantFrom([], ['API_KEY']),
+    domains: fc.constantFrom<string[]>([], ['example.com']),
+    secrets: fc.constantFrom<string[]>([], ['API_KEY']),
     unsandboxed: fc.boolean(),
   })
   .map((p) => ({
-    filesystem: { read: p.read, write: p.write, persistentData: p.persistentData },
-    network: { allowedDomains: p.domains },
-    secrets: p.secrets,
+    filesystem: { read: [...p.read], write: [...p.write], persistentData: p.persistentData },
+    network: { allowedDomains: [...p.domains] },
+    secrets: [...p.secrets],
     ...(p.unsandboxed ? { unsandboxed: { consentedAt: '2026-01-01' } } : {}),
   }));
 

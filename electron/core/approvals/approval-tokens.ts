@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { sha256OfCanonical } from '../tools/canonical-json';
+import type { Clock } from './clock';
+
+/**
+ * The digest an approval is bound to: sha256 of the canonical JSON of
+ * `{ server, tool, arguments }` — the call exactly as it will be sent.
+ */
+export function callDigest(server: string, tool: string, args: unknown): string {
+  return sha256OfCanonical({ server, tool, arguments: args });
+}
+
+/** Why a token was not accepted. */
+export type ConsumeRefusal = 'unknown-token' | 'expired' | 'different-call';
+
+/** The result of `ApprovalTokens.consume`. */
+export type ConsumeResult =
+  | { ok: true; confirmationId: string; digest: string }
+  | { ok: false; reason: ConsumeRefusal; message: string };
+
+interface TokenRecord {
+  digest: string;
+  expiresAt: number;
+  confirmationId: string;
+}
+
+/**
+ * Single-use approval tokens, minted in the core when a person approves a
+ * call. Each is bound to the digest of the call that was approved; using it
+ * burns it, whatever the outcome.
+ *
+ * SECURITY: invariant 1 — an approval lets exactly one call through: the
+ * one the person saw (edited arguments included), once, before it expires.
+ * A token presented for a different call is burnt, not kept for a retry.
+ */
+export class ApprovalTokens {
+  readonly #tokens = new Map<string, TokenRecord>();
+  readonly #clock: Clock;
+  readonly #ttlMs: number;
+
+  /** `ttlMs`: how long after the approval the call must be sent. */
+  constructor(clock: Clock, ttlMs: number) {
+    this.#clock = clock;
+    this.#ttlMs = ttlMs;
+  }
+
+  /** Mints a token for one call. */
+  issue(server: string, tool: string, args: unknown, confirmationId: string): string {
+    this.#prune();
+    const token = randomBytes(32).toString('base64url');
+    this.#tokens.set(token, {
+      digest: callDigest(server, tool, args),
+      expiresAt: this.#clock.now() + this.#ttlMs,
+      confirmationId,
+    });
+    return token;
+  }
+
+  /**
+   * Accepts a token once, and only for exactly the call it was minted for.
+   * Any attempt (accepted or not) burns the token.
+   */
+  consume(token: unknown, server: string, tool: string, args: unknown): ConsumeResult {
+    if (typeof token !== 'string') return { ok: false, reason: 'unknown-token', message: 'No approval was given for this call.' };
+    const record = this.#tokens.get(token);
+    if (!record) {
+      return { ok: false, reason: 'unknown-token', message: 'This approval was never given, or it was already used.' };
+    }
+    this.#tokens.delete(token);
+    if (this.#clock.now() >= record.expiresAt) {
+      return { ok: false, reason: 'expired', message: 'This approval expired before the call was sent.' };
+    }
+    let digest: string;
+    try {
+      digest = callDigest(server, tool, args);
+    } catch {
+      return { ok: false, reason: 'different-call', message: 'The call could not be matched to its approval.' };
+    }
+    if (digest !== record.digest) {
+      return { ok: false, reason: 'different-call', message: 'This approval was for a different call (server, tool or arguments differ).' };
+    }
+    return { ok: true, confirmationId: record.confirmationId, digest };
+  }
+
+  /** Number of unused, unexpired tokens (for tests and diagnostics). */
+  get size(): number {
+    this.#prune();
+    return this.#tokens.size;
+  }
+
+  #prune(): void {
+    const now = this.#clock.now();
+    for (const [k, v] of this.#tokens) if (now >= v.expiresAt) this.#tokens.delete(k);
+  }
+}

@@ -1,0 +1,428 @@
+import { randomBytes } from 'node:crypto';
+import type { Caller, Rule, SandboxProfile, ToolAnnotations, ToolDefinition, ToolFingerprint } from '../../../shared/domain';
+import type { ToolReading } from '../policy/annotations';
+import { summariseSandbox, type SandboxSummary } from '../policy/containment';
+import type { Decision, SessionGrant, ToolCall } from '../policy/decide';
+import type { DefinitionDiff } from '../policy/diff';
+import { canonicalJson } from '../tools/canonical-json';
+import { ApprovalTokens, type ConsumeResult } from './approval-tokens';
+import { validateAgainstSchema, isJsonValue, type SchemaProblem } from './argument-schema';
+import { systemClock, type Clock } from './clock';
+import type { SessionGrants } from './session-grants';
+
+/** The answers a person can give. */
+export const CONFIRMATION_CHOICES = ['allow-once', 'allow-session', 'allow-always', 'deny', 'deny-always'] as const;
+/** One of `CONFIRMATION_CHOICES`. */
+export type ConfirmationChoice = (typeof CONFIRMATION_CHOICES)[number];
+
+/** Which shell the answer came from, and (optionally) more detail for the log. */
+export interface Answerer {
+  shell: 'window' | 'terminal' | 'gateway' | 'console' | 'test';
+  detail?: string;
+}
+
+/** A person's answer to a confirmation. */
+export interface ConfirmationAnswer {
+  choice: ConfirmationChoice;
+  /** Arguments the person edited; checked against the tool's input schema. */
+  editedArguments?: Record<string, unknown>;
+  /** The second, explicit confirmation "always allow" needs for a destructive tool. */
+  confirmDestructiveAlways?: boolean;
+  answeredBy: Answerer;
+}
+
+/**
+ * A pending confirmation, minted in the core. Everything a shell needs to
+ * show it; server-provided text (`title`, `description`, tool and argument
+ * values) must be shown as inert text.
+ */
+export interface ConfirmationRequest {
+  /** Random, unguessable; the only handle a shell has to answer. */
+  id: string;
+  server: string;
+  tool: string;
+  /** Server text: the tool's title and description as it sent them. */
+  title?: string;
+  description?: string;
+  /** The arguments as the caller sent them (frozen copy). */
+  arguments: Readonly<Record<string, unknown>>;
+  inputSchema: Readonly<Record<string, unknown>>;
+  /** Airlock's reasons (from `decide()`), never server text. */
+  reasons: readonly string[];
+  /** The annotations as the server claims them. */
+  claimedAnnotations: Readonly<ToolAnnotations> | null;
+  reading: ToolReading;
+  sandbox: SandboxSummary;
+  serverTrusted: boolean;
+  caller: Caller;
+  fingerprint: ToolFingerprint;
+  confirmationKind: 'normal' | 'destructive';
+  alwaysNeedsSecondConfirmation: boolean;
+  /** What changed since a voided rule or the approved definition. */
+  changes: DefinitionDiff | null;
+  openedAt: number;
+  /** Epoch ms; no answer by then is a deny. */
+  deadline: number;
+}
+
+/** How a confirmation ended. Only `approved` lets a call through. */
+export type ConfirmationOutcome =
+  | {
+      kind: 'approved';
+      id: string;
+      choice: 'allow-once' | 'allow-session' | 'allow-always';
+      /** The arguments to send — the edited ones if edited. */
+      arguments: Record<string, unknown>;
+      edited: boolean;
+      /** Single-use token bound to (server, tool, these arguments). */
+      token: string;
+      answeredBy: Answerer;
+      answeredAt: number;
+      /** For allow-always: the rule to persist. */
+      rule?: Rule;
+      /** For allow-session: the grant (already added to the session grants store, if any). */
+      grant?: SessionGrant;
+    }
+  | {
+      kind: 'denied';
+      id: string;
+      choice: 'deny' | 'deny-always';
+      answeredBy: Answerer;
+      answeredAt: number;
+      /** For deny-always: the rule to persist. */
+      rule?: Rule;
+    }
+  | { kind: 'expired'; id: string; at: number }
+  | { kind: 'cancelled'; id: string; at: number; reason: string };
+
+/** Why an answer was refused. */
+export type AnswerRefusal =
+  | 'unknown-id'
+  | 'already-answered'
+  | 'expired'
+  | 'invalid-answer'
+  | 'invalid-arguments'
+  | 'needs-second-confirmation';
+
+/** The result of `answer()`. A refused answer leaves the request as it was (unless it expired). */
+export type AnswerResult =
+  | { ok: true; outcome: ConfirmationOutcome }
+  | { ok: false; reason: AnswerRefusal; message: string; problems?: SchemaProblem[] };
+
+/** What `open()` needs: the call, the decision that said ask, and what to show. */
+export interface OpenConfirmation {
+  call: ToolCall;
+  decision: Decision;
+  definition: ToolDefinition;
+  profile: SandboxProfile;
+  serverTrusted: boolean;
+  /** Absolute deadline (epoch ms), e.g. the caller's. Capped by `maxTimeoutMs`. */
+  deadline?: number;
+  /** Relative timeout when no deadline is given. */
+  timeoutMs?: number;
+}
+
+/** A request just opened and the promise of its outcome (never rejects). */
+export interface OpenedConfirmation {
+  request: ConfirmationRequest;
+  outcome: Promise<ConfirmationOutcome>;
+}
+
+/** Construction options; all optional. */
+export interface ConfirmationRegistryOptions {
+  clock?: Clock;
+  /** Default time to answer (ms). */
+  defaultTimeoutMs?: number;
+  /** Upper bound on any deadline (ms from opening). */
+  maxTimeoutMs?: number;
+  /** How long after approval the token is accepted (ms). */
+  tokenTtlMs?: number;
+  /** Where allow-session answers are stored. */
+  sessionGrants?: SessionGrants;
+  /** Session grant lifetime (ms); absent: until Airlock stops. */
+  sessionGrantTtlMs?: number;
+  /** Most requests pending at once; more are cancelled at once (an agent flooding prompts). */
+  maxPending?: number;
+}
+
+interface Pending {
+  request: ConfirmationRequest;
+  resolve: (o: ConfirmationOutcome) => void;
+  timer: unknown;
+}
+
+type Listener<T extends unknown[]> = (...args: T) => void;
+
+const RECENT_LIMIT = 1000;
+
+/**
+ * Pending call confirmations: minted here (ids, deadlines, tokens), shown
+ * by every shell through `onDidOpen`/`onDidClose`, answered by the first
+ * valid `answer()`. No answer by the deadline is a deny.
+ *
+ * SECURITY: invariant 1 and hostile behaviour 10 — a shell can only answer
+ * an id this registry issued, once, before its deadline; the approval it
+ * gets is a single-use token bound to the exact call (edited arguments
+ * included), checked by `consume()` right before the call is sent.
+ */
+export class ConfirmationRegistry {
+  readonly #clock: Clock;
+  readonly #defaultTimeoutMs: number;
+  readonly #maxTimeoutMs: number;
+  readonly #sessionGrants: SessionGrants | undefined;
+  readonly #sessionGrantTtlMs: number | undefined;
+  readonly #maxPending: number;
+  readonly #tokens: ApprovalTokens;
+  readonly #pending = new Map<string, Pending>();
+  readonly #recent = new Map<string, ConfirmationOutcome>();
+  readonly #openListeners = new Set<Listener<[ConfirmationRequest]>>();
+  readonly #closeListeners = new Set<Listener<[ConfirmationRequest, ConfirmationOutcome]>>();
+
+  /** See `ConfirmationRegistryOptions` for the defaults. */
+  constructor(options: ConfirmationRegistryOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000;
+    this.#maxTimeoutMs = options.maxTimeoutMs ?? 15 * 60_000;
+    this.#sessionGrants = options.sessionGrants;
+    this.#sessionGrantTtlMs = options.sessionGrantTtlMs;
+    this.#maxPending = options.maxPending ?? 50;
+    this.#tokens = new ApprovalTokens(this.#clock, options.tokenTtlMs ?? 30_000);
+  }
+
+  /**
+   * Opens a confirmation for a call `decide()` answered with ask. Throws
+   * only on a programming error (a decision that is not ask).
+   */
+  open(input: OpenConfirmation): OpenedConfirmation {
+    const { call, decision, definition } = input;
+    if (decision.verdict !== 'ask' || decision.reading === null || decision.fingerprint === null) {
+      throw new Error('A confirmation can only be opened for an ask decision.');
+    }
+    const now = this.#clock.now();
+    const wanted = input.deadline ?? now + (input.timeoutMs ?? this.#defaultTimeoutMs);
+    const deadline = Math.min(Number.isFinite(wanted) ? wanted : now, now + this.#maxTimeoutMs);
+    const args = cloneJson(call.arguments);
+    const request: ConfirmationRequest = deepFreeze({
+      id: randomBytes(18).toString('base64url'),
+      server: call.server,
+      tool: call.tool,
+      ...(typeof definition.title === 'string' ? { title: definition.title } : {}),
+      ...(typeof definition.description === 'string' ? { description: definition.description } : {}),
+      arguments: args,
+      inputSchema: cloneJson(definition.inputSchema ?? {}),
+      reasons: [...decision.reasons],
+      claimedAnnotations: definition.annotations ? cloneJson(definition.annotations) : null,
+      reading: cloneJson(decision.reading),
+      sandbox: summariseSandbox(input.profile),
+      serverTrusted: input.serverTrusted === true,
+      caller: cloneJson(call.caller),
+      fingerprint: decision.fingerprint,
+      confirmationKind: decision.confirmationKind,
+      alwaysNeedsSecondConfirmation: decision.alwaysNeedsSecondConfirmation,
+      changes: decision.changes ? cloneJson(decision.changes) : null,
+      openedAt: now,
+      deadline,
+    });
+    let resolve!: (o: ConfirmationOutcome) => void;
+    const outcome = new Promise<ConfirmationOutcome>((r) => (resolve = r));
+    const pending: Pending = { request, resolve, timer: undefined };
+    this.#pending.set(request.id, pending);
+    this.#emit(this.#openListeners, request);
+
+    if (this.#pending.size > this.#maxPending) {
+      this.#close(request.id, { kind: 'cancelled', id: request.id, at: now, reason: 'Too many confirmations are waiting.' });
+    } else if (deadline <= now) {
+      this.#close(request.id, { kind: 'expired', id: request.id, at: now });
+    } else {
+      pending.timer = this.#clock.setTimeout(() => this.#expire(request.id), deadline - now);
+    }
+    return { request, outcome };
+  }
+
+  /**
+   * Answers a pending confirmation. The first valid answer wins; an unknown
+   * id, a second answer, or an answer at or after the deadline is refused.
+   * Invalid edited arguments and a missing second confirmation for "always"
+   * on a destructive tool are refused without closing the request.
+   */
+  answer(id: unknown, answer: ConfirmationAnswer): AnswerResult {
+    if (typeof id !== 'string') return refuse('unknown-id', 'Airlock did not ask this.');
+    const pending = this.#pending.get(id);
+    if (!pending) {
+      const past = this.#recent.get(id);
+      if (!past) return refuse('unknown-id', 'Airlock did not ask this.');
+      if (past.kind === 'expired') return refuse('expired', 'The time to answer has passed; the call was denied.');
+      return refuse('already-answered', 'This was already answered.');
+    }
+    const now = this.#clock.now();
+    // SECURITY: hostile behaviour 10 — a late answer is refused even when the timer has not fired yet.
+    if (now >= pending.request.deadline) {
+      this.#expire(id);
+      return refuse('expired', 'The time to answer has passed; the call was denied.');
+    }
+    if (!answer || typeof answer !== 'object' || !(CONFIRMATION_CHOICES as readonly string[]).includes(answer.choice)) {
+      return refuse('invalid-answer', 'That is not an answer Airlock offers.');
+    }
+    const by = sanitiseAnswerer(answer.answeredBy);
+    if (!by) return refuse('invalid-answer', 'The answer does not say where it came from.');
+    const { request } = pending;
+
+    if (answer.choice === 'deny' || answer.choice === 'deny-always') {
+      const outcome: ConfirmationOutcome = {
+        kind: 'denied',
+        id,
+        choice: answer.choice,
+        answeredBy: by,
+        answeredAt: now,
+        ...(answer.choice === 'deny-always' ? { rule: this.#rule(request, 'deny', now) } : {}),
+      };
+      this.#close(id, outcome);
+      return { ok: true, outcome };
+    }
+
+    if (answer.choice === 'allow-always' && request.alwaysNeedsSecondConfirmation && answer.confirmDestructiveAlways !== true) {
+      return refuse(
+        'needs-second-confirmation',
+        'Always allowing a destructive tool needs a second, explicit confirmation.',
+      );
+    }
+
+    let args: Record<string, unknown> = cloneJson(request.arguments) as Record<string, unknown>;
+    let edited = false;
+    if (answer.editedArguments !== undefined) {
+      const e = answer.editedArguments;
+      if (e === null || typeof e !== 'object' || Array.isArray(e) || !isJsonValue(e)) {
+        return refuse('invalid-arguments', 'The edited arguments must be a JSON object.');
+      }
+      const problems = validateAgainstSchema(request.inputSchema, e);
+      if (problems.length > 0) {
+        return { ok: false, reason: 'invalid-arguments', message: 'The edited arguments do not fit the tool’s schema.', problems };
+      }
+      const copy = cloneJson(e);
+      edited = canonicalJson(copy) !== canonicalJson(args);
+      args = copy;
+    }
+
+    const token = this.#tokens.issue(request.server, request.tool, args, id);
+    const outcome: ConfirmationOutcome = {
+      kind: 'approved',
+      id,
+      choice: answer.choice,
+      arguments: args,
+      edited,
+      token,
+      answeredBy: by,
+      answeredAt: now,
+    };
+    if (answer.choice === 'allow-always') outcome.rule = this.#rule(request, 'allow', now);
+    if (answer.choice === 'allow-session') {
+      const grant: SessionGrant = {
+        server: request.server,
+        tool: request.tool,
+        fingerprint: request.fingerprint,
+        grantedAt: now,
+        ...(this.#sessionGrantTtlMs !== undefined ? { expiresAt: now + this.#sessionGrantTtlMs } : {}),
+      };
+      this.#sessionGrants?.add(grant);
+      outcome.grant = grant;
+    }
+    this.#close(id, outcome);
+    return { ok: true, outcome };
+  }
+
+  /**
+   * Checks and burns an approval token right before the call is sent:
+   * accepted once, only for exactly the approved server, tool and arguments.
+   */
+  consume(token: unknown, server: string, tool: string, args: unknown): ConsumeResult {
+    return this.#tokens.consume(token, server, tool, args);
+  }
+
+  /** The requests still waiting, oldest first. */
+  pending(): ConfirmationRequest[] {
+    return [...this.#pending.values()].map((p) => p.request);
+  }
+
+  /** One pending request, if it is still waiting. */
+  get(id: string): ConfirmationRequest | undefined {
+    return this.#pending.get(id)?.request;
+  }
+
+  /** Denies everything pending (e.g. at shutdown) with a reason. */
+  cancelAll(reason: string): void {
+    const at = this.#clock.now();
+    for (const id of [...this.#pending.keys()]) this.#close(id, { kind: 'cancelled', id, at, reason });
+  }
+
+  /** Cancels one pending request (e.g. its caller went away). Returns false if it was not pending. */
+  cancel(id: string, reason: string): boolean {
+    if (!this.#pending.has(id)) return false;
+    this.#close(id, { kind: 'cancelled', id, at: this.#clock.now(), reason });
+    return true;
+  }
+
+  /** Called when a request opens; returns an unsubscribe function. */
+  onDidOpen(listener: (request: ConfirmationRequest) => void): () => void {
+    this.#openListeners.add(listener);
+    return () => this.#openListeners.delete(listener);
+  }
+
+  /** Called when a request is answered, expires or is cancelled; returns an unsubscribe function. */
+  onDidClose(listener: (request: ConfirmationRequest, outcome: ConfirmationOutcome) => void): () => void {
+    this.#closeListeners.add(listener);
+    return () => this.#closeListeners.delete(listener);
+  }
+
+  #rule(request: ConfirmationRequest, effect: 'allow' | 'deny', now: number): Rule {
+    return { server: request.server, tool: request.tool, fingerprint: request.fingerprint, effect, createdAt: new Date(now).toISOString() };
+  }
+
+  #expire(id: string): void {
+    if (this.#pending.has(id)) this.#close(id, { kind: 'expired', id, at: this.#clock.now() });
+  }
+
+  #close(id: string, outcome: ConfirmationOutcome): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    if (pending.timer !== undefined) this.#clock.clearTimeout(pending.timer);
+    this.#recent.set(id, outcome);
+    if (this.#recent.size > RECENT_LIMIT) this.#recent.delete(this.#recent.keys().next().value as string);
+    pending.resolve(outcome);
+    this.#emit(this.#closeListeners, pending.request, outcome);
+  }
+
+  #emit<T extends unknown[]>(listeners: Set<Listener<T>>, ...args: T): void {
+    for (const l of listeners) {
+      try {
+        l(...args);
+      } catch {
+        // A broken shell must not break the others, nor the registry.
+      }
+    }
+  }
+}
+
+function refuse(reason: AnswerRefusal, message: string): AnswerResult {
+  return { ok: false, reason, message };
+}
+
+function sanitiseAnswerer(a: unknown): Answerer | undefined {
+  if (!a || typeof a !== 'object') return undefined;
+  const shell = (a as Answerer).shell;
+  if (!['window', 'terminal', 'gateway', 'console', 'test'].includes(shell)) return undefined;
+  const detail = (a as Answerer).detail;
+  return typeof detail === 'string' ? { shell, detail: detail.slice(0, 200) } : { shell };
+}
+
+function cloneJson<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
