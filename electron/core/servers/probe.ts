@@ -1,0 +1,124 @@
+import type {
+  Implementation,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { SandboxProfile, ServerSpec, ToolDefinition, ToolFingerprint } from '../../../shared/domain';
+import type { LaunchContext, SandboxLauncher } from '../sandbox/launcher';
+import { fingerprintTool } from '../tools/fingerprint';
+import { LogRing, type LogLine } from './log-ring';
+import { ServerConnection, type ConnectionOptions } from './server-connection';
+import type { TruncationReason } from './paging';
+
+/** A listed item with whether Airlock stopped reading early. */
+export interface ProbedList<T> {
+  items: T[];
+  truncated: boolean;
+  reason?: TruncationReason;
+}
+
+/**
+ * What a probe learnt about a server: plain data for install-time
+ * disclosure. Everything here except `sandboxed` and the fingerprints is
+ * the server's own claim.
+ */
+export interface ProbeResult {
+  serverInfo?: Implementation;
+  protocolVersion?: string;
+  capabilities: ServerCapabilities;
+  instructions?: string;
+  tools: ProbedList<{ definition: ToolDefinition; fingerprint: ToolFingerprint }> & { duplicateNames: string[] };
+  prompts?: ProbedList<Prompt>;
+  resources?: ProbedList<Resource>;
+  resourceTemplates?: ProbedList<ResourceTemplate>;
+  /** Whether the probe ran inside the OS sandbox. */
+  sandboxed: boolean;
+  /** The server's stderr and Airlock's notes during the probe. */
+  log: LogLine[];
+}
+
+/** Bounds for a probe. */
+export interface ProbeOptions {
+  /** Everything — spawn, handshake, listings — must finish within this (default 30 s). */
+  timeoutMs?: number;
+  connection?: Omit<ConnectionOptions, 'log' | 'onToolsListChanged'>;
+}
+
+/** A probe failed; `log` holds what the server wrote meanwhile. */
+export class ProbeError extends Error {
+  constructor(
+    message: string,
+    readonly log: LogLine[],
+    readonly timedOut: boolean,
+  ) {
+    super(message);
+    this.name = 'ProbeError';
+  }
+}
+
+/**
+ * Runs a server once to see what it offers: launch (the caller passes the
+ * strictest profile), handshake, tools (paging capped), prompts and
+ * resources when it declares them, then stop — within one overall deadline.
+ * The launch plan is always disposed and the process group always stopped.
+ */
+export async function probe(
+  spec: ServerSpec,
+  profile: SandboxProfile,
+  launcher: SandboxLauncher,
+  context: LaunchContext,
+  options: ProbeOptions = {},
+): Promise<ProbeResult> {
+  const log = new LogRing();
+  const plan = await launcher.plan(spec, profile, context);
+  const connection = new ServerConnection(plan, { ...options.connection, log });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      reject(new Error(`the probe did not finish within ${options.timeoutMs ?? 30_000} ms`));
+    }, options.timeoutMs ?? 30_000);
+  });
+  const work = (async (): Promise<ProbeResult> => {
+    await connection.connect();
+    const capabilities = connection.capabilities ?? {};
+    const tools = await connection.listTools();
+    const result: ProbeResult = {
+      serverInfo: connection.serverInfo,
+      protocolVersion: connection.protocolVersion,
+      capabilities,
+      instructions: connection.instructions,
+      tools: {
+        items: tools.items.map((definition) => ({ definition, fingerprint: fingerprintTool(definition) })),
+        truncated: tools.truncated,
+        reason: tools.reason,
+        duplicateNames: tools.duplicateNames,
+      },
+      sandboxed: plan.sandboxed,
+      log: [],
+    };
+    if (capabilities.prompts) result.prompts = await connection.listPrompts();
+    if (capabilities.resources) {
+      result.resources = await connection.listResources();
+      result.resourceTemplates = await connection.listResourceTemplates();
+    }
+    return result;
+  })();
+  work.catch(() => undefined);
+  try {
+    const result = await Promise.race([work, deadline]);
+    await connection.close();
+    result.log = log.snapshot();
+    return result;
+  } catch (error) {
+    await connection.close().catch(() => undefined);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ProbeError(`probing the server failed: ${message}`, log.snapshot(), timedOut);
+  } finally {
+    clearTimeout(timer);
+    await plan.dispose().catch(() => undefined);
+  }
+}

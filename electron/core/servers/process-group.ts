@@ -1,0 +1,84 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * Process groups: every server is spawned as the leader of its own group
+ * (`detached: true`), so signalling `-pid` reaches the server and anything
+ * it forked that stayed in the group. POSIX only.
+ */
+
+/** Sends `signal` to every process in the group; false when the group is gone. */
+export function signalProcessGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The live (non-zombie) members of a process group, read from `/proc`;
+ * `undefined` where `/proc` is not available. Zombies are left out: they run
+ * nothing, and a container's init may never reap them.
+ */
+export function processGroupMembers(pgid: number): number[] | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  const members: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+    } catch {
+      continue; // exited while we looked
+    }
+    // "pid (comm) state ppid pgrp ..." — comm may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') members.push(Number(entry));
+  }
+  return members;
+}
+
+/** Whether any live process remains in the group. */
+export function isProcessGroupAlive(pgid: number): boolean {
+  if (!signalProcessGroup(pgid, 0)) return false;
+  const members = processGroupMembers(pgid);
+  return members === undefined ? true : members.length > 0;
+}
+
+/** Polls until the group has no live member or `timeoutMs` passes; true when it is gone. */
+export async function waitForProcessGroupExit(pgid: number, timeoutMs: number, pollMs = 25): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!isProcessGroupAlive(pgid)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/**
+ * Remembers a group so that, if Airlock itself exits without stopping its
+ * servers, they are killed rather than left running detached.
+ */
+export function trackProcessGroup(pgid: number): void {
+  liveGroups.add(pgid);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const group of liveGroups) signalProcessGroup(group, 'SIGKILL');
+    });
+  }
+}
+
+/** Forgets a group whose members are all gone. */
+export function untrackProcessGroup(pgid: number): void {
+  liveGroups.delete(pgid);
+}

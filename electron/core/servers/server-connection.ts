@@ -1,0 +1,325 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  ListPromptsResultSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
+  ListToolsResultSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Implementation,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ToolDefinition } from '../../../shared/domain';
+import type { LaunchPlan } from '../sandbox/launcher';
+import { LogRing } from './log-ring';
+import { collectPages, DEFAULT_PAGING_LIMITS, type Listing, type PagingLimits } from './paging';
+import {
+  ProcessStdioTransport,
+  type ProcessExit,
+  type ShutdownTimings,
+  type StdioLimits,
+} from './stdio-transport';
+import { ToolCallError } from './tool-call-error';
+
+/** Timing and caps for one connection to a server. */
+export interface ConnectionOptions {
+  clientInfo?: Implementation;
+  stdio?: Partial<StdioLimits>;
+  shutdown?: Partial<ShutdownTimings>;
+  paging?: Partial<PagingLimits>;
+  /** Bound on the `initialize` handshake. */
+  initializeTimeoutMs?: number;
+  /** Bound on each list request (one page). */
+  listTimeoutMs?: number;
+  /** Log notifications kept per second; the rest are counted and dropped. */
+  logNotificationsPerSecond?: number;
+  log?: LogRing;
+  now?: () => number;
+  /** Called when the server says its tools changed. */
+  onToolsListChanged?: () => void;
+}
+
+/** Per-call bounds and hooks for {@link ServerConnection.callTool}. */
+export interface CallOptions {
+  /** Inactivity timeout: reset by each progress notification. */
+  timeoutMs: number;
+  /** Hard maximum for the whole call, progress or not. */
+  maxTotalMs: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+/** A tool listing, with names the server listed more than once (only the first is kept). */
+export interface ToolListing extends Listing<ToolDefinition> {
+  duplicateNames: string[];
+}
+
+/** Airlock's name and version as told to servers. */
+export const AIRLOCK_CLIENT_INFO: Implementation = { name: 'airlock', version: '0.1.0' };
+
+const DEFAULTS = { initializeTimeoutMs: 20_000, listTimeoutMs: 10_000, logNotificationsPerSecond: 50 };
+const PROTOCOL_NOTES_MAX = 20;
+
+class HardMaximumReached extends Error {}
+class CallerAborted extends Error {}
+
+/**
+ * One running server and the MCP client talking to it: spawn, handshake,
+ * bounded listings, bounded calls, stop. It never restarts anything — the
+ * {@link Supervisor} decides that — and it never retries a call.
+ */
+export class ServerConnection {
+  readonly transport: ProcessStdioTransport;
+  readonly client: Client;
+  readonly log: LogRing;
+  private readonly options: ConnectionOptions;
+  private readonly paging: PagingLimits;
+  private negotiatedVersion?: string;
+  private protocolNotes = 0;
+  private logWindowStart = 0;
+  private logWindowCount = 0;
+  private logDropped = 0;
+
+  /** Prepares a connection; nothing runs until {@link connect}. */
+  constructor(plan: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd'>, options: ConnectionOptions = {}) {
+    this.options = options;
+    this.paging = { ...DEFAULT_PAGING_LIMITS, ...options.paging };
+    const now = options.now ?? Date.now;
+    this.log = options.log ?? new LogRing({}, now);
+    this.transport = new ProcessStdioTransport(plan, { limits: options.stdio, shutdown: options.shutdown, log: this.log, now });
+    this.transport.setProtocolVersion = (version) => (this.negotiatedVersion = version);
+    // SECURITY: SECURITY.md rule 6 — Airlock declares no client capabilities, so a server's
+    // sampling, elicitation or roots request is answered -32601 by the SDK, never shown as a prompt.
+    this.client = new Client(options.clientInfo ?? AIRLOCK_CLIENT_INFO, { capabilities: {} });
+    this.client.onerror = (error) => {
+      // Unknown or duplicate response ids, late answers after a timeout, bad notifications:
+      // noted (boundedly), never fatal.
+      if (this.protocolNotes++ < PROTOCOL_NOTES_MAX) this.log.push('airlock', `protocol: ${error.message.slice(0, 300)}`);
+    };
+    this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.options.onToolsListChanged?.());
+    this.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => this.onLogNotification(notification.params));
+  }
+
+  /**
+   * Spawns the plan's process and completes the MCP handshake within
+   * `initializeTimeoutMs`. On failure the process group is stopped before
+   * the error is thrown. {@link close} during the handshake ends it.
+   */
+  async connect(): Promise<void> {
+    try {
+      await this.client.connect(this.transport, {
+        timeout: this.options.initializeTimeoutMs ?? DEFAULTS.initializeTimeoutMs,
+      });
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
+  /** Creates a connection and connects it. */
+  static async open(plan: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd'>, options: ConnectionOptions = {}): Promise<ServerConnection> {
+    const connection = new ServerConnection(plan, options);
+    await connection.connect();
+    return connection;
+  }
+
+  /** What the server said about itself (claims, shown as such). */
+  get serverInfo(): Implementation | undefined {
+    return this.client.getServerVersion();
+  }
+
+  get capabilities(): ServerCapabilities | undefined {
+    return this.client.getServerCapabilities();
+  }
+
+  /** The server's instructions: data to show, never instructions to Airlock. */
+  get instructions(): string | undefined {
+    return this.client.getInstructions();
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.negotiatedVersion;
+  }
+
+  get pid(): number | undefined {
+    return this.transport.pid;
+  }
+
+  /** Resolves when the server's process has exited (for any reason). */
+  get exited(): Promise<ProcessExit> {
+    return this.transport.exited;
+  }
+
+  /**
+   * Lists the server's tools, paging with caps; a name listed twice keeps its
+   * first definition and is reported.
+   */
+  async listTools(): Promise<ToolListing> {
+    const listing = await collectPages(async (cursor) => {
+      const page = await this.client.request(
+        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        ListToolsResultSchema,
+        { timeout: this.listTimeoutMs },
+      );
+      return { items: page.tools as unknown as ToolDefinition[], nextCursor: page.nextCursor };
+    }, this.paging);
+    const seen = new Set<string>();
+    const duplicateNames = new Set<string>();
+    const items: ToolDefinition[] = [];
+    for (const tool of listing.items) {
+      if (seen.has(tool.name)) duplicateNames.add(tool.name);
+      else {
+        seen.add(tool.name);
+        items.push(tool);
+      }
+    }
+    if (listing.truncated) this.log.push('airlock', `tools/list stopped early (${listing.reason}) after ${listing.pages} pages`);
+    if (duplicateNames.size > 0) this.log.push('airlock', `tools listed more than once (first kept): ${[...duplicateNames].join(', ').slice(0, 500)}`);
+    return { ...listing, items, duplicateNames: [...duplicateNames] };
+  }
+
+  /** Lists prompts with caps (only meaningful when the server has the `prompts` capability). */
+  listPrompts(): Promise<Listing<Prompt>> {
+    return collectPages(async (cursor) => {
+      const page = await this.client.request({ method: 'prompts/list', params: cursor === undefined ? {} : { cursor } }, ListPromptsResultSchema, { timeout: this.listTimeoutMs });
+      return { items: page.prompts, nextCursor: page.nextCursor };
+    }, this.paging);
+  }
+
+  /** Lists resources with caps (only meaningful when the server has the `resources` capability). */
+  listResources(): Promise<Listing<Resource>> {
+    return collectPages(async (cursor) => {
+      const page = await this.client.request({ method: 'resources/list', params: cursor === undefined ? {} : { cursor } }, ListResourcesResultSchema, { timeout: this.listTimeoutMs });
+      return { items: page.resources, nextCursor: page.nextCursor };
+    }, this.paging);
+  }
+
+  /** Lists resource templates with caps. */
+  listResourceTemplates(): Promise<Listing<ResourceTemplate>> {
+    return collectPages(async (cursor) => {
+      const page = await this.client.request(
+        { method: 'resources/templates/list', params: cursor === undefined ? {} : { cursor } },
+        ListResourceTemplatesResultSchema,
+        { timeout: this.listTimeoutMs },
+      );
+      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
+    }, this.paging);
+  }
+
+  /**
+   * Calls a tool once. The inactivity timeout is reset by progress, but the
+   * hard maximum always holds; on either, and on abort, the SDK sends
+   * `notifications/cancelled`. Errors are {@link ToolCallError}s; nothing is retried.
+   * SECURITY: SECURITY.md rule 4 and invariant 4.
+   */
+  async callTool(server: string, tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    if (options.signal?.aborted) {
+      throw new ToolCallError('aborted', server, tool, 'the call was cancelled before it was sent', { sent: false });
+    }
+    // Our own abort for the hard maximum: the SDK's `maxTotalTimeout` is only checked when
+    // progress arrives and then rejects without sending a cancellation.
+    const controller = new AbortController();
+    const hardTimer = setTimeout(() => controller.abort(new HardMaximumReached('hard maximum reached')), options.maxTotalMs);
+    const onCallerAbort = () => controller.abort(new CallerAborted(String(options.signal?.reason ?? 'aborted')));
+    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const { onProgress } = options;
+    try {
+      return await this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
+        timeout: options.timeoutMs,
+        resetTimeoutOnProgress: true,
+        signal: controller.signal,
+        onprogress: (progress) => {
+          try {
+            onProgress?.({ progress: progress.progress, total: progress.total, message: progress.message });
+          } catch {
+            // a caller's progress handler must not break the call
+          }
+        },
+      });
+    } catch (error) {
+      throw this.classify(error, controller.signal, server, tool);
+    } finally {
+      clearTimeout(hardTimer);
+      options.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  /** Stops the server (stdin, SIGTERM, SIGKILL to its group) and closes the client. */
+  async close(): Promise<void> {
+    await this.transport.close();
+    await this.client.close().catch(() => undefined);
+  }
+
+  private get listTimeoutMs(): number {
+    return this.options.listTimeoutMs ?? DEFAULTS.listTimeoutMs;
+  }
+
+  private classify(error: unknown, signal: AbortSignal, server: string, tool: string): ToolCallError {
+    if (signal.aborted) {
+      const reason: unknown = signal.reason;
+      if (reason instanceof HardMaximumReached) {
+        return new ToolCallError('timeout', server, tool, 'the call reached its hard maximum time — outcome unknown, the server may have acted', {
+          sent: true,
+          hardMaximum: true,
+          cause: error,
+        });
+      }
+      return new ToolCallError('aborted', server, tool, 'the call was cancelled — outcome unknown, the server may have acted', { sent: true, cause: error });
+    }
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout) {
+        return new ToolCallError('timeout', server, tool, 'the server did not answer in time — outcome unknown, the server may have acted', {
+          sent: true,
+          hardMaximum: /maximum total timeout/i.test(error.message),
+          cause: error,
+        });
+      }
+      if (error.code === ErrorCode.ConnectionClosed) {
+        return new ToolCallError('disconnected', server, tool, 'the server disconnected during the call — outcome unknown, the server may have acted', {
+          sent: true,
+          cause: error,
+        });
+      }
+      return new ToolCallError('server-error', server, tool, `the server answered with an error (${error.code})`, { sent: true, code: error.code, cause: error });
+    }
+    if (error instanceof Error && /not connected|not reading its input/i.test(error.message)) {
+      return new ToolCallError('not-running', server, tool, `the call was not sent: ${error.message}`, { sent: false, cause: error });
+    }
+    return new ToolCallError('invalid-result', server, tool, 'the server answered with something that is not a tool result — outcome unknown', {
+      sent: true,
+      cause: error,
+    });
+  }
+
+  private onLogNotification(params: { level: string; logger?: string; data?: unknown }): void {
+    const now = (this.options.now ?? Date.now)();
+    if (now - this.logWindowStart >= 1000) {
+      if (this.logDropped > 0) this.log.push('airlock', `${this.logDropped} log notifications dropped (more than ${this.logLimit} a second)`);
+      this.logWindowStart = now;
+      this.logWindowCount = 0;
+      this.logDropped = 0;
+    }
+    if (++this.logWindowCount > this.logLimit) {
+      this.logDropped++;
+      return;
+    }
+    let text: string;
+    try {
+      text = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
+    } catch {
+      text = String(params.data);
+    }
+    this.log.push('notification', `[${params.level}]${params.logger ? ` ${params.logger}:` : ''} ${text ?? ''}`);
+  }
+
+  private get logLimit(): number {
+    return this.options.logNotificationsPerSecond ?? DEFAULTS.logNotificationsPerSecond;
+  }
+}

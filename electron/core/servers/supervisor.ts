@@ -1,0 +1,445 @@
+import type { CallToolResult, Implementation, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { SandboxProfile, ServerSpec, ServerState } from '../../../shared/domain';
+import type { LaunchContext, LaunchPlan, SandboxLauncher } from '../sandbox/launcher';
+import { systemClock, type Clock, type TimerHandle } from './clock';
+import { Emitter, type Event } from './emitter';
+import {
+  DEFAULT_LIFECYCLE_POLICY,
+  transition,
+  type LifecycleEffect,
+  type LifecycleEvent,
+  type LifecyclePolicy,
+  type LifecycleSnapshot,
+} from './lifecycle';
+import { LogRing, type LogLine, type LogRingLimits } from './log-ring';
+import { ServerConnection, type CallOptions, type ConnectionOptions, type ToolListing } from './server-connection';
+import type { StdioStats } from './stdio-transport';
+import { ToolCallError } from './tool-call-error';
+import { ToolIndex, type ServerTools, type ToolIndexView, type ToolsDiff } from './tool-index';
+
+/** What the supervisor needs to launch one server. */
+export interface SupervisedServer {
+  spec: ServerSpec;
+  profile: SandboxProfile;
+  context: LaunchContext;
+}
+
+/**
+ * Where the supervisor gets a server's spec, profile and launch context,
+ * read afresh at every start (so a changed grant applies on restart). A
+ * narrow interface: the composition root adapts the store to it.
+ */
+export interface ServerCatalog {
+  lookup(name: string): SupervisedServer | undefined | Promise<SupervisedServer | undefined>;
+}
+
+/** A server moved from one lifecycle state to another. */
+export interface ServerStateChange {
+  server: string;
+  previous: ServerState;
+  state: ServerState;
+  /** Why, in words a person can read, when there is more to say than the state. */
+  reason?: string;
+}
+
+/** A server's tool listing changed (or was read for the first time). */
+export interface ServerToolsChange {
+  server: string;
+  tools: ServerTools;
+  diff: ToolsDiff;
+}
+
+/** What the UI and CLI can show about a server right now. */
+export interface ServerStatus {
+  server: string;
+  state: ServerState;
+  pid?: number;
+  /** False when the launch plan ran the server without the OS sandbox. */
+  sandboxed?: boolean;
+  lastError?: string;
+  /** Crashes inside the quarantine window. */
+  recentCrashes: number;
+  /** Claims the server made at its handshake. */
+  serverInfo?: Implementation;
+  capabilities?: ServerCapabilities;
+  protocolVersion?: string;
+  stdio?: StdioStats;
+}
+
+/** Per-call options; bounds default to the supervisor's. */
+export interface ToolCallOptions {
+  timeoutMs?: number;
+  maxTotalMs?: number;
+  signal?: AbortSignal;
+  onProgress?: CallOptions['onProgress'];
+}
+
+/** Everything the supervisor is built from. */
+export interface SupervisorOptions {
+  launcher: SandboxLauncher;
+  catalog: ServerCatalog;
+  /** Time for backoff and the crash window (tests step it by hand). */
+  clock?: Clock;
+  policy?: Partial<LifecyclePolicy>;
+  /** Limits and timings for each connection (stdio caps, shutdown, paging, handshake). */
+  connection?: Omit<ConnectionOptions, 'log' | 'now' | 'onToolsListChanged'>;
+  /** Default call bounds: 60 s without progress, 10 min at most. */
+  defaultCall?: { timeoutMs: number; maxTotalMs: number };
+  logLimits?: Partial<LogRingLimits>;
+  /** Delay that coalesces a burst of `tools/list_changed` into one refresh. */
+  refreshDelayMs?: number;
+}
+
+interface Session {
+  id: number;
+  cancelled: boolean;
+  plan?: LaunchPlan;
+  connection?: ServerConnection;
+  done: Promise<void>;
+  refreshTimer?: ReturnType<typeof setTimeout>;
+  refreshing: boolean;
+  refreshQueued: boolean;
+}
+
+interface Entry {
+  name: string;
+  snapshot: LifecycleSnapshot;
+  session?: Session;
+  /** Resolves when every session started so far has ended and been cleaned up. */
+  settled: Promise<void>;
+  restartTimer?: TimerHandle;
+  log: LogRing;
+  lastError?: string;
+  sandboxed?: boolean;
+  serverInfo?: Implementation;
+  capabilities?: ServerCapabilities;
+  protocolVersion?: string;
+  lastStats?: StdioStats;
+}
+
+class LaunchFailed extends Error {}
+
+/** Is a spawn error one a retry cannot fix (missing or non-executable command)? */
+function isSpawnRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR' || code === 'EPERM';
+}
+
+/**
+ * The one place that starts and stops MCP server processes. Per server it
+ * runs the lifecycle state machine ({@link transition}), restarts crashed
+ * servers with exponential backoff, quarantines one that keeps crashing
+ * until a user restart, keeps its log and its current tools, and carries
+ * calls with bounded time. It never retries a call.
+ */
+export class Supervisor {
+  private readonly entries = new Map<string, Entry>();
+  private readonly index = new ToolIndex();
+  private readonly stateEmitter = new Emitter<ServerStateChange>();
+  private readonly toolsEmitter = new Emitter<ServerToolsChange>();
+  private readonly clock: Clock;
+  private readonly policy: LifecyclePolicy;
+  private nextSessionId = 1;
+
+  /** Fires on every state change of every server. */
+  readonly onDidChangeState: Event<ServerStateChange> = this.stateEmitter.event;
+  /** Fires when a server's tools are first listed and whenever a relisting differs. */
+  readonly onDidChangeTools: Event<ServerToolsChange> = this.toolsEmitter.event;
+
+  constructor(private readonly options: SupervisorOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.policy = { ...DEFAULT_LIFECYCLE_POLICY, ...options.policy };
+  }
+
+  /** The current tools of every server, fingerprinted. */
+  get tools(): ToolIndexView {
+    return this.index;
+  }
+
+  /** A server's lifecycle state (`stopped` for one never started). */
+  state(name: string): ServerState {
+    return this.entries.get(name)?.snapshot.state ?? 'stopped';
+  }
+
+  /** What can be shown about a server now. */
+  status(name: string): ServerStatus {
+    const entry = this.entries.get(name);
+    if (!entry) return { server: name, state: 'stopped', recentCrashes: 0 };
+    const connection = entry.session?.connection;
+    return {
+      server: name,
+      state: entry.snapshot.state,
+      pid: connection?.pid,
+      sandboxed: entry.sandboxed,
+      lastError: entry.lastError,
+      recentCrashes: entry.snapshot.crashes.length,
+      serverInfo: entry.serverInfo,
+      capabilities: entry.capabilities,
+      protocolVersion: entry.protocolVersion,
+      stdio: connection?.transport.stats() ?? entry.lastStats,
+    };
+  }
+
+  /** The server's log: its stderr, its log notifications and Airlock's notes, capped. */
+  log(name: string): LogLine[] {
+    return this.entries.get(name)?.log.snapshot() ?? [];
+  }
+
+  /**
+   * Starts a server. Resolves when it is ready; rejects if this attempt
+   * fails (a crashed server keeps being restarted with backoff in the
+   * background) or if the server is quarantined.
+   */
+  async start(name: string): Promise<void> {
+    const entry = this.entry(name);
+    if (entry.snapshot.state === 'quarantined') {
+      throw new Error(`${name} is quarantined after repeated failures${entry.lastError ? ` (${entry.lastError})` : ''}; restart it to try again`);
+    }
+    if (entry.snapshot.state === 'ready') return;
+    const settled = this.whenSettled(entry);
+    this.dispatch(entry, { type: 'start' });
+    return settled;
+  }
+
+  /** Stops a server; resolves when its process group is gone and its launch plan disposed. */
+  async stop(name: string): Promise<void> {
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    this.dispatch(entry, { type: 'stop' });
+    await entry.settled;
+  }
+
+  /** A user restart: stops what runs, clears quarantine and the crash history, starts again. */
+  async restart(name: string): Promise<void> {
+    const entry = this.entry(name);
+    entry.lastError = undefined;
+    const settled = this.whenSettled(entry);
+    this.dispatch(entry, { type: 'restart' });
+    return settled;
+  }
+
+  /** Stops every server. */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.entries.keys()].map((name) => this.stop(name)));
+  }
+
+  /**
+   * Calls a tool on a ready server, once, with a timeout that progress can
+   * extend and a hard maximum that nothing extends. Throws
+   * {@link ToolCallError}; never retries (invariant 4: that is the policy layer's call).
+   */
+  async callTool(name: string, tool: string, args: Record<string, unknown>, options: ToolCallOptions = {}): Promise<CallToolResult> {
+    const entry = this.entries.get(name);
+    const connection = entry?.session?.connection;
+    if (!entry || entry.snapshot.state !== 'ready' || !connection) {
+      throw new ToolCallError('not-running', name, tool, `${name} is not running (${entry?.snapshot.state ?? 'stopped'})`, { sent: false });
+    }
+    const defaults = this.options.defaultCall ?? { timeoutMs: 60_000, maxTotalMs: 600_000 };
+    return connection.callTool(name, tool, args, {
+      timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
+      maxTotalMs: options.maxTotalMs ?? defaults.maxTotalMs,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  }
+
+  /** Lists a ready server's tools again now (paging capped) and updates the index. */
+  async listTools(name: string): Promise<ServerTools> {
+    const entry = this.entries.get(name);
+    const session = entry?.session;
+    if (!entry || !session?.connection || entry.snapshot.state !== 'ready') throw new Error(`${name} is not running`);
+    const listing = await session.connection.listTools();
+    this.applyListing(entry, session, listing);
+    return this.index.get(name) as ServerTools;
+  }
+
+  private entry(name: string): Entry {
+    let entry = this.entries.get(name);
+    if (!entry) {
+      entry = {
+        name,
+        snapshot: { state: 'stopped', crashes: [] },
+        settled: Promise.resolve(),
+        log: new LogRing(this.options.logLimits, () => this.clock.now()),
+      };
+      this.entries.set(name, entry);
+    }
+    return entry;
+  }
+
+  /** Resolves at the next `ready`; rejects at the next `stopped`, `crashed` or `quarantined`. */
+  private whenSettled(entry: Entry): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const subscription = this.stateEmitter.event((change) => {
+        if (change.server !== entry.name) return;
+        if (change.state === 'ready') {
+          subscription.dispose();
+          resolve();
+        } else if (change.state === 'stopped' || change.state === 'crashed' || change.state === 'quarantined') {
+          subscription.dispose();
+          reject(new Error(`${entry.name} did not start: ${entry.lastError ?? change.state}`));
+        }
+      });
+    });
+  }
+
+  /** Runs one event through the state machine and carries out its effects. Stale sessions are ignored. */
+  private dispatch(entry: Entry, event: LifecycleEvent, from?: Session): void {
+    if (from && from !== entry.session) return;
+    const previous = entry.snapshot.state;
+    const result = transition(entry.snapshot, event, this.policy);
+    entry.snapshot = result.snapshot;
+    for (const effect of result.effects) this.run(entry, effect);
+    if (result.snapshot.state !== previous) {
+      if (result.snapshot.state === 'quarantined') entry.log.push('airlock', `quarantined${entry.lastError ? `: ${entry.lastError}` : ''}`);
+      this.stateEmitter.fire({ server: entry.name, previous, state: result.snapshot.state, reason: entry.lastError });
+    }
+  }
+
+  private run(entry: Entry, effect: LifecycleEffect): void {
+    switch (effect.type) {
+      case 'spawn': {
+        const previous = entry.settled;
+        const session: Session = { id: this.nextSessionId++, cancelled: false, done: Promise.resolve(), refreshing: false, refreshQueued: false };
+        entry.session = session;
+        // The previous process group is gone before a new one starts.
+        session.done = previous.then(() => this.runSession(entry, session));
+        entry.settled = session.done;
+        return;
+      }
+      case 'shutdown': {
+        const session = entry.session;
+        if (!session) return;
+        session.cancelled = true;
+        if (session.refreshTimer) clearTimeout(session.refreshTimer);
+        void session.connection?.close();
+        return;
+      }
+      case 'schedule-restart':
+        entry.log.push('airlock', `restarting in ${effect.delayMs} ms`);
+        entry.restartTimer = this.clock.setTimeout(() => {
+          entry.restartTimer = undefined;
+          this.dispatch(entry, { type: 'backoff-elapsed' });
+        }, effect.delayMs);
+        return;
+      case 'cancel-restart':
+        if (entry.restartTimer !== undefined) this.clock.clearTimeout(entry.restartTimer);
+        entry.restartTimer = undefined;
+        return;
+    }
+  }
+
+  /** One process's life: plan, spawn, handshake, first listing, wait for its end, clean up. Never rejects. */
+  private async runSession(entry: Entry, session: Session): Promise<void> {
+    let outcome: LifecycleEvent | undefined;
+    let connection: ServerConnection | undefined;
+    let plan: LaunchPlan | undefined;
+    try {
+      if (session.cancelled) return;
+      const server = await this.options.catalog.lookup(entry.name);
+      if (!server) throw new LaunchFailed(`no server named ${entry.name}`);
+      if (session.cancelled) return;
+      try {
+        // SECURITY: invariant 5 — the launcher fails closed (e.g. no sandbox); we do not retry around it.
+        plan = await this.options.launcher.plan(server.spec, server.profile, server.context);
+      } catch (error) {
+        throw new LaunchFailed(`the launcher refused: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      session.plan = plan;
+      entry.sandboxed = plan.sandboxed;
+      if (session.cancelled) return;
+      connection = new ServerConnection(plan, {
+        ...this.options.connection,
+        log: entry.log,
+        now: () => this.clock.now(),
+        onToolsListChanged: () => this.scheduleRefresh(entry, session),
+      });
+      session.connection = connection;
+      try {
+        await connection.connect();
+      } catch (error) {
+        if (connection.pid === undefined && isSpawnRefusal(error)) {
+          throw new LaunchFailed(`could not run ${plan.command}: ${(error as Error).message}`);
+        }
+        throw error;
+      }
+      entry.log.push('airlock', `started pid ${connection.pid}${plan.sandboxed ? '' : ' WITHOUT the sandbox'}`);
+      entry.serverInfo = connection.serverInfo;
+      entry.capabilities = connection.capabilities;
+      entry.protocolVersion = connection.protocolVersion;
+      if (session.cancelled) return;
+      const listing = await connection.listTools();
+      if (session.cancelled) return;
+      this.applyListing(entry, session, listing);
+      this.dispatch(entry, { type: 'ready' }, session);
+      const exit = await connection.exited;
+      if (session.cancelled) return;
+      const faulty = connection.transport.faulty;
+      entry.lastError = faulty ? faulty.message : `the server exited (${exit.signal ?? `code ${exit.code}`})`;
+      outcome = faulty ? { type: 'faulty' } : { type: 'crash', at: this.clock.now() };
+    } catch (error) {
+      if (!session.cancelled) {
+        const faulty = connection?.transport.faulty;
+        entry.lastError = faulty?.message ?? (error instanceof Error ? error.message : String(error));
+        outcome = faulty ? { type: 'faulty' } : error instanceof LaunchFailed ? { type: 'launch-failed' } : { type: 'crash', at: this.clock.now() };
+      }
+    } finally {
+      if (session.refreshTimer) clearTimeout(session.refreshTimer);
+      if (outcome) {
+        entry.log.push('airlock', entry.lastError ?? outcome.type);
+        this.dispatch(entry, outcome, session);
+      }
+      if (connection) {
+        await connection.close().catch(() => undefined);
+        entry.lastStats = connection.transport.stats();
+      }
+      if (plan) {
+        await plan.dispose().catch((error: unknown) => entry.log.push('airlock', `cleaning up the launch failed: ${String(error)}`));
+      }
+      this.dispatch(entry, { type: 'shutdown-complete' }, session);
+    }
+  }
+
+  /** Coalesces `tools/list_changed` bursts: at most one refresh running and one queued. */
+  private scheduleRefresh(entry: Entry, session: Session): void {
+    if (session.cancelled) return;
+    if (session.refreshTimer || session.refreshing) {
+      session.refreshQueued = true;
+      return;
+    }
+    session.refreshTimer = setTimeout(() => {
+      session.refreshTimer = undefined;
+      void this.refresh(entry, session);
+    }, this.options.refreshDelayMs ?? 50);
+  }
+
+  private async refresh(entry: Entry, session: Session): Promise<void> {
+    const connection = session.connection;
+    if (session.cancelled || !connection || entry.session !== session) return;
+    session.refreshing = true;
+    session.refreshQueued = false;
+    try {
+      // SECURITY: SECURITY.md rule 6 — re-read tools after every list_changed; a changed
+      // definition gets a new fingerprint, which voids rules made for the old one (invariant 3).
+      const listing = await connection.listTools();
+      if (!session.cancelled && entry.session === session) this.applyListing(entry, session, listing);
+    } catch (error) {
+      entry.log.push('airlock', `refreshing tools failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      session.refreshing = false;
+      if (session.refreshQueued) {
+        session.refreshQueued = false;
+        this.scheduleRefresh(entry, session);
+      }
+    }
+  }
+
+  private applyListing(entry: Entry, session: Session, listing: ToolListing): void {
+    if (entry.session !== session) return;
+    const first = this.index.get(entry.name) === undefined;
+    const diff = this.index.set(entry.name, listing, this.clock.now());
+    if (first || diff.added.length > 0 || diff.removed.length > 0 || diff.changed.length > 0) {
+      this.toolsEmitter.fire({ server: entry.name, tools: this.index.get(entry.name) as ServerTools, diff });
+    }
+  }
+}
