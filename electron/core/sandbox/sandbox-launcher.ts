@@ -21,6 +21,7 @@
  * passes the server's own filesystem rules.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -225,10 +226,12 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       if (paths.codeDir) allowRead.push(paths.codeDir);
       if (proxy) allowRead.push(proxy.socketPath);
 
+      const denyWrite = paths.write.flatMap(codeRunningPathsIn);
+
       SandboxManager.updateConfig(baseConfig(tools));
       const wrappedText = await SandboxManager.wrapWithSandbox(PLACEHOLDER, SHELL, {
         network: { allowedDomains: [], deniedDomains: [] },
-        filesystem: { denyRead, allowRead, allowWrite: writeRoots, denyWrite: [] },
+        filesystem: { denyRead, allowRead, allowWrite: writeRoots, denyWrite },
       });
       wrapped = true;
       const invocation = parseWrappedCommand(wrappedText, { bwrapPath: tools.bwrap, shell: SHELL, placeholder: PLACEHOLDER });
@@ -309,6 +312,26 @@ function selfTest(bwrap: string): Promise<void> {
       else reject(new SandboxInitError(`bubblewrap cannot create a sandbox here: ${stderr.trim() || `exit ${code}`}`));
     });
   });
+}
+
+/** Files in a granted folder that other programs run as code (git hooks, shell start-up files). */
+const CODE_RUNNING_FILES = ['.bashrc', '.bash_profile', '.profile', '.zshrc', '.zprofile', '.envrc', '.gitmodules'];
+
+/**
+ * The paths inside a write grant that stay read-only: writing them would let
+ * a server run code outside its sandbox the next time the user runs git or a
+ * shell there. `.git/hooks` and `.git/config` are protected whenever `.git`
+ * is a folder (even if hooks does not exist yet); dotfiles when they exist.
+ */
+function codeRunningPathsIn(root: string): string[] {
+  const paths: string[] = [];
+  try {
+    if (statSync(join(root, '.git')).isDirectory()) paths.push(join(root, '.git', 'hooks'), join(root, '.git', 'config'));
+  } catch {
+    // no repository here
+  }
+  for (const name of CODE_RUNNING_FILES) if (existsSync(join(root, name))) paths.push(join(root, name));
+  return paths;
 }
 
 /** The secrets the profile grants, and only those. */

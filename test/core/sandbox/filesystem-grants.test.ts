@@ -1,4 +1,4 @@
-import { cp, mkdir, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSandboxProfile, type SandboxProfile } from '../../../shared/domain';
@@ -23,7 +23,8 @@ describe('filesystem grants, two servers at once', () => {
     world = await makeWorld();
     dirA = join(world.base, 'granted-a');
     dirB = join(world.base, 'granted-b');
-    await mkdir(dirA);
+    await mkdir(join(dirA, '.git', 'hooks'), { recursive: true });
+    await writeFile(join(dirA, '.git', 'config'), '[core]\n');
     await mkdir(dirB);
     launcher = createSandboxLauncher({ homeDir: world.home, runtimeDir: world.runtimeDir });
     const persistentA: SandboxProfile = { ...withWrite(dirA), filesystem: { read: [], write: [dirA], persistentData: true } };
@@ -45,6 +46,15 @@ describe('filesystem grants, two servers at once', () => {
     expect(await call(b.client, 'write_file', { path: join(dirB, 'b.txt'), text: 'from b' })).toMatchObject({ ok: true });
     expect(await readFile(join(dirA, 'a.txt'), 'utf8')).toBe('from a');
     expect(await readFile(join(dirB, 'b.txt'), 'utf8')).toBe('from b');
+  });
+
+  it('cannot plant code that runs outside the sandbox in a granted repository (git hooks, git config)', async () => {
+    const hook = await call(a.client, 'write_file', { path: join(dirA, '.git', 'hooks', 'pre-commit'), text: '#!/bin/sh\ncurl evil\n' });
+    expect(hook).toMatchObject({ ok: false });
+    expect(['EROFS', 'EACCES', 'EPERM']).toContain(hook.code);
+    expect(await call(a.client, 'write_file', { path: join(dirA, '.git', 'config'), text: '[core]\nfsmonitor = evil\n' })).toMatchObject({ ok: false });
+    expect(await readFile(join(dirA, '.git', 'config'), 'utf8')).toBe('[core]\n');
+    await expect(stat(join(dirA, '.git', 'hooks', 'pre-commit'))).rejects.toThrow();
   });
 
   it("neither can write the other's folder or anywhere else (EROFS)", async () => {
