@@ -221,12 +221,18 @@ export function applyUserConfig(
     }
   }
   const argv = [spec.command, ...spec.args];
+  const next: InstallCandidate = { ...candidate, spec };
+  const skip = skippedArgIndexes(next);
   return {
-    ...candidate,
-    spec,
-    profileHints: dedupeHints([...hints, ...pathHintsFromArgs(argv, { home: options.home, cwd: spec.cwd ?? options.cwd, skip: skippedArgIndexes(candidate) })]),
-    risks: analyzeCommandLine(argv),
+    ...next,
+    profileHints: dedupeHints([...hints, ...pathHintsFromArgs(argv, { home: options.home, cwd: spec.cwd ?? options.cwd, skip })]),
+    risks: risksOutside(analyzeCommandLine(argv), skip),
   };
+}
+
+/** The server's own code (its script, its install folder) is an expected path, not a risk. */
+function risksOutside(risks: CommandLineRisk[], skip: Set<number>): CommandLineRisk[] {
+  return risks.filter((risk) => risk.code !== 'path' || !risk.spans.every((span) => skip.has(span.argIndex)));
 }
 
 function skippedArgIndexes(candidate: InstallCandidate): Set<number> {
@@ -235,7 +241,7 @@ function skippedArgIndexes(candidate: InstallCandidate): Set<number> {
   const scriptPath =
     candidate.provenance.kind === 'local' ? candidate.provenance.script?.path : undefined;
   candidate.spec.args.forEach((arg, index) => {
-    if (scriptPath && arg === scriptPath) skip.add(index + 1);
+    if (scriptPath && (arg === scriptPath || resolve(candidate.spec.cwd ?? process.cwd(), arg) === scriptPath)) skip.add(index + 1);
     if (candidate.provenance.kind !== 'local' && 'installDir' in candidate.provenance && isInside(candidate.provenance.installDir, arg)) {
       skip.add(index + 1);
     }
@@ -350,10 +356,11 @@ export function finishCandidate(
     ...rest,
     requested: { env: Object.keys(rest.spec.env).sort(), ...rest.requested },
     profileHints: [],
-    risks: analyzeCommandLine(argv),
+    risks: [],
   };
   const skip = skippedArgIndexes(candidate);
   for (const index of skipArgIndexes) skip.add(index);
+  candidate.risks = risksOutside(analyzeCommandLine(argv), skip);
   candidate.profileHints = dedupeHints([
     ...extraHints,
     ...pathHintsFromArgs(argv, { home, cwd: rest.spec.cwd, skip }),

@@ -210,6 +210,29 @@ function packageLabel(name: string): string {
   return label || bare;
 }
 
+/**
+ * Checks an npm v7+ package-lock.json: the top-level package must be
+ * exactly `name@version` with exactly `integrity`. Throws `NpmSourceError`
+ * saying what differs. Returns how many packages the lockfile pins.
+ */
+export function checkLockfile(lockText: string, name: string, version: string, integrity: string): { packageCount: number } {
+  let lock: { lockfileVersion?: number; packages?: Record<string, { version?: string; integrity?: string }> };
+  try {
+    lock = JSON.parse(lockText) as typeof lock;
+  } catch {
+    throw new NpmSourceError('package-lock.json is not valid JSON');
+  }
+  const entry = lock.packages?.[`node_modules/${name}`];
+  // SECURITY (invariant 7): what is on disk must be the exact bytes the disclosure named.
+  if (!entry || entry.version !== version) {
+    throw new NpmSourceError(`the lockfile does not hold ${name}@${version} (found ${entry?.version ?? 'nothing'})`);
+  }
+  if (entry.integrity !== integrity) {
+    throw new NpmSourceError(`integrity mismatch for ${name}@${version}: the registry said ${integrity}, the lockfile has ${entry.integrity ?? 'none'}`);
+  }
+  return { packageCount: Object.keys(lock.packages ?? {}).filter((key) => key !== '').length };
+}
+
 function normaliseBin(name: string, bin: PackageManifest['bin']): Record<string, string> {
   if (typeof bin === 'string') return { [name.replace(/^@[^/]+\//, '')]: bin };
   if (bin && typeof bin === 'object' && Object.keys(bin).length > 0) return bin;
@@ -299,17 +322,7 @@ export async function installNpmPackage(
   } catch {
     throw new NpmSourceError('npm did not write package-lock.json');
   }
-  const lock = JSON.parse(lockText) as { packages?: Record<string, { version?: string; integrity?: string }> };
-  const entry = lock.packages?.[`node_modules/${provenance.name}`];
-  // SECURITY (invariant 7): what is on disk must be the exact bytes the disclosure named.
-  if (!entry || entry.version !== provenance.version) {
-    throw new NpmSourceError(`the lockfile does not hold ${provenance.name}@${provenance.version} (found ${entry?.version ?? 'nothing'})`);
-  }
-  if (entry.integrity !== provenance.integrity) {
-    throw new NpmSourceError(
-      `integrity mismatch for ${provenance.name}@${provenance.version}: the registry said ${provenance.integrity}, the lockfile has ${entry.integrity ?? 'none'}`,
-    );
-  }
+  const { packageCount } = checkLockfile(lockText, provenance.name, provenance.version, provenance.integrity);
   const packageDir = join(dir, 'node_modules', ...provenance.name.split('/'));
   const installed = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as PackageManifest;
   if (installed.version !== provenance.version || installed.name !== provenance.name) {
@@ -331,6 +344,6 @@ export async function installNpmPackage(
     candidate,
     lockfilePath,
     lockfileSha256: createHash('sha256').update(lockText).digest('hex'),
-    packageCount: Object.keys(lock.packages ?? {}).filter((key) => key !== '').length,
+    packageCount,
   };
 }
