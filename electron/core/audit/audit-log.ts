@@ -1,0 +1,573 @@
+import { randomUUID } from 'node:crypto';
+import { promises as fs, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import type { Caller, Rule, Verdict } from '../../../shared/domain';
+import { callDigest } from '../approvals/approval-tokens';
+import { canonicalJson, sha256OfCanonical } from '../tools/canonical-json';
+import { acquireFileLock } from './file-lock';
+import { redactArguments } from './redact';
+
+/** prevHash of the very first entry. */
+export const GENESIS_HASH = '0'.repeat(64);
+/** The file being appended to; rotated files are `audit-000001.jsonl`, … */
+export const ACTIVE_FILE = 'audit.jsonl';
+const ROTATED = /^audit-(\d{6,})\.jsonl$/;
+const HEAD_FILE = 'audit.head.json';
+const LOCK_FILE = 'audit.lock';
+
+/** How a call ended. `unknown`: timeout or lost connection — the server may have acted. */
+export type CallOutcome = 'ok' | 'tool-error' | 'unknown' | 'denied';
+
+/** Who answered a confirmation, and how (or why nobody did). */
+export interface AuditAnswer {
+  /** allow-once | allow-session | allow-always | deny | deny-always | expired | cancelled | console */
+  how: string;
+  /** The shell that answered: window | terminal | gateway | console … */
+  by?: string;
+  edited?: boolean;
+  confirmationId?: string;
+}
+
+/** Fields every entry has. */
+interface EntryCommon {
+  v: 1;
+  /** 1, 2, 3 … across all files. */
+  seq: number;
+  /** ISO time. */
+  time: string;
+  /** Joins a decision with its outcome. */
+  callId: string;
+  server: string;
+  tool: string;
+  /** `hash` of the previous entry (GENESIS_HASH for the first). */
+  prevHash: string;
+  /** sha256 of this entry's canonical JSON without `hash`. */
+  hash: string;
+}
+
+/** The decision on a call, written before the server sees anything. */
+export interface DecisionEntry extends EntryCommon {
+  type: 'decision';
+  caller: Caller;
+  fingerprint: string | null;
+  /** Arguments with secret-looking values redacted. */
+  arguments: unknown;
+  /** Paths of redacted values. */
+  redacted: string[];
+  /** sha256 of canonical (server, tool, exact arguments) — the approval token's digest. */
+  argumentsDigest: string;
+  /** What the policy said. */
+  verdict: Verdict;
+  /** What happened: allow (sent) or deny (not sent). */
+  final: 'allow' | 'deny';
+  reasons: string[];
+  /** What decided (`Decision.decidedBy.kind`). */
+  decidedBy?: string;
+  /** The rule that decided, if any. */
+  rule?: Rule;
+  answer?: AuditAnswer;
+}
+
+/** How a call ended, written after. */
+export interface OutcomeEntry extends EntryCommon {
+  type: 'outcome';
+  outcome: CallOutcome;
+  durationMs: number;
+  /** Airlock's short description (e.g. "timed out after 30 s"). */
+  detail?: string;
+}
+
+/** One line of the log. */
+export type AuditEntry = DecisionEntry | OutcomeEntry;
+
+/** What `appendDecision` takes. */
+export interface DecisionInput {
+  /** Generated when absent; pass it on to `appendOutcome`. */
+  callId?: string;
+  caller: Caller;
+  server: string;
+  tool: string;
+  fingerprint: string | null;
+  /** The exact arguments to be sent (redacted before writing). */
+  arguments: unknown;
+  verdict: Verdict;
+  final: 'allow' | 'deny';
+  reasons: readonly string[];
+  decidedBy?: string;
+  rule?: Rule | null;
+  answer?: AuditAnswer | null;
+}
+
+/** What `appendOutcome` takes. */
+export interface OutcomeInput {
+  callId: string;
+  server: string;
+  tool: string;
+  outcome: CallOutcome;
+  durationMs: number;
+  detail?: string;
+}
+
+/** Where verification failed. `line` is 1-based within `file`. */
+export interface AuditProblem {
+  file: string;
+  line: number;
+  kind: 'malformed' | 'edited' | 'removed' | 'reordered' | 'broken-chain' | 'truncated';
+  message: string;
+}
+
+/** The result of `verify()`. */
+export interface VerifyResult {
+  ok: boolean;
+  entries: number;
+  files: string[];
+  problem?: AuditProblem;
+}
+
+/** A decision with its outcome, as `read()` returns them (newest first). */
+export interface AuditRecord {
+  decision: DecisionEntry;
+  outcome?: OutcomeEntry;
+}
+
+/** Filters for `read()`. `decision` matches the policy verdict, or the final allow/deny. */
+export interface AuditQuery {
+  server?: string;
+  tool?: string;
+  decision?: Verdict;
+  limit?: number;
+}
+
+/** Construction options for `AuditLog`. */
+export interface AuditLogOptions {
+  /** The folder holding the log (created if missing, mode 0700). */
+  dir: string;
+  /** Rotate when the active file reaches this size (bytes). Default 8 MiB. */
+  maxFileBytes?: number;
+  /** Epoch ms; injectable for tests. */
+  now?: () => number;
+  /** Lock wait limit (ms). */
+  lockTimeoutMs?: number;
+}
+
+/** An audit write failed: the call must not go ahead. */
+export class AuditWriteError extends Error {
+  override name = 'AuditWriteError';
+}
+
+interface Tail {
+  seq: number;
+  hash: string;
+}
+
+interface Snapshot {
+  files: { name: string; text: string }[];
+  head: Tail | null;
+}
+
+/**
+ * The audit log: append-only JSON lines, hash-chained across rotated files.
+ *
+ * - `appendDecision` is written and fsync'ed before it resolves: the
+ *   pipeline sends the call only after it resolves (invariant 1).
+ * - Appends from several processes stay one chain: each append takes a lock
+ *   file, re-reads the tail hash, appends with O_APPEND, fsyncs, releases.
+ * - `verify()` recomputes every hash and link and names the first bad line.
+ *
+ * SECURITY: invariant 1 — the decision is in the log before the server
+ * sees anything; a write failure rejects, and the caller must not send.
+ * The chain detects edits, removals and reordering by anyone without the
+ * ability to rewrite the whole tail (there is no key; a keyed chain is a
+ * later step).
+ */
+export class AuditLog {
+  readonly #dir: string;
+  readonly #maxFileBytes: number;
+  readonly #now: () => number;
+  readonly #lockTimeoutMs: number;
+  #queue: Promise<unknown> = Promise.resolve();
+  // Tail cache: valid while the active file is the one we last wrote (same inode and size).
+  #cache: { ino: number; size: number; tail: Tail } | null = null;
+  #ready: Promise<void> | null = null;
+
+  /** See `AuditLogOptions`. Nothing is touched until the first call. */
+  constructor(options: AuditLogOptions) {
+    this.#dir = options.dir;
+    this.#maxFileBytes = options.maxFileBytes ?? 8 * 1024 * 1024;
+    this.#now = options.now ?? (() => Date.now());
+    this.#lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
+  }
+
+  /** The folder holding the log. */
+  get dir(): string {
+    return this.#dir;
+  }
+
+  /**
+   * Appends the decision on a call and fsyncs it. Resolves with the entry
+   * written; rejects with `AuditWriteError` (then the call must not be sent).
+   */
+  appendDecision(input: DecisionInput): Promise<DecisionEntry> {
+    const callId = input.callId ?? randomUUID();
+    const redaction = redactArguments(input.arguments);
+    let digest: string;
+    try {
+      digest = callDigest(input.server, input.tool, input.arguments);
+    } catch {
+      digest = 'unavailable';
+    }
+    const body = {
+      type: 'decision' as const,
+      callId,
+      server: String(input.server),
+      tool: String(input.tool),
+      caller: input.caller,
+      fingerprint: input.fingerprint,
+      arguments: redaction.value,
+      redacted: redaction.paths,
+      argumentsDigest: digest,
+      verdict: input.verdict,
+      final: input.final,
+      reasons: [...input.reasons],
+      ...(input.decidedBy ? { decidedBy: input.decidedBy } : {}),
+      ...(input.rule ? { rule: input.rule } : {}),
+      ...(input.answer ? { answer: input.answer } : {}),
+    };
+    return this.#append(body) as Promise<DecisionEntry>;
+  }
+
+  /** Appends how a call ended (fsync'ed too). */
+  appendOutcome(input: OutcomeInput): Promise<OutcomeEntry> {
+    const body = {
+      type: 'outcome' as const,
+      callId: input.callId,
+      server: String(input.server),
+      tool: String(input.tool),
+      outcome: input.outcome,
+      durationMs: Math.max(0, Math.round(input.durationMs)),
+      ...(input.detail !== undefined ? { detail: String(input.detail).slice(0, 500) } : {}),
+    };
+    return this.#append(body) as Promise<OutcomeEntry>;
+  }
+
+  /**
+   * Checks the whole chain across files: every line parses, every hash
+   * matches its content, every entry links to the one before, sequence
+   * numbers run without gaps, and the log is not shorter than the last
+   * append recorded. Names the first bad file and line.
+   */
+  async verify(): Promise<VerifyResult> {
+    const snap = await this.#snapshot();
+    const files = snap.files.map((f) => f.name);
+    let expectedPrev = GENESIS_HASH;
+    let expectedSeq = 1;
+    let entries = 0;
+    let last: { file: string; line: number } = { file: files[0] ?? ACTIVE_FILE, line: 0 };
+    let headChecked = false;
+    const fail = (problem: AuditProblem): VerifyResult => ({ ok: false, entries, files, problem });
+
+    // Every sequence number present, to tell a moved entry from a missing one.
+    const present = new Set<number>();
+    for (const { text } of snap.files) {
+      for (const line of text.split('\n')) {
+        const m = /"seq":(\d+)/.exec(line);
+        if (m) present.add(Number(m[1]));
+      }
+    }
+
+    for (const { name, text } of snap.files) {
+      const lines = text.split('\n');
+      if (lines[lines.length - 1] === '') lines.pop();
+      else if (lines.length > 0) {
+        return fail({
+          file: name,
+          line: lines.length,
+          kind: 'malformed',
+          message: 'The last line is incomplete (a write was cut short or the file was edited).',
+        });
+      }
+      for (let i = 0; i < lines.length; i++) {
+        const where = { file: name, line: i + 1 };
+        let entry: AuditEntry;
+        try {
+          entry = JSON.parse(lines[i]!) as AuditEntry;
+          if (!entry || typeof entry !== 'object' || typeof entry.hash !== 'string') throw new Error('shape');
+        } catch {
+          return fail({ ...where, kind: 'malformed', message: 'This line is not an audit entry.' });
+        }
+        if (hashOf(entry) !== entry.hash) {
+          return fail({ ...where, kind: 'edited', message: 'This entry was changed after it was written.' });
+        }
+        if (entry.prevHash !== expectedPrev || entry.seq !== expectedSeq) {
+          let kind: AuditProblem['kind'] = 'broken-chain';
+          let message = 'This entry does not follow the one before it.';
+          if (typeof entry.seq === 'number' && entry.seq > expectedSeq && present.has(expectedSeq)) {
+            kind = 'reordered';
+            message = `Entry ${entry.seq} appears before entry ${expectedSeq}: entries were moved.`;
+          } else if (typeof entry.seq === 'number' && entry.seq > expectedSeq) {
+            kind = 'removed';
+            message =
+              entry.seq - 1 === expectedSeq
+                ? `Entry ${expectedSeq} is missing before this line.`
+                : `Entries ${expectedSeq}–${entry.seq - 1} are missing before this line.`;
+          } else if (typeof entry.seq === 'number' && entry.seq < expectedSeq) {
+            kind = 'reordered';
+            message = `Entry ${entry.seq} appears after entry ${expectedSeq - 1}: entries were moved.`;
+          } else {
+            message = 'The entry before this one was replaced or rewritten.';
+          }
+          return fail({ ...where, kind, message });
+        }
+        if (snap.head && entry.seq === snap.head.seq) {
+          if (entry.hash !== snap.head.hash) {
+            return fail({ ...where, kind: 'edited', message: 'This entry differs from the one Airlock last recorded.' });
+          }
+          headChecked = true;
+        }
+        expectedPrev = entry.hash;
+        expectedSeq = entry.seq + 1;
+        entries++;
+        last = where;
+      }
+    }
+    if (snap.head && !headChecked && snap.head.seq >= expectedSeq) {
+      return fail({
+        ...last,
+        kind: 'truncated',
+        message: `The log ends at entry ${expectedSeq - 1}, but Airlock wrote up to entry ${snap.head.seq}: entries at the end were removed.`,
+      });
+    }
+    return { ok: true, entries, files };
+  }
+
+  /**
+   * Decisions with their outcomes, newest first, filtered. Reads every file
+   * (fine for the sizes a desktop log reaches; an index is a later step).
+   */
+  async read(query: AuditQuery = {}): Promise<AuditRecord[]> {
+    const snap = await this.#snapshot();
+    const limit = query.limit ?? 100;
+    const outcomes = new Map<string, OutcomeEntry>();
+    const decisions: DecisionEntry[] = [];
+    for (const { text } of snap.files) {
+      for (const line of text.split('\n')) {
+        if (line === '') continue;
+        let e: AuditEntry;
+        try {
+          e = JSON.parse(line) as AuditEntry;
+        } catch {
+          continue; // verify() reports it; reading shows what can be read
+        }
+        if (e.type === 'outcome') outcomes.set(e.callId, e);
+        else if (e.type === 'decision') decisions.push(e);
+      }
+    }
+    const out: AuditRecord[] = [];
+    for (let i = decisions.length - 1; i >= 0 && out.length < limit; i--) {
+      const d = decisions[i]!;
+      if (query.server !== undefined && d.server !== query.server) continue;
+      if (query.tool !== undefined && d.tool !== query.tool) continue;
+      if (query.decision !== undefined && d.verdict !== query.decision && d.final !== query.decision) continue;
+      const o = outcomes.get(d.callId);
+      out.push(o ? { decision: d, outcome: o } : { decision: d });
+    }
+    return out;
+  }
+
+  /** The log files in chain order (oldest first). */
+  async files(): Promise<string[]> {
+    return (await this.#listFiles()).map((f) => f.name);
+  }
+
+  #append(body: Record<string, unknown>): Promise<AuditEntry> {
+    const run = this.#queue.then(() => this.#appendLocked(body));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #ensureDir(): Promise<void> {
+    this.#ready ??= fs.mkdir(this.#dir, { recursive: true, mode: 0o700 }).then(() => undefined);
+    await this.#ready;
+  }
+
+  async #appendLocked(body: Record<string, unknown>): Promise<AuditEntry> {
+    try {
+      await this.#ensureDir();
+    } catch (error) {
+      throw new AuditWriteError(`Cannot create the audit folder: ${(error as Error).message}`);
+    }
+    let release;
+    try {
+      release = await acquireFileLock(join(this.#dir, LOCK_FILE), { timeoutMs: this.#lockTimeoutMs });
+    } catch (error) {
+      throw new AuditWriteError((error as Error).message);
+    }
+    try {
+      const active = join(this.#dir, ACTIVE_FILE);
+      let stat = await statOrNull(active);
+      if (stat && stat.size >= this.#maxFileBytes) {
+        await this.#rotate(active);
+        stat = null;
+      }
+      const tail = await this.#tail(active, stat);
+      const withoutHash = {
+        v: 1 as const,
+        seq: tail.seq + 1,
+        time: new Date(this.#now()).toISOString(),
+        prevHash: tail.hash,
+        ...body,
+      };
+      const entry = { ...withoutHash, hash: sha256OfCanonical(withoutHash) } as AuditEntry;
+      const line = Buffer.from(`${canonicalJson(entry)}\n`, 'utf8');
+      // SECURITY: invariant 1 — O_APPEND, one write, fsync before resolving.
+      const handle = await fs.open(active, 'a', 0o600);
+      try {
+        await handle.write(line);
+        await handle.sync();
+        const after = await handle.stat();
+        this.#cache = { ino: after.ino, size: after.size, tail: { seq: entry.seq, hash: entry.hash } };
+      } finally {
+        await handle.close();
+      }
+      // The head lets verify() notice entries cut from the end; it is a hint, written after.
+      await fs
+        .writeFile(join(this.#dir, HEAD_FILE), JSON.stringify({ seq: entry.seq, hash: entry.hash }), { mode: 0o600 })
+        .catch(() => undefined);
+      return entry;
+    } catch (error) {
+      if (error instanceof AuditWriteError) throw error;
+      throw new AuditWriteError(`Could not write the audit log: ${(error as Error).message}`);
+    } finally {
+      await release();
+    }
+  }
+
+  async #rotate(active: string): Promise<void> {
+    const rotated = await this.#listRotated();
+    const next = (rotated.at(-1)?.n ?? 0) + 1;
+    // The chain continues: the next entry's prevHash is this file's last hash (read via the rotated file).
+    await fs.rename(active, join(this.#dir, `audit-${String(next).padStart(6, '0')}.jsonl`));
+    this.#cache = null;
+  }
+
+  async #tail(active: string, stat: Stats | null): Promise<Tail> {
+    if (stat && stat.size > 0) {
+      if (this.#cache && this.#cache.ino === stat.ino && this.#cache.size === stat.size) return this.#cache.tail;
+      return readTail(active);
+    }
+    // Empty or missing active file: chain to the last rotated file.
+    const rotated = await this.#listRotated();
+    const lastFile = rotated.at(-1);
+    if (!lastFile) return { seq: 0, hash: GENESIS_HASH };
+    return readTail(join(this.#dir, lastFile.name));
+  }
+
+  async #listRotated(): Promise<{ name: string; n: number }[]> {
+    const names = await fs.readdir(this.#dir).catch(() => [] as string[]);
+    return names
+      .map((name) => ({ name, m: ROTATED.exec(name) }))
+      .filter((x): x is { name: string; m: RegExpExecArray } => x.m !== null)
+      .map((x) => ({ name: x.name, n: Number(x.m[1]) }))
+      .sort((a, b) => a.n - b.n);
+  }
+
+  async #listFiles(): Promise<{ name: string }[]> {
+    const rotated = await this.#listRotated();
+    const out: { name: string }[] = rotated.map((r) => ({ name: r.name }));
+    if (await statOrNull(join(this.#dir, ACTIVE_FILE))) out.push({ name: ACTIVE_FILE });
+    return out;
+  }
+
+  // Opens every file under the lock (so no append or rotation is half-way),
+  // notes sizes, releases, then reads up to those sizes.
+  async #snapshot(): Promise<Snapshot> {
+    const names = await fs.readdir(this.#dir).catch(() => null);
+    if (names === null) return { files: [], head: null };
+    const release = await acquireFileLock(join(this.#dir, LOCK_FILE), { timeoutMs: this.#lockTimeoutMs });
+    const opened: { name: string; handle: fs.FileHandle; size: number }[] = [];
+    let head: Tail | null = null;
+    try {
+      for (const f of await this.#listFiles()) {
+        const handle = await fs.open(join(this.#dir, f.name), 'r');
+        opened.push({ name: f.name, handle, size: (await handle.stat()).size });
+      }
+      try {
+        const h = JSON.parse(await fs.readFile(join(this.#dir, HEAD_FILE), 'utf8')) as Tail;
+        if (typeof h.seq === 'number' && typeof h.hash === 'string') head = h;
+      } catch {
+        head = null;
+      }
+    } finally {
+      await release();
+    }
+    const files: { name: string; text: string }[] = [];
+    for (const o of opened) {
+      try {
+        const buf = Buffer.alloc(o.size);
+        let off = 0;
+        while (off < o.size) {
+          const { bytesRead } = await o.handle.read(buf, off, o.size - off, off);
+          if (bytesRead === 0) break;
+          off += bytesRead;
+        }
+        files.push({ name: o.name, text: buf.subarray(0, off).toString('utf8') });
+      } finally {
+        await o.handle.close();
+      }
+    }
+    return { files, head };
+  }
+}
+
+/** sha256 of an entry's canonical JSON without its `hash` member. */
+export function hashOf(entry: AuditEntry | Record<string, unknown>): string {
+  const { hash: _ignored, ...rest } = entry as Record<string, unknown>;
+  return sha256OfCanonical(rest);
+}
+
+async function statOrNull(path: string): Promise<Stats | null> {
+  try {
+    return await fs.stat(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+// Reads the last complete line of a file (growing the window for long lines).
+async function readTail(path: string): Promise<Tail> {
+  const handle = await fs.open(path, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    if (size === 0) return { seq: 0, hash: GENESIS_HASH };
+    let window = 64 * 1024;
+    for (;;) {
+      const start = Math.max(0, size - window);
+      const buf = Buffer.alloc(size - start);
+      await handle.read(buf, 0, buf.length, start);
+      const text = buf.toString('utf8');
+      if (!text.endsWith('\n')) {
+        // SECURITY: invariant 1 — fail closed rather than chain onto a damaged line.
+        throw new AuditWriteError('The audit log ends with an incomplete line; run `airlock audit verify`.');
+      }
+      const body = text.slice(0, -1);
+      const nl = body.lastIndexOf('\n');
+      if (nl >= 0 || start === 0) {
+        const lastLine = body.slice(nl + 1);
+        let entry: AuditEntry;
+        try {
+          entry = JSON.parse(lastLine) as AuditEntry;
+        } catch {
+          throw new AuditWriteError('The last audit entry cannot be read; run `airlock audit verify`.');
+        }
+        if (typeof entry.seq !== 'number' || typeof entry.hash !== 'string') {
+          throw new AuditWriteError('The last audit entry is damaged; run `airlock audit verify`.');
+        }
+        return { seq: entry.seq, hash: entry.hash };
+      }
+      window *= 4;
+    }
+  } finally {
+    await handle.close();
+  }
+}

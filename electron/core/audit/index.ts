@@ -1,0 +1,4 @@
+/** The hash-chained audit log of every decision and outcome (issue 4). */
+export * from './audit-log';
+export * from './file-lock';
+export * from './redact';

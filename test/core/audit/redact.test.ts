@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync, writeFileSync, utimesSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REDACTED, isSecretKey, redactArguments, redactString } from '../../../electron/core/audit/redact';
+import { acquireFileLock } from '../../../electron/core/audit/file-lock';
+
+describe('isSecretKey', () => {
+  it.each(['token', 'access_token', 'X-Auth-Token', 'password', 'PASSWD', 'secret', 'clientSecret', 'api_key', 'apiKey', 'API-KEY', 'authorization', 'Authorization', 'cookie', 'credentials', 'private_key', 'aws_access_key_id', 'auth', 'pwd', 'passphrase', 'session_id'])(
+    '%s is a secret key',
+    (key) => expect(isSecretKey(key)).toBe(true),
+  );
+  it.each(['path', 'author', 'content', 'query', 'key_name_hint_x', 'name', 'url', 'label', 'keyboard'])('%s is not', (key) => {
+    expect(isSecretKey(key)).toBe(false);
+  });
+});
+
+describe('redactString', () => {
+  it.each([
+    ['sk-ant-api03-abcdefghijklmnopqrstuv', REDACTED],
+    ['my key is ghp_abcdefghijklmnopqrstuvwxyz0123 ok', `my key is ${REDACTED} ok`],
+    ['AKIAIOSFODNN7EXAMPLE', REDACTED],
+    ['xoxb-1234567890-abcdefghij', REDACTED],
+    ['AIzaSyA1234567890abcdefghijklmnopqrstuv', REDACTED],
+    ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijk', REDACTED],
+    ['Authorization: Bearer abc123def456ghi789', `Authorization: Bearer ${REDACTED}`],
+    ['https://bob:s3cret@db.example.com/x', `https://bob:${REDACTED}@db.example.com/x`],
+    ['-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----', REDACTED],
+    ['token 9f8A7b6C5d4E3f2A1b0C9d8E7f6A5b4C3d2E1f0A', `token ${REDACTED}`],
+  ])('%s', (input, expected) => {
+    expect(redactString(input)).toEqual({ value: expected, redacted: true });
+  });
+
+  it.each([
+    '/home/me/Documents/a-very-long-file-name-that-goes-on-and-on.md',
+    'Hello, please summarise this paragraph for me.',
+    'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+    'https://example.com/path?q=1',
+    '2026-12-02T12:00:00.000Z',
+  ])('leaves ordinary text alone: %s', (input) => {
+    expect(redactString(input)).toEqual({ value: input, redacted: false });
+  });
+});
+
+describe('redactArguments', () => {
+  it('hides whole values under secret keys, at any depth, and lists where', () => {
+    const r = redactArguments({ a: { password: 'x', nested: [{ token: { deep: 'y' } }] }, count: 3, max_tokens: 50, ok: true, nothing: null });
+    expect(r.value).toEqual({ a: { password: REDACTED, nested: [{ token: REDACTED }] }, count: 3, max_tokens: 50, ok: true, nothing: null });
+    expect(r.paths).toEqual(['/a/password', '/a/nested/0/token']);
+  });
+
+  it('keeps __proto__ keys as data without touching prototypes', () => {
+    const r = redactArguments(JSON.parse('{"__proto__": {"polluted": "sk-ant-abcdefghijklmnopqrstu"}}'));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(JSON.stringify(r.value)).toBe(`{"__proto__":{"polluted":"${REDACTED}"}}`);
+  });
+
+  it('caps string length and depth', () => {
+    const long = redactArguments({ s: 'x '.repeat(20_000) }).value as { s: string };
+    expect(long.s.length).toBeLessThan(17_000);
+    expect(long.s).toMatch(/more characters]$/);
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 50; i++) deep = { d: deep };
+    expect(JSON.stringify(redactArguments(deep).value)).toContain('[too deep]');
+  });
+
+  it('a top-level secret string is redacted too', () => {
+    expect(redactArguments('sk-abcdefghijklmnopqrstuvwx')).toEqual({ value: REDACTED, paths: ['/'] });
+  });
+});
+
+describe('acquireFileLock', () => {
+  it('is exclusive, and released locks can be taken again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-lock-'));
+    try {
+      const path = join(dir, 'x.lock');
+      const release = await acquireFileLock(path);
+      await expect(acquireFileLock(path, { timeoutMs: 100 })).rejects.toThrow(/Could not lock/);
+      await release();
+      await release();
+      const again = await acquireFileLock(path, { timeoutMs: 100 });
+      await again();
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes over a lock whose holder died, or that is very old', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-lock-'));
+    try {
+      const path = join(dir, 'x.lock');
+      const { hostname } = await import('node:os');
+      writeFileSync(path, `999999999 ${hostname()} dead`);
+      const r1 = await acquireFileLock(path, { timeoutMs: 1000 });
+      await r1();
+      writeFileSync(path, `${process.pid} another-host nonce`);
+      const old = (Date.now() - 120_000) / 1000;
+      utimesSync(path, old, old);
+      const r2 = await acquireFileLock(path, { timeoutMs: 1000, staleMs: 60_000 });
+      await r2();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
