@@ -57,6 +57,19 @@ const B = String.raw`(?<=^|[\s;&|(\`'"])`;
 const E = String.raw`(?=$|[\s;&|)\`'"])`;
 const EXACT_VERSION = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
+/** Reason for an npm-style `name[@version]` in capture `group`, or none when the version is exact. */
+function npmPinReason(group: number): (match: RegExpExecArray) => string | undefined {
+  return (match) => {
+    const spec = match[group] ?? '';
+    const at = spec.lastIndexOf('@');
+    const version = at > 0 ? spec.slice(at + 1) : '';
+    if (EXACT_VERSION.test(version)) return undefined;
+    return version
+      ? `package version “${version}” is not exact: each start may run a different version`
+      : 'no version given: each start runs whatever version is newest';
+  };
+}
+
 const RULES: Rule[] = [
   {
     code: 'elevated-privileges',
@@ -118,19 +131,19 @@ const RULES: Rule[] = [
     severity: 'warning',
     // npx / bunx / pnpm dlx / yarn dlx [flags] PACKAGE[@VERSION]
     pattern: new RegExp(
-      String.raw`${B}(?:\S*/)?(?:npx|bunx|pnpx|pnpm\s+dlx|yarn\s+dlx|npm\s+exec)(?:\s+(?:-y|--yes|-q|--quiet|--prefer-online|--prefer-offline))*\s+(--\s+)?((?:@[\w.~-]+/)?[\w.~-]+(?:@\S*)?)`,
+      String.raw`${B}(?:\S*/)?(?:npx|bunx|pnpx|pnpm\s+dlx|yarn\s+dlx|npm\s+exec)(?:\s+(?:-y|--yes|-q|--quiet|--prefer-online|--prefer-offline))*\s+(--\s+)?((?:@[\w.~-]+/)?[\w.~][\w.~-]*(?:@\S*)?)`,
       'g',
     ),
     group: 2,
-    reason: (match) => {
-      const spec = match[2] ?? '';
-      const at = spec.lastIndexOf('@');
-      const version = at > 0 ? spec.slice(at + 1) : '';
-      if (EXACT_VERSION.test(version)) return undefined;
-      return version
-        ? `package version “${version}” is not exact: each start may run a different version`
-        : 'no version given: each start runs whatever version is newest';
-    },
+    reason: npmPinReason(2),
+  },
+  {
+    code: 'unpinned-package',
+    severity: 'warning',
+    // npx -p PACKAGE / --package=PACKAGE (each package it installs)
+    pattern: /(?<=(?:^|\s)(?:\S*\/)?npx\s.*)(?<=\s)(?:-p|--package)[= ]((?:@[\w.~-]+\/)?[\w.~-]+(?:@\S*)?)/g,
+    group: 1,
+    reason: npmPinReason(1),
   },
   {
     code: 'unpinned-package',
