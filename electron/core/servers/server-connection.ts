@@ -307,7 +307,7 @@ export class ServerConnection {
       this.logDropped = 0;
     }
     if (++this.logWindowCount > this.logLimit) {
-      this.logDropped++;
+      if (this.logDropped++ === 0) this.log.push('airlock', `more than ${this.logLimit} log notifications a second: dropping the rest of this second`);
       return;
     }
     let text: string;
