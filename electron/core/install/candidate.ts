@@ -119,8 +119,9 @@ export interface McpbBundleDetails {
 export function suggestServerName(label: string): string {
   const withoutScope = label.replace(/^@[^/]+\//, '');
   let name = withoutScope
-    .toLowerCase()
     .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 48)
@@ -168,11 +169,10 @@ export function applyUserConfig(
   const resolved = new Map<string, string | string[]>();
 
   for (const key of Object.keys(values)) {
-    if (!fields.has(key)) problems.push({ key, message: 'this server does not ask for it' });
     // SECURITY (invariant 5, SECURITY.md rule 10): secrets never become plain spec values.
-    if (candidate.requested.secrets.some((secret) => secret.key === key)) {
+    if (candidate.requested.secrets.some((secret) => secret.key === key || secret.name === key)) {
       problems.push({ key, message: 'is a secret: store it in the secret store, not as a plain setting' });
-    }
+    } else if (!fields.has(key)) problems.push({ key, message: 'this server does not ask for it' });
   }
   for (const field of fields.values()) {
     const raw = values[field.key] ?? field.default;
