@@ -4,3 +4,4 @@ export * from './argument-schema';
 export * from './clock';
 export * from './confirmation-registry';
 export * from './session-grants';
+export * from './views';

@@ -2,3 +2,4 @@
 export * from './audit-log';
 export * from './file-lock';
 export * from './redact';
+export * from './views';

@@ -3,3 +3,4 @@ export * from './annotations';
 export * from './containment';
 export * from './decide';
 export * from './diff';
+export * from './views';
