@@ -61,7 +61,16 @@ export interface NetworkDecision {
   host: string;
   port: number;
   allowed: boolean;
-  reason: 'granted' | 'user-allowed' | 'user-denied' | 'not-granted' | 'ask-failed' | 'malformed-host' | 'non-public-address' | 'unresolvable';
+  reason:
+    | 'granted'
+    | 'user-allowed'
+    | 'user-denied'
+    | 'not-granted'
+    | 'ask-failed'
+    | 'too-many-questions'
+    | 'malformed-host'
+    | 'non-public-address'
+    | 'unresolvable';
 }
 
 /** What one server's proxy enforces. */
@@ -84,6 +93,8 @@ export interface ServerProxy {
 }
 
 const DEFAULT_ASK_TIMEOUT_MS = 120_000;
+/** Distinct hosts one launch may ask about; past this, unlisted hosts are denied unasked (no prompt flood). */
+const MAX_QUESTIONS = 32;
 const MAX_CONNECTIONS = 128;
 const MAX_HEADER_BYTES = 16 * 1024;
 
@@ -97,7 +108,9 @@ export function canonicalHost(host: string): string | undefined {
   if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
   if (h.endsWith('.')) h = h.slice(0, -1);
   if (!h || h.length > 253) return undefined;
-  if (isIP(h)) return h;
+  if (isIP(h) === 4) return h;
+  // One spelling per IPv6 address (`0:0:0:0:0:0:0:1` is `::1`).
+  if (isIP(h) === 6) return new URL(`http://[${h}]/`).hostname.slice(1, -1);
   // SECURITY (invariant 5): only LDH names; anything else could be read
   // differently by the matcher and by the resolver (`evil.com\0.good.com`).
   if (!/^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(h)) return undefined;
@@ -150,6 +163,10 @@ export function isNonPublicAddress(address: string): boolean {
   return true;
 }
 
+/** What a question came to: the person's yes or no, no usable answer, or not asked (too many). */
+type Answer = 'yes' | 'no' | 'failed' | 'too-many';
+const ANSWER_REASON = { no: 'user-denied', failed: 'ask-failed', 'too-many': 'too-many-questions' } as const;
+
 type Verdict = { allowed: true; address: string; reason: NetworkDecision['reason'] } | { allowed: false; reason: NetworkDecision['reason'] };
 
 /**
@@ -157,7 +174,7 @@ type Verdict = { allowed: true; address: string; reason: NetworkDecision['reason
  * into that server's sandbox and no other).
  */
 export async function startServerProxy(socketPath: string, policy: ServerNetworkPolicy): Promise<ServerProxy> {
-  const answers = new Map<string, Promise<boolean>>();
+  const answers = new Map<string, Promise<Answer>>();
   const live = new Set<Duplex>();
 
   const record = (host: string, port: number, allowed: boolean, reason: NetworkDecision['reason']): void => {
@@ -168,27 +185,29 @@ export async function startServerProxy(socketPath: string, policy: ServerNetwork
     }
   };
 
-  const askOnce = (host: string, port: number): Promise<boolean> => {
+  const askOnce = (host: string, port: number): Promise<Answer> => {
     const key = `${host}:${port}`;
     let answer = answers.get(key);
-    if (!answer) {
-      const ask = policy.ask!;
-      answer = new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), policy.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS);
-        timer.unref();
-        ask(policy.serverName, host, port).then(
-          (value) => {
-            clearTimeout(timer);
-            resolve(value === true);
-          },
-          () => {
-            clearTimeout(timer);
-            resolve(false);
-          },
-        );
-      });
-      answers.set(key, answer);
-    }
+    if (answer) return answer;
+    if (answers.size >= MAX_QUESTIONS) return Promise.resolve('too-many');
+    const ask = policy.ask!;
+    answer = new Promise<Answer>((resolve) => {
+      const timer = setTimeout(() => resolve('failed'), policy.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS);
+      timer.unref();
+      Promise.resolve()
+        .then(() => ask(policy.serverName, host, port))
+        .then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value === true ? 'yes' : 'no');
+        },
+        () => {
+          clearTimeout(timer);
+          resolve('failed');
+        },
+      );
+    });
+    answers.set(key, answer);
     return answer;
   };
 
@@ -204,16 +223,11 @@ export async function startServerProxy(socketPath: string, policy: ServerNetwork
     if (policy.allowedDomains.some((grant) => matchesGrant(host, port, grant))) {
       reason = 'granted';
     } else if (policy.ask) {
-      let yes = false;
-      try {
-        yes = await askOnce(host, port);
-      } catch {
-        record(host, port, false, 'ask-failed');
-        return { allowed: false, reason: 'ask-failed' };
-      }
-      if (!yes) {
-        record(host, port, false, 'user-denied');
-        return { allowed: false, reason: 'user-denied' };
+      const answer = await askOnce(host, port);
+      if (answer !== 'yes') {
+        const denial = ANSWER_REASON[answer];
+        record(host, port, false, denial);
+        return { allowed: false, reason: denial };
       }
       reason = 'user-allowed';
     } else {

@@ -21,10 +21,10 @@
  * passes the server's own filesystem rules.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { SandboxProfile, SandboxSupport, ServerSpec } from '../../../shared/domain';
 import { AirlockError } from '../errors';
@@ -92,7 +92,7 @@ interface Tools {
  */
 export function createSandboxLauncher(options: SandboxLauncherOptions = {}): AirlockSandboxLauncher {
   const probe: CapabilityProbe = options.capabilityProbe ?? { platform: process.platform, pathEnv: process.env.PATH };
-  const homeDir = resolve(options.homeDir ?? homedir());
+  const homeDir = canonical(options.homeDir ?? homedir());
   const hostEnv = options.hostEnv ?? process.env;
   const proxies = new Set<ServerProxy>();
   let runtimeRoot: Promise<string> | undefined;
@@ -103,13 +103,26 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
 
   const getRuntimeRoot = (): Promise<string> => {
     runtimeRoot ??= (async () => {
+      let root: string;
       if (options.runtimeDir) {
         await mkdir(options.runtimeDir, { recursive: true, mode: 0o700 });
-        return resolve(options.runtimeDir);
+        root = canonical(options.runtimeDir);
+      } else {
+        ownsRuntimeRoot = true;
+        root = canonical(await mkdtemp(join(tmpdir(), 'airlock-run-')));
       }
-      ownsRuntimeRoot = true;
-      return mkdtemp(join(tmpdir(), 'airlock-run-'));
+      // Each proxy socket lives here: its path must survive socat's address
+      // syntax and fit a Unix socket name (108 bytes, with room for the rest).
+      if (!/^[A-Za-z0-9_./-]+$/.test(root) || Buffer.byteLength(root) > 60) {
+        throw new SandboxInitError(
+          `The sandbox runtime folder ${JSON.stringify(root)} must be a short path (≤ 60 bytes) of letters, digits, '.', '_', '-' and '/'.`,
+        );
+      }
+      return root;
     })();
+    runtimeRoot.catch(() => {
+      runtimeRoot = undefined;
+    });
     return runtimeRoot;
   };
 
@@ -156,7 +169,8 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     }
 
     const root = await getRuntimeRoot();
-    const launchDir = await mkdtemp(join(root, `${context.serverName}-`));
+    // The name only helps a person reading the folder; the random suffix makes it unique.
+    const launchDir = await mkdtemp(join(root, `${context.serverName.replace(/[^a-z0-9-]/g, '').slice(0, 24)}-`));
     const writable = join(launchDir, 'w');
     const home = join(writable, 'home');
     const tmp = join(writable, 'tmp');
@@ -210,8 +224,8 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       const tools = await ensureRuntime();
       const writeRoots = [writable, ...paths.write];
       if (profile.filesystem.persistentData) {
-        await mkdir(context.serverDataDir, { recursive: true, mode: 0o700 });
-        writeRoots.push(resolve(context.serverDataDir));
+        await mkdir(paths.serverDataDir, { recursive: true, mode: 0o700 });
+        writeRoots.push(canonical(paths.serverDataDir));
       }
       const denyRead = [
         ...secretPathsUnder(homeDir),
@@ -220,10 +234,13 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         // the library's shared scratch folder, if one exists on this machine
         '/tmp/claude',
       ];
-      if (!profile.filesystem.persistentData) denyRead.push(resolve(context.serverDataDir));
-      if (mode.probe) denyRead.push(homeDir);
+      if (!profile.filesystem.persistentData) denyRead.push(paths.serverDataDir);
       const allowRead = [...paths.read];
       if (paths.codeDir) allowRead.push(paths.codeDir);
+      if (mode.probe) {
+        allowRead.push(...probeCodeDirs(spec, command, homeDir, [...denyRead]));
+        denyRead.push(homeDir);
+      }
       if (proxy) allowRead.push(proxy.socketPath);
 
       const denyWrite = paths.write.flatMap(codeRunningPathsIn);
@@ -353,30 +370,46 @@ function resolveCommand(command: string, pathEnv: string | undefined, cwd: strin
 
 interface CheckedPaths {
   airlockDataDir: string;
+  serverDataDir: string;
   read: string[];
   write: string[];
   /** `spec.cwd` when it lies inside Airlock's data folder (an installed server's own code). */
   codeDir?: string;
 }
 
+/** The path with every symlink resolved; the path itself (absolute) when it does not exist yet. */
+function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
 /**
  * Refuses grants that would reach Airlock's own data. Read and write grants
- * must be absolute and must neither contain nor lie inside the data folder.
- * The one exception is the installed server's own folder, named by
- * `spec.cwd`: readable, never writable.
+ * must be absolute, must exist, and — symlinks resolved — must neither
+ * contain nor lie inside the data folder (the server's own data folder is
+ * the persistent-data grant's business). The one exception is the installed
+ * server's own folder, named by `spec.cwd`: readable, never writable, and
+ * never a parent of its data folder.
  */
 function checkProfile(spec: ServerSpec, profile: SandboxProfile, context: LaunchContext): CheckedPaths {
-  if (!isAbsolute(context.airlockDataDir)) throw new SandboxProfileError('Airlock data folder must be an absolute path.');
-  const airlockDataDir = resolve(context.airlockDataDir);
-  const serverDataDir = resolve(context.serverDataDir);
+  if (!isAbsolute(context.airlockDataDir) || !isAbsolute(context.serverDataDir)) {
+    throw new SandboxProfileError("Airlock's data folder and the server's data folder must be absolute paths.");
+  }
+  const airlockDataDir = canonical(context.airlockDataDir);
+  const serverDataDir = canonical(context.serverDataDir);
   const check = (kind: 'read' | 'write', path: string): string => {
     if (!isAbsolute(path)) throw new SandboxProfileError(`A ${kind} grant must be an absolute path: ${path}`);
-    const resolved = resolve(path);
-    // SECURITY (invariant 5): no grant may expose Airlock's data folder.
-    if (isAtOrUnder(airlockDataDir, resolved) || (isAtOrUnder(resolved, airlockDataDir) && !isAtOrUnder(resolved, serverDataDir))) {
+    if (!existsSync(path)) throw new SandboxProfileError(`The ${kind} grant ${path} does not exist; create it or remove the grant.`);
+    const real = canonical(path);
+    // SECURITY (invariant 5): no grant may expose Airlock's data folder, also
+    // not through a symlink that points into it.
+    if (isAtOrUnder(airlockDataDir, real) || (isAtOrUnder(real, airlockDataDir) && !isAtOrUnder(real, serverDataDir))) {
       throw new SandboxProfileError(`A ${kind} grant may not cover Airlock's own data folder: ${path}`);
     }
-    return resolved;
+    return real;
   };
   const read = profile.filesystem.read.map((path) => check('read', path));
   const write = profile.filesystem.write.map((path) => check('write', path));
@@ -385,11 +418,39 @@ function checkProfile(spec: ServerSpec, profile: SandboxProfile, context: Launch
   }
   let codeDir: string | undefined;
   if (spec.cwd) {
-    const cwd = resolve(spec.cwd);
+    const cwd = canonical(spec.cwd);
     if (isAtOrUnder(cwd, airlockDataDir)) {
-      if (cwd === airlockDataDir) throw new SandboxProfileError("A server may not run in Airlock's data folder itself.");
+      // SECURITY (invariant 5): the code folder is re-exposed for reading; it
+      // must not also expose the data folder or other servers' folders.
+      if (isAtOrUnder(serverDataDir, cwd) || isAtOrUnder(airlockDataDir, cwd)) {
+        throw new SandboxProfileError(
+          `A server installed in Airlock's data folder must run from its own install folder, not ${spec.cwd}.`,
+        );
+      }
       codeDir = cwd;
     }
   }
-  return { airlockDataDir, read, write, codeDir };
+  return { airlockDataDir, serverDataDir, read, write, codeDir };
+}
+
+/**
+ * In probe mode the home folder is hidden; what a local server needs to run
+ * from it stays readable: its working folder, the folder of its executable,
+ * and the folder of any script argument. Never a secret path, never the home
+ * folder itself, never Airlock's data.
+ */
+function probeCodeDirs(spec: ServerSpec, command: string, homeDir: string, hidden: string[]): string[] {
+  const candidates = [spec.cwd, dirname(command)];
+  for (const arg of spec.args) {
+    if (isAbsolute(arg) && /\.(m?js|cjs|ts|mts|py)$/.test(arg)) candidates.push(dirname(arg));
+  }
+  const dirs = new Set<string>();
+  for (const candidate of candidates) {
+    if (!candidate) continue;
+    const dir = canonical(candidate);
+    if (!isAtOrUnder(dir, homeDir) || dir === homeDir) continue;
+    if (hidden.some((path) => isAtOrUnder(dir, path) || isAtOrUnder(path, dir))) continue;
+    dirs.add(dir);
+  }
+  return [...dirs];
 }

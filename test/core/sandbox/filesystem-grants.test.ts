@@ -126,7 +126,39 @@ describe('probe mode and installed code', () => {
     expect((await stat(join(installDir, 'server.mjs'))).size).toBeGreaterThan(0);
   });
 
+  it('probes a local server kept under home: its folder readable, the rest of home hidden', async () => {
+    const project = join(world.home, 'projects', 'my-server');
+    await mkdir(project, { recursive: true });
+    await cp(ESCAPE_SERVER, join(project, 'server.mjs'));
+    await symlink(resolve(dirname(ESCAPE_SERVER), '../../../node_modules'), join(project, 'node_modules'));
+    const plan = await launcher.planProbe({ command: 'node', args: [join(project, 'server.mjs')], env: {} }, world.context('local'));
+    const probe = await connect(plan);
+    try {
+      expect(await call(probe.client, 'read_file', { path: join(project, 'server.mjs') })).toMatchObject({ ok: true });
+      expect(await call(probe.client, 'read_file', { path: join(world.home, 'notes.txt') })).toMatchObject({ ok: false });
+      expect(await call(probe.client, 'read_file', { path: join(world.home, '.ssh', 'id_rsa') })).toMatchObject({ ok: false });
+    } finally {
+      await probe.close();
+    }
+  });
+
+  it('refuses a grant that reaches Airlock data through a symlink', async () => {
+    const link = join(world.base, 'innocent-looking');
+    await symlink(world.airlockDataDir, link);
+    const profile: SandboxProfile = { ...defaultSandboxProfile(), filesystem: { read: [link], write: [], persistentData: false } };
+    await expect(launcher.plan(spec, profile, world.context('bad'))).rejects.toMatchObject({ name: 'SandboxProfileError' });
+  });
+
+  it('refuses to run an installed server from a folder that holds its data folder', async () => {
+    const serverDir = join(world.airlockDataDir, 'servers', 'holder');
+    await mkdir(serverDir, { recursive: true });
+    await expect(launcher.plan({ ...spec, cwd: serverDir }, defaultSandboxProfile(), world.context('holder'))).rejects.toMatchObject({
+      name: 'SandboxProfileError',
+    });
+  });
+
   it.each([
+    ['a grant that does not exist', { read: ['BASE/missing'], write: [] }],
     ['a read grant of the data folder', { read: ['AIRLOCK'], write: [] }],
     ['a write grant of its parent', { read: [], write: ['BASE'] }],
     ['a read grant inside it', { read: ['AIRLOCK/store.json'], write: [] }],

@@ -27,6 +27,7 @@ describe('grant matching', () => {
     ['127.0.0.1', 22, '127.0.0.1', true],
     ['::1', 8080, '[::1]:8080', true],
     ['example.com', 8443, 'example.com:443', false],
+    ['0:0:0:0:0:0:0:1', 8080, '[::1]:8080', true],
   ])('%s:%d against %s → %s', (host, port, grant, expected) => {
     const canonical = canonicalHost(host);
     expect(canonical !== undefined && matchesGrant(canonical, port, grant)).toBe(expected);
@@ -152,6 +153,35 @@ describe('one server’s proxy, driven directly', () => {
   it('counts no live connections once the clients are gone', async () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(proxy.openConnections).toBe(0);
+  });
+
+  it('asks once per host, gives up on a question left unanswered, and stops asking past a cap', async () => {
+    const asked: string[] = [];
+    const local: NetworkDecision[] = [];
+    const asking = await startServerProxy(join(dir, 'ask.sock'), {
+      serverName: 'asker',
+      allowedDomains: [],
+      askTimeoutMs: 100,
+      ask: (server, host, port) => {
+        asked.push(`${server} ${host}:${port}`);
+        return port === 1 ? new Promise(() => {}) : Promise.resolve(false);
+      },
+      onDecision: (d) => local.push(d),
+    });
+    const connectTo = (host: string, port: number) =>
+      exchange(asking.socketPath, [Buffer.from(`CONNECT ${host}:${port} HTTP/1.1\r\n\r\n`)], (data) => data.includes('\r\n\r\n'));
+    try {
+      expect((await connectTo('10.9.9.9', 1)).toString()).toMatch(/^HTTP\/1.1 403/);
+      expect(local.at(-1)).toMatchObject({ reason: 'ask-failed', allowed: false });
+      for (let port = 2; port <= 40; port += 1) await connectTo('10.9.9.9', port);
+      await connectTo('10.9.9.9', 2);
+      expect(asked).toHaveLength(32);
+      expect(asked[0]).toBe('asker 10.9.9.9:1');
+      expect(local.at(-2)).toMatchObject({ reason: 'too-many-questions', allowed: false });
+      expect(local.at(-1)).toMatchObject({ port: 2, reason: 'user-denied' });
+    } finally {
+      await asking.close();
+    }
   });
 
   it('close() stops listening and removes the socket', async () => {
