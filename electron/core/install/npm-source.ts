@@ -211,6 +211,37 @@ function packageLabel(name: string): string {
 }
 
 /**
+ * An update of an installed npm server: resolves `range` for the same
+ * package into the same server folder, keeping the arguments the user added
+ * and the plain environment. The result is a new candidate for disclosure
+ * (with a warning naming both versions); nothing changes until the caller
+ * runs `installNpmPackage` with it after consent.
+ */
+export async function resolveNpmUpdate(
+  current: { spec: ServerSpec; provenance: Provenance },
+  range: string,
+  options: NpmOptions & { nodePath?: string; binName?: string; name?: string; home?: string } = {},
+): Promise<InstallCandidate> {
+  const provenance = current.provenance;
+  if (provenance.kind !== 'npm') throw new NpmSourceError('only npm servers can be updated from the registry');
+  const packageDir = join(provenance.installDir, 'node_modules', ...provenance.name.split('/'));
+  // The installed bin is the first argument under node, or the command itself.
+  const userArgs = current.spec.args[0]?.startsWith(packageDir) ? current.spec.args.slice(1) : [...current.spec.args];
+  const next = await resolveNpm(`${provenance.name}@${range}`, {
+    ...options,
+    serverDir: provenance.installDir,
+    userArgs,
+    serverEnv: current.spec.env,
+  });
+  const version = (next.provenance as { version: string }).version;
+  const change =
+    version === provenance.version
+      ? `${provenance.name} stays at ${version}`
+      : `update ${provenance.name} from ${provenance.version} to ${version}: review it as a new install`;
+  return { ...next, warnings: [change, ...next.warnings] };
+}
+
+/**
  * Checks an npm v7+ package-lock.json: the top-level package must be
  * exactly `name@version` with exactly `integrity`. Throws `NpmSourceError`
  * saying what differs. Returns how many packages the lockfile pins.

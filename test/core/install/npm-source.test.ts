@@ -11,6 +11,7 @@ import {
   NpmSourceError,
   parseNpmSpec,
   resolveNpm,
+  resolveNpmUpdate,
   type InstalledNpmPackage,
 } from '../../../electron/core/install/npm-source';
 import { removeServerDir } from '../../../electron/core/install/server-dir';
@@ -151,6 +152,13 @@ describe('npm source against the real registry', () => {
     const ranged = await resolveNpm(`${PACKAGE}@~2025.8.0`, { serverDir: join(data, 'servers', 'ranged') });
     expect(ranged.provenance).toMatchObject({ version: '2025.8.21' });
     expect(ranged.warnings).toContain('“~2025.8.0” resolved to 2025.8.21; Airlock pins that exact version');
+  });
+
+  it('an update is a new candidate for the same folder, arguments kept', async () => {
+    const update = await resolveNpmUpdate(installed.candidate, '2025.8.21');
+    expect(update.provenance).toMatchObject({ kind: 'npm', name: PACKAGE, version: '2025.8.21', installDir: serverDir });
+    expect(update.spec.args.slice(1)).toEqual([granted]);
+    expect(update.warnings[0]).toMatch(/^update @modelcontextprotocol\/server-filesystem from \S+ to 2025\.8\.21: review it as a new install$/);
   });
 
   it('says clearly when a package or version does not exist', async () => {
