@@ -87,8 +87,23 @@ interface Tools {
  * Creates the launcher the supervisor and the install probe use. Fails closed:
  * `plan()` throws `SandboxUnavailableError` when the sandbox cannot run (unless
  * the profile records consent to run unsandboxed), `SandboxInitError` when
- * sandbox-runtime or bubblewrap does not work, `SandboxProfileError` when a
- * grant would expose Airlock's own data.
+ * sandbox-runtime or bubblewrap does not work — consent or not, a broken
+ * sandbox is never a reason to run without one — and `SandboxProfileError`
+ * when a grant would expose Airlock's own data.
+ *
+ * Consent (`profile.unsandboxed`) only matters where the sandbox is missing:
+ * on a machine that can sandbox, the server is sandboxed anyway. An
+ * unsandboxed plan gets the same scrubbed environment and temp home, but no
+ * network or filesystem walls.
+ *
+ * For the supervisor: spawn `command`/`args` with exactly `env` and `cwd`
+ * (no shell); call `dispose()` once the process has exited (it removes the
+ * temp folder and closes the server's proxy). The server runs in its own
+ * session inside bubblewrap: signals reach only bwrap, and when bwrap dies
+ * (SIGTERM or SIGKILL) the whole tree inside dies with it (SIGKILL). Close
+ * stdin first for a graceful exit. A server installed in Airlock's data
+ * folder must have `spec.cwd` set to its own install folder (that folder,
+ * and only it, becomes readable).
  */
 export function createSandboxLauncher(options: SandboxLauncherOptions = {}): AirlockSandboxLauncher {
   const probe: CapabilityProbe = options.capabilityProbe ?? { platform: process.platform, pathEnv: process.env.PATH };

@@ -55,7 +55,9 @@ describe('a sandboxed server’s process tree', () => {
     await rm(world.base, { recursive: true, force: true });
   });
 
-  it('dies entirely, proxy bridge included, when bwrap is killed: no orphans', async () => {
+  // SIGTERM reaches only bwrap (the server runs in its own session); the
+  // server and the bridge die with it (PR_SET_PDEATHSIG + the PID namespace).
+  it.each(['SIGTERM', 'SIGKILL'] as const)('dies entirely, proxy bridge included, when bwrap gets %s: no orphans', async (signal) => {
     const plan = await launcher.plan({ command: 'node', args: [ESCAPE_SERVER], env: {} }, defaultSandboxProfile(), world.context());
     const child = spawn(plan.command, plan.args, { env: plan.env, cwd: plan.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     // wait until the server and the socat bridge are both up
@@ -75,7 +77,7 @@ describe('a sandboxed server’s process tree', () => {
     }
     expect(names).toEqual(expect.arrayContaining(['node', 'socat']));
     const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
+    child.kill(signal);
     await exited;
     for (let i = 0; i < 40 && tree.some(alive); i += 1) await new Promise((r) => setTimeout(r, 50));
     expect(tree.filter(alive)).toEqual([]);
