@@ -47,6 +47,9 @@ const Text = (max = 4096) => z.string().max(max);
 /** Tool arguments: a JSON object (validated against the tool's schema in the core). */
 const Arguments = z.record(z.string().max(256), z.unknown());
 
+/** Values for a server's `user_config` fields, by key. */
+const UserConfigValues = z.record(z.string().max(128), z.union([Text(), z.number(), z.boolean(), z.array(Text()).max(64)]));
+
 /** Where a server comes from, as the install screen asks for it. */
 export const InstallSourceSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('npm'), package: Text(214) }),
@@ -157,7 +160,7 @@ export const channels = {
     doc: "Renderer, import: lists other apps' configs found (or one path) and each entry's status.",
   },
   'install.probe': {
-    request: z.strictObject({ draftId: Text(64) }),
+    request: z.strictObject({ draftId: Text(64), userConfig: UserConfigValues.optional() }),
     response: ProbeReportSchema,
     doc: 'Renderer, "Inspect in a locked sandbox": starts the server with nothing granted, lists what it offers, stops it.',
   },
@@ -168,6 +171,7 @@ export const channels = {
       profile: EditableProfileSchema,
       trusted: z.boolean(),
       secrets: z.record(z.string().max(128), Text(65536)),
+      userConfig: UserConfigValues.optional(),
       enable: z.boolean(),
     }),
     response: ServerSummarySchema,

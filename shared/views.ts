@@ -173,6 +173,17 @@ export const DisclosureSchema = z.object({
   secrets: z.array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean() })),
   /** The profile it will get if nothing is changed (the defaults, plus what its command line needs, never silently granted). */
   profile: SandboxProfileSchema,
+  /** Values the server needs before it can run (MCPB `user_config`, VS Code inputs); secrets are separate. */
+  userConfig: z.array(
+    z.object({
+      key: z.string(),
+      title: z.string(),
+      description: z.string().optional(),
+      type: z.enum(['string', 'number', 'boolean', 'directory', 'file']),
+      required: z.boolean(),
+      default: z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]).optional(),
+    }),
+  ),
   /** Paths the command line mentions that the server probably needs: suggestions, not grants. */
   suggestedPaths: z.array(z.object({ path: z.string(), access: z.enum(['read', 'write']) })),
   warnings: z.array(z.string()),

@@ -1,12 +1,32 @@
-import type { SandboxSupport } from '../../shared/domain';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { PolicyMode, Rule, SandboxProfile, SandboxSupport, ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
+import type { AuditEntryView, CallResultView, ConfirmationView, RuleView, ServerDetail, ServerSummary } from '../../shared/views';
+import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
+import { AuditLog, type AuditRecord } from './audit';
+import { CallPipeline, type CallRequest, type CallResult } from './calls/call-pipeline';
+import { AirlockError } from './errors';
+import type { GatewayCore } from './gateway/gateway-core';
+import { InstallFlow } from './install-flow/install-flow';
+import { summariseSandbox } from './policy/containment';
 import { checkSandboxSupport } from './sandbox/capability';
+import { createSandboxLauncher, type AirlockSandboxLauncher, type SandboxLauncherOptions } from './sandbox/sandbox-launcher';
+import { SecretStore, type SecretCipher } from './secrets/secret-store';
+import { Supervisor, type SupervisorOptions } from './servers/supervisor';
 import { AirlockStore, type StoreBackendFactory } from './store/store';
+import { fingerprintTool } from './tools/fingerprint';
+import { confirmationView, serverSummary, toolsOf, toolView, type ToolViewContext } from './views/views';
 
 /** What a shell (the Electron app, the CLI, a test) gives the core. */
 export interface HostHooks {
   /** Pushes an event to whatever shows Airlock's state (a window, nothing in the CLI). */
   emit: EmitEvent;
+  /** True when a person can be asked right now (a window is open, a terminal is attached). */
+  canAsk?: () => boolean;
+  /** The shell's file picker (the Electron app); absent elsewhere. */
+  pickFile?: (purpose: 'mcpb' | 'config' | 'folder') => Promise<string | undefined>;
   /** Logs a problem for developers; never shown raw to the user. */
   log?: (message: string, error?: unknown) => void;
 }
@@ -19,8 +39,21 @@ export interface HostOptions {
   hooks: HostHooks;
   /** How to open the store file: conf by default, electron-store in the app. */
   storeBackend?: StoreBackendFactory;
+  /** How secrets are sealed at rest (Electron's safeStorage in the app). */
+  secretCipher?: SecretCipher;
   /** How to check the sandbox (tests pass a PATH without bwrap). */
   checkSandbox?: () => SandboxSupport;
+  /** The launcher (tests may pass one with options); default: the OS sandbox. */
+  launcher?: AirlockSandboxLauncher;
+  launcherOptions?: SandboxLauncherOptions;
+  /** Supervisor tuning (tests shorten timings). */
+  supervisor?: Omit<SupervisorOptions, 'launcher' | 'catalog'>;
+  /** Default time a person has to answer a confirmation (ms). */
+  confirmationTimeoutMs?: number;
+  /** The home folder (tests use a fake one). */
+  homeDir?: string;
+  /** The node that runs JavaScript servers (the app passes a real node; Electron's own binary cannot be one). */
+  nodePath?: string;
 }
 
 /**
@@ -30,14 +63,74 @@ export interface HostOptions {
  */
 export class AirlockHost {
   readonly store: AirlockStore;
+  readonly secrets: SecretStore;
+  readonly audit: AuditLog;
+  readonly sessionGrants = new SessionGrants(systemClock);
+  readonly confirmations: ConfirmationRegistry;
+  readonly supervisor: Supervisor;
+  readonly launcher: AirlockSandboxLauncher;
+  readonly install: InstallFlow;
+  private readonly pipeline: CallPipeline;
   private readonly checkSandbox: () => SandboxSupport;
   private sandbox: SandboxSupport;
+  private readonly disposers: Array<() => void> = [];
 
   constructor(private readonly options: HostOptions) {
-    this.store = new AirlockStore(options.dataDir, options.storeBackend);
+    const { dataDir } = options;
+    this.store = new AirlockStore(dataDir, options.storeBackend);
+    this.secrets = new SecretStore(dataDir, options.secretCipher);
+    this.audit = new AuditLog({ dir: join(dataDir, 'audit') });
     this.checkSandbox = options.checkSandbox ?? (() => checkSandboxSupport());
     this.sandbox = this.checkSandbox();
+    this.confirmations = new ConfirmationRegistry({
+      sessionGrants: this.sessionGrants,
+      defaultTimeoutMs: options.confirmationTimeoutMs ?? 120_000,
+    });
+    this.launcher =
+      options.launcher ??
+      createSandboxLauncher({ ...(options.homeDir ? { homeDir: options.homeDir } : {}), ...options.launcherOptions });
+    this.supervisor = new Supervisor({
+      ...options.supervisor,
+      launcher: this.launcher,
+      catalog: { lookup: (name) => this.supervisedServer(name) },
+    });
+    this.install = new InstallFlow({
+      dataDir,
+      launcher: this.launcher,
+      store: this.store,
+      secrets: this.secrets,
+      ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+      ...(options.nodePath ? { nodePath: options.nodePath } : {}),
+      toolContext: (record) => this.toolContext(record),
+      onDidChange: () => this.emitServers(),
+      startServer: (name) => this.supervisor.start(name),
+    });
+    this.pipeline = new CallPipeline({
+      server: (name) => this.store.read().servers[name],
+      lookupTool: (server, tool) => this.supervisor.tools.lookup(server, tool),
+      ensureReady: async (server) => {
+        if (this.supervisor.state(server) !== 'ready') await this.supervisor.start(server);
+      },
+      callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
+      rules: () => this.store.read().rules,
+      saveRule: (rule) => this.saveRule(rule),
+      mode: () => this.store.read().settings.policyMode,
+      sessionGrants: this.sessionGrants,
+      confirmations: this.confirmations,
+      audit: this.audit,
+      sandboxAvailable: () => this.sandbox.supported,
+      canAsk: () => options.hooks.canAsk?.() ?? false,
+      now: () => Date.now(),
+      onDidAppend: (seq) => options.hooks.emit('audit.didAppend', { seq }),
+    });
+    const emitApprovals = () => options.hooks.emit('approvals.didChange', this.pendingConfirmations());
+    this.disposers.push(this.confirmations.onDidOpen(emitApprovals), this.confirmations.onDidClose(emitApprovals));
+    const stateSub = this.supervisor.onDidChangeState(() => this.emitServers());
+    const toolsSub = this.supervisor.onDidChangeTools(() => this.emitServers());
+    this.disposers.push(() => stateSub.dispose(), () => toolsSub.dispose());
   }
+
+  // ── App ────────────────────────────────────────────────────────────────
 
   /** Start-up problems the user must see (a corrupt store kept aside, …). */
   get notices(): AppNotice[] {
@@ -51,6 +144,7 @@ export class AirlockHost {
       platform: process.platform,
       dataDir: this.options.dataDir,
       notices: this.notices,
+      canPickFiles: this.options.hooks.pickFile !== undefined,
     };
   }
 
@@ -65,15 +159,436 @@ export class AirlockHost {
     return this.sandbox;
   }
 
+  // ── Servers ────────────────────────────────────────────────────────────
+
+  /** Every server record. */
+  records(): ServerRecord[] {
+    return Object.values(this.store.read().servers);
+  }
+
+  record(name: string): ServerRecord {
+    const record = this.store.read().servers[name];
+    if (!record) throw new AirlockError('not-found', `There is no server named ${name}.`);
+    return record;
+  }
+
+  listServers(): ServerSummary[] {
+    return this.records()
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((record) => this.summary(record));
+  }
+
+  async serverDetail(name: string): Promise<ServerDetail> {
+    const record = this.record(name);
+    const context = this.toolContext(record);
+    const tools = toolsOf(record, this.supervisor.tools.get(name)?.tools);
+    const recent = await this.audit.read({ server: name, limit: 20 });
+    return {
+      ...this.summary(record),
+      spec: record.spec,
+      provenance: record.provenance,
+      ...(record.importedFrom ? { importedFrom: record.importedFrom } : {}),
+      profile: record.profile,
+      secretsSet: this.secrets.names(name),
+      tools: tools.map((tool) => toolView(tool.definition, tool.fingerprint, context)),
+      logs: this.supervisor.log(name).slice(-300).map((line) => ({ time: new Date(line.at).toISOString(), source: line.source, text: line.text })),
+      recentCalls: recent.flatMap(auditViews),
+      createdAt: record.createdAt,
+    };
+  }
+
+  /** Enables a server and starts it in its sandbox. */
+  async startServer(name: string): Promise<ServerSummary> {
+    this.updateRecord(name, (record) => ({ ...record, enabled: true }));
+    try {
+      await this.supervisor.start(name);
+    } catch (error) {
+      throw new AirlockError('unavailable', `${name} did not start: ${messageOf(error)}`);
+    }
+    return this.summary(this.record(name));
+  }
+
+  /** Stops a server and keeps it from starting with Airlock. */
+  async stopServer(name: string): Promise<ServerSummary> {
+    this.updateRecord(name, (record) => ({ ...record, enabled: false }));
+    await this.supervisor.stop(name);
+    return this.summary(this.record(name));
+  }
+
+  async restartServer(name: string): Promise<ServerSummary> {
+    this.updateRecord(name, (record) => ({ ...record, enabled: true }));
+    try {
+      await this.supervisor.restart(name);
+    } catch (error) {
+      throw new AirlockError('unavailable', `${name} did not restart: ${messageOf(error)}`);
+    }
+    return this.summary(this.record(name));
+  }
+
+  /** Starts every enabled server (the app does this at start-up). Failures are shown on each server. */
+  async startEnabledServers(): Promise<void> {
+    await Promise.allSettled(this.records().filter((record) => record.enabled).map((record) => this.supervisor.start(record.name)));
+  }
+
+  /** Stops a server and deletes it: its record, installed files, data, secrets, rules and grants. */
+  async removeServer(name: string): Promise<void> {
+    const record = this.record(name);
+    await this.supervisor.stop(name);
+    this.confirmations.pending().filter((request) => request.server === name).forEach((request) => this.confirmations.cancel(request.id, 'the server was removed'));
+    this.store.update((data) => {
+      const servers = { ...data.servers };
+      delete servers[name];
+      return { ...data, servers, rules: data.rules.filter((rule) => rule.server !== name) };
+    });
+    this.sessionGrants.revoke(name);
+    this.secrets.deleteAll(name);
+    const installDir = record.provenance.kind === 'local' ? undefined : record.provenance.installDir;
+    for (const dir of [installDir, this.serverDataDir(name)]) {
+      if (dir && dir.startsWith(this.options.dataDir)) await rm(dir, { recursive: true, force: true });
+    }
+    this.emitServers();
+  }
+
+  setTrust(name: string, trusted: boolean): ServerSummary {
+    return this.summary(this.updateRecord(name, (record) => ({ ...record, trusted })));
+  }
+
+  /** Replaces a server's grants; a running server restarts under the new profile. */
+  async updateProfile(name: string, profile: Omit<SandboxProfile, 'unsandboxed'>): Promise<ServerDetail> {
+    const record = this.updateRecord(name, (current) => ({
+      ...current,
+      profile: { ...profile, ...(current.profile.unsandboxed ? { unsandboxed: current.profile.unsandboxed } : {}) },
+    }));
+    await this.restartIfRunning(record.name);
+    return this.serverDetail(name);
+  }
+
+  /** Records (or withdraws) the explicit consent to run one server without a sandbox. */
+  async setUnsandboxed(name: string, consent: boolean): Promise<ServerDetail> {
+    this.updateRecord(name, (record) => {
+      const { unsandboxed: _previous, ...rest } = record.profile;
+      return { ...record, profile: consent ? { ...rest, unsandboxed: { consentedAt: new Date().toISOString() } } : rest };
+    });
+    await this.restartIfRunning(name);
+    return this.serverDetail(name);
+  }
+
+  async setSecret(name: string, key: string, value: string): Promise<ServerDetail> {
+    this.record(name);
+    this.secrets.set(name, key, value);
+    this.updateRecord(name, (record) =>
+      record.profile.secrets.includes(key) ? record : { ...record, profile: { ...record.profile, secrets: [...record.profile.secrets, key] } },
+    );
+    await this.restartIfRunning(name);
+    return this.serverDetail(name);
+  }
+
+  async clearSecret(name: string, key: string): Promise<ServerDetail> {
+    this.record(name);
+    this.secrets.delete(name, key);
+    this.updateRecord(name, (record) => ({ ...record, profile: { ...record.profile, secrets: record.profile.secrets.filter((secret) => secret !== key) } }));
+    await this.restartIfRunning(name);
+    return this.serverDetail(name);
+  }
+
+  /**
+   * Approves a changed (or new) tool definition — the one the person saw,
+   * named by its fingerprint. A different current definition is refused.
+   */
+  async approveChange(name: string, tool: string, fingerprint: string): Promise<ServerDetail> {
+    const current = this.supervisor.tools.lookup(name, tool);
+    if (!current) throw new AirlockError('not-found', `${name} does not offer a tool named ${tool} right now.`);
+    if (current.fingerprint !== fingerprint) {
+      throw new AirlockError('conflict', `The tool ${tool} changed again since you looked at it; review the new change.`);
+    }
+    this.updateRecord(name, (record) => ({
+      ...record,
+      approvedTools: { ...record.approvedTools, [tool]: { fingerprint, definition: current.definition, approvedAt: new Date().toISOString() } },
+    }));
+    return this.serverDetail(name);
+  }
+
+  /** Removes every rule and session grant for a server's tools. */
+  async revokeRules(name: string): Promise<ServerDetail> {
+    this.record(name);
+    this.store.update((data) => ({ ...data, rules: data.rules.filter((rule) => rule.server !== name) }));
+    this.sessionGrants.revoke(name);
+    this.emitServers();
+    return this.serverDetail(name);
+  }
+
+  // ── Calls and confirmations ────────────────────────────────────────────
+
+  /** The one choke point: every call from every caller goes through here. */
+  callTool(request: CallRequest): Promise<CallResult> {
+    return this.pipeline.call(request);
+  }
+
+  pendingConfirmations(): ConfirmationView[] {
+    return this.confirmations.pending().map((request) => {
+      const record = this.store.read().servers[request.server];
+      return confirmationView(request, record ? summariseSandbox(record.profile).line : request.sandbox.line);
+    });
+  }
+
+  answerConfirmation(id: string, answer: Omit<ConfirmationAnswer, 'answeredBy'>, answeredBy: Answerer): { accepted: boolean; reason?: string } {
+    const result = this.confirmations.answer(id, { ...answer, answeredBy });
+    return result.ok ? { accepted: true } : { accepted: false, reason: result.message };
+  }
+
+  // ── Rules, audit, settings ─────────────────────────────────────────────
+
+  rules(): RuleView[] {
+    return this.store.read().rules.map((rule) => ({
+      server: rule.server,
+      tool: rule.tool,
+      effect: rule.effect,
+      createdAt: rule.createdAt,
+      fingerprint: rule.fingerprint,
+      current: this.supervisor.tools.lookup(rule.server, rule.tool)?.fingerprint === rule.fingerprint,
+    }));
+  }
+
+  removeRule(server: string, tool: string): void {
+    this.store.update((data) => ({ ...data, rules: data.rules.filter((rule) => !(rule.server === server && rule.tool === tool)) }));
+    this.emitServers();
+  }
+
+  /** Saves a rule (replacing any other rule for the same tool). */
+  saveRule(rule: Rule): void {
+    this.store.update((data) => ({
+      ...data,
+      rules: [...data.rules.filter((existing) => !(existing.server === rule.server && existing.tool === rule.tool)), rule],
+    }));
+    this.emitServers();
+  }
+
+  async auditEntries(query: { server?: string; tool?: string; verdict?: 'allow' | 'ask' | 'deny'; limit?: number }): Promise<AuditEntryView[]> {
+    const records = await this.audit.read({
+      ...(query.server ? { server: query.server } : {}),
+      ...(query.tool ? { tool: query.tool } : {}),
+      ...(query.verdict ? { decision: query.verdict } : {}),
+      limit: query.limit ?? 200,
+    });
+    return records.flatMap(auditViews);
+  }
+
+  policyMode(): PolicyMode {
+    return this.store.read().settings.policyMode;
+  }
+
+  setPolicyMode(mode: PolicyMode): { policyMode: PolicyMode } {
+    this.store.update((data) => ({ ...data, settings: { ...data.settings, policyMode: mode } }));
+    this.emitServers();
+    return { policyMode: mode };
+  }
+
+  // ── Gateway ────────────────────────────────────────────────────────────
+
+  /** The core as the gateway sees it: enabled servers' tools, and the choke point. */
+  gatewayCore(): GatewayCore {
+    return {
+      listTools: (servers) =>
+        this.records()
+          .filter((record) => record.enabled && (!servers || servers.includes(record.name)))
+          .flatMap((record) => (this.supervisor.tools.get(record.name)?.tools ?? []).map((tool) => ({ server: record.name, definition: tool.definition }))),
+      callTool: async (request): Promise<CallToolResult> => {
+        const result = await this.callTool(request);
+        if (result.outcome === 'ok' || (result.outcome === 'tool-error' && result.result)) return result.result!;
+        throw new AirlockError(result.outcome === 'denied' ? 'forbidden-sender' : 'unavailable', result.message ?? 'The call failed.');
+      },
+      onDidChangeTools: (listener) => {
+        const tools = this.supervisor.onDidChangeTools(() => listener());
+        const state = this.supervisor.onDidChangeState(() => listener());
+        return { dispose: () => (tools.dispose(), state.dispose()) };
+      },
+    };
+  }
+
+  // ── IPC ────────────────────────────────────────────────────────────────
+
   /** One handler per IPC channel; the shells wire them through the contract's wrapper. */
   ipcHandlers(): IpcHandlers {
+    const window: Answerer = { shell: 'window' };
     return {
       'app.info': () => this.info(),
       'sandbox.status': () => this.sandboxStatus(),
       'sandbox.recheck': () => this.recheckSandbox(),
+      'servers.list': () => this.listServers(),
+      'servers.get': ({ name }) => this.serverDetail(name),
+      'servers.start': ({ name }) => this.startServer(name),
+      'servers.stop': ({ name }) => this.stopServer(name),
+      'servers.restart': ({ name }) => this.restartServer(name),
+      'servers.remove': async ({ name }) => (await this.removeServer(name), {}),
+      'servers.setTrust': ({ name, trusted }) => this.setTrust(name, trusted),
+      'servers.updateProfile': ({ name, profile }) => this.updateProfile(name, profile),
+      'servers.setUnsandboxed': ({ name, consent }) => this.setUnsandboxed(name, consent),
+      'servers.setSecret': ({ name, key, value }) => this.setSecret(name, key, value),
+      'servers.clearSecret': ({ name, key }) => this.clearSecret(name, key),
+      'servers.approveChange': ({ name, tool, fingerprint }) => this.approveChange(name, tool, fingerprint),
+      'servers.revokeRules': ({ name }) => this.revokeRules(name),
+      'install.prepare': ({ source }) => this.install.prepare(source),
+      'install.scanImports': (request) => this.install.scanImports(request),
+      'install.probe': ({ draftId, userConfig }) => this.install.probe(draftId, userConfig),
+      'install.commit': (request) => this.install.commit(request).then((record) => this.summary(record)),
+      'install.cancel': async ({ draftId }) => (await this.install.cancel(draftId), {}),
+      'tools.call': async ({ server, tool, arguments: args }): Promise<CallResultView> => {
+        const result = await this.callTool({ server, tool, arguments: args, caller: { kind: 'user' } });
+        return {
+          outcome: result.outcome,
+          content: result.result?.content ?? [],
+          ...(result.result?.structuredContent !== undefined ? { structuredContent: result.result.structuredContent } : {}),
+          ...(result.message ? { message: result.message } : {}),
+          durationMs: result.durationMs,
+        };
+      },
+      'approvals.list': () => this.pendingConfirmations(),
+      'approvals.answer': ({ id, choice, arguments: edited, confirmDestructiveAlways }) =>
+        this.answerConfirmation(
+          id,
+          { choice, ...(edited ? { editedArguments: edited } : {}), ...(confirmDestructiveAlways ? { confirmDestructiveAlways } : {}) },
+          window,
+        ),
+      'rules.list': () => this.rules(),
+      'rules.remove': ({ server, tool }) => (this.removeRule(server, tool), {}),
+      'audit.list': (query) => this.auditEntries(query),
+      'audit.verify': async () => {
+        const result = await this.audit.verify();
+        return {
+          ok: result.ok,
+          entries: result.entries,
+          files: result.files.length,
+          problems: result.problem ? [{ file: result.problem.file, line: result.problem.line, message: result.problem.message }] : [],
+        };
+      },
+      'settings.get': () => ({ policyMode: this.policyMode() }),
+      'settings.setPolicyMode': ({ mode }) => this.setPolicyMode(mode),
+      'dialog.openFile': async ({ purpose }) => {
+        const path = await this.options.hooks.pickFile?.(purpose);
+        return path ? { path } : {};
+      },
     };
   }
 
-  /** Stops everything the host started. */
-  async dispose(): Promise<void> {}
+  /** Stops everything the host started: servers, pending confirmations, drafts. */
+  async dispose(): Promise<void> {
+    this.confirmations.cancelAll('Airlock is shutting down');
+    await this.install.dispose();
+    await this.supervisor.stopAll();
+    await this.launcher.close();
+    for (const dispose of this.disposers.splice(0)) dispose();
+  }
+
+  // ── Internals ──────────────────────────────────────────────────────────
+
+  /** Where a server's own persistent data lives (writable only when granted). */
+  serverDataDir(name: string): string {
+    return join(this.options.dataDir, 'server-data', name);
+  }
+
+  private supervisedServer(name: string) {
+    const record = this.store.read().servers[name];
+    if (!record) return undefined;
+    return {
+      spec: record.spec,
+      profile: record.profile,
+      context: {
+        serverName: name,
+        airlockDataDir: this.options.dataDir,
+        serverDataDir: this.serverDataDir(name),
+        secrets: this.secrets.values(name, record.profile.secrets),
+      },
+    };
+  }
+
+  private summary(record: ServerRecord): ServerSummary {
+    const status = this.supervisor.status(record.name);
+    return serverSummary(record, { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}) }, toolsOf(record, this.supervisor.tools.get(record.name)?.tools));
+  }
+
+  private toolContext(record: ServerRecord): ToolViewContext {
+    const data = this.store.read();
+    const otherServersTools = new Map<string, string[]>();
+    for (const other of Object.values(data.servers)) {
+      if (other.name === record.name) continue;
+      otherServersTools.set(other.name, toolsOf(other, this.supervisor.tools.get(other.name)?.tools).map((tool) => tool.definition.name));
+    }
+    return {
+      record,
+      rules: data.rules,
+      sessionGrants: this.sessionGrants.list(),
+      mode: data.settings.policyMode,
+      sandboxAvailable: this.sandbox.supported,
+      otherServersTools,
+      now: Date.now(),
+    };
+  }
+
+  private updateRecord(name: string, change: (record: ServerRecord) => ServerRecord): ServerRecord {
+    let updated: ServerRecord | undefined;
+    this.store.update((data) => {
+      const record = data.servers[name];
+      if (!record) throw new AirlockError('not-found', `There is no server named ${name}.`);
+      updated = change(record);
+      return { ...data, servers: { ...data.servers, [name]: updated } };
+    });
+    this.emitServers();
+    return updated!;
+  }
+
+  private async restartIfRunning(name: string): Promise<void> {
+    const state = this.supervisor.state(name);
+    if (state === 'ready' || state === 'starting' || state === 'backoff') {
+      await this.supervisor.restart(name).catch((error: unknown) => this.options.hooks.log?.(`restart of ${name} failed`, error));
+    }
+  }
+
+  private emitServers(): void {
+    try {
+      this.options.hooks.emit('servers.didChange', this.listServers());
+    } catch (error) {
+      this.options.hooks.log?.('could not emit servers.didChange', error);
+    }
+  }
 }
+
+/** One audit record (decision + outcome) as rows for the Activity page, newest first. */
+function auditViews(record: AuditRecord): AuditEntryView[] {
+  const { decision, outcome } = record;
+  const caller = decision.caller.kind === 'user' ? 'You' : decision.caller.name;
+  const rows: AuditEntryView[] = [];
+  if (outcome) {
+    rows.push({
+      seq: outcome.seq,
+      time: outcome.time,
+      kind: 'outcome',
+      callId: outcome.callId,
+      caller,
+      server: outcome.server,
+      tool: outcome.tool,
+      outcome: outcome.outcome,
+      durationMs: outcome.durationMs,
+      ...(outcome.detail ? { reasons: [outcome.detail] } : {}),
+    });
+  }
+  rows.push({
+    seq: decision.seq,
+    time: decision.time,
+    kind: 'decision',
+    callId: decision.callId,
+    caller,
+    server: decision.server,
+    tool: decision.tool,
+    verdict: decision.final === 'allow' ? (decision.verdict === 'ask' ? 'allowed after asking' : 'allowed') : decision.verdict === 'ask' ? 'denied after asking' : 'denied',
+    reasons: decision.reasons,
+    ...(decision.answer ? { answeredBy: `${decision.answer.how}${decision.answer.by ? ` (${decision.answer.by})` : ''}${decision.answer.edited ? ', arguments edited' : ''}` } : {}),
+    arguments: decision.arguments,
+    ...(decision.rule ? { rule: `${decision.rule.effect} rule of ${decision.rule.createdAt}` } : {}),
+  });
+  return rows;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+

@@ -1,0 +1,369 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { ServerRecord, ServerSpec } from '../../../shared/domain';
+import { defaultSandboxProfile, ServerNameSchema } from '../../../shared/domain';
+import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
+import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../../../shared/views';
+import type { z } from 'zod';
+import { AirlockError } from '../errors';
+import {
+  applyUserConfig,
+  importConfigFile,
+  importFromApp,
+  installNpmPackage,
+  prepareLocalCommand,
+  readMcpbBundle,
+  resolveImportedNpm,
+  resolveNpm,
+  unpackMcpbBundle,
+  unresolvedUserConfig,
+  type ImportApp,
+  type ImportEntry,
+  type InstallCandidate,
+  type McpbBundle,
+  type UserConfigValues,
+} from '../install';
+import type { AirlockSandboxLauncher } from '../sandbox/sandbox-launcher';
+import type { SecretStore } from '../secrets/secret-store';
+import { probe, ProbeError } from '../servers/probe';
+import type { AirlockStore } from '../store/store';
+import { toolView, type ToolViewContext } from '../views/views';
+
+type EditableProfile = z.infer<typeof EditableProfileSchema>;
+
+/** A source being installed: everything disclosed, nothing enabled yet. */
+interface Draft {
+  id: string;
+  /** The server's own folder in Airlock's data (npm packages, unpacked bundles), if it has one. */
+  dir?: string;
+  candidate: InstallCandidate;
+  bundle?: McpbBundle;
+  installed: boolean;
+  /** Credentials found in an imported config, to be moved into the secret store. */
+  secretValues: Record<string, string>;
+  /** Profile suggested at disclosure. */
+  profile: EditableProfile;
+  /** Definitions the person saw at inspection (they become the approved ones). */
+  probed?: ProbeReport;
+  probedTools?: Array<{ definition: ServerRecord['approvedTools'][string]['definition']; fingerprint: string }>;
+}
+
+export interface InstallFlowDeps {
+  dataDir: string;
+  launcher: AirlockSandboxLauncher;
+  store: AirlockStore;
+  secrets: SecretStore;
+  homeDir?: string;
+  /** The node that runs JavaScript servers (inside Electron, a real node, not Electron). */
+  nodePath?: string;
+  /** The npm command (default `npm` on PATH). */
+  npmCommand?: string;
+  toolContext(record: ServerRecord): ToolViewContext;
+  onDidChange(): void;
+  startServer(name: string): Promise<void>;
+}
+
+/**
+ * The install flow behind the install screens and `airlock add`: prepare a
+ * source (nothing runs), inspect it in the locked sandbox (consented), then
+ * commit it with the grants and trust the person chose. Cancel removes
+ * everything a draft created.
+ */
+export class InstallFlow {
+  private readonly drafts = new Map<string, Draft>();
+
+  constructor(private readonly deps: InstallFlowDeps) {}
+
+  /** Reads a source and returns what will run; installs and runs nothing. */
+  async prepare(source: InstallSource): Promise<Disclosure> {
+    const id = randomBytes(12).toString('hex');
+    const dir = join(this.serversRoot(), id);
+    const options = { serverDir: dir, nodePath: this.nodePath(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) };
+    let draft: Draft;
+    try {
+      if (source.kind === 'npm') {
+        const candidate = await resolveNpm(source.package, { ...options, ...this.npmOptions() });
+        draft = { id, dir, candidate, installed: false, secretValues: {}, profile: suggestedProfile(candidate) };
+      } else if (source.kind === 'example') {
+        const folder = this.absolute(source.folder, 'the example folder');
+        const candidate = await resolveNpm('@modelcontextprotocol/server-filesystem', { ...options, ...this.npmOptions(), userArgs: [folder], name: 'files' });
+        const profile = defaultSandboxProfile();
+        // Picking the folder for the example is the grant; it is shown and can be changed before enabling.
+        draft = { id, dir, candidate, installed: false, secretValues: {}, profile: { ...profile, filesystem: { ...profile.filesystem, read: [folder], write: [folder] } } };
+      } else if (source.kind === 'mcpb') {
+        const bundle = await readMcpbBundle(this.absolute(source.path, 'the bundle path'), { ...options, ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+        draft = { id, dir, candidate: bundle.candidate, bundle, installed: false, secretValues: {}, profile: suggestedProfile(bundle.candidate) };
+      } else {
+        const [command, ...args] = source.argv;
+        const candidate = await prepareLocalCommand({ command: command!, args }, { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+        draft = { id, candidate, installed: true, secretValues: {}, profile: suggestedProfile(candidate) };
+      }
+    } catch (error) {
+      throw sourceError(error);
+    }
+    this.drafts.set(id, draft);
+    return this.disclosure(draft);
+  }
+
+  /** Lists the servers in other apps' configs (or one file), each with its disclosure when it can be imported. */
+  async scanImports(request: { app?: ImportApp; path?: string }): Promise<Array<{ app: string; path: string; entries: ImportEntryView[]; error?: string }>> {
+    const environment = { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) };
+    let results;
+    try {
+      if (request.path) results = [await importConfigFile(this.absolute(request.path, 'the config path'), { ...environment, ...(request.app ? { app: request.app } : {}) })];
+      else if (request.app) results = await importFromApp(request.app, environment);
+      else results = (await Promise.all((['claude', 'vscode', 'cursor'] as const).map((app) => importFromApp(app, environment)))).flat();
+    } catch (error) {
+      throw new AirlockError('invalid-request', messageOf(error));
+    }
+    const out = [];
+    for (const result of results) {
+      const entries: ImportEntryView[] = [];
+      for (const entry of result.entries) entries.push(await this.importEntryView(entry));
+      out.push({ app: result.app, path: result.path, entries });
+    }
+    return out;
+  }
+
+  /**
+   * Runs the server once in the locked sandbox (no network, no writes, no
+   * secrets, home unreadable) and reports what it offers. Installs an npm
+   * package or unpacks a bundle first — into the draft's own folder, which
+   * cancel removes.
+   */
+  async probe(draftId: string, userConfig: UserConfigValues = {}): Promise<ProbeReport> {
+    const draft = this.draft(draftId);
+    await this.ensureInstalled(draft);
+    const spec = this.specWith(draft, userConfig);
+    let result;
+    try {
+      result = await probe(
+        spec,
+        defaultSandboxProfile(),
+        { plan: (probeSpec, _profile, context) => this.deps.launcher.planProbe(probeSpec, context) },
+        { serverName: draft.candidate.suggestedName, airlockDataDir: this.deps.dataDir, serverDataDir: join(this.deps.dataDir, 'server-data', `probe-${draft.id}`), secrets: {} },
+        { timeoutMs: 30_000 },
+      );
+    } catch (error) {
+      const log = error instanceof ProbeError ? error.log.slice(-20).map((line) => line.text).join('\n') : '';
+      throw new AirlockError('unavailable', `The server did not start in the locked sandbox: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}`);
+    }
+    const record = this.previewRecord(draft, draft.profile, false);
+    const context = this.deps.toolContext(record);
+    const tools = result.tools.items;
+    const report: ProbeReport = {
+      serverInfo: {
+        name: result.serverInfo?.name ?? '(no name given)',
+        version: result.serverInfo?.version ?? '(no version given)',
+        ...(result.serverInfo?.title ? { title: result.serverInfo.title } : {}),
+      },
+      ...(result.instructions ? { instructions: result.instructions } : {}),
+      tools: tools.map((tool) => toolView(tool.definition, tool.fingerprint, context)),
+      prompts: (result.prompts?.items ?? []).map((prompt) => ({ name: prompt.name, ...(prompt.description ? { description: prompt.description } : {}) })),
+      resources: (result.resources?.items ?? []).map((resource) => ({ uri: resource.uri, ...(resource.name ? { name: resource.name } : {}) })),
+      warnings: [
+        ...(result.tools.truncated ? [`Airlock stopped reading the tool list early (${result.tools.reason}); tools past that point are not shown.`] : []),
+        ...(result.tools.duplicateNames.length ? [`The server listed these tools more than once: ${result.tools.duplicateNames.join(', ')}.`] : []),
+        ...(result.sandboxed ? [] : ['The probe ran WITHOUT a sandbox.']),
+      ],
+      log: result.log.slice(-50).map((line) => line.text),
+    };
+    draft.probed = report;
+    draft.probedTools = tools.map((tool) => ({ definition: tool.definition, fingerprint: tool.fingerprint }));
+    return report;
+  }
+
+  /** Saves the server with the chosen name, grants and trust; starts it when asked. */
+  async commit(request: {
+    draftId: string;
+    name: string;
+    profile: EditableProfile;
+    trusted: boolean;
+    secrets: Record<string, string>;
+    userConfig?: UserConfigValues;
+    enable: boolean;
+  }): Promise<ServerRecord> {
+    const draft = this.draft(request.draftId);
+    const name = ServerNameSchema.parse(request.name);
+    if (this.deps.store.read().servers[name]) throw new AirlockError('conflict', `A server named ${name} already exists; choose another name.`);
+    await this.ensureInstalled(draft);
+    const spec = this.specWith(draft, request.userConfig ?? {});
+    const unresolved = unresolvedUserConfig(spec);
+    if (unresolved.length) throw new AirlockError('invalid-request', `Fill in ${unresolved.join(', ')} before enabling this server.`);
+    const secrets = { ...draft.secretValues, ...request.secrets };
+    const missing = draft.candidate.requested.secrets.filter((secret) => secret.required && !secrets[secret.name]).map((secret) => secret.name);
+    if (missing.length && request.enable) throw new AirlockError('invalid-request', `This server needs ${missing.join(', ')}; enter ${missing.length === 1 ? 'it' : 'them'} or add it disabled.`);
+    const now = new Date().toISOString();
+    const record: ServerRecord = {
+      ...this.previewRecord(draft, request.profile, request.trusted),
+      name,
+      spec,
+      profile: { ...request.profile, secrets: [...new Set([...request.profile.secrets, ...Object.keys(secrets)])] },
+      enabled: request.enable,
+      approvedTools: Object.fromEntries((draft.probedTools ?? []).map((tool) => [tool.definition.name, { fingerprint: tool.fingerprint, definition: tool.definition, approvedAt: now }])),
+      createdAt: now,
+    };
+    for (const [key, value] of Object.entries(secrets)) this.deps.secrets.set(name, key, value);
+    this.deps.store.update((data) => ({ ...data, servers: { ...data.servers, [name]: record } }));
+    this.drafts.delete(draft.id);
+    this.deps.onDidChange();
+    if (request.enable) {
+      // The record is saved either way; a failed start shows on the server's page.
+      await this.deps.startServer(name).catch(() => {});
+    }
+    return record;
+  }
+
+  /** Removes everything a draft created. */
+  async cancel(draftId: string): Promise<void> {
+    const draft = this.drafts.get(draftId);
+    if (!draft) return;
+    this.drafts.delete(draftId);
+    if (draft.dir) await rm(draft.dir, { recursive: true, force: true });
+    await rm(join(this.deps.dataDir, 'server-data', `probe-${draft.id}`), { recursive: true, force: true });
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([...this.drafts.keys()].map((id) => this.cancel(id)));
+  }
+
+  private async importEntryView(entry: ImportEntry): Promise<ImportEntryView> {
+    if (entry.status !== 'importable') return { name: entry.entry, status: entry.status, reason: entry.reason };
+    const id = randomBytes(12).toString('hex');
+    try {
+      let draft: Draft;
+      if (entry.offer.kind === 'npm') {
+        const dir = join(this.serversRoot(), id);
+        const candidate = await resolveImportedNpm(entry, { serverDir: dir, nodePath: this.nodePath(), ...this.npmOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: suggestedProfile(candidate) };
+      } else {
+        draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: suggestedProfile(entry.offer.candidate) };
+      }
+      this.drafts.set(id, draft);
+      return { name: entry.entry, status: 'importable', disclosure: this.disclosure(draft) };
+    } catch (error) {
+      return { name: entry.entry, status: 'invalid', reason: messageOf(error) };
+    }
+  }
+
+  private async ensureInstalled(draft: Draft): Promise<void> {
+    if (draft.installed) return;
+    try {
+      if (draft.candidate.provenance.kind === 'npm' && draft.dir) {
+        await installNpmPackage(draft.candidate, draft.dir, this.npmOptions());
+      } else if (draft.bundle && draft.dir) {
+        await mkdir(draft.dir, { recursive: true, mode: 0o700 });
+        await unpackMcpbBundle(draft.bundle);
+      }
+    } catch (error) {
+      if (draft.dir) await rm(draft.dir, { recursive: true, force: true });
+      throw new AirlockError('unavailable', `Installing failed, and nothing was kept: ${messageOf(error)}`);
+    }
+    draft.installed = true;
+  }
+
+  private specWith(draft: Draft, values: UserConfigValues): ServerSpec {
+    const candidate = draft.candidate.requested.userConfig.length ? applyUserConfig(draft.candidate, values, this.deps.homeDir ? { home: this.deps.homeDir } : {}) : draft.candidate;
+    return candidate.spec;
+  }
+
+  private previewRecord(draft: Draft, profile: EditableProfile, trusted: boolean): ServerRecord {
+    return {
+      name: draft.candidate.suggestedName,
+      spec: draft.candidate.spec,
+      provenance: draft.candidate.provenance,
+      ...(draft.candidate.importedFrom ? { importedFrom: draft.candidate.importedFrom } : {}),
+      profile,
+      trusted,
+      enabled: false,
+      approvedTools: {},
+      createdAt: new Date().toISOString(),
+    };
+  }
+
+  private disclosure(draft: Draft): Disclosure {
+    const { candidate } = draft;
+    const argv = [candidate.spec.command, ...candidate.spec.args];
+    const risks: CommandRisk[] = candidate.risks
+      .filter((risk) => risk.severity !== 'info')
+      .flatMap((risk) => risk.spans.map((span) => ({ arg: span.argIndex, start: span.start, end: span.end, reason: risk.reason, severity: risk.severity as 'warning' | 'danger' })));
+    return {
+      draftId: draft.id,
+      suggestedName: this.uniqueName(candidate.suggestedName),
+      sourceLabel: sourceLabel(draft),
+      provenance: candidate.provenance,
+      ...(candidate.importedFrom ? { importedFrom: candidate.importedFrom } : {}),
+      argv,
+      ...(candidate.spec.cwd ? { cwd: candidate.spec.cwd } : {}),
+      risks,
+      envNames: Object.keys(candidate.spec.env).sort(),
+      secrets: candidate.requested.secrets.map((secret) => ({ name: secret.name, ...(secret.description ? { description: secret.description } : {}), required: secret.required })),
+      userConfig: candidate.requested.userConfig.map((field) => ({
+        key: field.key,
+        title: field.title,
+        ...(field.description ? { description: field.description } : {}),
+        type: field.type,
+        required: field.required,
+        ...(field.default !== undefined ? { default: field.default } : {}),
+      })),
+      profile: draft.profile,
+      suggestedPaths: candidate.profileHints.map((hint) => ({ path: hint.path, access: hint.access === 'read-write' ? 'write' : 'read' })),
+      warnings: candidate.warnings,
+    };
+  }
+
+  private uniqueName(name: string): string {
+    const taken = this.deps.store.read().servers;
+    let result = name;
+    for (let n = 2; taken[result]; n += 1) result = `${name.slice(0, 44)}-${n}`;
+    return result;
+  }
+
+  private draft(id: string): Draft {
+    const draft = this.drafts.get(id);
+    if (!draft) throw new AirlockError('not-found', 'This install was cancelled or has already finished; start again.');
+    return draft;
+  }
+
+  private serversRoot(): string {
+    return join(this.deps.dataDir, 'servers');
+  }
+
+  private nodePath(): string {
+    return this.deps.nodePath ?? process.execPath;
+  }
+
+  private npmOptions() {
+    return this.deps.npmCommand ? { npmCommand: this.deps.npmCommand } : {};
+  }
+
+  private absolute(path: string, what: string): string {
+    if (!path.trim()) throw new AirlockError('invalid-request', `Enter ${what}.`);
+    return isAbsolute(path) ? path : resolve(this.deps.homeDir ?? process.cwd(), path);
+  }
+}
+
+/** The profile to start from: nothing granted (hints are shown, never granted silently). */
+function suggestedProfile(candidate: InstallCandidate): EditableProfile {
+  void candidate;
+  return defaultSandboxProfile();
+}
+
+function sourceLabel(draft: Draft): string {
+  const origin = draft.candidate.importedFrom;
+  const kind = draft.candidate.provenance.kind;
+  const base = kind === 'npm' ? 'npm package' : kind === 'mcpb' ? 'MCPB bundle' : 'local command';
+  if (!origin) return base;
+  const app = { claude: 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor', file: 'a config file' }[origin.app];
+  return `${base}, imported from ${app}`;
+}
+
+function sourceError(error: unknown): AirlockError {
+  if (error instanceof AirlockError) return error;
+  return new AirlockError('invalid-request', messageOf(error));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

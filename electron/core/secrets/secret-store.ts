@@ -1,0 +1,120 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { AirlockError } from '../errors';
+
+/**
+ * How secret values are protected at rest. The desktop app passes Electron's
+ * `safeStorage` (the OS keychain); headless use keeps them in a file only the
+ * user can read, and says so.
+ */
+export interface SecretCipher {
+  /** A short label stored with the values ("electron-safeStorage"). */
+  readonly id: string;
+  encrypt(plain: string): string;
+  decrypt(sealed: string): string;
+}
+
+const SecretsFileSchema = z.object({
+  version: z.literal(1),
+  /** "none": plain text in a mode-0600 file; otherwise the cipher's id. */
+  protection: z.string(),
+  servers: z.record(z.string(), z.record(z.string(), z.string())),
+});
+type SecretsFile = z.infer<typeof SecretsFileSchema>;
+
+export const SECRETS_FILE = 'secrets.json';
+
+/**
+ * Server secrets (API keys, MCPB `sensitive` fields), kept out of the JSON
+ * store. Values are never sent to the renderer; only their names are.
+ * SECURITY: invariant 5 — a server gets only the secrets granted to it.
+ */
+export class SecretStore {
+  private readonly path: string;
+
+  constructor(
+    dataDir: string,
+    private readonly cipher?: SecretCipher,
+  ) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    this.path = join(dataDir, SECRETS_FILE);
+  }
+
+  /** Names of the secrets stored for a server. */
+  names(server: string): string[] {
+    return Object.keys(this.read().servers[server] ?? {}).sort();
+  }
+
+  /** The values of the named secrets for a server (missing names are left out). */
+  values(server: string, names: readonly string[]): Record<string, string> {
+    const file = this.read();
+    const stored = file.servers[server] ?? {};
+    const out: Record<string, string> = {};
+    for (const name of names) {
+      const sealed = stored[name];
+      if (sealed !== undefined) out[name] = this.open(file, sealed, name);
+    }
+    return out;
+  }
+
+  set(server: string, name: string, value: string): void {
+    this.change((file) => {
+      (file.servers[server] ??= {})[name] = this.seal(value);
+    });
+  }
+
+  delete(server: string, name: string): void {
+    this.change((file) => {
+      delete file.servers[server]?.[name];
+    });
+  }
+
+  /** Removes every secret of a server (when it is removed). */
+  deleteAll(server: string): void {
+    this.change((file) => {
+      delete file.servers[server];
+    });
+  }
+
+  private seal(value: string): string {
+    return this.cipher ? this.cipher.encrypt(value) : value;
+  }
+
+  private open(file: SecretsFile, sealed: string, name: string): string {
+    if (file.protection === 'none') return sealed;
+    if (!this.cipher || this.cipher.id !== file.protection) {
+      throw new AirlockError(
+        'unavailable',
+        `The secret ${name} is stored encrypted by the Airlock app (${file.protection}); start this server from the app.`,
+      );
+    }
+    return this.cipher.decrypt(sealed);
+  }
+
+  private read(): SecretsFile {
+    if (!existsSync(this.path)) return { version: 1, protection: this.cipher?.id ?? 'none', servers: {} };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(this.path, 'utf8'));
+    } catch (error) {
+      throw new AirlockError('unavailable', `Airlock's secrets file (${this.path}) cannot be read: ${(error as Error).message}. Nothing was changed.`);
+    }
+    const checked = SecretsFileSchema.safeParse(parsed);
+    if (!checked.success) throw new AirlockError('unavailable', `Airlock's secrets file (${this.path}) is not in the expected shape. Nothing was changed.`);
+    return checked.data;
+  }
+
+  private change(mutate: (file: SecretsFile) => void): void {
+    const file = this.read();
+    if (file.protection !== (this.cipher?.id ?? 'none') && Object.keys(file.servers).length > 0) {
+      throw new AirlockError('unavailable', `Secrets were stored by ${file.protection === 'none' ? 'the command line' : 'the Airlock app'}; change them there.`);
+    }
+    file.protection = this.cipher?.id ?? 'none';
+    mutate(file);
+    const temp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(temp, 0o600);
+    renameSync(temp, this.path);
+  }
+}

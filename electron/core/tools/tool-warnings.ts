@@ -1,0 +1,111 @@
+import type { ToolDefinition } from '../../../shared/domain';
+import type { ToolWarning } from '../../../shared/views';
+import { readTool } from '../policy/annotations';
+
+/**
+ * Signals of tool poisoning and shadowing (SECURITY.md, "Attacks to design
+ * against"): text that addresses the model, mentions of other tools or
+ * servers, secret-looking paths, hidden characters, name collisions. Signals
+ * inform the person; approval and the sandbox are what protect.
+ */
+export interface ToolWarningContext {
+  /** This tool's server. */
+  server: string;
+  /** Other servers' tool names (for collisions and cross-references), by server. */
+  otherServersTools: ReadonlyMap<string, readonly string[]>;
+  /** Whether the server's profile grants any network. */
+  hasNetwork: boolean;
+}
+
+const MODEL_ADDRESS = [
+  /\bignore (all |any |the )?(previous|prior|above|earlier)\b/i,
+  /\b(before|after) (answering|responding|using|calling)\b/i,
+  /\byou (must|should|need to|have to)\b/i,
+  /\balways (use|call|run|send|include|read|pass)\b/i,
+  /\bnever (tell|mention|reveal|show|inform)\b/i,
+  /\bdo not (tell|mention|reveal|show|inform)\b/i,
+  /<\s*(important|system|instructions?)\s*>/i,
+  /\b(the )?(assistant|model|ai|llm)\b.{0,40}\b(must|should)\b/i,
+];
+
+const SECRET_PATHS = [/~\/\.ssh\b/, /\bid_(rsa|ed25519|ecdsa)\b/, /~\/\.aws\b/, /\.aws\/credentials/, /~\/\.gnupg\b/, /\.config\/gcloud/, /(^|[\s/'"])\.env\b/, /\bmcp\.json\b/, /claude_desktop_config\.json/, /\/etc\/(passwd|shadow)\b/];
+
+// Bidi controls, zero-width characters, C0/C1 controls other than tab/newline.
+const HIDDEN = /[\u202A-\u202E\u2066-\u2069\u200B-\u200F\u2060-\u2064\uFEFF\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\u{E0000}-\u{E007F}]/u;
+
+/** Longest description that is still reasonable to show in full. */
+export const LONG_DESCRIPTION = 16_384;
+
+/** Every piece of server text a tool carries: description, title, parameter descriptions. */
+export function toolTexts(definition: ToolDefinition): string[] {
+  const texts: string[] = [];
+  const push = (value: unknown) => {
+    if (typeof value === 'string' && value) texts.push(value);
+  };
+  push(definition.name);
+  push(definition.title);
+  push(definition.description);
+  push(definition.annotations?.title);
+  const visit = (schema: unknown, depth: number) => {
+    if (depth > 8 || schema === null || typeof schema !== 'object') return;
+    const record = schema as Record<string, unknown>;
+    push(record.description);
+    push(record.title);
+    for (const key of ['properties', 'items', 'anyOf', 'oneOf', 'allOf', '$defs', 'definitions']) {
+      const child = record[key];
+      if (Array.isArray(child)) child.forEach((item) => visit(item, depth + 1));
+      else if (child && typeof child === 'object') {
+        if (key === 'items') visit(child, depth + 1);
+        else for (const value of Object.values(child)) visit(value, depth + 1);
+      }
+    }
+  };
+  visit(definition.inputSchema, 0);
+  return texts;
+}
+
+/** The warnings for one tool. Pure. */
+export function toolWarnings(definition: ToolDefinition, context: ToolWarningContext): ToolWarning[] {
+  const warnings: ToolWarning[] = [];
+  const texts = toolTexts(definition);
+  const prose = texts.slice(1).join('\n');
+  const reading = readTool(definition.annotations);
+  if (reading.contradictory) {
+    warnings.push({ kind: 'contradictory', message: 'It claims to be read-only and destructive at once; Airlock treats it as destructive.' });
+  }
+  if (MODEL_ADDRESS.some((pattern) => pattern.test(prose))) {
+    warnings.push({ kind: 'addresses-model', message: 'Its description gives instructions to the AI model, not just a description of the tool.' });
+  }
+  const mentioned = new Set<string>();
+  for (const [server, tools] of context.otherServersTools) {
+    if (server === context.server) continue;
+    for (const tool of tools) {
+      if (tool.length >= 4 && new RegExp(`\\b${escapeRegExp(tool)}\\b`).test(prose)) mentioned.add(`${server} › ${tool}`);
+    }
+    if (server.length >= 4 && new RegExp(`\\b${escapeRegExp(server)}\\b`, 'i').test(prose)) mentioned.add(server);
+  }
+  if (mentioned.size > 0) {
+    warnings.push({ kind: 'mentions-other-tool', message: `Its description mentions another server's tools: ${[...mentioned].slice(0, 5).join(', ')}.` });
+  }
+  if (SECRET_PATHS.some((pattern) => pattern.test(prose))) {
+    warnings.push({ kind: 'secret-path', message: 'Its description mentions a place where secrets are kept (keys, credentials or config files).' });
+  }
+  if (texts.some((text) => HIDDEN.test(text))) {
+    warnings.push({ kind: 'hidden-characters', message: 'Its name or description contains hidden or direction-changing characters; they are shown as visible markers.' });
+  }
+  const collisions = [...context.otherServersTools].filter(([server, tools]) => server !== context.server && tools.includes(definition.name)).map(([server]) => server);
+  if (collisions.length > 0) {
+    warnings.push({ kind: 'name-collision', message: `Another server offers a tool with the same name (${collisions.join(', ')}). Airlock keeps them apart by server.` });
+  }
+  if ((definition.description?.length ?? 0) > LONG_DESCRIPTION) {
+    warnings.push({ kind: 'oversized', message: `Its description is unusually long (${definition.description!.length.toLocaleString('en')} characters).` });
+  }
+  if (reading.openWorld && !context.hasNetwork && definition.annotations?.openWorldHint === true) {
+    warnings.push({ kind: 'open-world-without-network', message: 'It claims it reaches the internet, but has no network access.' });
+  }
+  return warnings;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
