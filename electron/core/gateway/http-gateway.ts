@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { AirlockError } from '../errors';
+import type { GatewayCore } from './gateway-core';
+import { createGatewayServer, type GatewayServerOptions } from './gateway-server';
+import { MIN_GATEWAY_TOKEN_LENGTH, tokensMatch } from './gateway-token';
+
+/** The loopback addresses the HTTP gateway may listen on. */
+export type LoopbackHost = '127.0.0.1' | '::1';
+
+/** Options for `startHttpGateway`. */
+export interface HttpGatewayOptions extends GatewayServerOptions {
+  /** TCP port; 0 picks a free one (see the returned `port`). */
+  port: number;
+  /** Loopback only; anything else is refused. Default 127.0.0.1. */
+  host?: LoopbackHost;
+  /** The bearer token every request must carry (see `loadOrCreateGatewayToken`). */
+  token: string;
+  /** Largest request body read, in bytes (default 1 MiB); larger ones get 413. */
+  maxBodyBytes?: number;
+  /** Most sessions open at once (default 32); more get 503. */
+  maxSessions?: number;
+  /** A session with no request for this long, and no open stream, is closed (default 1 hour). */
+  idleSessionMs?: number;
+}
+
+/** A running HTTP gateway. */
+export interface HttpGateway {
+  /** `http://127.0.0.1:PORT/mcp`: what a client is given, with the token. */
+  url: string;
+  port: number;
+  host: LoopbackHost;
+  /** Sessions open now. */
+  sessionCount(): number;
+  /** Closes every session and the listening socket. */
+  close(): Promise<void>;
+}
+
+/** The one path the gateway answers on. */
+export const GATEWAY_HTTP_PATH = '/mcp';
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  lastSeen: number;
+  openRequests: number;
+}
+
+/**
+ * Serves the gateway over MCP's Streamable HTTP transport on loopback, in
+ * stateful mode: every `initialize` starts a session with its own `Server`
+ * (so each client is named on its own), found again by `Mcp-Session-Id`,
+ * closed on DELETE, when idle, or with the gateway.
+ *
+ * Every request passes, in this order: the Host header must be exactly
+ * `127.0.0.1:PORT` or `localhost:PORT` (DNS rebinding: a web page whose name
+ * was re-pointed at 127.0.0.1 still sends its own name); an Origin header,
+ * when present, must be this gateway's own origin (browsers send one with
+ * every cross-site request); only `/mcp`; `Authorization: Bearer <token>`,
+ * compared in constant time (401 with `WWW-Authenticate` otherwise); a body
+ * no larger than the limit. No response carries CORS headers, so a browser
+ * page of another origin can never read one.
+ */
+export async function startHttpGateway(core: GatewayCore, options: HttpGatewayOptions): Promise<HttpGateway> {
+  const host: LoopbackHost = options.host ?? '127.0.0.1';
+  // SECURITY: loopback only — the gateway runs the user's tools; nothing on the network may reach it.
+  if (host !== '127.0.0.1' && host !== '::1') {
+    throw new AirlockError('invalid-request', `the gateway listens on loopback only (127.0.0.1 or ::1), not on ${String(host)}`);
+  }
+  if (typeof options.token !== 'string' || options.token.length < MIN_GATEWAY_TOKEN_LENGTH) {
+    throw new AirlockError('invalid-request', `the gateway token must be at least ${MIN_GATEWAY_TOKEN_LENGTH} characters`);
+  }
+  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
+    throw new AirlockError('invalid-request', `${String(options.port)} is not a TCP port (0–65535)`);
+  }
+  const log = options.log ?? ((message: string) => console.error(message));
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const maxSessions = options.maxSessions ?? 32;
+  const idleSessionMs = options.idleSessionMs ?? 60 * 60 * 1000;
+  const token = options.token;
+  const sessions = new Map<string, Session>();
+  let allowedHosts = new Set<string>();
+  let allowedOrigins = new Set<string>();
+
+  const httpServer = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`gateway: HTTP request failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      if (!res.headersSent) reject(res, 500, -32603, 'Internal error');
+      else res.end();
+    });
+  });
+  // SSE streams stay open; cap how many sockets a client can hold.
+  httpServer.maxConnections = 4 * maxSessions + 16;
+  httpServer.headersTimeout = 10_000;
+  httpServer.requestTimeout = 60_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // SECURITY (DNS rebinding): the Host header must name this loopback listener exactly.
+    const hostHeader = req.headers.host?.toLowerCase();
+    if (!hostHeader || !allowedHosts.has(hostHeader)) return reject(res, 403, -32000, 'Forbidden: this Host is not allowed');
+    // SECURITY (no CORS): a browser page of another origin is refused outright, and no response
+    // anywhere carries Access-Control-Allow-Origin.
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) return reject(res, 403, -32000, 'Forbidden: this Origin is not allowed');
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== GATEWAY_HTTP_PATH) return reject(res, 404, -32000, 'Not found');
+    // SECURITY (invariant 1): without the token nothing reaches the core.
+    if (!authorized(req.headers.authorization)) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="airlock", error="invalid_token"');
+      return reject(res, 401, -32001, 'Unauthorized: a valid bearer token is required');
+    }
+    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
+      res.setHeader('Allow', 'GET, POST, DELETE');
+      return reject(res, 405, -32000, 'Method not allowed');
+    }
+
+    const sessionHeader = req.headers['mcp-session-id'];
+    if (sessionHeader !== undefined) {
+      const session = typeof sessionHeader === 'string' ? sessions.get(sessionHeader) : undefined;
+      if (!session) return reject(res, 404, -32001, 'Session not found');
+      const body = req.method === 'POST' ? await readBody(req, res) : undefined;
+      if (body === NO_BODY) return;
+      session.lastSeen = Date.now();
+      session.openRequests += 1;
+      res.once('close', () => {
+        session.openRequests -= 1;
+        session.lastSeen = Date.now();
+      });
+      await session.transport.handleRequest(req, res, body);
+      return;
+    }
+
+    if (req.method !== 'POST') return reject(res, 400, -32000, 'Bad Request: No valid session ID provided');
+    const body = await readBody(req, res);
+    if (body === NO_BODY) return;
+    if (!isInitializeRequest(body)) return reject(res, 400, -32000, 'Bad Request: No valid session ID provided');
+    if (sessions.size >= maxSessions) return reject(res, 503, -32000, `Too many sessions (${maxSessions}); close one first`);
+
+    const server = createGatewayServer(core, options);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server, lastSeen: Date.now(), openRequests: 0 });
+      },
+      // Defence in depth: the SDK checks Host and Origin again with the same lists.
+      enableDnsRebindingProtection: true,
+      allowedHosts: [...allowedHosts],
+      allowedOrigins: [...allowedOrigins],
+      maxRequestBodySize: maxBodyBytes,
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // An initialize the transport refused leaves no session behind.
+    if (!transport.sessionId || !sessions.has(transport.sessionId)) await server.close();
+  }
+
+  function authorized(header: string | undefined): boolean {
+    if (typeof header !== 'string') return false;
+    const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
+    if (!match) return false;
+    // SECURITY: constant-time comparison, so timing reveals nothing about the token.
+    return tokensMatch(match[1]!, token);
+  }
+
+  const NO_BODY = Symbol('no body');
+  /** The JSON body, or NO_BODY after answering 413/400 itself. */
+  async function readBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBodyBytes) {
+      res.setHeader('Connection', 'close');
+      reject(res, 413, -32000, `Request body larger than ${maxBodyBytes} bytes`);
+      req.resume();
+      return NO_BODY;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        res.setHeader('Connection', 'close');
+        reject(res, 413, -32000, `Request body larger than ${maxBodyBytes} bytes`);
+        req.destroy();
+        return NO_BODY;
+      }
+      chunks.push(chunk);
+    }
+    try {
+      return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    } catch {
+      reject(res, 400, -32700, 'Parse error: the body is not JSON');
+      return NO_BODY;
+    }
+  }
+
+  await new Promise<void>((resolve, rejectListen) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      rejectListen(
+        error.code === 'EADDRINUSE'
+          ? new AirlockError('conflict', `port ${options.port} on ${host} is in use; choose another port for the gateway`)
+          : error,
+      );
+    };
+    httpServer.once('error', onError);
+    httpServer.listen({ port: options.port, host, exclusive: true }, () => {
+      httpServer.off('error', onError);
+      resolve();
+    });
+  });
+  httpServer.on('error', (error) => log(`gateway: HTTP server error: ${error.message}`));
+
+  const port = (httpServer.address() as AddressInfo).port;
+  const hostNames = host === '::1' ? ['[::1]', 'localhost'] : ['127.0.0.1', 'localhost'];
+  allowedHosts = new Set(hostNames.map((name) => `${name}:${port}`));
+  allowedOrigins = new Set(hostNames.map((name) => `http://${name}:${port}`));
+
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const session of sessions.values()) {
+        if (session.openRequests <= 0 && now - session.lastSeen > idleSessionMs) void session.server.close();
+      }
+    },
+    Math.min(idleSessionMs, 60_000),
+  );
+  sweep.unref();
+
+  return {
+    url: `http://${hostNames[0]}:${port}${GATEWAY_HTTP_PATH}`,
+    port,
+    host,
+    sessionCount: () => sessions.size,
+    async close() {
+      clearInterval(sweep);
+      await Promise.allSettled([...sessions.values()].map((session) => session.server.close()));
+      sessions.clear();
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** A JSON-RPC error with no id, as the SDK's transport answers, and never a CORS header. */
+function reject(res: ServerResponse, status: number, code: number, message: string): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json');
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}

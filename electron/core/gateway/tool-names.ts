@@ -1,0 +1,103 @@
+import { ToolSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { GatewayTool } from './gateway-core';
+
+/** Between the server's name and the tool's name in a gateway tool name: `filesystem__write_file`. */
+export const TOOL_NAME_SEPARATOR = '__';
+
+/** MCP's tool-name rule (spec 2025-11-25, server/tools): 1–128 of A–Z a–z 0–9 `_` `-` `.`. */
+const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/**
+ * A server name the gateway can put in front of a tool name. No `_` at all, so
+ * the first `__` of a gateway name is always the separator: that is what makes
+ * the mapping reversible and collision-free whatever the tool is called.
+ * (Airlock's own server names — lowercase letters, digits and dashes — all fit.)
+ */
+const GATEWAY_SERVER_NAME = /^[A-Za-z0-9.-]+$/;
+
+/** Where a gateway tool name leads. */
+export interface ToolAddress {
+  server: string;
+  tool: string;
+}
+
+/**
+ * The gateway's name for `tool` of `server` (`server__tool`), or why there is
+ * none: a server name with `_` or other characters MCP names cannot hold, a
+ * tool name outside MCP's rule, or a result longer than 128 characters.
+ */
+export function gatewayToolName(server: string, tool: string): { ok: true; name: string } | { ok: false; reason: string } {
+  if (!GATEWAY_SERVER_NAME.test(server)) {
+    return { ok: false, reason: `the server name “${server}” has characters a gateway tool name cannot carry (only letters, digits, “.” and “-”)` };
+  }
+  if (!MCP_TOOL_NAME.test(tool)) {
+    return { ok: false, reason: `the tool name “${tool}” is not a valid MCP tool name (1–128 of letters, digits, “_”, “-”, “.”)` };
+  }
+  const name = `${server}${TOOL_NAME_SEPARATOR}${tool}`;
+  if (name.length > 128) return { ok: false, reason: `“${name}” would be longer than the 128 characters MCP allows` };
+  return { ok: true, name };
+}
+
+/** The server and tool a gateway tool name stands for; undefined when it is not one. */
+export function parseGatewayToolName(name: string): ToolAddress | undefined {
+  if (!MCP_TOOL_NAME.test(name)) return undefined;
+  const at = name.indexOf(TOOL_NAME_SEPARATOR);
+  if (at <= 0) return undefined;
+  const server = name.slice(0, at);
+  const tool = name.slice(at + TOOL_NAME_SEPARATOR.length);
+  if (!GATEWAY_SERVER_NAME.test(server) || !tool) return undefined;
+  return { server, tool };
+}
+
+/** A tool as the gateway lists it, and where it leads. */
+export interface GatewayListing {
+  /** What `tools/list` returns, in the core's order. */
+  tools: Tool[];
+  /** Gateway name → server and tool. */
+  addresses: Map<string, ToolAddress>;
+  /** Tools left out, each with the reason (for the log). */
+  skipped: { server: string; tool: string; reason: string }[];
+}
+
+/**
+ * Turns the core's tools into what the gateway offers. Each tool keeps its
+ * title, description, input and output schema and annotations exactly as
+ * the server sent them — the annotations are hints, as they are everywhere
+ * (SECURITY.md rule 1): the client may use them for display, Airlock's own
+ * policy decides the call. Everything else a server put on a tool (`_meta`,
+ * `icons`, `execution`) stays behind: icons are remote URLs the client would
+ * fetch, and task execution is not something the gateway offers.
+ *
+ * A tool whose name cannot be mapped, whose definition is not a valid MCP
+ * tool, or that a second entry repeats, is skipped and reported, never
+ * renamed: a renamed tool could shadow another one.
+ */
+export function buildGatewayListing(tools: readonly GatewayTool[]): GatewayListing {
+  const listing: GatewayListing = { tools: [], addresses: new Map(), skipped: [] };
+  for (const { server, definition } of tools) {
+    const tool = definition.name;
+    const named = gatewayToolName(server, tool);
+    if (!named.ok) {
+      listing.skipped.push({ server, tool, reason: named.reason });
+      continue;
+    }
+    if (listing.addresses.has(named.name)) {
+      listing.skipped.push({ server, tool, reason: `“${named.name}” is listed twice; only the first is offered` });
+      continue;
+    }
+    const candidate: Record<string, unknown> = { name: named.name, inputSchema: definition.inputSchema };
+    if (definition.title !== undefined) candidate.title = definition.title;
+    if (definition.description !== undefined) candidate.description = definition.description;
+    if (definition.outputSchema !== undefined) candidate.outputSchema = definition.outputSchema;
+    if (definition.annotations !== undefined) candidate.annotations = definition.annotations;
+    // A definition the client's own schema would reject would make the whole list fail there.
+    const checked = ToolSchema.safeParse(candidate);
+    if (!checked.success) {
+      listing.skipped.push({ server, tool, reason: `its definition is not a valid MCP tool (${checked.error.issues[0]?.message ?? 'invalid'})` });
+      continue;
+    }
+    // The original objects, not the parsed copies: schemas go out exactly as they came.
+    listing.tools.push(candidate as Tool);
+    listing.addresses.set(named.name, { server, tool });
+  }
+  return listing;
+}

@@ -1,0 +1,236 @@
+/**
+ * The gateway's MCP facade against a real core (real SDK clients to a real
+ * server-everything process), reached by the SDK's own Client through the
+ * SDK's in-memory transport pair: the protocol logic, without sockets.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientLabel, createGatewayServer, type GatewayServerOptions } from '../../../electron/core/gateway/gateway-server';
+import { buildGatewayListing, gatewayToolName, parseGatewayToolName } from '../../../electron/core/gateway/tool-names';
+import { DirectCore, everythingServer, memoryServer } from './support/direct-core';
+
+const logs: string[] = [];
+let core: DirectCore;
+let confirmations: boolean;
+
+async function connect(options: GatewayServerOptions = {}, clientInfo = { name: 'test-client', title: 'Test Client', version: '1.0.0' }) {
+  const server = createGatewayServer(core, { log: (m) => logs.push(m), ...options });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client(clientInfo);
+  await client.connect(clientSide);
+  return { server, client };
+}
+
+beforeAll(async () => {
+  confirmations = true;
+  core = new DirectCore({
+    deny: new Set(['everything/get-env']),
+    ask: (request) => (request.tool === 'get-sum' ? confirmations : true),
+  });
+  await core.addServer('everything', everythingServer());
+});
+
+afterAll(async () => {
+  await core?.close();
+});
+
+describe('tools/list', () => {
+  it('offers every tool as server__tool with its title, annotations and schemas unchanged', async () => {
+    const { client } = await connect();
+    const { tools } = await client.listTools();
+    const direct = core.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(direct.map((t) => `everything__${t.definition.name}`).sort());
+    const echo = tools.find((t) => t.name === 'everything__echo') as Tool;
+    const original = direct.find((t) => t.definition.name === 'echo')!.definition;
+    expect(echo.title).toBe(original.title);
+    expect(echo.description).toBe(original.description);
+    expect(echo.inputSchema).toEqual(original.inputSchema);
+    expect(echo.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(tools.some((t) => t.name === 'everything__trigger-long-running-operation')).toBe(true);
+    await client.close();
+  });
+
+  it('offers only the servers it was started for, and refuses the others’ tools as unknown', async () => {
+    const { client } = await connect({ servers: ['elsewhere'] });
+    expect((await client.listTools()).tools).toEqual([]);
+    const error = await client.callTool({ name: 'everything__echo', arguments: { message: 'x' } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect(core.requests.some((r) => r.arguments.message === 'x')).toBe(false);
+    await client.close();
+  });
+});
+
+describe('tools/call', () => {
+  it('calls through the core as the client, named from its clientInfo', async () => {
+    const { client } = await connect();
+    const result = await client.callTool({ name: 'everything__echo', arguments: { message: 'hello gateway' } });
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([{ type: 'text', text: 'Echo: hello gateway' }]);
+    const request = core.requests.at(-1)!;
+    expect(request).toMatchObject({ server: 'everything', tool: 'echo', arguments: { message: 'hello gateway' } });
+    expect(request.caller).toEqual({ kind: 'agent', name: 'Test Client' });
+    await client.close();
+  });
+
+  it('names the caller from the configured label first', async () => {
+    const { client } = await connect({ clientName: 'Claude Desktop' }, { name: 'claude-ai', title: '', version: '0.1.0' } as never);
+    await client.callTool({ name: 'everything__echo', arguments: { message: 'label' } });
+    expect(core.requests.at(-1)!.caller).toEqual({ kind: 'agent', name: 'Claude Desktop' });
+    await client.close();
+  });
+
+  it('returns a denied call as an error result with the reason; the server is never called', async () => {
+    const { client } = await connect();
+    const result = await client.callTool({ name: 'everything__get-env', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining('denied by a rule') }]);
+    expect((result.content as { text: string }[])[0]!.text).toContain('everything › get-env');
+    expect(core.forwarded.get('everything/get-env') ?? 0).toBe(0);
+    await client.close();
+  });
+
+  it('returns “a confirmation was needed” as an error result, and runs once approved', async () => {
+    const { client } = await connect();
+    confirmations = false;
+    const refused = await client.callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 2 } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain('open Airlock to approve it');
+    expect(core.forwarded.get('everything/get-sum') ?? 0).toBe(0);
+    confirmations = true;
+    const allowed = await client.callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 2 } });
+    expect(allowed.isError).toBeFalsy();
+    expect(JSON.stringify(allowed.content)).toContain('3');
+    expect(core.forwarded.get('everything/get-sum')).toBe(1);
+    await client.close();
+  });
+
+  it('keeps internal faults out of the agent’s context', async () => {
+    const broken = { listTools: () => core.listTools(), onDidChangeTools: () => ({ dispose() {} }), callTool: async () => { throw new Error('secret path /home/x/.ssh'); } };
+    const server = createGatewayServer(broken, { log: (m) => logs.push(m) });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(clientSide);
+    const result = await client.callTool({ name: 'everything__echo', arguments: { message: 'x' } });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).not.toContain('.ssh');
+    expect(logs.some((line) => line.includes('secret path'))).toBe(true);
+    await client.close();
+  });
+
+  it('relays progress from the server to the client', async () => {
+    const { client } = await connect();
+    const progress: { progress: number; total?: number }[] = [];
+    const result = await client.callTool(
+      { name: 'everything__trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } },
+      undefined,
+      { onprogress: (p) => progress.push(p) },
+    );
+    expect(result.isError).toBeFalsy();
+    // Progress is best-effort: the last notification may race the response.
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress[0]).toMatchObject({ progress: 1, total: 3 });
+    expect(core.requests.at(-1)!.onProgress).toBeTypeOf('function');
+    await client.close();
+  });
+
+  it('relays cancellation: the client aborts, the core’s signal aborts', async () => {
+    const { client } = await connect();
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: 'everything__trigger-long-running-operation', arguments: { duration: 5, steps: 50 } },
+      undefined,
+      { signal: controller.signal, onprogress: () => controller.abort('user cancelled') },
+    );
+    await expect(call).rejects.toThrow();
+    const request = core.requests.at(-1)!;
+    expect(request.tool).toBe('trigger-long-running-operation');
+    await expect.poll(() => request.signal?.aborted).toBe(true);
+    await client.close();
+  });
+});
+
+describe('tools/list_changed', () => {
+  it('tells the client when the core’s tools change, and lists the new ones', async () => {
+    const { client, server } = await connect();
+    let notified = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      notified += 1;
+    });
+    const before = core.listenerCount();
+    await core.addServer('memory', memoryServer());
+    await expect.poll(() => notified).toBeGreaterThanOrEqual(1);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('memory__create_entities');
+    expect(names).toContain('everything__echo');
+    await client.close();
+    await server.close();
+    // The closed session stopped listening.
+    expect(core.listenerCount()).toBe(before - 1);
+  });
+});
+
+describe('tool names', () => {
+  it.each([
+    ['everything', 'echo', 'everything__echo'],
+    ['fs', 'read_text_file', 'fs__read_text_file'],
+    ['my-server', '_private', 'my-server___private'],
+    ['a.b', 'x.y-z', 'a.b__x.y-z'],
+  ])('%s + %s → %s and back', (server, tool, name) => {
+    expect(gatewayToolName(server, tool)).toEqual({ ok: true, name });
+    expect(parseGatewayToolName(name)).toEqual({ server, tool });
+  });
+
+  it.each([
+    ['my_server', 'echo', 'server name'],
+    ['srv', 'has space', 'not a valid MCP tool name'],
+    ['srv', 'ünïcode', 'not a valid MCP tool name'],
+    ['srv', '', 'not a valid MCP tool name'],
+    ['s'.repeat(60), 't'.repeat(70), 'longer than the 128'],
+  ])('refuses %s + %s (%s)', (server, tool, reason) => {
+    const result = gatewayToolName(server, tool);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.reason).toContain(reason);
+  });
+
+  it('is reversible and collision-free for every name it accepts', () => {
+    const serverName = fc.stringMatching(/^[A-Za-z0-9.-]{1,20}$/);
+    const toolName = fc.stringMatching(/^[A-Za-z0-9_.-]{1,40}$/);
+    fc.assert(
+      fc.property(serverName, toolName, serverName, toolName, (s1, t1, s2, t2) => {
+        const a = gatewayToolName(s1, t1);
+        const b = gatewayToolName(s2, t2);
+        if (!a.ok || !b.ok) return;
+        expect(parseGatewayToolName(a.name)).toEqual({ server: s1, tool: t1 });
+        if (s1 !== s2 || t1 !== t2) expect(a.name).not.toBe(b.name);
+      }),
+    );
+  });
+
+  it('skips and reports what it cannot offer, never renames', () => {
+    const schema = { type: 'object' };
+    const listing = buildGatewayListing([
+      { server: 'ok', definition: { name: 'a', inputSchema: schema } },
+      { server: 'ok', definition: { name: 'a', inputSchema: schema } },
+      { server: 'bad_name', definition: { name: 'a', inputSchema: schema } },
+      { server: 'ok', definition: { name: 'no schema type', inputSchema: {} } },
+      { server: 'ok', definition: { name: 'b', inputSchema: { type: 'string' } } },
+      { server: 'ok', definition: { name: 'c', inputSchema: schema, _meta: { x: 1 }, icons: [{ src: 'https://evil.example/i.png' }] } },
+    ]);
+    expect(listing.tools.map((t) => t.name)).toEqual(['ok__a', 'ok__c']);
+    expect(listing.tools[1]).toEqual({ name: 'ok__c', inputSchema: schema });
+    expect(listing.skipped.map((s) => `${s.server}/${s.tool}`)).toEqual(['ok/a', 'bad_name/a', 'ok/no schema type', 'ok/b']);
+  });
+
+  it('cleans client labels shown in confirmations', () => {
+    expect(clientLabel(undefined, { name: 'cursor', version: '1' })).toBe('cursor');
+    expect(clientLabel(undefined, { name: 'x', title: 'Good\u202Egnp.exe\u0000 App', version: '1' })).toBe('Goodgnp.exe App');
+    expect(clientLabel('  ', { name: '\u200B', version: '1' })).toBe('An MCP client');
+    expect(clientLabel('a'.repeat(300), undefined)).toHaveLength(100);
+  });
+});
