@@ -265,3 +265,17 @@ function toSpans(start: number, end: number, starts: number[], argv: readonly st
   });
   return spans;
 }
+
+/**
+ * One entry per highlighted span, the shape a disclosure view draws
+ * (`shared/views.ts` CommandRisk). `info` markers (paths, https addresses)
+ * are left out unless asked for: they are context, not warnings.
+ */
+export function riskSpans(
+  risks: readonly CommandLineRisk[],
+  options: { includeInfo?: boolean } = {},
+): { arg: number; start: number; end: number; reason: string; severity: CommandLineRisk['severity'] }[] {
+  return risks
+    .filter((risk) => options.includeInfo || risk.severity !== 'info')
+    .flatMap((risk) => risk.spans.map((span) => ({ arg: span.argIndex, start: span.start, end: span.end, reason: risk.reason, severity: risk.severity })));
+}

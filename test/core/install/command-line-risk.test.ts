@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeCommandLine, type CommandLineRiskCode } from '../../../electron/core/install/command-line-risk';
+import { analyzeCommandLine, riskSpans, type CommandLineRiskCode } from '../../../electron/core/install/command-line-risk';
 
 /** [argv, codes that must be present (with the marked text), codes that must be absent] */
 const TABLE: [string, string[], [CommandLineRiskCode, string][], CommandLineRiskCode[]][] = [
@@ -72,5 +72,14 @@ describe('analyzeCommandLine', () => {
 
   it('finds nothing to say about a pinned local server with no arguments', () => {
     expect(analyzeCommandLine(['/usr/local/bin/my-mcp-server'])).toEqual([]);
+  });
+
+  it('flattens to one span per highlighted part for a view, info left out', () => {
+    const spans = riskSpans(analyzeCommandLine(['npx', '-y', 'pkg', '/tmp/x']));
+    expect(spans).toEqual([
+      { arg: 1, start: 0, end: 2, reason: expect.stringMatching(/without a prompt/), severity: 'warning' },
+      { arg: 2, start: 0, end: 3, reason: expect.stringMatching(/no version given/), severity: 'warning' },
+    ]);
+    expect(riskSpans(analyzeCommandLine(['npx', '-y', 'pkg', '/tmp/x']), { includeInfo: true })).toHaveLength(3);
   });
 });
