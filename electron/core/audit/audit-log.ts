@@ -430,9 +430,7 @@ export class AuditLog {
         await handle.close();
       }
       // The head lets verify() notice entries cut from the end; it is a hint, written after.
-      await fs
-        .writeFile(join(this.#dir, HEAD_FILE), JSON.stringify({ seq: entry.seq, hash: entry.hash }), { mode: 0o600 })
-        .catch(() => undefined);
+      await writeHead(join(this.#dir, HEAD_FILE), { seq: entry.seq, hash: entry.hash }).catch(() => undefined);
       return entry;
     } catch (error) {
       if (error instanceof AuditWriteError) throw error;
@@ -523,6 +521,26 @@ export class AuditLog {
 export function hashOf(entry: AuditEntry | Record<string, unknown>): string {
   const { hash: _ignored, ...rest } = entry as Record<string, unknown>;
   return sha256OfCanonical(rest);
+}
+
+const HEAD_BYTES = 160;
+
+// Overwrites the head record in place (fixed size, no truncation): truncating
+// and rewriting a small file makes ext4 flush it (auto_da_alloc), which cost
+// more than the fsync of the entry itself.
+async function writeHead(path: string, head: Tail): Promise<void> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(path, 'r+');
+  } catch {
+    handle = await fs.open(path, 'w', 0o600);
+  }
+  try {
+    const record = Buffer.from(`${JSON.stringify(head).padEnd(HEAD_BYTES - 1, ' ')}\n`, 'utf8');
+    await handle.write(record, 0, record.length, 0);
+  } finally {
+    await handle.close();
+  }
 }
 
 async function statOrNull(path: string): Promise<Stats | null> {
