@@ -29,7 +29,8 @@ describe('@modelcontextprotocol/server-everything', () => {
     expect(JSON.stringify(echoed.content)).toContain('hi from airlock');
 
     // SECURITY: invariant 5 — nothing from Airlock's own environment is inherited.
-    const env = JSON.parse((await supervisor.callTool('everything', 'get-env', {})).content[0]!.text as string) as Record<string, string>;
+    const [envText] = (await supervisor.callTool('everything', 'get-env', {})).content;
+    const env = JSON.parse(envText?.type === 'text' ? envText.text : '{}') as Record<string, string>;
     expect(Object.keys(env).sort()).toEqual(['GRANTED', 'HOME', 'PATH', 'TMPDIR']);
     expect(JSON.stringify(env)).not.toContain('must-not-leak');
 

@@ -74,3 +74,34 @@ describe('Supervisor with a well-behaved fixture', () => {
     await expect(supervisor.start('nope')).rejects.toThrow(/no server named nope/);
   });
 });
+
+describe('Supervisor stop and restart', () => {
+  it('stops a server that is still in its handshake, leaving nothing running', async () => {
+    const marker = `airlock-never-initializes-${process.pid}-${Date.now()}`;
+    const { supervisor, launcher, states } = makeSupervisor({
+      mute: supervised('mute', { command: process.execPath, args: ['-e', `/*${marker}*/ setInterval(() => {}, 1000)`], env: {} }),
+    });
+    const starting = supervisor.start('mute').catch((e: unknown) => e);
+    await eventually(() => supervisor.status('mute').pid !== undefined, 5000, 'the process to spawn');
+    const pid = supervisor.status('mute').pid!;
+    await supervisor.stop('mute');
+    expect(await starting).toBeInstanceOf(Error);
+    expect(supervisor.state('mute')).toBe('stopped');
+    expect(isAlive(pid)).toBe(false);
+    expect(launcher.disposed).toBe(1);
+    expect(states.mute).toEqual(['starting', 'stopped']);
+  });
+
+  it('restarts a ready server into a new process after the old group is gone', async () => {
+    const { supervisor, launcher } = makeSupervisor({ echo: supervised('echo', fixtureSpec('echo.mjs')) });
+    cleanups.push(() => supervisor.stopAll());
+    await supervisor.start('echo');
+    const first = supervisor.status('echo').pid!;
+    await supervisor.restart('echo');
+    const second = supervisor.status('echo').pid!;
+    expect(second).not.toBe(first);
+    expect(isAlive(first)).toBe(false);
+    expect(launcher.disposed).toBe(1);
+    expect((await supervisor.callTool('echo', 'echo', { message: 'again' })).content).toEqual([{ type: 'text', text: 'again' }]);
+  });
+});
