@@ -21,7 +21,7 @@
  * passes the server's own filesystem rules.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -110,21 +110,38 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
   const homeDir = canonical(options.homeDir ?? homedir());
   const hostEnv = options.hostEnv ?? process.env;
   const proxies = new Set<ServerProxy>();
-  let runtimeRoot: Promise<string> | undefined;
+  /** This launcher's runtime folder, and the folder every sandbox hides (its parent when Airlock chose it). */
+  let runtimeRoot: Promise<{ root: string; hidden: string }> | undefined;
   let ready: Promise<Tools> | undefined;
   let ownsRuntimeRoot = false;
 
   const support = (): SandboxSupport => checkSandboxSupport(probe);
 
-  const getRuntimeRoot = (): Promise<string> => {
+  const getRuntimeRoot = (): Promise<{ root: string; hidden: string }> => {
     runtimeRoot ??= (async () => {
       let root: string;
+      let hidden: string;
       if (options.runtimeDir) {
         await mkdir(options.runtimeDir, { recursive: true, mode: 0o700 });
         root = canonical(options.runtimeDir);
+        hidden = root;
       } else {
+        // One parent for every Airlock process of this user (the app and the
+        // CLI may run at once), hidden from every sandbox as a whole, so no
+        // server sees another's temp home, whichever process started it.
+        const parent = join(tmpdir(), `airlock-sandbox-${process.getuid?.() ?? 'user'}`);
+        await mkdir(parent, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+        });
+        const info = lstatSync(parent);
+        // SECURITY (invariant 5): on a shared /tmp another user could have made
+        // this name first (or a symlink): refuse anything not ours.
+        if (!info.isDirectory() || (process.getuid && info.uid !== process.getuid()) || (info.mode & 0o077) !== 0) {
+          throw new SandboxInitError(`${parent} is not a private folder owned by this user; remove it and try again.`);
+        }
+        hidden = canonical(parent);
         ownsRuntimeRoot = true;
-        root = canonical(await mkdtemp(join(tmpdir(), 'airlock-run-')));
+        root = canonical(await mkdtemp(join(hidden, 'run-')));
       }
       // Each proxy socket lives here: its path must survive socat's address
       // syntax and fit a Unix socket name (108 bytes, with room for the rest).
@@ -133,7 +150,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
           `The sandbox runtime folder ${JSON.stringify(root)} must be a short path (≤ 60 bytes) of letters, digits, '.', '_', '-' and '/'.`,
         );
       }
-      return root;
+      return { root, hidden };
     })();
     runtimeRoot.catch(() => {
       runtimeRoot = undefined;
@@ -183,7 +200,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       );
     }
 
-    const root = await getRuntimeRoot();
+    const { root, hidden: hiddenRuntime } = await getRuntimeRoot();
     // The name only helps a person reading the folder; the random suffix makes it unique.
     const launchDir = await mkdtemp(join(root, `${context.serverName.replace(/[^a-z0-9-]/g, '').slice(0, 24)}-`));
     const writable = join(launchDir, 'w');
@@ -245,7 +262,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       const denyRead = [
         ...secretPathsUnder(homeDir),
         paths.airlockDataDir,
-        root,
+        hiddenRuntime,
         // the library's shared scratch folder, if one exists on this machine
         '/tmp/claude',
       ];
@@ -309,7 +326,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     async close() {
       await Promise.all([...proxies].map((proxy) => proxy.close()));
       proxies.clear();
-      if (ownsRuntimeRoot && runtimeRoot) await rm(await runtimeRoot, { recursive: true, force: true });
+      if (ownsRuntimeRoot && runtimeRoot) await rm((await runtimeRoot).root, { recursive: true, force: true });
     },
   };
 }

@@ -172,3 +172,27 @@ describe('probe mode and installed code', () => {
     await expect(launcher.plan(spec, profile, world.context('bad'))).rejects.toMatchObject({ name: 'SandboxProfileError' });
   });
 });
+
+describe('two Airlock processes at once (e.g. the app and the CLI)', () => {
+  it("keep each other's servers out of their temp folders", async () => {
+    const world = await makeWorld();
+    // default runtime folders: both under the one per-user parent every sandbox hides
+    const app = createSandboxLauncher({ homeDir: world.home });
+    const cli = createSandboxLauncher({ homeDir: world.home });
+    const [planApp, planCli] = await Promise.all([
+      app.plan(spec, defaultSandboxProfile(), world.context('in-app')),
+      cli.plan(spec, defaultSandboxProfile(), world.context('in-cli')),
+    ]);
+    expect(planApp.env.HOME).toMatch(new RegExp(`/airlock-sandbox-${process.getuid!()}/run-`));
+    const [inApp, inCli] = await Promise.all([connect(planApp), connect(planCli)]);
+    try {
+      expect(await call(inCli.client, 'write_file', { path: join(planCli.env.HOME!, 'token'), text: 'cli secret' })).toMatchObject({ ok: true });
+      expect(await call(inApp.client, 'read_file', { path: join(planCli.env.HOME!, 'token') })).toMatchObject({ ok: false });
+    } finally {
+      await Promise.all([inApp.close(), inCli.close()]);
+      await Promise.all([app.close(), cli.close()]);
+      await rm(world.base, { recursive: true, force: true });
+    }
+    await expect(stat(dirname(dirname(dirname(planApp.env.HOME!))))).rejects.toThrow();
+  });
+});
