@@ -1,0 +1,71 @@
+/** A real AirlockHost in a temporary data folder, with real servers in the real sandbox. */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { defaultSandboxProfile, type SandboxProfile } from '../../../shared/domain';
+import type { EmitEvent } from '../../../shared/ipc';
+import { AirlockHost, type HostOptions } from '../../../electron/core/host';
+
+export const REPO = resolve(import.meta.dirname, '../../..');
+export const FILESYSTEM_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+export const EVERYTHING_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+export const MEMORY_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+export const fixture = (path: string) => join(REPO, 'test/fixtures', path);
+
+export interface TestHost {
+  host: AirlockHost;
+  root: string;
+  dataDir: string;
+  home: string;
+  /** Whether a shell can ask right now (tests flip it). */
+  ask: { available: boolean };
+  events: Array<{ event: string; payload: unknown }>;
+  folder(name: string): string;
+  /** Adds a local command through the real install flow (prepare → probe → commit). */
+  add(name: string, argv: string[], options?: { profile?: Partial<SandboxProfile>; trusted?: boolean; probe?: boolean; enable?: boolean }): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createTestHost(options: Partial<HostOptions> = {}): Promise<TestHost> {
+  const root = mkdtempSync(join(tmpdir(), 'airlock-host-'));
+  const dataDir = join(root, 'data');
+  const home = join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  const ask = { available: false };
+  const events: Array<{ event: string; payload: unknown }> = [];
+  const emit: EmitEvent = (event, payload) => void events.push({ event, payload });
+  const host = new AirlockHost({
+    dataDir,
+    version: '0.0.0-test',
+    homeDir: home,
+    hooks: { emit, canAsk: () => ask.available },
+    confirmationTimeoutMs: 5_000,
+    supervisor: { defaultCall: { timeoutMs: 2_000, maxTotalMs: 4_000 } },
+    ...options,
+  });
+  return {
+    host,
+    root,
+    dataDir,
+    home,
+    ask,
+    events,
+    folder(name) {
+      const path = join(root, name);
+      mkdirSync(path, { recursive: true });
+      return path;
+    },
+    async add(name, argv, addOptions = {}) {
+      const disclosure = await host.install.prepare({ kind: 'local', argv });
+      if (addOptions.probe !== false) await host.install.probe(disclosure.draftId);
+      const base = defaultSandboxProfile();
+      const profile = { ...base, ...addOptions.profile, filesystem: { ...base.filesystem, ...addOptions.profile?.filesystem } };
+      const { unsandboxed: _ignored, ...editable } = profile;
+      await host.install.commit({ draftId: disclosure.draftId, name, profile: editable, trusted: addOptions.trusted ?? false, secrets: {}, enable: addOptions.enable ?? true });
+    },
+    async close() {
+      await host.dispose();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
