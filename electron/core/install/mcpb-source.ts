@@ -89,7 +89,12 @@ function flattenIssues(issues: readonly LooseIssue[]): ManifestProblem[] {
       continue;
     }
     const path = issue.path.length ? issue.path.map(String).join('.') : '(manifest)';
-    const message = issue.code === 'unrecognized_keys' && issue.keys ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message;
+    const message =
+      issue.code === 'unrecognized_keys' && issue.keys
+        ? `unknown field(s): ${issue.keys.join(', ')}`
+        : issue.message === 'Required'
+          ? 'is required'
+          : issue.message;
     problems.push({ path, message });
   }
   return problems;
@@ -125,7 +130,18 @@ export interface McpbBundle {
  * Reads an `.mcpb` file: sha256 of the whole file, the signature state told
  * truthfully, manifest.json validated against its versioned schema, and a
  * candidate whose spec points into `serverDir`. Throws `McpbError` with every
- * problem found. Nothing is unpacked or run.
+ * problem found (zip-slip entries included). Nothing is unpacked or run.
+ *
+ * Variables in `mcp_config` and `user_config` defaults:
+ * - `${__dirname}` → `serverDir`; `${/}` and `${pathSeparator}` → the separator;
+ * - `${user_config.KEY}` stays a placeholder until `applyUserConfig`; a
+ *   `sensitive` KEY must be a whole env value and becomes a `SecretRequest`
+ *   (anywhere else the bundle is refused — it would land in argv or the store);
+ * - `${HOME}`, `${DESKTOP}`, `${DOCUMENTS}`, `${DOWNLOADS}` are expanded
+ *   against `home`, and each expansion is listed in `warnings` (and any path
+ *   it produces on the command line becomes a profile hint): disclosed,
+ *   never silent, and never a grant;
+ * - anything else is left as written, with a warning.
  */
 export async function readMcpbBundle(bundlePath: string, options: McpbOptions): Promise<McpbBundle> {
   const file = await readFile(bundlePath).catch((error: NodeJS.ErrnoException) => {
@@ -225,16 +241,12 @@ async function buildMcpbCandidate(
   const problems: ManifestProblem[] = [];
   const warnings: string[] = [];
 
-  // The command: mcp_config (with this platform's override), or the default for server.type.
+  // The command: mcp_config (every strict manifest schema requires it), with this platform's override.
   const server = manifest.server;
-  let base: { command: string; args?: string[]; env?: Record<string, string> } | undefined = server.mcp_config
-    ? { command: server.mcp_config.command, args: server.mcp_config.args, env: server.mcp_config.env }
-    : defaultMcpConfig(server.type, server.entry_point);
-  if (!base) {
-    problems.push({ path: 'server.mcp_config', message: `is required for a “${server.type}” server` });
-    throw new McpbError(context.bundlePath, problems);
-  }
-  const override = server.mcp_config?.platform_overrides?.[platform];
+  const config = server.mcp_config;
+  if (!config) throw new McpbError(context.bundlePath, [{ path: 'server.mcp_config', message: 'is required' }]);
+  let base: { command: string; args?: string[]; env?: Record<string, string> } = { command: config.command, args: config.args, env: config.env };
+  const override = config.platform_overrides?.[platform];
   if (override) {
     base = { command: override.command ?? base.command, args: override.args ?? base.args, env: override.env ?? base.env };
   }
@@ -317,6 +329,10 @@ async function buildMcpbCandidate(
   }
   if (problems.length) throw new McpbError(context.bundlePath, problems);
 
+  const platforms = manifest.compatibility?.platforms;
+  if (platforms && !platforms.includes(platform as 'darwin' | 'win32' | 'linux')) {
+    warnings.push(`the bundle says it supports ${platforms.join(', ')}, not ${platform}`);
+  }
   const entryPoint = server.entry_point.replace(/\\/g, '/').replace(/^\.\//, '');
   if (!context.entryNames.has(entryPoint)) warnings.push(`the entry point “${server.entry_point}” is not in the bundle`);
 
@@ -365,19 +381,6 @@ async function buildMcpbCandidate(
     skipArgIndexes: skip,
     home,
   });
-}
-
-function defaultMcpConfig(type: string, entryPoint: string): { command: string; args: string[] } | undefined {
-  switch (type) {
-    case 'node':
-      return { command: 'node', args: [`\${__dirname}/${entryPoint}`] };
-    case 'python':
-      return { command: 'python3', args: [`\${__dirname}/${entryPoint}`] };
-    case 'binary':
-      return { command: `\${__dirname}/${entryPoint}`, args: [] };
-    default:
-      return undefined;
-  }
 }
 
 function isInsideDir(dir: string, path: string, separator: string): boolean {

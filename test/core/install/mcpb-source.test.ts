@@ -147,6 +147,12 @@ describe('MCPB manifest validation', () => {
     }
   });
 
+  it('requires mcp_config (the strict schemas do)', () => {
+    const manifest = echoManifest() as Record<string, any>;
+    delete manifest.server.mcp_config;
+    expect(validateMcpbManifest(manifest)).toEqual({ ok: false, problems: [{ path: 'server.mcp_config', message: 'is required' }] });
+  });
+
   it('names a missing or unknown manifest version', () => {
     const manifest = echoManifest();
     delete manifest.manifest_version;
@@ -176,6 +182,33 @@ describe('MCPB manifest validation', () => {
     await writeFile(path, writeZip([{ name: 'manifest.json', data: JSON.stringify(manifest) }, { name: 'server/index.mjs', data: '' }]));
     const error = (await readMcpbBundle(path, { serverDir: join(work, 'y'), home }).catch((e: unknown) => e)) as McpbError;
     expect(error.problems).toEqual([{ path: 'user_config.api_key', message: expect.stringMatching(/only as a whole environment variable/) }]);
+  });
+});
+
+describe('MCPB commands per platform', () => {
+  it('uses the platform override and says when the bundle does not claim this platform', async () => {
+    const manifest = echoManifest() as Record<string, any>;
+    manifest.compatibility = { platforms: ['darwin', 'win32'] };
+    manifest.server.mcp_config.platform_overrides = { linux: { args: ['${__dirname}/server/linux.mjs'] } };
+    const path = join(work, 'override.mcpb');
+    await writeFile(path, writeZip([{ name: 'manifest.json', data: JSON.stringify(manifest) }, { name: 'server/index.mjs', data: '' }]));
+    const serverDir = join(work, 'override');
+    const { candidate } = await readMcpbBundle(path, { serverDir, home, platform: 'linux' });
+    expect(candidate.spec.args).toEqual([join(serverDir, 'server/linux.mjs')]);
+    expect(candidate.warnings).toContain('the bundle says it supports darwin, win32, not linux');
+  });
+
+  it('runs a binary from the bundle folder', async () => {
+    const manifest = echoManifest() as Record<string, any>;
+    manifest.server = { type: 'binary', entry_point: 'bin/server', mcp_config: { command: '${__dirname}/bin/server' } };
+    delete manifest.user_config;
+    const path = join(work, 'binary.mcpb');
+    await writeFile(path, writeZip([{ name: 'manifest.json', data: JSON.stringify(manifest) }, { name: 'bin/server', data: '#!/bin/sh\n', unixMode: 0o100755 }]));
+    const serverDir = join(work, 'binary');
+    const bundle = await readMcpbBundle(path, { serverDir, home });
+    expect(bundle.candidate.spec).toEqual({ command: join(serverDir, 'bin/server'), args: [], env: {}, cwd: serverDir });
+    await unpackMcpbBundle(bundle);
+    expect((await stat(join(serverDir, 'bin/server'))).mode & 0o111).not.toBe(0);
   });
 });
 
