@@ -197,15 +197,15 @@ export async function startServerProxy(socketPath: string, policy: ServerNetwork
       Promise.resolve()
         .then(() => ask(policy.serverName, host, port))
         .then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value === true ? 'yes' : 'no');
-        },
-        () => {
-          clearTimeout(timer);
-          resolve('failed');
-        },
-      );
+          (value) => {
+            clearTimeout(timer);
+            resolve(value === true ? 'yes' : 'no');
+          },
+          () => {
+            clearTimeout(timer);
+            resolve('failed');
+          },
+        );
     });
     answers.set(key, answer);
     return answer;
@@ -262,6 +262,8 @@ export async function startServerProxy(socketPath: string, policy: ServerNetwork
   };
 
   const tunnel = (client: Duplex, address: string, port: number, onOpen: () => void, onFail: () => void): void => {
+    // The client may have gone while the person was being asked.
+    if (client.destroyed) return;
     const upstream = netConnect({ host: address, port });
     track(upstream);
     upstream.once('connect', () => {
