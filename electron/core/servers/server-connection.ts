@@ -68,6 +68,11 @@ const DEFAULTS = { initializeTimeoutMs: 20_000, listTimeoutMs: 10_000, logNotifi
 const PROTOCOL_NOTES_MAX = 20;
 
 class HardMaximumReached extends Error {}
+
+/** The size of a value as JSON (depth is already capped by the transport). */
+function jsonChars(value: unknown): number {
+  return JSON.stringify(value)?.length ?? 0;
+}
 class CallerAborted extends Error {}
 
 /**
@@ -168,7 +173,7 @@ export class ServerConnection {
         ListToolsResultSchema,
         { timeout: this.listTimeoutMs },
       );
-      return { items: page.tools as unknown as ToolDefinition[], nextCursor: page.nextCursor };
+      return { items: page.tools as unknown as ToolDefinition[], nextCursor: page.nextCursor, chars: jsonChars(page.tools) };
     }, this.paging);
     const seen = new Set<string>();
     const duplicateNames = new Set<string>();
@@ -189,7 +194,7 @@ export class ServerConnection {
   listPrompts(): Promise<Listing<Prompt>> {
     return collectPages(async (cursor) => {
       const page = await this.client.request({ method: 'prompts/list', params: cursor === undefined ? {} : { cursor } }, ListPromptsResultSchema, { timeout: this.listTimeoutMs });
-      return { items: page.prompts, nextCursor: page.nextCursor };
+      return { items: page.prompts, nextCursor: page.nextCursor, chars: jsonChars(page.prompts) };
     }, this.paging);
   }
 
@@ -197,7 +202,7 @@ export class ServerConnection {
   listResources(): Promise<Listing<Resource>> {
     return collectPages(async (cursor) => {
       const page = await this.client.request({ method: 'resources/list', params: cursor === undefined ? {} : { cursor } }, ListResourcesResultSchema, { timeout: this.listTimeoutMs });
-      return { items: page.resources, nextCursor: page.nextCursor };
+      return { items: page.resources, nextCursor: page.nextCursor, chars: jsonChars(page.resources) };
     }, this.paging);
   }
 
@@ -209,7 +214,7 @@ export class ServerConnection {
         ListResourceTemplatesResultSchema,
         { timeout: this.listTimeoutMs },
       );
-      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
+      return { items: page.resourceTemplates, nextCursor: page.nextCursor, chars: jsonChars(page.resourceTemplates) };
     }, this.paging);
   }
 

@@ -169,7 +169,7 @@ export class Supervisor {
     return {
       server: name,
       state: entry.snapshot.state,
-      pid: connection?.pid,
+      pid: entry.snapshot.state === 'starting' || entry.snapshot.state === 'ready' ? connection?.pid : undefined,
       sandboxed: entry.sandboxed,
       lastError: entry.lastError,
       recentCrashes: entry.snapshot.crashes.length,
@@ -336,7 +336,12 @@ export class Supervisor {
     let plan: LaunchPlan | undefined;
     try {
       if (session.cancelled) return;
-      const server = await this.options.catalog.lookup(entry.name);
+      let server: SupervisedServer | undefined;
+      try {
+        server = await this.options.catalog.lookup(entry.name);
+      } catch (error) {
+        throw new LaunchFailed(`reading the server's settings failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
       if (!server) throw new LaunchFailed(`no server named ${entry.name}`);
       if (session.cancelled) return;
       try {

@@ -26,6 +26,12 @@ describe('protocol abuse', () => {
     expect(supervisor.state('p')).toBe('ready');
     const notes = supervisor.log('p').filter((l) => l.source === 'airlock').map((l) => l.text);
     expect(notes.filter((t) => /unknown message ID/.test(t)).length).toBeGreaterThanOrEqual(2);
+    await expect(supervisor.callTool('p', 'bad_result', {})).rejects.toMatchObject({ kind: 'invalid-result', outcomeUnknown: true });
+    await expect(supervisor.callTool('p', 'rpc_error', {})).rejects.toMatchObject({
+      kind: 'server-error',
+      outcomeUnknown: false,
+      details: { code: -32602 },
+    });
     // The server still works after all that.
     expect((await supervisor.callTool('p', 'answer_twice', {})).content).toEqual([{ type: 'text', text: 'first' }]);
   });

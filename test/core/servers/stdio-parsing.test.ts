@@ -125,17 +125,17 @@ describe('LogRing', () => {
 describe('collectPages', () => {
   it('stops an endless cursor at maxPages', async () => {
     let calls = 0;
-    const listing = await collectPages(async () => ({ items: [++calls], nextCursor: `c${calls}` }), { maxPages: 7, maxItems: 100, maxCursorChars: 10 });
+    const listing = await collectPages(async () => ({ items: [++calls], nextCursor: `c${calls}` }), { maxPages: 7, maxItems: 100, maxCursorChars: 10, maxTotalChars: 1e9 });
     expect(listing).toMatchObject({ pages: 7, truncated: true, reason: 'max-pages' });
     expect(calls).toBe(7);
   });
 
   it('stops on a repeated cursor, an oversized cursor and at maxItems', async () => {
-    expect(await collectPages(async () => ({ items: [1], nextCursor: 'same' }), { maxPages: 50, maxItems: 100, maxCursorChars: 10 })).toMatchObject({
+    expect(await collectPages(async () => ({ items: [1], nextCursor: 'same' }), { maxPages: 50, maxItems: 100, maxCursorChars: 10, maxTotalChars: 1e9 })).toMatchObject({
       pages: 2,
       reason: 'repeated-cursor',
     });
-    expect(await collectPages(async () => ({ items: [1], nextCursor: 'x'.repeat(11) }), { maxPages: 50, maxItems: 100, maxCursorChars: 10 })).toMatchObject({
+    expect(await collectPages(async () => ({ items: [1], nextCursor: 'x'.repeat(11) }), { maxPages: 50, maxItems: 100, maxCursorChars: 10, maxTotalChars: 1e9 })).toMatchObject({
       pages: 1,
       reason: 'oversize-cursor',
     });
@@ -143,13 +143,21 @@ describe('collectPages', () => {
       maxPages: 50,
       maxItems: 100,
       maxCursorChars: 100,
+      maxTotalChars: 1e9,
     });
     expect(many.items.length).toBe(100);
     expect(many.reason).toBe('max-items');
+    const heavy = await collectPages(async () => ({ items: [1], nextCursor: `n${Math.random()}`, chars: 400 }), {
+      maxPages: 50,
+      maxItems: 100,
+      maxCursorChars: 100,
+      maxTotalChars: 1000,
+    });
+    expect(heavy).toMatchObject({ items: [1, 1], pages: 3, reason: 'max-size' });
   });
 
   it('returns a complete listing untruncated', async () => {
     const pages: Record<string, { items: number[]; nextCursor?: string }> = { '': { items: [1, 2], nextCursor: 'b' }, b: { items: [3] } };
-    expect(await collectPages(async (c) => pages[c ?? '']!, { maxPages: 5, maxItems: 10, maxCursorChars: 10 })).toEqual({ items: [1, 2, 3], pages: 2, truncated: false });
+    expect(await collectPages(async (c) => pages[c ?? '']!, { maxPages: 5, maxItems: 10, maxCursorChars: 10, maxTotalChars: 1e9 })).toEqual({ items: [1, 2, 3], pages: 2, truncated: false });
   });
 });
