@@ -198,6 +198,10 @@ export class ConfirmationRegistry {
     if (decision.verdict !== 'ask' || decision.reading === null || decision.fingerprint === null) {
       throw new Error('A confirmation can only be opened for an ask decision.');
     }
+    const raw = call.arguments as unknown;
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || !isJsonValue(raw)) {
+      throw new Error('A confirmation needs the call’s arguments as a JSON object.');
+    }
     const now = this.#clock.now();
     const wanted = input.deadline ?? now + (input.timeoutMs ?? this.#defaultTimeoutMs);
     const deadline = Math.min(Number.isFinite(wanted) ? wanted : now, now + this.#maxTimeoutMs);

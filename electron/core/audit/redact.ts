@@ -78,7 +78,8 @@ export function redactString(value: string): { value: string; redacted: boolean 
     typeof scheme === 'string' && /^(Bearer|Basic|Token)$/i.test(scheme) ? `${scheme} ${REDACTED}` : REDACTED,
   );
   // user:password@ in URLs
-  out = out.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:)[^\s@/]+@/gi, `$1${REDACTED}@`);
+  // Bounded repeats keep this linear on long runs of letters (no quadratic backtracking).
+  out = out.replace(/([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:@/]{1,256}:)[^\s@/]{1,256}@/gi, `$1${REDACTED}@`);
   out = out.replace(CANDIDATE, (m) => (looksRandom(m) ? REDACTED : m));
   return { value: out, redacted: out !== value };
 }
@@ -110,11 +111,11 @@ export function redactArguments(value: unknown): Redaction {
         paths.push(path || '/');
         return REDACTED;
       }
-      const r = redactString(v);
+      // Cut first, so the patterns only ever see a bounded string.
+      const cut = v.length > MAX_STRING ? v.slice(0, MAX_STRING) : v;
+      const r = redactString(cut);
       if (r.redacted) paths.push(path || '/');
-      return r.value.length > MAX_STRING
-        ? `${r.value.slice(0, MAX_STRING)}…[${r.value.length - MAX_STRING} more characters]`
-        : r.value;
+      return v.length > MAX_STRING ? `${r.value}…[${v.length - MAX_STRING} more characters]` : r.value;
     }
     if (v === null || typeof v === 'boolean') return v;
     if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);

@@ -146,11 +146,31 @@ function prettyJson(value: unknown): string {
   return JSON.stringify(JSON.parse(canonicalJson(value) ?? 'null'), null, 2);
 }
 
+// Bounds on the text diff. A server controls both texts (a 1 MB description is
+// hostile behaviour 5), and decide() runs on the main process: past these the
+// change is shown whole (old removed, new added) instead of word by word.
+// Deterministic limits, not a timeout, so decide() stays pure.
+const MAX_DIFF_INPUT = 64 * 1024;
+const MAX_EDIT_LENGTH = 400;
+
+function wholeChange(a: string, b: string): TextDiffPart[] {
+  const parts: TextDiffPart[] = [];
+  if (a !== '') parts.push({ value: a, added: false, removed: true });
+  if (b !== '') parts.push({ value: b, added: true, removed: false });
+  return parts;
+}
+
+function boundedDiff(a: string, b: string, mode: 'words' | 'lines'): TextDiffPart[] {
+  if (a.length + b.length > MAX_DIFF_INPUT) return wholeChange(a, b);
+  const result = mode === 'words' ? diffWords(a, b, { maxEditLength: MAX_EDIT_LENGTH }) : diffLines(a, b, { maxEditLength: MAX_EDIT_LENGTH });
+  return result ? narrow(result) : wholeChange(a, b);
+}
+
 function compareText(out: FieldChange[], path: string, label: string, before: unknown, after: unknown): void {
   const a = asText(before);
   const b = asText(after);
   if (a === b) return;
-  const change: FieldChange = { path, label, kind: kindOf(a, b), parts: narrow(diffWords(a ?? '', b ?? '')) };
+  const change: FieldChange = { path, label, kind: kindOf(a, b), parts: boundedDiff(a ?? '', b ?? '', 'words') };
   if (a !== undefined) change.before = a;
   if (b !== undefined) change.after = b;
   out.push(change);
@@ -160,7 +180,7 @@ function compareJson(out: FieldChange[], path: string, label: string, before: un
   const a = before === undefined ? undefined : prettyJson(before);
   const b = after === undefined ? undefined : prettyJson(after);
   if (a === b) return;
-  const change: FieldChange = { path, label, kind: kindOf(a, b), parts: narrow(diffLines(a ?? '', b ?? '')) };
+  const change: FieldChange = { path, label, kind: kindOf(a, b), parts: boundedDiff(a ?? '', b ?? '', 'lines') };
   if (a !== undefined) change.before = a;
   if (b !== undefined) change.after = b;
   out.push(change);

@@ -87,6 +87,13 @@ describe('ConfirmationRegistry', () => {
     ).toThrow(/ask/);
   });
 
+  it('refuses to open for arguments that are not a JSON object', () => {
+    const { open, call } = setup();
+    for (const bad of [null, [1], 'x', { when: new Date() }]) {
+      expect(() => open({ ...call, arguments: bad as never })).toThrow(/JSON object/);
+    }
+  });
+
   it('the caller mutating its arguments after opening changes nothing', () => {
     const { open, call } = setup();
     const args = { ...call.arguments };

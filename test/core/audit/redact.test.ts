@@ -104,3 +104,17 @@ describe('acquireFileLock', () => {
     }
   });
 });
+
+describe('redaction stays fast on hostile input', () => {
+  it.each([
+    ['a long run of letters', 'a'.repeat(1_000_000)],
+    ['scheme-like letters without ://', 'http'.repeat(250_000)],
+    ['many colons', 'a://b:'.repeat(100_000)],
+    ['an unterminated private key', `-----BEGIN RSA PRIVATE KEY-----${'A'.repeat(500_000)}`],
+  ])('%s (1 MB)', (_n, s) => {
+    const t = performance.now();
+    redactArguments({ s });
+    redactString(s.slice(0, 16 * 1024));
+    expect(performance.now() - t).toBeLessThan(2000);
+  });
+});

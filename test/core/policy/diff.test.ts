@@ -95,3 +95,24 @@ describe('diffToolDefinitions', () => {
     expect(text).toContain('+ true');
   });
 });
+
+describe('diffToolDefinitions on hostile sizes (hostile behaviour 5)', () => {
+  it('two very different 1 MB descriptions are compared quickly, shown whole', () => {
+    const words = (seed: number) => Array.from({ length: 150_000 }, (_, i) => `w${(i * seed) % 9973}`).join(' ');
+    const t = performance.now();
+    const d = diffToolDefinitions(changed((x) => (x.description = words(7))), changed((x) => (x.description = words(13))));
+    expect(performance.now() - t).toBeLessThan(2000);
+    const c = d.changes[0]!;
+    expect(c.parts).toHaveLength(2);
+    expect(c.parts[0]!.removed && c.parts[1]!.added).toBe(true);
+  });
+
+  it('many small edits beyond the edit bound fall back to a whole change', () => {
+    const a = Array.from({ length: 3000 }, (_, i) => `a${i}`).join(' ');
+    const b = Array.from({ length: 3000 }, (_, i) => `b${i}`).join(' ');
+    const t = performance.now();
+    const d = diffToolDefinitions(changed((x) => (x.description = a)), changed((x) => (x.description = b)));
+    expect(performance.now() - t).toBeLessThan(2000);
+    expect(d.changes[0]!.parts.map((p) => [p.added, p.removed])).toEqual([[false, true], [true, false]]);
+  });
+});
