@@ -95,6 +95,39 @@ export async function measureSandboxStartup({ runs = 5 } = {}) {
   };
 }
 
+/**
+ * For comparison only: the same server started the library's default way —
+ * `initialize()` (shared proxy, host socat bridges) and
+ * `wrapWithSandboxArgv()`, i.e. bash -c around bwrap around two socats and
+ * two more shells. Median of `runs`, connect + listTools, wrap included.
+ * Resets the library afterwards.
+ */
+export async function measureLibraryWrapperStartup({ runs = 5 } = {}) {
+  const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+  const base = await mkdtemp(join(tmpdir(), 'airlock-bench-lib-'));
+  const quote = (word) => `'${word.replace(/'/g, `'"'"'`)}'`;
+  const command = [process.execPath, FILESYSTEM_SERVER, base].map(quote).join(' ');
+  const times = [];
+  try {
+    await SandboxManager.initialize({
+      network: { allowedDomains: ['example.com'], deniedDomains: [] },
+      filesystem: { denyRead: [join(process.env.HOME ?? '/root', '.ssh')], allowWrite: [base], denyWrite: [] },
+    });
+    for (let i = 0; i <= runs; i += 1) {
+      const t = performance.now();
+      const { argv } = await SandboxManager.wrapWithSandboxArgv(command);
+      const client = await connectAndList(argv[0], argv.slice(1), { PATH: process.env.PATH, HOME: base });
+      if (i > 0) times.push(performance.now() - t); // first run is warm-up
+      await client.close();
+      SandboxManager.cleanupAfterCommand();
+    }
+  } finally {
+    await SandboxManager.reset();
+    await rm(base, { recursive: true, force: true });
+  }
+  return { runs, libraryWrapperMs: median(times) };
+}
+
 /** Proportional set size (shared pages split between sharers) in kB of every process running `name`. */
 function rssOf(name) {
   let total = 0;
@@ -183,6 +216,10 @@ export async function measureProxyMemory({ servers = 20 } = {}) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const startup = await measureSandboxStartup();
   console.log(JSON.stringify({ name: 'sandbox-startup', value: startup.sandboxedMs, baseline: startup.directMs, ratio: startup.ratio, ...startup }));
+  const library = await measureLibraryWrapperStartup();
+  console.log(
+    JSON.stringify({ name: 'sandbox-startup-library-wrapper', value: library.libraryWrapperMs, baseline: startup.directMs, ratio: library.libraryWrapperMs / startup.directMs }),
+  );
   const memory = await measureProxyMemory({ servers: Number(process.env.AIRLOCK_BENCH_SERVERS ?? 20) });
   console.log(JSON.stringify({ name: 'sandbox-network-memory', ...memory }));
 }
