@@ -196,7 +196,8 @@ const RULES: Rule[] = [
   {
     code: 'path',
     severity: 'info',
-    pattern: new RegExp(String.raw`(?<=^|\s|=)(?:~(?:/\S*)?|/[^\s'"|;]+|[A-Za-z]:\\\S*)`, 'g'),
+    // `/c`, `/k`: Windows switches, not paths — a path needs two characters after the slash.
+    pattern: new RegExp(String.raw`(?<=^|\s|=)(?:~(?:/\S*)?|/[^\s'"|;]{2,}|[A-Za-z]:\\\S*)`, 'g'),
     reason: 'names a file or folder: the server may want to read or write there',
   },
 ];

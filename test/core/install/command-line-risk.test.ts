@@ -28,6 +28,7 @@ const TABLE: [string, string[], [CommandLineRiskCode, string][], CommandLineRisk
   ['docker privileged', ['docker', 'run', '-i', '--rm', '--privileged', 'mcp/x'], [['container', 'docker run'], ['all-permissions', '--privileged']], []],
   ['deno allow-all', ['deno', 'run', '-A', 'server.ts'], [['all-permissions', '-A']], []],
   ['powershell encoded', ['powershell', '-NoProfile', '-enc', 'SQBFAFgA'], [['encoded-command', 'powershell -NoProfile -enc SQBFAFgA']], []],
+  ['cmd /c switch is not a path', ['cmd', '/c', 'npx', 'some-mcp@1.0.0'], [['shell', 'cmd']], ['path', 'unpinned-package']],
   ['windows path', ['node', 'C:\\srv\\index.js'], [['path', 'C:\\srv\\index.js']], []],
 ];
 
