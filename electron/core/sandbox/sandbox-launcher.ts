@@ -167,6 +167,11 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         socat: findExecutable('socat', probe.pathEnv) ?? '',
         rg: findExecutable('rg', probe.pathEnv) ?? '',
       };
+      // sandbox-runtime looks its tools up with `which` (the capability check
+      // does not list it: Debian's debianutils is essential); say so plainly.
+      if (!findExecutable('which', process.env.PATH)) {
+        throw new SandboxInitError('sandbox-runtime needs the `which` command on PATH (Debian: sudo apt-get install -y debianutils).');
+      }
       SandboxManager.updateConfig(baseConfig(tools));
       const deps = SandboxManager.checkDependencies({ command: tools.rg });
       if (deps.errors.length > 0 || deps.warnings.length > 0) {
