@@ -175,7 +175,8 @@ export function applyUserConfig(
     } else if (!fields.has(key)) problems.push({ key, message: 'this server does not ask for it' });
   }
   for (const field of fields.values()) {
-    const raw = values[field.key] ?? field.default;
+    // Own keys only: a field named `constructor` must not read Object.prototype.
+    const raw = (Object.hasOwn(values, field.key) ? values[field.key] : undefined) ?? field.default;
     if (raw === undefined) {
       if (field.required) problems.push({ key: field.key, message: 'is required' });
       continue;

@@ -271,7 +271,7 @@ async function buildMcpbCandidate(
       }
       if (name.startsWith('user_config.')) {
         const key = name.slice('user_config.'.length);
-        if (!(key in userConfig)) problems.push({ path: where, message: `refers to ${whole}, which user_config does not define` });
+        if (!Object.hasOwn(userConfig, key)) problems.push({ path: where, message: `refers to ${whole}, which user_config does not define` });
         return whole;
       }
       warnings.push(`${whole} in ${where} is not a variable Airlock knows; it is passed on as written`);

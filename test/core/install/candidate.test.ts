@@ -74,6 +74,20 @@ describe('applying user settings', () => {
   });
 });
 
+describe('prototype-named settings', () => {
+  it('a field named constructor reads only the values given', () => {
+    const candidate = finishCandidate({
+      suggestedName: 'x',
+      spec: { command: '/bin/x', args: ['${user_config.constructor}'], env: {} },
+      provenance: { kind: 'local', executable: '/bin/x', executableSha256: 'b'.repeat(64) },
+      requested: { secrets: [], userConfig: [{ key: 'constructor', title: 'C', type: 'string', required: true }] },
+      warnings: [],
+    });
+    expect(() => applyUserConfig(candidate, {})).toThrow('user settings: constructor: is required');
+    expect(applyUserConfig(candidate, { constructor: 'ok' }).spec.args).toEqual(['ok']);
+  });
+});
+
 describe('JSONC', () => {
   it('tolerates comments and trailing commas, keeps strings intact', () => {
     expect(parseJsonc('\uFEFF{\n // c\n "a": [1, 2,], /* x */ "b": "//not a comment", "c": {"d": "/* nor this */", // t\n},\n}')).toEqual({
