@@ -44,6 +44,94 @@ export function processGroupMembers(pgid: number): number[] | undefined {
   return members;
 }
 
+interface ProcEntry {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+  state: string;
+  startTime: string;
+}
+
+function readProcTable(): ProcEntry[] | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  const table: ProcEntry[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Fields after "(comm)": state ppid pgrp session … starttime is the 20th.
+      table.push({ pid: Number(entry), state: f[0] ?? '', ppid: Number(f[1]), pgrp: Number(f[2]), startTime: f[19] ?? '' });
+    } catch {
+      // exited while we looked
+    }
+  }
+  return table;
+}
+
+/** A process seen at one moment: its pid and start time, so a reused pid is never mistaken for it. */
+export interface ProcessIdentity {
+  pid: number;
+  startTime: string;
+}
+
+/**
+ * Every live descendant of `pid` (by parent links, whatever their group or
+ * session), read from `/proc`; empty where `/proc` is not available. This is
+ * how Airlock finds a child that left the process group with `setsid` while
+ * its parent is still alive.
+ */
+export function descendantsOf(pid: number): ProcessIdentity[] {
+  const table = readProcTable();
+  if (!table) return [];
+  const children = new Map<number, ProcEntry[]>();
+  for (const entry of table) {
+    if (entry.state === 'Z' || entry.state === 'X') continue;
+    const list = children.get(entry.ppid);
+    if (list) list.push(entry);
+    else children.set(entry.ppid, [entry]);
+  }
+  const out: ProcessIdentity[] = [];
+  const queue = [pid];
+  const seen = new Set<number>(queue);
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift() as number) ?? []) {
+      if (seen.has(child.pid)) continue;
+      seen.add(child.pid);
+      out.push({ pid: child.pid, startTime: child.startTime });
+      queue.push(child.pid);
+    }
+  }
+  return out;
+}
+
+/** Signals each process that is still the same process (same start time); returns how many were live. */
+export function signalIfSame(processes: Iterable<ProcessIdentity>, signal: NodeJS.Signals): number {
+  let live = 0;
+  for (const { pid, startTime } of processes) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    } catch {
+      continue;
+    }
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (f[19] !== startTime || f[0] === 'Z' || f[0] === 'X') continue;
+    live++;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return live;
+}
+
 /** Whether any live process remains in the group. */
 export function isProcessGroupAlive(pgid: number): boolean {
   if (!signalProcessGroup(pgid, 0)) return false;

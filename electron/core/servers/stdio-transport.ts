@@ -7,7 +7,10 @@ import { BoundedLineSplitter } from './line-splitter';
 import { LogRing } from './log-ring';
 import { decodeLine, FaultMeter, type StdoutFaultKind } from './message-decoder';
 import {
+  descendantsOf,
+  signalIfSame,
   signalProcessGroup,
+  type ProcessIdentity,
   trackProcessGroup,
   untrackProcessGroup,
   waitForProcessGroupExit,
@@ -256,6 +259,14 @@ export class ProcessStdioTransport implements Transport {
     const pgid = child.pid;
     const exitedWithin = (ms: number) =>
       Promise.race([this.exitPromise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    // Descendants that left the group (setsid) are found by parent links while those
+    // links exist, i.e. before the server exits; they get the same signals as the group.
+    const escaped = new Map<number, ProcessIdentity>();
+    const noteEscapees = () => {
+      if (this.exitInfo) return;
+      for (const p of descendantsOf(pgid)) escaped.set(p.pid, p);
+    };
+    noteEscapees();
     if (!this.exitInfo) {
       try {
         child.stdin.end();
@@ -264,13 +275,17 @@ export class ProcessStdioTransport implements Transport {
       }
       await exitedWithin(this.timings.graceMs);
     }
+    noteEscapees();
     // The leader may be gone while children it forked linger in the group.
-    if (!(await waitForProcessGroupExit(pgid, 0))) {
+    if (!(await waitForProcessGroupExit(pgid, 0)) || signalIfSame(escaped.values(), 'SIGTERM') > 0) {
       signalProcessGroup(pgid, 'SIGTERM');
       if (!(await waitForProcessGroupExit(pgid, this.timings.termMs))) {
         signalProcessGroup(pgid, 'SIGKILL');
         this.log.push('airlock', 'the server did not stop on SIGTERM; its process group was killed');
         await waitForProcessGroupExit(pgid, this.timings.killMs);
+      }
+      if (signalIfSame(escaped.values(), 'SIGKILL') > 0) {
+        this.log.push('airlock', 'killed processes the server had moved out of its process group');
       }
     }
     await exitedWithin(this.timings.killMs);

@@ -71,6 +71,20 @@ describe('server lifecycle', () => {
     expect(launcher.disposed).toBe(3);
   });
 
+  it('also kills a grandchild that left the process group with setsid while its parent lived', async () => {
+    const rec = recordDir();
+    const { supervisor } = makeSupervisor({ e: supervised('e', fixtureSpec('escape-group.mjs', [], { AIRLOCK_RECORD_DIR: rec.dir })) });
+    cleanups.push(rec.cleanup, () => supervisor.stopAll());
+    await supervisor.start('e');
+    const pid = supervisor.status('e').pid!;
+    const escapee = Number(rec.lines('escapee')[0]);
+    expect(isAlive(escapee)).toBe(true);
+    expect(processGroupMembers(pid)).not.toContain(escapee);
+    await supervisor.stop('e');
+    expect(isAlive(escapee)).toBe(false);
+    expect(supervisor.log('e').some((l) => /moved out of its process group/.test(l.text))).toBe(true);
+  });
+
   it('backs off exponentially, quarantines after 5 crashes in the window, and only a user restart lifts it', async () => {
     const rec = recordDir();
     const clock = new ManualClock();
