@@ -1,0 +1,72 @@
+import fc from 'fast-check';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ACTIVE_FILE, AuditLog } from '../../../electron/core/audit/audit-log';
+
+type Tamper =
+  | { kind: 'edit'; at: number }
+  | { kind: 'delete'; at: number }
+  | { kind: 'swap'; at: number }
+  | { kind: 'truncate'; keep: number };
+
+const tamperArb = (n: number): fc.Arbitrary<Tamper> =>
+  fc.oneof(
+    fc.integer({ min: 0, max: n - 1 }).map((at) => ({ kind: 'edit' as const, at })),
+    fc.integer({ min: 0, max: n - 1 }).map((at) => ({ kind: 'delete' as const, at })),
+    fc.integer({ min: 0, max: n - 2 }).map((at) => ({ kind: 'swap' as const, at })),
+    fc.integer({ min: 0, max: n - 1 }).map((keep) => ({ kind: 'truncate' as const, keep })),
+  );
+
+describe('AuditLog.verify: any single tamper is found at the right line', () => {
+  it('edit, delete, swap or truncate anywhere → not ok, at the expected line', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 10 }).chain((n) => fc.tuple(fc.constant(n), tamperArb(n))),
+        async ([n, tamper]) => {
+          const dir = mkdtempSync(join(tmpdir(), 'airlock-audit-prop-'));
+          try {
+            const log = new AuditLog({ dir });
+            for (let i = 0; i < n; i++) {
+              await log.appendDecision({
+                caller: { kind: 'user' },
+                server: 's',
+                tool: 't',
+                fingerprint: null,
+                arguments: { i },
+                verdict: 'allow',
+                final: 'allow',
+                reasons: [],
+              });
+            }
+            const path = join(dir, ACTIVE_FILE);
+            const ls = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+            let expectedLine: number;
+            if (tamper.kind === 'edit') {
+              ls[tamper.at] = ls[tamper.at]!.replace(`"i":${tamper.at}`, `"i":${tamper.at + 100}`);
+              expectedLine = tamper.at + 1;
+            } else if (tamper.kind === 'delete') {
+              ls.splice(tamper.at, 1);
+              // The gap shows where the next entry now sits; deleting the last one is a truncation.
+              expectedLine = tamper.at === n - 1 ? n - 1 : tamper.at + 1;
+            } else if (tamper.kind === 'swap') {
+              [ls[tamper.at], ls[tamper.at + 1]] = [ls[tamper.at + 1]!, ls[tamper.at]!];
+              expectedLine = tamper.at + 1;
+            } else {
+              ls.length = tamper.keep;
+              expectedLine = tamper.keep;
+            }
+            writeFileSync(path, ls.map((l) => `${l}\n`).join(''));
+            const r = await log.verify();
+            expect(r.ok).toBe(false);
+            expect(r.problem!.line).toBe(expectedLine);
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
