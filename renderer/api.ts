@@ -3,8 +3,8 @@
  * never `window.airlock` directly. It holds no policy: it shows what the core
  * decided.
  */
-import { useCallback, useEffect, useState } from 'react';
-import type { AirlockBridge, ChannelName, EventName, IpcResult, PayloadOf, RequestOf, ResponseOf } from '../shared/ipc';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { AirlockBridge, AppInfo, ChannelName, EventName, IpcResult, PayloadOf, RequestOf, ResponseOf } from '../shared/ipc';
 
 declare global {
   interface Window {
@@ -55,4 +55,68 @@ export function useQuery<C extends ChannelName>(
   }, [event, reload]);
   const set = useCallback((value: ResponseOf<C>) => setState({ status: 'ok', value }), []);
   return [state, reload, set];
+}
+
+/**
+ * Like `useQuery`, but an event that carries the whole new value (e.g.
+ * `servers.didChange`, `approvals.didChange`) replaces it without a round trip.
+ */
+export function useLiveQuery<C extends ChannelName, E extends EventName>(
+  channel: C,
+  request: RequestOf<C>,
+  event: E,
+  fromEvent: (payload: PayloadOf<E>) => ResponseOf<C>,
+): [Query<ResponseOf<C>>, () => void] {
+  const [state, reload, set] = useQuery(channel, request);
+  const map = useRef(fromEvent);
+  map.current = fromEvent;
+  useEffect(() => on(event, (payload) => set(map.current(payload))), [event, set]);
+  return [state, reload];
+}
+
+let appInfoCache: AppInfo | undefined;
+let appInfoPromise: Promise<AppInfo | undefined> | undefined;
+
+/** The app's info (cached: it does not change while the window is open). */
+export function useAppInfo(): AppInfo | undefined {
+  const [info, setInfo] = useState<AppInfo | undefined>(appInfoCache);
+  useEffect(() => {
+    if (appInfoCache) return;
+    appInfoPromise ??= invoke('app.info', {}).then((result) => (result.ok ? (appInfoCache = result.value) : undefined));
+    let live = true;
+    void appInfoPromise.then((value) => live && setInfo(value));
+    return () => {
+      live = false;
+    };
+  }, []);
+  return info;
+}
+
+/** Runs one action at a time and keeps its error for a person to read. */
+export function useAction(): {
+  busy: boolean;
+  error: string | undefined;
+  setError: (message: string | undefined) => void;
+  run: <T>(action: () => Promise<IpcResult<T>>) => Promise<T | undefined>;
+} {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const run = useCallback(async <T,>(action: () => Promise<IpcResult<T>>): Promise<T | undefined> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const result = await action();
+      if (!result.ok) {
+        setError(result.message);
+        return undefined;
+      }
+      return result.value;
+    } catch (error) {
+      setError(String(error));
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, setError, run };
 }

@@ -1,6 +1,10 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useQuery } from './api';
+import { ConfirmationCenter } from './components/confirmation-dialog';
+import { parseRoute, type Route } from './route';
 import { ActivityScreen } from './screens/activity';
+import { InstallScreen } from './screens/install';
+import { ServerDetailScreen } from './screens/server-detail';
 import { ServersScreen } from './screens/servers';
 import { SettingsScreen } from './screens/settings';
 
@@ -9,27 +13,35 @@ const SCREENS = [
   { id: 'activity', label: 'Activity' },
   { id: 'settings', label: 'Settings' },
 ] as const;
-type ScreenId = (typeof SCREENS)[number]['id'];
 
-function screenFromHash(hash: string): ScreenId {
-  const id = hash.replace(/^#\/?/, '');
-  return SCREENS.some((screen) => screen.id === id) ? (id as ScreenId) : 'servers';
+function navOf(route: Route): (typeof SCREENS)[number]['id'] {
+  if (route.screen === 'activity' || route.screen === 'settings') return route.screen;
+  return 'servers';
 }
 
-/** The app frame: navigation on the left, the current screen on the right. */
+/** The app frame: navigation on the left, the current screen on the right, and the confirmation dialog over everything. */
 export function App() {
-  const [screen, setScreen] = useState<ScreenId>(() => screenFromHash(window.location.hash));
+  const [route, setRoute] = useState<Route>(() => parseRoute(window.location.hash));
   const [info] = useQuery('app.info', {});
   const [sandbox] = useQuery('sandbox.status', {}, 'sandbox.didChange');
+  const main = useRef<HTMLElement>(null);
 
   useEffect(() => {
-    const onHash = () => setScreen(screenFromHash(window.location.hash));
+    const onHash = () => {
+      setRoute(parseRoute(window.location.hash));
+      // Move focus to the new screen so keyboard and screen-reader users land on it.
+      requestAnimationFrame(() => main.current?.querySelector<HTMLElement>('h1')?.focus({ preventScroll: false }));
+    };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
 
+  const current = navOf(route);
   return (
     <div className="frame">
+      <a className="skip-link" href="#main" onClick={(e) => { e.preventDefault(); main.current?.querySelector<HTMLElement>('h1')?.focus(); }}>
+        Skip to content
+      </a>
       <nav className="sidebar" aria-label="Airlock">
         <div className="brand">
           <span className="brand-mark" aria-hidden="true">◇</span>
@@ -38,7 +50,7 @@ export function App() {
         <ul>
           {SCREENS.map((item) => (
             <li key={item.id}>
-              <a href={`#/${item.id}`} aria-current={screen === item.id ? 'page' : undefined}>
+              <a href={`#/${item.id}`} aria-current={current === item.id ? 'page' : undefined}>
                 {item.label}
               </a>
             </li>
@@ -53,17 +65,20 @@ export function App() {
           {info.status === 'ok' && <span className="muted">v{info.value.version}</span>}
         </div>
       </nav>
-      <main className="content">
+      <main className="content" id="main" ref={main}>
         {info.status === 'ok' &&
           info.value.notices.map((notice, index) => (
             <div key={index} role="alert" className={`notice notice-${notice.level}`}>
               {notice.message}
             </div>
           ))}
-        {screen === 'servers' && <ServersScreen />}
-        {screen === 'activity' && <ActivityScreen />}
-        {screen === 'settings' && <SettingsScreen />}
+        {route.screen === 'servers' && <ServersScreen />}
+        {route.screen === 'server' && <ServerDetailScreen key={route.name} name={route.name} />}
+        {route.screen === 'install' && <InstallScreen key={route.example ?? ''} example={route.example} />}
+        {route.screen === 'activity' && <ActivityScreen />}
+        {route.screen === 'settings' && <SettingsScreen />}
       </main>
+      <ConfirmationCenter />
     </div>
   );
 }

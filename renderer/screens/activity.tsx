@@ -1,12 +1,213 @@
-/** The Activity screen: every call and decision, from the audit log (arrives with the policy issue). */
+/** The Activity screen (UX 16): every decision and outcome from the audit log, filtered, with the chain's health. */
+import { useEffect, useId, useRef, useState } from 'react';
+import type { AuditEntryView } from '../../shared/views';
+import { invoke, on, useAction, useQuery } from '../api';
+import { Badge } from '../components/badges';
+import { InertText, safeJson } from '../components/inert-text';
+import { when } from '../format';
+import { serverHref } from '../route';
+
+type VerdictFilter = '' | 'allow' | 'ask' | 'deny';
+
 export function ActivityScreen() {
+  const [server, setServer] = useState('');
+  const [tool, setTool] = useState('');
+  const [verdict, setVerdict] = useState<VerdictFilter>('');
+  const [servers] = useQuery('servers.list', {}, 'servers.didChange');
+  const request = { ...(server ? { server } : {}), ...(tool.trim() ? { tool: tool.trim() } : {}), ...(verdict ? { verdict } : {}), limit: 200 };
+  const [entries, reload] = useQuery('audit.list', request);
+  const [verify, reverify] = useQuery('audit.verify', {});
+  const ids = { server: useId(), tool: useId(), verdict: useId() };
+
+  // Refresh on every append, at most a few times a second.
+  const pendingRefresh = useRef<number | undefined>(undefined);
+  useEffect(
+    () =>
+      on('audit.didAppend', () => {
+        if (pendingRefresh.current !== undefined) return;
+        pendingRefresh.current = window.setTimeout(() => {
+          pendingRefresh.current = undefined;
+          reload();
+          reverify();
+        }, 250);
+      }),
+    [reload, reverify],
+  );
+  useEffect(() => () => window.clearTimeout(pendingRefresh.current), []);
+
   return (
     <section aria-labelledby="activity-title">
-      <h1 id="activity-title">Activity</h1>
-      <div className="empty">
-        <p className="lead">No calls yet.</p>
-        <p>Every tool call, who asked for it, what Airlock decided and what happened will be listed here.</p>
+      <h1 id="activity-title" tabIndex={-1}>
+        Activity
+      </h1>
+      <div data-testid="audit-verify" aria-live="polite">
+        {verify.status === 'ok' &&
+          (verify.value.ok ? (
+            <p className="notice notice-ok">
+              <strong>Chain verified:</strong> {verify.value.entries.toLocaleString('en')} entries in {verify.value.files} file{verify.value.files === 1 ? '' : 's'}, none edited, removed or
+              reordered.
+            </p>
+          ) : (
+            <div className="notice notice-error" role="alert">
+              <strong>The activity log was changed outside Airlock.</strong>
+              <ul>
+                {verify.value.problems.map((problem, i) => (
+                  <li key={i}>
+                    <code>
+                      <InertText text={`${problem.file}:${problem.line}`} />
+                    </code>{' '}
+                    — <InertText text={problem.message} />
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        {verify.status === 'error' && (
+          <p className="notice notice-error">
+            Could not check the log: <InertText text={verify.message} />
+          </p>
+        )}
       </div>
+      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter the activity">
+        <div className="field-row">
+          <label htmlFor={ids.server}>Server</label>
+          <select id={ids.server} value={server} onChange={(e) => setServer(e.target.value)}>
+            <option value="">All servers</option>
+            {servers.status === 'ok' &&
+              servers.value.map((s) => (
+                <option key={s.name} value={s.name}>
+                  {s.name}
+                </option>
+              ))}
+          </select>
+        </div>
+        <div className="field-row">
+          <label htmlFor={ids.tool}>Tool</label>
+          <input id={ids.tool} type="text" value={tool} onChange={(e) => setTool(e.target.value)} placeholder="Any tool" spellCheck={false} />
+        </div>
+        <div className="field-row">
+          <label htmlFor={ids.verdict}>Decision</label>
+          <select id={ids.verdict} value={verdict} onChange={(e) => setVerdict(e.target.value as VerdictFilter)}>
+            <option value="">Any decision</option>
+            <option value="allow">Allowed</option>
+            <option value="ask">Asked</option>
+            <option value="deny">Denied</option>
+          </select>
+        </div>
+      </form>
+      {entries.status === 'loading' && <p className="muted">Loading…</p>}
+      {entries.status === 'error' && (
+        <p role="alert" className="notice notice-error">
+          <InertText text={entries.message} />
+        </p>
+      )}
+      {entries.status === 'ok' &&
+        (entries.value.length === 0 ? (
+          <div className="empty">
+            <p className="lead">{server || tool || verdict ? 'Nothing matches these filters.' : 'No calls yet.'}</p>
+            <p>Every tool call, who asked for it, what Airlock decided and what happened will be listed here.</p>
+          </div>
+        ) : (
+          <AuditTable entries={entries.value} onChanged={reload} />
+        ))}
     </section>
+  );
+}
+
+const VERDICT_TONE: Record<string, string> = { allow: 'ok', ask: 'warn', deny: 'danger' };
+const OUTCOME_TONE: Record<string, string> = { ok: 'ok', 'tool-error': 'warn', unknown: 'warn', denied: 'danger' };
+
+/** Audit entries as a table; each decision names its rule, with a way to revoke it (UX 16). */
+export function AuditTable({ entries, showServer = true, onChanged }: { entries: AuditEntryView[]; showServer?: boolean; onChanged?: () => void }) {
+  const action = useAction();
+  return (
+    <div className="table-wrap">
+      {action.error && (
+        <p role="alert" className="field-error">
+          <InertText text={action.error} />
+        </p>
+      )}
+      <table className="audit-table" data-testid="audit-table">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            {showServer && <th scope="col">Server</th>}
+            <th scope="col">Tool</th>
+            <th scope="col">Who asked</th>
+            <th scope="col">What happened</th>
+            <th scope="col">Details</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.seq} data-testid="audit-row" data-verdict={entry.verdict ?? ''} data-outcome={entry.outcome ?? ''}>
+              <td className="nowrap">{when(entry.time)}</td>
+              {showServer && (
+                <td>
+                  <a href={serverHref(entry.server)}>
+                    <InertText text={entry.server} />
+                  </a>
+                </td>
+              )}
+              <td>
+                <code><InertText text={entry.tool} /></code>
+              </td>
+              <td>
+                <InertText text={entry.caller} />
+              </td>
+              <td>
+                {entry.kind === 'decision' ? (
+                  <>
+                    <Badge tone={VERDICT_TONE[entry.verdict ?? ''] ?? 'neutral'}>
+                      {entry.verdict === 'allow' ? 'Allowed' : entry.verdict === 'deny' ? 'Denied' : entry.verdict === 'ask' ? 'Asked' : 'Decision'}
+                    </Badge>
+                    {entry.answeredBy && (
+                      <div className="small">
+                        Answered: <InertText text={entry.answeredBy} />
+                      </div>
+                    )}
+                  </>
+                ) : (
+                  <>
+                    <Badge tone={OUTCOME_TONE[entry.outcome ?? ''] ?? 'neutral'}>
+                      <InertText text={entry.outcome ?? 'outcome'} />
+                    </Badge>
+                    {entry.durationMs !== undefined && <span className="small muted"> {Math.round(entry.durationMs)} ms</span>}
+                  </>
+                )}
+              </td>
+              <td>
+                {entry.reasons && entry.reasons.length > 0 && (
+                  <div className="small">
+                    <InertText text={entry.reasons.join(' ')} fold={300} />
+                  </div>
+                )}
+                {entry.rule && (
+                  <div className="small">
+                    Rule: <InertText text={entry.rule} />{' '}
+                    <button
+                      type="button"
+                      className="small-button"
+                      disabled={action.busy}
+                      onClick={async () => {
+                        if (await action.run(() => invoke('rules.remove', { server: entry.server, tool: entry.tool }))) onChanged?.();
+                      }}
+                    >
+                      Revoke the rule that allowed this
+                    </button>
+                  </div>
+                )}
+                {entry.arguments !== undefined && (
+                  <details>
+                    <summary className="small">Arguments</summary>
+                    <InertText text={safeJson(entry.arguments)} block fold={1000} className="output" />
+                  </details>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

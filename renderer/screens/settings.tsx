@@ -1,6 +1,115 @@
-import { invoke, useQuery } from '../api';
+import type { PolicyMode } from '../../shared/domain';
+import { invoke, useAction, useQuery } from '../api';
+import { Badge } from '../components/badges';
+import { InertText } from '../components/inert-text';
+import { when } from '../format';
+import { serverHref } from '../route';
 
-/** Settings: the sandbox's status on this machine (the same truth as `airlock doctor`). */
+const MODES: { id: PolicyMode; label: string; sentence: string }[] = [
+  {
+    id: 'default',
+    label: 'Default',
+    sentence:
+      'Read-only tools of servers you trust, and of servers whose sandbox keeps them from changing anything, run without asking; everything else asks.',
+  },
+  { id: 'strict', label: 'Strict', sentence: 'Every call asks you first, whatever the server or the tool, unless you made a rule for it.' },
+];
+
+function PolicyModeSection() {
+  const [settings, , setSettings] = useQuery('settings.get', {});
+  const action = useAction();
+  return (
+    <fieldset className="policy-mode" data-testid="policy-mode" disabled={settings.status !== 'ok' || action.busy}>
+      <legend>When Airlock asks</legend>
+      {settings.status === 'error' && (
+        <p role="alert" className="field-error">
+          <InertText text={settings.message} />
+        </p>
+      )}
+      {MODES.map((mode) => (
+        <label key={mode.id} className="check mode-option">
+          <input
+            type="radio"
+            name="policy-mode"
+            value={mode.id}
+            checked={settings.status === 'ok' && settings.value.policyMode === mode.id}
+            onChange={async () => {
+              const value = await action.run(() => invoke('settings.setPolicyMode', { mode: mode.id }));
+              if (value) setSettings(value);
+            }}
+          />{' '}
+          <strong>{mode.label}.</strong> {mode.sentence}
+        </label>
+      ))}
+      {action.error && (
+        <p role="alert" className="field-error">
+          <InertText text={action.error} />
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+/** Every standing rule on one page (UX 15), each revocable in one click. */
+function RulesSection() {
+  const [rules, reload] = useQuery('rules.list', {}, 'servers.didChange');
+  const action = useAction();
+  if (rules.status !== 'ok') return rules.status === 'error' ? <p className="field-error"><InertText text={rules.message} /></p> : null;
+  if (rules.value.length === 0) return <p className="muted">No standing rules: every call that needs asking asks.</p>;
+  return (
+    <div className="table-wrap">
+      {action.error && (
+        <p role="alert" className="field-error">
+          <InertText text={action.error} />
+        </p>
+      )}
+      <table data-testid="rules-table">
+        <thead>
+          <tr>
+            <th scope="col">Server</th>
+            <th scope="col">Tool</th>
+            <th scope="col">Rule</th>
+            <th scope="col">Made</th>
+            <th scope="col"><span className="visually-hidden">Actions</span></th>
+          </tr>
+        </thead>
+        <tbody>
+          {rules.value.map((rule) => (
+            <tr key={`${rule.server}/${rule.tool}`}>
+              <td>
+                <a href={serverHref(rule.server)}>
+                  <InertText text={rule.server} />
+                </a>
+              </td>
+              <td>
+                <code><InertText text={rule.tool} /></code>
+              </td>
+              <td>
+                <Badge tone={rule.effect === 'allow' ? 'ok' : 'danger'}>{rule.effect === 'allow' ? 'Always allow' : 'Always deny'}</Badge>
+                {!rule.current && <div className="small muted">The tool changed since: this rule no longer counts.</div>}
+              </td>
+              <td>{when(rule.createdAt)}</td>
+              <td>
+                <button
+                  type="button"
+                  className="small-button"
+                  disabled={action.busy}
+                  onClick={async () => {
+                    if (await action.run(() => invoke('rules.remove', { server: rule.server, tool: rule.tool }))) reload();
+                  }}
+                >
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Settings: the policy mode, standing rules, and the sandbox's status on this machine (the same truth as `airlock doctor`). */
 export function SettingsScreen() {
   const [sandbox, , setSandbox] = useQuery('sandbox.status', {}, 'sandbox.didChange');
   const [info] = useQuery('app.info', {});
@@ -12,7 +121,13 @@ export function SettingsScreen() {
 
   return (
     <section aria-labelledby="settings-title">
-      <h1 id="settings-title">Settings</h1>
+      <h1 id="settings-title" tabIndex={-1}>
+        Settings
+      </h1>
+      <h2>Policy</h2>
+      <PolicyModeSection />
+      <h2>Standing rules</h2>
+      <RulesSection />
       <h2>Sandbox</h2>
       {sandbox.status === 'loading' && <p className="muted">Checking…</p>}
       {sandbox.status === 'error' && <p role="alert">{sandbox.message}</p>}

@@ -1,0 +1,100 @@
+/**
+ * The one way server-provided text reaches the screen. SECURITY: everything a
+ * server says (names, titles, descriptions, instructions, output, logs) is
+ * data. It is rendered as React text nodes only — never as HTML, never as a
+ * link or an image — and characters that hide or reorder text (C0/C1
+ * controls, bidi overrides and isolates, zero-width characters) are replaced
+ * by visible markers such as ⟨U+202E⟩, so what a person reads is what the
+ * server sent.
+ */
+import { useState, type ReactNode } from 'react';
+
+/** Characters shown as markers: every control except tab and newline, bidi controls, zero-width and other invisible formatting characters. */
+// eslint-disable-next-line no-control-regex
+const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\u206A-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDC7F]/g;
+
+/** The marker for one hidden character, e.g. `⟨U+202E⟩`. */
+export function markerFor(char: string): string {
+  const code = char.codePointAt(0) ?? 0;
+  return `⟨U+${code.toString(16).toUpperCase().padStart(4, '0')}⟩`;
+}
+
+/** True when `text` holds characters that would be hidden or reorder what is shown. */
+export function hasHiddenCharacters(text: string): boolean {
+  HIDDEN.lastIndex = 0;
+  const found = HIDDEN.test(text);
+  HIDDEN.lastIndex = 0;
+  return found;
+}
+
+/** `text` with every hidden character replaced by its visible marker (for titles, attributes, plain strings). */
+export function visible(text: string): string {
+  return text.replace(HIDDEN, markerFor);
+}
+
+/** Splits text into plain runs and marker elements. */
+function withMarkers(text: string): ReactNode[] {
+  const out: ReactNode[] = [];
+  let last = 0;
+  let key = 0;
+  for (const match of text.matchAll(HIDDEN)) {
+    const at = match.index ?? 0;
+    if (at > last) out.push(text.slice(last, at));
+    out.push(
+      <span key={key++} className="ctrl-char" title="A hidden or direction-changing character, made visible by Airlock">
+        {markerFor(match[0])}
+      </span>,
+    );
+    last = at + match[0].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}
+
+export interface InertTextProps {
+  /** The text as the server sent it (anything that is not a string is shown as JSON). */
+  text: unknown;
+  /** Show at most this many characters until the person asks for the rest. */
+  fold?: number;
+  /** Keep line breaks and spacing (descriptions, logs, output). */
+  block?: boolean;
+  className?: string;
+  /** Shown when there is no text. */
+  empty?: string;
+}
+
+/** Server-provided text, inert, with hidden characters made visible and long text folded. */
+export function InertText({ text, fold = 600, block = false, className, empty }: InertTextProps) {
+  const [open, setOpen] = useState(false);
+  const raw = typeof text === 'string' ? text : text === undefined ? '' : safeJson(text);
+  const Tag = block ? 'div' : 'span';
+  const classes = ['inert', block ? 'inert-block' : '', className ?? ''].filter(Boolean).join(' ');
+  if (raw.length === 0) {
+    return empty ? <span className="muted">{empty}</span> : null;
+  }
+  const folded = !open && raw.length > fold;
+  const shown = folded ? raw.slice(0, fold) : raw;
+  return (
+    <Tag className={classes}>
+      {withMarkers(shown)}
+      {folded && '…'}
+      {raw.length > fold && (
+        <>
+          {' '}
+          <button type="button" className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
+            {open ? 'Show less' : `Show all ${raw.length.toLocaleString('en')} characters`}
+          </button>
+        </>
+      )}
+    </Tag>
+  );
+}
+
+/** JSON for display; never throws (cycles and BigInts become a note). */
+export function safeJson(value: unknown, indent = 2): string {
+  try {
+    return JSON.stringify(value, null, indent) ?? String(value);
+  } catch {
+    return '(a value that cannot be shown as JSON)';
+  }
+}

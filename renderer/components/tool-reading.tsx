@@ -1,0 +1,182 @@
+/**
+ * A tool's claims beside Airlock's reading (UX 12): the annotations are what
+ * the server says; the reading and the decision are what Airlock does.
+ */
+import type { ToolReadingView, ToolView, PolicyPreview } from '../../shared/views';
+import { when } from '../format';
+import { Badge } from './badges';
+import { InertText } from './inert-text';
+
+const CLASS_LABEL: Record<ToolReadingView['class'], { text: string; tone: string }> = {
+  'read-only': { text: 'Read-only', tone: 'ok' },
+  'changes-things': { text: 'Changes things', tone: 'warn' },
+  destructive: { text: 'Destructive', tone: 'danger' },
+};
+
+/** "The server says: …" — the annotations as claims, one line each. */
+export function Claims({ reading }: { reading: ToolReadingView }) {
+  return (
+    <div className="claims" data-testid="claims">
+      <div className="claims-label">The server says:</div>
+      {reading.claims.length === 0 ? (
+        <p className="muted">Nothing about what this tool does.</p>
+      ) : (
+        <ul>
+          {reading.claims.map((claim, i) => (
+            <li key={i}>
+              <InertText text={claim} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** Airlock's reading of the tool, from the normalised annotations. */
+export function Reading({ reading }: { reading: ToolReadingView }) {
+  const cls = CLASS_LABEL[reading.class];
+  return (
+    <div className="reading" data-testid="reading">
+      <div className="claims-label">Airlock’s reading:</div>
+      <span className="badges">
+        <Badge tone={cls.tone}>{cls.text}</Badge>
+        <Badge tone={reading.openWorld ? 'warn' : 'neutral'}>{reading.openWorld ? 'May reach outside your machine' : 'Closed world'}</Badge>
+        {reading.idempotent && <Badge tone="neutral">Safe to repeat</Badge>}
+        {reading.contradictory && <Badge tone="danger">Contradictory claims — counted as destructive</Badge>}
+      </span>
+    </div>
+  );
+}
+
+export function PreviewBadge({ preview }: { preview: PolicyPreview }) {
+  const tone = preview.verdict === 'allow' ? 'ok' : preview.verdict === 'deny' ? 'danger' : 'warn';
+  return (
+    <Badge tone={tone} testId="policy-preview">
+      {preview.label}
+    </Badge>
+  );
+}
+
+/** One tool, fully: title, description (inert), claims vs reading, what the policy would do, warnings. */
+export function ToolCard({ tool }: { tool: ToolView }) {
+  return (
+    <article className="tool-card" data-testid={`tool-${tool.name}`} aria-label={`Tool ${tool.name}`}>
+      <header className="tool-card-head">
+        <h4>
+          <code>
+            <InertText text={tool.name} />
+          </code>
+          {tool.title && (
+            <>
+              {' '}
+              <span className="tool-title">
+                <InertText text={tool.title} />
+              </span>
+            </>
+          )}
+        </h4>
+        <PreviewBadge preview={tool.preview} />
+      </header>
+      <InertText text={tool.description} block fold={500} className="tool-description" empty="No description." />
+      <div className="claims-vs-reading">
+        <Claims reading={tool.reading} />
+        <Reading reading={tool.reading} />
+      </div>
+      {tool.preview.reasons.length > 0 && (
+        <p className="reasons">
+          <span className="muted">Why: </span>
+          <InertText text={tool.preview.reasons.join(' ')} />
+        </p>
+      )}
+      <Warnings warnings={tool.warnings} />
+    </article>
+  );
+}
+
+export function Warnings({ warnings }: { warnings: ToolView['warnings'] }) {
+  if (warnings.length === 0) return null;
+  return (
+    <ul className="warnings" data-testid="tool-warnings">
+      {warnings.map((warning, i) => (
+        <li key={i}>
+          <Badge tone="warn">Warning</Badge> <InertText text={warning.message} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The review table: claims vs reading vs the effective decision, and any rule with its date. */
+export function ToolsTable({ tools, onRevokeRule }: { tools: ToolView[]; onRevokeRule?: (tool: string) => void }) {
+  if (tools.length === 0) return <p className="muted">No tools listed (the server may not be running yet).</p>;
+  return (
+    <div className="table-wrap">
+      <table className="tools-table" data-testid="tools-table">
+        <thead>
+          <tr>
+            <th scope="col">Tool</th>
+            <th scope="col">The server says</th>
+            <th scope="col">Airlock’s reading</th>
+            <th scope="col">What happens now</th>
+            <th scope="col">Rule</th>
+          </tr>
+        </thead>
+        <tbody>
+          {tools.map((tool) => (
+            <tr key={tool.name} data-testid={`tool-row-${tool.name}`}>
+              <th scope="row">
+                <code>
+                  <InertText text={tool.name} />
+                </code>
+                {tool.title && (
+                  <div className="muted">
+                    <InertText text={tool.title} />
+                  </div>
+                )}
+                <InertText text={tool.description} block fold={160} className="tool-description small" />
+                {tool.isNew && <Badge tone="warn">New</Badge>}
+                <Warnings warnings={tool.warnings} />
+              </th>
+              <td>
+                <ul className="plain">
+                  {tool.reading.claims.map((claim, i) => (
+                    <li key={i}>
+                      <InertText text={claim} />
+                    </li>
+                  ))}
+                </ul>
+              </td>
+              <td>
+                <Reading reading={tool.reading} />
+              </td>
+              <td>
+                <PreviewBadge preview={tool.preview} />
+                {tool.pendingChange && <div><Badge tone="danger">Paused: changed since approved</Badge></div>}
+                <div className="small">
+                  <InertText text={tool.preview.reasons.join(' ')} />
+                </div>
+              </td>
+              <td>
+                {tool.rule ? (
+                  <>
+                    <Badge tone={tool.rule.effect === 'allow' ? 'ok' : 'danger'}>{tool.rule.effect === 'allow' ? 'Always allow' : 'Always deny'}</Badge>
+                    <div className="small muted">since {when(tool.rule.createdAt)}</div>
+                    {onRevokeRule && (
+                      <button type="button" className="small-button" onClick={() => onRevokeRule(tool.name)}>
+                        Revoke rule
+                      </button>
+                    )}
+                  </>
+                ) : (
+                  <span className="muted">None</span>
+                )}
+                {tool.approvedAt && <div className="small muted">Definition approved {when(tool.approvedAt)}</div>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

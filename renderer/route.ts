@@ -1,0 +1,41 @@
+/** Hash routes: `#/servers`, `#/servers/NAME`, `#/install`, `#/activity`, `#/settings`. */
+export type Route =
+  | { screen: 'servers' }
+  | { screen: 'server'; name: string }
+  | { screen: 'install'; example?: string }
+  | { screen: 'activity' }
+  | { screen: 'settings' };
+
+export function parseRoute(hash: string): Route {
+  const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?', 2);
+  const parts = path.split('/').filter(Boolean).map((part) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  });
+  const params = new URLSearchParams(query);
+  switch (parts[0]) {
+    case 'servers':
+      return parts[1] ? { screen: 'server', name: parts[1] } : { screen: 'servers' };
+    case 'install': {
+      const example = params.get('example');
+      return example ? { screen: 'install', example } : { screen: 'install' };
+    }
+    case 'activity':
+      return { screen: 'activity' };
+    case 'settings':
+      return { screen: 'settings' };
+    default:
+      return { screen: 'servers' };
+  }
+}
+
+export function serverHref(name: string): string {
+  return `#/servers/${encodeURIComponent(name)}`;
+}
+
+export function go(href: string): void {
+  window.location.hash = href.replace(/^#/, '');
+}
