@@ -61,9 +61,11 @@ export interface SandboxLauncherOptions {
 export interface AirlockSandboxLauncher extends SandboxLauncher {
   /**
    * A plan for the install probe: `strictestProfile()`, the whole home folder
-   * unreadable, no network path even when questions are enabled, no secrets.
+   * unreadable (except the server's own code folder), no network path even
+   * when questions are enabled, no secrets. `unsandboxed` passes on the
+   * server's recorded consent, which only matters where the sandbox is missing.
    */
-  planProbe(spec: ServerSpec, context: LaunchContext): Promise<LaunchPlan>;
+  planProbe(spec: ServerSpec, context: LaunchContext, unsandboxed?: SandboxProfile['unsandboxed']): Promise<LaunchPlan>;
   /** Whether this machine can sandbox (as `checkSandboxSupport`, with this launcher's probe). */
   support(): SandboxSupport;
   /** Closes every proxy still open and removes the runtime folder. Call on shutdown. */
@@ -327,7 +329,8 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
   return {
     support,
     plan: (spec, profile, context) => build(spec, profile, context, { probe: false }),
-    planProbe: (spec, context) => build(spec, strictestProfile(), { ...context, secrets: {} }, { probe: true }),
+    planProbe: (spec, context, unsandboxed) =>
+      build(spec, { ...strictestProfile(), ...(unsandboxed ? { unsandboxed } : {}) }, { ...context, secrets: {} }, { probe: true }),
     async close() {
       await Promise.all([...proxies].map((proxy) => proxy.close()));
       proxies.clear();

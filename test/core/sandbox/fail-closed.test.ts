@@ -39,6 +39,19 @@ describe('when the sandbox cannot run', () => {
     expect(await readdir(world.runtimeDir).catch(() => [])).toEqual([]);
   });
 
+  it('the probe also refuses, unless the server has recorded consent', async () => {
+    const launcher = createSandboxLauncher({
+      homeDir: world.home,
+      runtimeDir: world.runtimeDir,
+      capabilityProbe: { platform: 'linux', pathEnv: binWithoutBwrap },
+    });
+    await expect(launcher.planProbe(spec, world.context())).rejects.toBeInstanceOf(SandboxUnavailableError);
+    const plan = await launcher.planProbe(spec, world.context(), { consentedAt: '2026-12-02T16:00:00Z' });
+    expect(plan.sandboxed).toBe(false);
+    await plan.dispose();
+    await launcher.close();
+  });
+
   it('refuses an OS it cannot sandbox on yet', async () => {
     const launcher = createSandboxLauncher({ homeDir: world.home, capabilityProbe: { platform: 'win32', pathEnv: '' } });
     await expect(launcher.plan(spec, defaultSandboxProfile(), world.context())).rejects.toBeInstanceOf(SandboxUnavailableError);
