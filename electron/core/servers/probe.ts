@@ -72,16 +72,28 @@ export async function probe(
   options: ProbeOptions = {},
 ): Promise<ProbeResult> {
   const log = new LogRing();
-  const plan = await launcher.plan(spec, profile, context);
-  const connection = new ServerConnection(plan, { ...options.connection, log });
+  const timeoutMs = options.timeoutMs ?? 30_000;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timedOut = false;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       timedOut = true;
-      reject(new Error(`the probe did not finish within ${options.timeoutMs ?? 30_000} ms`));
-    }, options.timeoutMs ?? 30_000);
+      reject(new Error(`the probe did not finish within ${timeoutMs} ms`));
+    }, timeoutMs);
   });
+  deadline.catch(() => undefined);
+  // The launcher is inside the deadline too; a plan that arrives late is disposed unused.
+  const planning = launcher.plan(spec, profile, context);
+  let plan: Awaited<typeof planning>;
+  try {
+    plan = await Promise.race([planning, deadline]);
+  } catch (error) {
+    clearTimeout(timer);
+    planning.then((late) => late.dispose()).catch(() => undefined);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ProbeError(`probing the server failed: ${message}`, log.snapshot(), timedOut);
+  }
+  const connection = new ServerConnection(plan, { ...options.connection, log });
   const work = (async (): Promise<ProbeResult> => {
     await connection.connect();
     const capabilities = connection.capabilities ?? {};

@@ -164,14 +164,23 @@ export class ProcessStdioTransport implements Transport {
     return new Promise((resolve, reject) => {
       // SECURITY: invariant 5 — env is exactly the plan's (no inherited or default variables);
       // no shell; the server leads a new process group so the whole group can be stopped.
-      const child = spawn(this.plan.command, this.plan.args, {
-        env: this.plan.env,
-        cwd: this.plan.cwd,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
-        shell: false,
-        windowsHide: true,
-      });
+      let child: ChildProcessWithoutNullStreams;
+      try {
+        child = spawn(this.plan.command, this.plan.args, {
+          env: this.plan.env,
+          cwd: this.plan.cwd,
+          stdio: ['pipe', 'pipe', 'pipe'],
+          detached: true,
+          shell: false,
+          windowsHide: true,
+        });
+      } catch (error) {
+        // e.g. a NUL byte in an argument or variable
+        this.resolveExit({ code: null, signal: null });
+        this.finish();
+        reject(error);
+        return;
+      }
       this.child = child;
       let spawned = false;
       child.once('spawn', () => {

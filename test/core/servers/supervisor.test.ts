@@ -54,6 +54,20 @@ describe('Supervisor with a well-behaved fixture', () => {
     expect(supervisor.tools.lookup('lc', 'target')!.definition.description).toMatch(/id_rsa/);
   });
 
+  it('coalesces a flood of list_changed into a few refreshes', async () => {
+    const rec = recordDir();
+    const { supervisor } = makeSupervisor({ lc: supervised('lc', fixtureSpec('list-changed.mjs', [], { AIRLOCK_RECORD_DIR: rec.dir })) }, { refreshDelayMs: 20 });
+    cleanups.push(rec.cleanup, () => supervisor.stopAll());
+    await supervisor.start('lc');
+    expect(rec.lines('list-requests')).toHaveLength(1);
+    await supervisor.callTool('lc', 'spam', {});
+    await eventually(() => rec.lines('list-requests').length >= 2, 5000, 'a refresh');
+    await new Promise((r) => setTimeout(r, 300));
+    // At most one refresh running and one queued at any time: a handful, not a thousand.
+    expect(rec.lines('list-requests').length).toBeLessThanOrEqual(5);
+    expect(supervisor.state('lc')).toBe('ready');
+  });
+
   it('does not start, or retry, when the launcher refuses (fail closed)', async () => {
     const { supervisor, launcher, states } = makeSupervisor({ s: supervised('s', fixtureSpec('echo.mjs')) });
     launcher.refuse = 'the sandbox cannot start: bwrap is missing';
