@@ -14,7 +14,7 @@ export {
   type ServerNetworkPolicy,
   type ServerProxy,
 } from './network-proxy';
-export { SECRET_HOME_PATHS, strictestProfile } from './profiles';
+export { SECRET_HOME_PATHS, SYSTEM_SECRET_PATHS, strictestProfile } from './profiles';
 export {
   createSandboxLauncher,
   SANDBOX_PROXY_PORT,

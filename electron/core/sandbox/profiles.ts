@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SandboxProfile } from '../../../shared/domain';
 
@@ -64,9 +65,33 @@ export const SECRET_HOME_PATHS: readonly string[] = [
   '.claude',
 ];
 
-/** Absolute secret paths for one home folder. */
+/**
+ * System files only root should read. They matter when Airlock itself runs
+ * as root (containers, CI): the sandbox maps the same uid, so file modes
+ * alone would let a server read them.
+ */
+export const SYSTEM_SECRET_PATHS: readonly string[] = [
+  '/etc/shadow',
+  '/etc/shadow-',
+  '/etc/gshadow',
+  '/etc/gshadow-',
+  '/etc/sudoers',
+  '/etc/sudoers.d',
+  '/etc/security/opasswd',
+  '/root/.ssh',
+];
+
+/** Absolute secret paths for one home folder, plus the system's own secrets and SSH host keys. */
 export function secretPathsUnder(homeDir: string): string[] {
-  return SECRET_HOME_PATHS.map((rel) => join(homeDir, rel));
+  let hostKeys: string[] = [];
+  try {
+    hostKeys = readdirSync('/etc/ssh')
+      .filter((name) => /^ssh_host_.*_key$/.test(name))
+      .map((name) => join('/etc/ssh', name));
+  } catch {
+    // no SSH server here
+  }
+  return [...new Set([...SECRET_HOME_PATHS.map((rel) => join(homeDir, rel)), ...SYSTEM_SECRET_PATHS, ...hostKeys])];
 }
 
 /** Host variables a server may see (values copied from Airlock's environment when set). */

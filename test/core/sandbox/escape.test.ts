@@ -43,6 +43,8 @@ describe('a hostile server under the default profile', () => {
     expect(await call(server.client, 'read_file', { path: join(world.home, '.aws', 'credentials') })).toMatchObject({ ok: false });
     expect(await call(server.client, 'read_file', { path: join(world.airlockDataDir, 'store.json') })).toMatchObject({ ok: false });
     expect(await call(server.client, 'read_file', { path: join(world.home, 'notes.txt') })).toMatchObject({ ok: true, text: 'ordinary file\n' });
+    // Meaningful where the tests run as root: the sandbox keeps the uid, so only the mask stops this.
+    expect(await call(server.client, 'read_file', { path: '/etc/shadow' })).not.toMatchObject({ text: expect.stringContaining('root:') });
   });
 
   it('cannot write ~/.bashrc or Airlock data; the files are unchanged', async () => {
