@@ -52,7 +52,8 @@ const UserConfigValues = z.record(z.string().max(128), z.union([Text(), z.number
 
 /** Where a server comes from, as the install screen asks for it. */
 export const InstallSourceSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('npm'), package: Text(214) }),
+  /** An npm package (`name` or `name@range`), with arguments for its command. */
+  z.strictObject({ kind: z.literal('npm'), package: Text(214), args: z.array(Text()).max(256).optional() }),
   z.strictObject({ kind: z.literal('mcpb'), path: Text() }),
   z.strictObject({ kind: z.literal('local'), argv: z.array(Text()).min(1).max(256) }),
   /** The one-click example: server-filesystem confined to one folder. */

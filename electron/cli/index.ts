@@ -1,9 +1,30 @@
 /** The `airlock` command's entry point (built to out/main/cli.js; bin/airlock.js runs it). */
+import { createInterface } from 'node:readline/promises';
 import { runCli } from './program';
+import type { CliIo } from './output';
 
-const code = await runCli(process.argv.slice(2), {
+const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+
+async function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}
+
+const io: CliIo = {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
   env: process.env,
-});
-process.exitCode = code;
+  ...(interactive
+    ? {
+        // The safe answer is the default: only an explicit "y" or "yes" agrees.
+        confirm: async (question: string) => /^y(es)?$/i.test((await ask(`${question} [y/N] `)).trim()),
+        prompt: (question: string) => ask(`${question} `),
+      }
+    : {}),
+};
+
+process.exitCode = await runCli(process.argv.slice(2), io);

@@ -3,6 +3,13 @@ export interface CliIo {
   out(text: string): void;
   err(text: string): void;
   env: NodeJS.ProcessEnv;
+  /**
+   * Asks a person a yes/no question on the terminal; undefined when no
+   * terminal is attached (then the command needs --yes, or is refused).
+   */
+  confirm?: (question: string) => Promise<boolean>;
+  /** Asks a person for a line of text (e.g. an edited value); undefined without a terminal. */
+  prompt?: (question: string) => Promise<string>;
 }
 
 /** Exit codes the `airlock` command uses; scripts may rely on them. */
@@ -15,6 +22,12 @@ export const EXIT = {
   usage: 2,
   /** The sandbox cannot run on this machine. */
   sandboxUnavailable: 3,
+  /** A person's confirmation was needed and none could be asked (no terminal, no --yes). */
+  needsConfirmation: 4,
+  /** The call was denied (by the policy or a person), or its outcome is unknown. */
+  denied: 5,
+  /** Nothing was changed because the person said no. */
+  cancelled: 6,
 } as const;
 
 /** Thrown by a command to end with a message and an exit code. */

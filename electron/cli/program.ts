@@ -3,7 +3,9 @@ import { version } from '../../package.json';
 import { defaultDataDir } from '../core/data-dir';
 import { AirlockError } from '../core/errors';
 import { AirlockHost } from '../core/host';
+import { registerCallCommands } from './commands/calls';
 import { doctor } from './commands/doctor';
+import { registerServerCommands, type CliContext } from './commands/servers';
 import { CliExit, EXIT, type CliIo } from './output';
 
 interface GlobalOptions {
@@ -33,11 +35,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     host ??= new AirlockHost({
       dataDir: options.dataDir ?? defaultDataDir(io.env),
       version,
-      hooks: { emit: () => {} },
+      hooks: { emit: () => {}, canAsk: () => io.confirm !== undefined },
     });
     return host;
   };
   const json = () => program.opts<GlobalOptions>().json === true;
+
+  const context: CliContext = { host: openHost, io, json, exit: (code) => (exitCode = code) };
+  registerServerCommands(program, context);
+  registerCallCommands(program, context);
 
   program
     .command('doctor')

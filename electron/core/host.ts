@@ -339,14 +339,12 @@ export class AirlockHost {
   // ── Rules, audit, settings ─────────────────────────────────────────────
 
   rules(): RuleView[] {
-    return this.store.read().rules.map((rule) => ({
-      server: rule.server,
-      tool: rule.tool,
-      effect: rule.effect,
-      createdAt: rule.createdAt,
-      fingerprint: rule.fingerprint,
-      current: this.supervisor.tools.lookup(rule.server, rule.tool)?.fingerprint === rule.fingerprint,
-    }));
+    const data = this.store.read();
+    return data.rules.map((rule) => {
+      // The live listing when the server runs; otherwise the definition the user approved.
+      const current = this.supervisor.tools.lookup(rule.server, rule.tool)?.fingerprint ?? data.servers[rule.server]?.approvedTools[rule.tool]?.fingerprint;
+      return { server: rule.server, tool: rule.tool, effect: rule.effect, createdAt: rule.createdAt, fingerprint: rule.fingerprint, current: current === rule.fingerprint };
+    });
   }
 
   removeRule(server: string, tool: string): void {

@@ -16,6 +16,7 @@ import {
   readMcpbBundle,
   resolveImportedNpm,
   resolveNpm,
+  riskSpans,
   unpackMcpbBundle,
   unresolvedUserConfig,
   type ImportApp,
@@ -83,7 +84,7 @@ export class InstallFlow {
     let draft: Draft;
     try {
       if (source.kind === 'npm') {
-        const candidate = await resolveNpm(source.package, { ...options, ...this.npmOptions() });
+        const candidate = await resolveNpm(source.package, { ...options, ...this.npmOptions(), ...(source.args ? { userArgs: source.args } : {}) });
         draft = { id, dir, candidate, installed: false, secretValues: {}, profile: suggestedProfile(candidate) };
       } else if (source.kind === 'example') {
         const folder = this.absolute(source.folder, 'the example folder');
@@ -285,9 +286,7 @@ export class InstallFlow {
   private disclosure(draft: Draft): Disclosure {
     const { candidate } = draft;
     const argv = [candidate.spec.command, ...candidate.spec.args];
-    const risks: CommandRisk[] = candidate.risks
-      .filter((risk) => risk.severity !== 'info')
-      .flatMap((risk) => risk.spans.map((span) => ({ arg: span.argIndex, start: span.start, end: span.end, reason: risk.reason, severity: risk.severity as 'warning' | 'danger' })));
+    const risks = riskSpans(candidate.risks) as CommandRisk[];
     return {
       draftId: draft.id,
       suggestedName: this.uniqueName(candidate.suggestedName),

@@ -1,0 +1,163 @@
+/** The server, call, rule and audit verbs of the built `airlock` command, against real servers in the real sandbox. */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REPO = join(import.meta.dirname, '../..');
+const BIN = join(REPO, 'bin/airlock.js');
+const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+const MEMORY_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+
+let root: string;
+let dataDir: string;
+let work: string;
+let home: string;
+
+function airlock(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], {
+    env: { ...process.env, HOME: home, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+const json = (args: string[]) => {
+  const result = airlock([...args, '--json']);
+  try {
+    return { ...result, value: JSON.parse(result.out) };
+  } catch {
+    throw new Error(`not JSON (exit ${result.code}): ${result.out}\n${result.err}`);
+  }
+};
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'airlock-cli-servers-'));
+  dataDir = join(root, 'data');
+  work = join(root, 'work');
+  home = join(root, 'home');
+  mkdirSync(work);
+  mkdirSync(home);
+  writeFileSync(join(work, 'notes.md'), 'hello from notes');
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('airlock add / list / show / call / audit', () => {
+  it('refuses to add without a terminal or --yes (exit 4) and leaves nothing behind', () => {
+    const { code, err } = airlock(['add', 'files', '--', process.execPath, FS_SERVER, work]);
+    expect(code).toBe(4);
+    expect(err).toContain('needs your confirmation');
+    expect(json(['list']).value).toEqual([]);
+    expect(existsSync(join(dataDir, 'servers')) ? readdirSync(join(dataDir, 'servers')) : []).toEqual([]);
+  });
+
+  it('adds a local command after showing exactly what will run, with the grants given', () => {
+    const { code, out } = airlock(['add', 'files', '--read', work, '--write', work, '--yes', '--', process.execPath, FS_SERVER, work]);
+    expect(code).toBe(0);
+    expect(out).toContain('It will run exactly this');
+    expect(out).toContain(FS_SERVER);
+    expect(out).toMatch(/sha256 [0-9a-f]{64}/);
+    expect(out).toContain('write_file — Always asks');
+    const list = json(['list']).value;
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ name: 'files', enabled: true, trusted: false, sandboxed: true, network: false });
+  });
+
+  it('shows provenance, grants and tools with their claimed annotations', () => {
+    const detail = json(['show', 'files']).value;
+    expect(detail.provenance).toMatchObject({ kind: 'local', executable: process.execPath });
+    expect(detail.profile.filesystem).toEqual({ read: [work], write: [work], persistentData: false });
+    const read = detail.tools.find((tool: { name: string }) => tool.name === 'read_text_file');
+    expect(read.claimed).toMatchObject({ readOnlyHint: true });
+    expect(read.reading.class).toBe('read-only');
+  });
+
+  it('calls a tool as the user and records it', () => {
+    const { code, out } = airlock(['call', 'files', 'read_text_file', '--args', JSON.stringify({ path: join(work, 'notes.md') })]);
+    expect(out).toContain('hello from notes');
+    expect(code).toBe(0);
+    const bad = airlock(['call', 'files', 'read_text_file', '--args', '{not json']);
+    expect(bad.code).toBe(2);
+  });
+
+  it('a write the sandbox blocks is a tool error (exit 1), the target unchanged', () => {
+    const target = join(home, '.bashrc');
+    writeFileSync(target, 'original');
+    const { code } = airlock(['call', 'files', 'write_file', '--args', JSON.stringify({ path: target, content: 'pwned' })]);
+    expect(code).toBe(1);
+    expect(readFileSync(target, 'utf8')).toBe('original');
+  });
+
+  it('rules bind to the current definition; a destructive "always allow" needs the second confirmation', () => {
+    expect(airlock(['rules', 'add', 'files', 'write_file', 'allow', '--yes']).code).toBe(4);
+    expect(airlock(['rules', 'add', 'files', 'write_file', 'allow', '--yes', '--confirm-destructive']).code).toBe(0);
+    const rules = json(['rules']).value;
+    expect(rules).toEqual([expect.objectContaining({ server: 'files', tool: 'write_file', effect: 'allow', current: true })]);
+    expect(rules[0].fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(airlock(['rules', 'remove', 'files', 'write_file']).code).toBe(0);
+    expect(json(['rules']).value).toEqual([]);
+  });
+
+  it('trust on/off is saved', () => {
+    expect(json(['trust', 'files', 'on']).value).toMatchObject({ trusted: true });
+    expect(json(['list']).value[0].trusted).toBe(true);
+    expect(json(['trust', 'files', 'off']).value).toMatchObject({ trusted: false });
+  });
+
+  it('audit lists the calls and verifies the chain; a tampered line is found and named', () => {
+    const entries = json(['audit', '--server', 'files']).value;
+    expect(entries.length).toBeGreaterThanOrEqual(4);
+    expect(airlock(['audit', 'verify']).out).toContain('The audit log verifies');
+    const file = join(dataDir, 'audit', 'audit.jsonl');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('hello from notes', 'HELLO').replace('"read_text_file"', '"write_file"'));
+    const verify = airlock(['audit', 'verify']);
+    expect(verify.code).toBe(1);
+    expect(verify.out).toMatch(/does NOT verify: .*audit\.jsonl:\d+/);
+    writeFileSync(file, text);
+  });
+
+  it('grant and revoke change the profile', () => {
+    expect(json(['grant', 'files', '--domain', 'example.com', '--yes']).value.network.allowedDomains).toEqual(['example.com']);
+    expect(json(['revoke', 'files', '--domain', 'example.com']).value.network.allowedDomains).toEqual([]);
+  });
+
+  it('runs server-memory with a data folder of its own', () => {
+    expect(airlock(['add', 'memory', '--persistent-data', '--yes', '--', process.execPath, MEMORY_SERVER]).code).toBe(0);
+    const { code, out } = airlock(['call', 'memory', 'read_graph']);
+    expect(code).toBe(0);
+    expect(out).toContain('entities');
+  });
+
+  it('removes a server with its rules', () => {
+    expect(airlock(['remove', 'memory', '--yes']).code).toBe(0);
+    expect(json(['list']).value.map((server: { name: string }) => server.name)).toEqual(['files']);
+  });
+});
+
+describe('airlock import', () => {
+  it('imports a Claude Desktop config with several entries: local disabled, npx pinned, url listed as unsupported', () => {
+    const config = join(root, 'claude_desktop_config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          notes: { command: process.execPath, args: [FS_SERVER, work] },
+          remote: { url: 'https://mcp.example.com/sse' },
+          broken: { args: ['x'] },
+        },
+      }),
+    );
+    const { code, value } = json(['import', config, '--yes', '--no-probe']);
+    expect(code).toBe(0);
+    expect(value.imported).toEqual(['notes']);
+    const entries = value.files[0].entries;
+    expect(entries.find((e: { name: string }) => e.name === 'remote')).toMatchObject({ status: 'unsupported' });
+    expect(entries.find((e: { name: string }) => e.name === 'remote').reason).toMatch(/remote servers are not supported yet/);
+    expect(entries.find((e: { name: string }) => e.name === 'broken')).toMatchObject({ status: 'invalid' });
+    const notes = json(['list']).value.find((server: { name: string }) => server.name === 'notes');
+    expect(notes).toMatchObject({ enabled: false });
+    expect(notes.source).toContain('imported from Claude Desktop');
+  });
+});
