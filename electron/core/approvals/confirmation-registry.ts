@@ -104,9 +104,13 @@ export type AnswerRefusal =
   | 'invalid-arguments'
   | 'needs-second-confirmation';
 
-/** The result of `answer()`. A refused answer leaves the request as it was (unless it expired). */
+/**
+ * The result of `answer()` (without the approval token, which only the
+ * opener's outcome promise carries). A refused answer leaves the request as
+ * it was (unless it expired).
+ */
 export type AnswerResult =
-  | { ok: true; outcome: ConfirmationOutcome }
+  | { ok: true; outcome: ObservedOutcome }
   | { ok: false; reason: AnswerRefusal; message: string; problems?: SchemaProblem[] };
 
 /** What `open()` needs: the call, the decision that said ask, and what to show. */
@@ -176,7 +180,7 @@ export class ConfirmationRegistry {
   readonly #pending = new Map<string, Pending>();
   readonly #recent = new Map<string, ConfirmationOutcome>();
   readonly #openListeners = new Set<Listener<[ConfirmationRequest]>>();
-  readonly #closeListeners = new Set<Listener<[ConfirmationRequest, ConfirmationOutcome]>>();
+  readonly #closeListeners = new Set<Listener<[ConfirmationRequest, ObservedOutcome]>>();
 
   /** See `ConfirmationRegistryOptions` for the defaults. */
   constructor(options: ConfirmationRegistryOptions = {}) {
@@ -281,7 +285,7 @@ export class ConfirmationRegistry {
         ...(answer.choice === 'deny-always' ? { rule: this.#rule(request, 'deny', now) } : {}),
       };
       this.#close(id, outcome);
-      return { ok: true, outcome };
+      return { ok: true, outcome: withoutToken(outcome) };
     }
 
     if (answer.choice === 'allow-always' && request.alwaysNeedsSecondConfirmation && answer.confirmDestructiveAlways !== true) {
@@ -331,7 +335,8 @@ export class ConfirmationRegistry {
       outcome.grant = grant;
     }
     this.#close(id, outcome);
-    return { ok: true, outcome };
+    // SECURITY: the answering shell learns it was accepted, not the token.
+    return { ok: true, outcome: withoutToken(outcome) };
   }
 
   /**
@@ -371,8 +376,11 @@ export class ConfirmationRegistry {
     return () => this.#openListeners.delete(listener);
   }
 
-  /** Called when a request is answered, expires or is cancelled; returns an unsubscribe function. */
-  onDidClose(listener: (request: ConfirmationRequest, outcome: ConfirmationOutcome) => void): () => void {
+  /**
+   * Called when a request is answered, expires or is cancelled (without the
+   * approval token); returns an unsubscribe function.
+   */
+  onDidClose(listener: (request: ConfirmationRequest, outcome: ObservedOutcome) => void): () => void {
     this.#closeListeners.add(listener);
     return () => this.#closeListeners.delete(listener);
   }
@@ -393,7 +401,9 @@ export class ConfirmationRegistry {
     this.#recent.set(id, outcome);
     if (this.#recent.size > RECENT_LIMIT) this.#recent.delete(this.#recent.keys().next().value as string);
     pending.resolve(outcome);
-    this.#emit(this.#closeListeners, pending.request, outcome);
+    // SECURITY: invariant 1 — observers (every shell) learn how it ended, never the token:
+    // only the caller that opened the request holds the approval.
+    this.#emit(this.#closeListeners, pending.request, withoutToken(outcome));
   }
 
   #emit<T extends unknown[]>(listeners: Set<Listener<T>>, ...args: T): void {
@@ -405,6 +415,15 @@ export class ConfirmationRegistry {
       }
     }
   }
+}
+
+/** An outcome as observers see it: an approval without its token. */
+export type ObservedOutcome = Exclude<ConfirmationOutcome, { kind: 'approved' }> | Omit<Extract<ConfirmationOutcome, { kind: 'approved' }>, 'token'>;
+
+function withoutToken(outcome: ConfirmationOutcome): ObservedOutcome {
+  if (outcome.kind !== 'approved') return outcome;
+  const { token: _token, ...rest } = outcome;
+  return rest;
 }
 
 function refuse(reason: AnswerRefusal, message: string): AnswerResult {

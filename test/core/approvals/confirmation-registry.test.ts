@@ -3,7 +3,7 @@ import type { ToolAnnotations, ToolDefinition } from '../../../shared/domain';
 import { defaultSandboxProfile } from '../../../shared/domain';
 import { decide, type ToolCall } from '../../../electron/core/policy/decide';
 import { fingerprintTool } from '../../../electron/core/tools/fingerprint';
-import { ConfirmationRegistry, type ConfirmationOutcome } from '../../../electron/core/approvals/confirmation-registry';
+import { ConfirmationRegistry, type ObservedOutcome } from '../../../electron/core/approvals/confirmation-registry';
 import { ManualClock } from '../../../electron/core/approvals/clock';
 import { SessionGrants } from '../../../electron/core/approvals/session-grants';
 import { callDigest } from '../../../electron/core/approvals/approval-tokens';
@@ -176,7 +176,7 @@ describe('ConfirmationRegistry', () => {
 
     it('no answer by the deadline is a deny', async () => {
       const { registry, open, clock } = setup();
-      const closed: ConfirmationOutcome[] = [];
+      const closed: ObservedOutcome[] = [];
       registry.onDidClose((_r, o) => closed.push(o));
       const { request, outcome } = open();
       clock.advance(29_999);
@@ -356,5 +356,21 @@ describe('approval properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('the approval token stays with the caller that opened the request', () => {
+  it('observers and the answering shell never see it', async () => {
+    const { registry, open } = setup(EDIT);
+    const observed: unknown[] = [];
+    registry.onDidClose((_r, o) => observed.push(o));
+    const { request, outcome } = open();
+    const result = registry.answer(request.id, { choice: 'allow-once', answeredBy: by });
+    const o = await outcome;
+    expect(o.kind === 'approved' && typeof o.token).toBe('string');
+    expect(result.ok && 'token' in result.outcome).toBe(false);
+    expect(observed).toHaveLength(1);
+    expect(JSON.stringify(observed)).not.toContain(o.kind === 'approved' ? o.token : 'x');
+    expect(JSON.stringify(result)).not.toContain(o.kind === 'approved' ? o.token : 'x');
   });
 });
