@@ -3,11 +3,13 @@
  * and the IPC wiring. Everything else lives in the core (`electron/core`).
  */
 import { join } from 'node:path';
-import { app, BrowserWindow, ipcMain, Notification, protocol, session } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, safeStorage, session } from 'electron';
 import ElectronStore from 'electron-store';
 import type { EmitEvent } from '../../shared/ipc';
 import { defaultDataDir } from '../core/data-dir';
 import { AirlockHost } from '../core/host';
+import { findExecutable } from '../core/sandbox/capability';
+import type { SecretCipher } from '../core/secrets/secret-store';
 import type { StoreBackend } from '../core/store/store';
 import { registerAppProtocol } from './app-protocol';
 import { registerIpcHandlers, sendEvent } from './ipc';
@@ -50,8 +52,25 @@ async function main(): Promise<void> {
   const host = new AirlockHost({
     dataDir: app.getPath('userData'),
     version: app.getVersion(),
-    hooks: { emit, log: (message, error) => console.error(message, error) },
+    hooks: {
+      emit,
+      // A person can answer while Airlock's window exists (it is raised or notified below).
+      canAsk: () => mainWindow !== undefined && !mainWindow.isDestroyed(),
+      pickFile: (purpose) => pickFile(purpose),
+      log: (message, error) => console.error(message, error),
+    },
     storeBackend: (options) => new ElectronStore(options) as unknown as StoreBackend,
+    ...(cipher() ? { secretCipher: cipher() } : {}),
+    // Electron's own binary cannot run Node servers (the RunAsNode fuse is off): use the user's node.
+    ...(findExecutable('node', process.env.PATH) ? { nodePath: findExecutable('node', process.env.PATH) } : {}),
+  });
+  host.confirmations.onDidOpen((request) => {
+    if (mainWindow?.isFocused()) return;
+    if (Notification.isSupported()) {
+      const notification = new Notification({ title: 'Airlock needs your answer', body: `${request.caller.kind === 'agent' ? request.caller.name : 'You'} wants to run ${request.server} › ${request.tool}.` });
+      notification.on('click', () => mainWindow?.show());
+      notification.show();
+    }
   });
   registerIpcHandlers(ipcMain, host.ipcHandlers(), {
     appOrigin: APP_ORIGIN,
@@ -62,12 +81,32 @@ async function main(): Promise<void> {
   }
 
   mainWindow = createMainWindow();
+  void host.startEnabledServers();
   app.on('second-instance', () => {
     if (mainWindow?.isMinimized()) mainWindow.restore();
     mainWindow?.focus();
   });
   app.on('window-all-closed', () => app.quit());
   app.on('before-quit', () => void host.dispose());
+}
+
+/** Electron's safeStorage seals secrets with the OS keychain, when one is available. */
+function cipher(): SecretCipher | undefined {
+  if (!safeStorage.isEncryptionAvailable()) return undefined;
+  return {
+    id: 'electron-safeStorage',
+    encrypt: (plain) => safeStorage.encryptString(plain).toString('base64'),
+    decrypt: (sealed) => safeStorage.decryptString(Buffer.from(sealed, 'base64')),
+  };
+}
+
+async function pickFile(purpose: 'mcpb' | 'config' | 'folder'): Promise<string | undefined> {
+  const options: Electron.OpenDialogOptions =
+    purpose === 'folder'
+      ? { properties: ['openDirectory', 'createDirectory'] }
+      : { properties: ['openFile'], filters: purpose === 'mcpb' ? [{ name: 'MCP bundle', extensions: ['mcpb', 'dxt'] }] : [{ name: 'JSON', extensions: ['json'] }] };
+  const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
+  return result.canceled ? undefined : result.filePaths[0];
 }
 
 void main();
