@@ -21,6 +21,15 @@ export interface LogRingLimits {
 /** Default caps: the last 1000 lines, 256 KB at most, 8 KB per line. */
 export const DEFAULT_LOG_RING_LIMITS: LogRingLimits = { maxLines: 1000, maxChars: 256 * 1024, maxLineChars: 8 * 1024 };
 
+// C0/C1 controls (tab aside) and bidi overrides/isolates: a log shown in a terminal
+// (`airlock logs`) must not carry escape sequences or reorder what the user reads.
+const UNSAFE_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A server's text made inert for display: unsafe characters become visible `\u{…}` escapes. */
+export function inertText(text: string): string {
+  return text.replace(UNSAFE_CHARS, (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`);
+}
+
 /**
  * A capped ring of log lines: the server's stderr, its log notifications and
  * Airlock's own notes about it. Memory stays bounded however much a server
@@ -39,9 +48,9 @@ export class LogRing {
     this.limits = { ...DEFAULT_LOG_RING_LIMITS, ...limits };
   }
 
-  /** Appends one complete line. */
+  /** Appends one complete line (control and bidi characters made visible). */
   push(source: LogSource, text: string): void {
-    let line = text;
+    let line = inertText(text);
     if (line.length > this.limits.maxLineChars) {
       line = `${line.slice(0, this.limits.maxLineChars)} …[cut ${line.length - this.limits.maxLineChars} chars]`;
     }

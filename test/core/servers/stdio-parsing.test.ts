@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BoundedLineSplitter } from '../../../electron/core/servers/line-splitter';
-import { LogRing } from '../../../electron/core/servers/log-ring';
+import { inertText, LogRing } from '../../../electron/core/servers/log-ring';
 import { decodeLine, FaultMeter, jsonDepthExceeds } from '../../../electron/core/servers/message-decoder';
 import { collectPages } from '../../../electron/core/servers/paging';
 
@@ -159,5 +159,14 @@ describe('collectPages', () => {
   it('returns a complete listing untruncated', async () => {
     const pages: Record<string, { items: number[]; nextCursor?: string }> = { '': { items: [1, 2], nextCursor: 'b' }, b: { items: [3] } };
     expect(await collectPages(async (c) => pages[c ?? '']!, { maxPages: 5, maxItems: 10, maxCursorChars: 10, maxTotalChars: 1e9 })).toEqual({ items: [1, 2, 3], pages: 2, truncated: false });
+  });
+});
+
+describe('inertText', () => {
+  it('makes terminal escapes and bidi controls visible instead of active', () => {
+    expect(inertText('red \u001b[31mtext\u001b[0m and \u202eevil\u202c ok\ttab')).toBe('red \\u{1b}[31mtext\\u{1b}[0m and \\u{202e}evil\\u{202c} ok\ttab');
+    const ring = new LogRing();
+    ring.write('stderr', '\u001b]0;pwned\u0007title\n');
+    expect(ring.snapshot()[0]!.text).toBe('\\u{1b}]0;pwned\\u{7}title');
   });
 });
