@@ -161,6 +161,8 @@ export class ProcessStdioTransport implements Transport {
   /** Spawns the server; resolves once the process exists, rejects if it could not be spawned. */
   start(): Promise<void> {
     if (this.child) throw new Error('transport already started');
+    // Closed before it started: never spawn a process nobody would stop.
+    if (this.closing || this.closed) return Promise.reject(new Error('transport closed'));
     return new Promise((resolve, reject) => {
       // SECURITY: invariant 5 — env is exactly the plan's (no inherited or default variables);
       // no shell; the server leads a new process group so the whole group can be stopped.
