@@ -17,7 +17,7 @@ const CLASS_LABEL: Record<ToolReadingView['class'], { text: string; tone: string
 export function Claims({ reading }: { reading: ToolReadingView }) {
   return (
     <div className="claims" data-testid="claims">
-      <div className="claims-label">The server says:</div>
+      <div className="claims-label">Claimed by the server (hints, not facts):</div>
       {reading.claims.length === 0 ? (
         <p className="muted">Nothing about what this tool does.</p>
       ) : (

@@ -90,7 +90,7 @@ export function ActivityScreen() {
           <select id={ids.verdict} value={verdict} onChange={(e) => setVerdict(e.target.value as VerdictFilter)}>
             <option value="">Any decision</option>
             <option value="allow">Allowed</option>
-            <option value="ask">Asked</option>
+            <option value="ask">Asked a person</option>
             <option value="deny">Denied</option>
           </select>
         </div>
@@ -114,7 +114,13 @@ export function ActivityScreen() {
   );
 }
 
-const VERDICT_TONE: Record<string, string> = { allow: 'ok', ask: 'warn', deny: 'danger' };
+/** The decision as the core words it ("allowed", "denied after asking", …); its tone from the words. */
+function verdictTone(verdict: string | undefined): string {
+  if (!verdict) return 'neutral';
+  if (/den(y|ied)/i.test(verdict)) return 'danger';
+  if (/allow/i.test(verdict)) return 'ok';
+  return 'warn';
+}
 const OUTCOME_TONE: Record<string, string> = { ok: 'ok', 'tool-error': 'warn', unknown: 'warn', denied: 'danger' };
 
 /** Audit entries as a table; each decision names its rule, with a way to revoke it (UX 16). */
@@ -140,7 +146,7 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
         </thead>
         <tbody>
           {entries.map((entry) => (
-            <tr key={entry.seq} data-testid="audit-row" data-verdict={entry.verdict ?? ''} data-outcome={entry.outcome ?? ''}>
+            <tr key={`${entry.seq}-${entry.kind}`} data-testid="audit-row" data-kind={entry.kind} data-verdict={entry.verdict ?? ''} data-outcome={entry.outcome ?? ''}>
               <td className="nowrap">{when(entry.time)}</td>
               {showServer && (
                 <td>
@@ -158,8 +164,8 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
               <td>
                 {entry.kind === 'decision' ? (
                   <>
-                    <Badge tone={VERDICT_TONE[entry.verdict ?? ''] ?? 'neutral'}>
-                      {entry.verdict === 'allow' ? 'Allowed' : entry.verdict === 'deny' ? 'Denied' : entry.verdict === 'ask' ? 'Asked' : 'Decision'}
+                    <Badge tone={verdictTone(entry.verdict)}>
+                      <InertText text={entry.verdict ?? 'decided'} />
                     </Badge>
                     {entry.answeredBy && (
                       <div className="small">

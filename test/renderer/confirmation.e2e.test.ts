@@ -1,0 +1,170 @@
+/**
+ * The confirmation dialog in Chromium over the real core: an agent's call to
+ * server-filesystem (in the real sandbox) raises it; what the person does in
+ * the dialog decides what reaches the server, checked on disk from outside.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agent, FILESYSTEM_SERVER, openRendererHost, waitForText, type RendererHost } from './renderer-support';
+
+describe('the confirmation dialog, driven by agent calls through the real core', () => {
+  let t: RendererHost;
+  let work: string;
+
+  beforeAll(async () => {
+    t = await openRendererHost();
+    work = t.folder('work');
+    await t.add('files', [process.execPath, FILESYSTEM_SERVER, work], {
+      profile: { filesystem: { read: [work], write: [work], persistentData: false } },
+    });
+  });
+  afterAll(() => t?.close());
+
+  const writeCall = (file: string, content = 'draft') =>
+    t.host.callTool({ server: 'files', tool: 'write_file', arguments: { path: join(work, file), content }, caller: agent });
+
+  it('shows who asks, the arguments, claims beside the reading, and lets the person edit an argument before allowing', async () => {
+    const { page } = t;
+    const pending = writeCall('edited.txt');
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await page.getByTestId('confirmation-headline').textContent()).toContain('Test Agent');
+    const text = (await dialog.textContent()) ?? '';
+    expect(text).toContain('Asked by Test Agent');
+    expect(text).toContain('Claimed by the server');
+    expect(text).toContain('The server says: destructive');
+    expect(text).toContain('Airlock’s reading:');
+    expect(text).toContain('Destructive');
+    expect(text).toContain(join(work, 'edited.txt'));
+    expect(await page.getByTestId('countdown').textContent()).toMatch(/Denied automatically in \d+ s/);
+    expect(await page.getByTestId('confirmation-queue').textContent()).toBe('1 request waiting');
+    // SECURITY: the destructive call focuses Deny, and Allow stays off until the person confirms the named object.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
+    expect(await dialog.getByRole('button', { name: 'Allow once' }).isDisabled()).toBe(true);
+    await t.harness.screenshot('confirmation-dialog-light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await t.harness.screenshot('confirmation-dialog-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    await dialog.getByRole('button', { name: 'Edit, then allow…' }).click();
+    const editor = page.getByTestId('confirmation-arguments-editor');
+    await editor.fill('{"path": ');
+    expect(await dialog.getByRole('alert').textContent()).toContain('not valid JSON');
+    await dialog.getByTestId('confirm-object').getByRole('checkbox').check();
+    expect(await dialog.getByRole('button', { name: 'Allow once, as edited' }).isDisabled()).toBe(true);
+    await editor.fill('[1, 2]');
+    expect(await dialog.getByRole('alert').textContent()).toContain('must be a JSON object');
+    await editor.fill(JSON.stringify({ path: join(work, 'edited.txt'), content: 'edited by a person' }));
+    const allow = dialog.getByRole('button', { name: 'Allow once, as edited' });
+    expect(await allow.isDisabled()).toBe(false);
+    await allow.click();
+
+    const result = await pending;
+    expect(result.outcome).toBe('ok');
+    expect(readFileSync(join(work, 'edited.txt'), 'utf8')).toBe('edited by a person');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('Deny never reaches the server', async () => {
+    const { page } = t;
+    const pending = writeCall('denied.txt');
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
+    const result = await pending;
+    expect(result.outcome).toBe('denied');
+    expect(existsSync(join(work, 'denied.txt'))).toBe(false);
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('Escape denies', async () => {
+    const { page } = t;
+    const pending = writeCall('escaped.txt');
+    await page.getByRole('dialog').waitFor();
+    await page.keyboard.press('Escape');
+    const result = await pending;
+    expect(result.outcome).toBe('denied');
+    expect(existsSync(join(work, 'escaped.txt'))).toBe(false);
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+  });
+
+  it('Enter never approves a destructive call, even with the object confirmed and Allow focused', async () => {
+    const { page } = t;
+    const pending = writeCall('entered.txt');
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    const box = dialog.getByTestId('confirm-object').getByRole('checkbox');
+    await box.focus();
+    await page.keyboard.press('Enter');
+    expect(await box.isChecked()).toBe(false);
+    await page.keyboard.press('Space');
+    expect(await box.isChecked()).toBe(true);
+    const allow = dialog.getByRole('button', { name: 'Allow once' });
+    expect(await allow.isDisabled()).toBe(false);
+    await allow.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(500);
+    expect(await dialog.isVisible()).toBe(true);
+    expect(t.host.pendingConfirmations()).toHaveLength(1);
+    expect(existsSync(join(work, 'entered.txt'))).toBe(false);
+    await page.keyboard.press('Escape');
+    expect((await pending).outcome).toBe('denied');
+    expect(existsSync(join(work, 'entered.txt'))).toBe(false);
+  });
+
+  it('shows one request at a time with the queue, and "always" for a destructive tool needs a second confirmation', async () => {
+    const { page } = t;
+    const first = writeCall('q1.txt');
+    const second = writeCall('q2.txt');
+    const dialog = page.getByRole('dialog');
+    await waitForText(page.getByTestId('confirmation-queue'), '1 of 2 requests waiting');
+    await dialog.getByRole('radio', { name: /^Always, for/ }).check();
+    await dialog.getByTestId('confirm-object').getByRole('checkbox').check();
+    const always = dialog.getByRole('button', { name: 'Always allow' });
+    expect(await always.isDisabled()).toBe(true);
+    await dialog.getByTestId('confirm-always').getByRole('checkbox').check();
+    expect(await always.isDisabled()).toBe(false);
+    // Not this time: deny both, one after the other.
+    await dialog.getByRole('radio', { name: 'Only this time' }).check();
+    await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
+    await waitForText(page.getByTestId('confirmation-queue'), '1 request waiting');
+    await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect((await first).outcome).toBe('denied');
+    expect((await second).outcome).toBe('denied');
+    expect(existsSync(join(work, 'q1.txt')) || existsSync(join(work, 'q2.txt'))).toBe(false);
+  });
+
+  it('lists every decision on Activity, names the answers, verifies the chain and filters by decision', async () => {
+    const { page } = t;
+    await t.open('#/activity');
+    await waitForText(page.getByTestId('audit-verify'), /Chain verified: \d+ entries/);
+    const rows = page.getByTestId('audit-row');
+    await waitForText(page.getByTestId('audit-table'), 'write_file');
+    expect(await page.locator('[data-testid="audit-row"][data-verdict="denied after asking"]').count()).toBeGreaterThanOrEqual(5);
+    expect(await page.locator('[data-testid="audit-row"][data-verdict="allowed after asking"]').count()).toBe(1);
+    expect(await page.locator('[data-testid="audit-row"][data-outcome="ok"]').count()).toBe(1);
+    expect(await page.getByTestId('audit-table').textContent()).toContain('arguments edited');
+    const decisionsAre = (test: string, least: number) =>
+      page.waitForFunction(
+        ([pattern, min]) => {
+          const decisions = [...document.querySelectorAll('[data-testid="audit-row"][data-kind="decision"]')];
+          return decisions.length >= Number(min) && decisions.every((row) => new RegExp(String(pattern)).test(row.getAttribute('data-verdict') ?? ''));
+        },
+        [test, least] as const,
+      );
+    await page.getByLabel('Decision').selectOption('allow');
+    await decisionsAre('^allowed', 1);
+    expect(await page.locator('[data-testid="audit-row"][data-kind="decision"]').count()).toBe(1);
+    await page.getByLabel('Decision').selectOption('deny');
+    await decisionsAre('^denied', 5);
+    await page.getByLabel('Decision').selectOption('ask');
+    await decisionsAre('after asking$', 6);
+    expect(await rows.count()).toBeGreaterThanOrEqual(6);
+    await t.harness.screenshot('activity');
+  });
+
+  it('made no request outside the app', () => {
+    expect(t.harness.foreignRequests).toEqual([]);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * A real AirlockHost in a temporary folder (fake home, real sandbox, real
+ * servers) with the built renderer open on it in Chromium. One per test file.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { defaultSandboxProfile, type SandboxProfile } from '../../shared/domain';
+import type { ConfirmationView } from '../../shared/views';
+import { AirlockHost } from '../../electron/core/host';
+import { HARNESS_URL, lateEmitter, openHarness, type Harness } from '../support/browser-harness';
+
+export const REPO = resolve(import.meta.dirname, '../..');
+export const FILESYSTEM_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+export const HOSTILE_SERVER = join(REPO, 'test/fixtures/renderer/hostile-content.mjs');
+export const agent = { kind: 'agent', name: 'Test Agent' } as const;
+
+export interface RendererHost {
+  host: AirlockHost;
+  harness: Harness;
+  page: Page;
+  root: string;
+  dataDir: string;
+  home: string;
+  folder(name: string): string;
+  /** Adds a local command through the real install flow, without the UI. */
+  add(name: string, argv: string[], options?: { profile?: Partial<SandboxProfile>; trusted?: boolean; enable?: boolean }): Promise<void>;
+  /** Navigates inside the app (a hash route) and waits for the screen's heading. */
+  open(route: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openRendererHost(options: { confirmationTimeoutMs?: number } = {}): Promise<RendererHost> {
+  const root = mkdtempSync(join(tmpdir(), 'airlock-ui-'));
+  const dataDir = join(root, 'data');
+  const home = join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  const emitter = lateEmitter();
+  const host = new AirlockHost({
+    dataDir,
+    version: '0.0.0-test',
+    homeDir: home,
+    hooks: { emit: emitter.emit, canAsk: () => true },
+    confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000,
+    supervisor: { defaultCall: { timeoutMs: 10_000, maxTotalMs: 20_000 } },
+  });
+  const harness = await openHarness(host.ipcHandlers());
+  emitter.bind((event, payload) => void harness.emit(event, payload).catch(() => undefined));
+  await harness.page.goto(HARNESS_URL);
+  const { page } = harness;
+  return {
+    host,
+    harness,
+    page,
+    root,
+    dataDir,
+    home,
+    folder(name) {
+      const path = join(root, name);
+      mkdirSync(path, { recursive: true });
+      return path;
+    },
+    async add(name, argv, addOptions = {}) {
+      const disclosure = await host.install.prepare({ kind: 'local', argv });
+      await host.install.probe(disclosure.draftId);
+      const base = defaultSandboxProfile();
+      const profile = { ...base, ...addOptions.profile, filesystem: { ...base.filesystem, ...addOptions.profile?.filesystem } };
+      const { unsandboxed: _ignored, ...editable } = profile;
+      await host.install.commit({ draftId: disclosure.draftId, name, profile: editable, trusted: addOptions.trusted ?? false, secrets: {}, enable: addOptions.enable ?? true });
+    },
+    async open(route) {
+      await page.evaluate((hash) => {
+        window.location.hash = hash;
+      }, route);
+      await page.locator('main h1').first().waitFor();
+    },
+    async close() {
+      await harness.close().catch(() => undefined);
+      await host.dispose();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits until the core holds a confirmation, and returns it. */
+export async function nextConfirmation(host: AirlockHost): Promise<ConfirmationView> {
+  for (let i = 0; i < 400; i += 1) {
+    const pending = host.pendingConfirmations();
+    if (pending.length) return pending[0]!;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('no confirmation opened');
+}
+
+/** Polls a locator's text until it contains `text`. */
+export async function waitForText(locator: Locator, text: string | RegExp, timeout = 30_000): Promise<string> {
+  const started = Date.now();
+  let last = '';
+  while (Date.now() - started < timeout) {
+    last = (await locator.textContent().catch(() => null)) ?? '';
+    if (typeof text === 'string' ? last.includes(text) : text.test(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`Timed out waiting for ${String(text)}; last text: ${last.slice(0, 500)}`);
+}
