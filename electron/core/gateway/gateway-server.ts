@@ -12,7 +12,7 @@ import type { Caller } from '../../../shared/domain';
 import { version } from '../../../package.json';
 import { AirlockError } from '../errors';
 import type { GatewayCore } from './gateway-core';
-import { buildGatewayListing } from './tool-names';
+import { buildGatewayListing, type GatewayListing } from './tool-names';
 
 /** How a gateway session presents itself and what it exposes. */
 export interface GatewayServerOptions {
@@ -63,9 +63,14 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
       'Tools of the MCP servers Airlock runs, named server__tool. Airlock may ask its user before a call runs; a call the user or policy refused comes back as an error result saying so.',
   });
 
-  const listing = () => {
+  // Built once per change of the core's tools (not per call: validating every definition is
+  // most of a call's overhead otherwise); onDidChangeTools below drops it.
+  let cached: GatewayListing | undefined;
+  const listing = (): GatewayListing => {
+    if (cached) return cached;
     const built = buildGatewayListing(core.listTools(servers));
     for (const skipped of built.skipped) log(`gateway: not offering ${skipped.server} › ${skipped.tool}: ${skipped.reason}`);
+    cached = built;
     return built;
   };
 
@@ -125,6 +130,7 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
     initialized = true;
   };
   const subscription = core.onDidChangeTools(() => {
+    cached = undefined;
     if (!initialized || pending) return;
     // Several changes in one turn (a server restarting, say) make one notification.
     pending = true;
