@@ -69,6 +69,12 @@ const PROTOCOL_NOTES_MAX = 20;
 
 class HardMaximumReached extends Error {}
 
+// Node fires a timer of more than 2^31−1 ms (or Infinity, or NaN) after 1 ms: clamp instead.
+const MAX_DELAY_MS = 2 ** 31 - 1;
+function clampDelay(ms: number): number {
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 1), MAX_DELAY_MS) : MAX_DELAY_MS;
+}
+
 /** The size of a value as JSON (depth is already capped by the transport). */
 function jsonChars(value: unknown): number {
   return JSON.stringify(value)?.length ?? 0;
@@ -231,13 +237,14 @@ export class ServerConnection {
     // Our own abort for the hard maximum: the SDK's `maxTotalTimeout` is only checked when
     // progress arrives and then rejects without sending a cancellation.
     const controller = new AbortController();
-    const hardTimer = setTimeout(() => controller.abort(new HardMaximumReached('hard maximum reached')), options.maxTotalMs);
+    const maxTotalMs = clampDelay(options.maxTotalMs);
+    const hardTimer = setTimeout(() => controller.abort(new HardMaximumReached('hard maximum reached')), maxTotalMs);
     const onCallerAbort = () => controller.abort(new CallerAborted(String(options.signal?.reason ?? 'aborted')));
     options.signal?.addEventListener('abort', onCallerAbort, { once: true });
     const { onProgress } = options;
     try {
       return await this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
-        timeout: options.timeoutMs,
+        timeout: Math.min(clampDelay(options.timeoutMs), maxTotalMs),
         resetTimeoutOnProgress: true,
         signal: controller.signal,
         onprogress: (progress) => {

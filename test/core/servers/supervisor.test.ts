@@ -29,6 +29,10 @@ describe('Supervisor with a well-behaved fixture', () => {
     expect(result.content).toEqual([{ type: 'text', text: 'hello' }]);
     expect(rec.lines('calls')).toEqual(['echo']);
 
+    // Unbounded-looking bounds are clamped, not turned into an instant timeout by Node's timer overflow.
+    const unbounded = await supervisor.callTool('echo', 'echo', { message: 'inf' }, { timeoutMs: Infinity, maxTotalMs: Number.MAX_SAFE_INTEGER });
+    expect(unbounded.content).toEqual([{ type: 'text', text: 'inf' }]);
+
     await supervisor.stop('echo');
     expect(supervisor.state('echo')).toBe('stopped');
     expect(isAlive(pid)).toBe(false);
