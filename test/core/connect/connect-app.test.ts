@@ -179,6 +179,16 @@ describe('connect and undo', () => {
     expect(await readFile(path, 'utf8')).toBe('{"mcpServers": {}}');
   });
 
+  it('keeps Windows line endings and a byte-order mark', async () => {
+    const original = '\uFEFF{\r\n  "mcpServers": {\r\n    "a": { "command": "x" }\r\n  }\r\n}\r\n';
+    const path = await place('claude', original);
+    await connectApp('claude', env());
+    const after = await readFile(path, 'utf8');
+    expect(after.startsWith('\uFEFF{\r\n')).toBe(true);
+    expect(after.replace(/\r\n/g, '')).not.toContain('\n');
+    expect(JSON.parse(after.slice(1)).mcpServers).toEqual({ a: { command: 'x' }, airlock: { command: 'airlock', args: ['gateway', '--stdio'] } });
+  });
+
   it('edits a linked config where it lives and keeps the link', async () => {
     const real = join(home, 'dotfiles', 'mcp.json');
     await mkdir(dirname(real), { recursive: true });
