@@ -30,11 +30,53 @@ const median = (values) => {
   return sorted[Math.floor(sorted.length / 2)];
 };
 
+/** utime+stime+cutime+cstime (ms) of one process, from /proc. */
+function procCpu(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(f[1]), ms: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (ms) of a live process tree: the process and every descendant, with their reaped children. */
+function treeCpu(root) {
+  const all = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const info = procCpu(Number(entry));
+    if (info) all.set(Number(entry), info);
+  }
+  let total = 0;
+  const walk = (pid) => {
+    total += all.get(pid)?.ms ?? 0;
+    for (const [child, info] of all) if (info.ppid === pid) walk(child);
+  };
+  walk(root);
+  return total;
+}
+
+/**
+ * CPU time (ms) this process and its reaped children (rg, which) have used.
+ * On a shared, loaded machine wall time mostly measures the neighbours; CPU
+ * time is what the sandbox itself costs.
+ */
+function selfCpu() {
+  const own = process.cpuUsage();
+  const mine = procCpu(process.pid);
+  const stat = readFileSync('/proc/self/stat', 'utf8').slice(readFileSync('/proc/self/stat', 'utf8').lastIndexOf(')') + 2).split(' ');
+  return (Number(stat[13]) + Number(stat[14])) * 10 + (own.user + own.system) / 1000 + (mine ? 0 : 0);
+}
+
 async function connectAndList(command, args, env, cwd) {
   const transport = new StdioClientTransport({ command, args, env, cwd, stderr: 'pipe' });
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(transport);
   await client.listTools();
+  /** CPU (ms) the server's process tree has used up to now. */
+  client.treeCpuMs = () => treeCpu(transport.pid);
   return client;
 }
 
@@ -47,8 +89,9 @@ function profile(allowedDomains = []) {
  * median of `runs`: direct (no sandbox), sandboxed with no network, and
  * sandboxed with a per-server proxy. Sandboxed times include plan().
  */
-export async function measureSandboxStartup({ runs = 5 } = {}) {
+export async function measureSandboxStartup({ runs = 5, compareLibrary = true } = {}) {
   const { createSandboxLauncher } = await loadSandbox();
+  const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
   const base = await mkdtemp(join(tmpdir(), 'airlock-bench-'));
   const allowed = await mkdtemp(join(base, 'allowed-'));
   const launcher = createSandboxLauncher({ runtimeDir: join(base, 'run') });
@@ -59,25 +102,54 @@ export async function measureSandboxStartup({ runs = 5 } = {}) {
     secrets: {},
   };
   const spec = { command: process.execPath, args: [FILESYSTEM_SERVER, allowed], env: {} };
-  const times = { direct: [], sandboxed: [], sandboxedWithProxy: [], plan: [] };
+  const times = { direct: [], sandboxed: [], sandboxedWithProxy: [], plan: [], libraryWrapper: [] };
+  const cpu = { direct: [], sandboxed: [], sandboxedWithProxy: [], libraryWrapper: [] };
+  const quote = (word) => `'${word.replace(/'/g, `'"'"'`)}'`;
+  // For comparison only: the library's default way — initialize() (shared
+  // proxy, host socat bridges) and wrapWithSandboxArgv(), i.e. bash -c around
+  // bwrap around two socats and two more shells. Set up untimed each run and
+  // reset afterwards: Airlock's launcher refuses to plan beside it.
+  const libraryRun = async () => {
+    await SandboxManager.initialize({
+      network: { allowedDomains: ['example.com'], deniedDomains: [] },
+      filesystem: { denyRead: [join(process.env.HOME ?? '/root', '.ssh')], allowWrite: [allowed], denyWrite: [] },
+    });
+    try {
+      const c = selfCpu();
+      const t = performance.now();
+      const { argv } = await SandboxManager.wrapWithSandboxArgv([spec.command, ...spec.args].map(quote).join(' '));
+      const client = await connectAndList(argv[0], argv.slice(1), { PATH: process.env.PATH, HOME: base });
+      times.libraryWrapper.push(performance.now() - t);
+      cpu.libraryWrapper.push(client.treeCpuMs() + (selfCpu() - c));
+      await client.close();
+      SandboxManager.cleanupAfterCommand();
+    } finally {
+      await SandboxManager.reset();
+    }
+  };
   try {
     // warm-up: module caches, the launcher's one-time self-test
     (await launcher.plan(spec, profile(), context)).dispose();
     for (let i = 0; i < runs; i += 1) {
+      let c = selfCpu();
       let t = performance.now();
       let client = await connectAndList(spec.command, spec.args, { PATH: process.env.PATH, HOME: base });
       times.direct.push(performance.now() - t);
+      cpu.direct.push(client.treeCpuMs() + (selfCpu() - c));
       await client.close();
 
       for (const [key, domains] of [['sandboxed', []], ['sandboxedWithProxy', ['example.com']]]) {
+        c = selfCpu();
         t = performance.now();
         const plan = await launcher.plan(spec, profile(domains), context);
         if (key === 'sandboxed') times.plan.push(performance.now() - t);
         client = await connectAndList(plan.command, plan.args, plan.env, plan.cwd);
         times[key].push(performance.now() - t);
+        cpu[key].push(client.treeCpuMs() + (selfCpu() - c));
         await client.close();
         await plan.dispose();
       }
+      if (compareLibrary) await libraryRun();
     }
   } finally {
     await launcher.close();
@@ -92,40 +164,15 @@ export async function measureSandboxStartup({ runs = 5 } = {}) {
     planMs: median(times.plan),
     ratio: median(times.sandboxed) / direct,
     ratioWithProxy: median(times.sandboxedWithProxy) / direct,
+    ...(compareLibrary ? { libraryWrapperMs: median(times.libraryWrapper), libraryWrapperRatio: median(times.libraryWrapper) / direct } : {}),
+    // CPU time of the whole start (plan, bwrap, the server's tree, this client): robust to neighbours
+    cpuDirectMs: median(cpu.direct),
+    cpuSandboxedMs: median(cpu.sandboxed),
+    cpuSandboxedWithProxyMs: median(cpu.sandboxedWithProxy),
+    cpuRatio: median(cpu.sandboxed) / median(cpu.direct),
+    cpuRatioWithProxy: median(cpu.sandboxedWithProxy) / median(cpu.direct),
+    ...(compareLibrary ? { cpuLibraryWrapperMs: median(cpu.libraryWrapper), cpuLibraryWrapperRatio: median(cpu.libraryWrapper) / median(cpu.direct) } : {}),
   };
-}
-
-/**
- * For comparison only: the same server started the library's default way —
- * `initialize()` (shared proxy, host socat bridges) and
- * `wrapWithSandboxArgv()`, i.e. bash -c around bwrap around two socats and
- * two more shells. Median of `runs`, connect + listTools, wrap included.
- * Resets the library afterwards.
- */
-export async function measureLibraryWrapperStartup({ runs = 5 } = {}) {
-  const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
-  const base = await mkdtemp(join(tmpdir(), 'airlock-bench-lib-'));
-  const quote = (word) => `'${word.replace(/'/g, `'"'"'`)}'`;
-  const command = [process.execPath, FILESYSTEM_SERVER, base].map(quote).join(' ');
-  const times = [];
-  try {
-    await SandboxManager.initialize({
-      network: { allowedDomains: ['example.com'], deniedDomains: [] },
-      filesystem: { denyRead: [join(process.env.HOME ?? '/root', '.ssh')], allowWrite: [base], denyWrite: [] },
-    });
-    for (let i = 0; i <= runs; i += 1) {
-      const t = performance.now();
-      const { argv } = await SandboxManager.wrapWithSandboxArgv(command);
-      const client = await connectAndList(argv[0], argv.slice(1), { PATH: process.env.PATH, HOME: base });
-      if (i > 0) times.push(performance.now() - t); // first run is warm-up
-      await client.close();
-      SandboxManager.cleanupAfterCommand();
-    }
-  } finally {
-    await SandboxManager.reset();
-    await rm(base, { recursive: true, force: true });
-  }
-  return { runs, libraryWrapperMs: median(times) };
 }
 
 /** Proportional set size (shared pages split between sharers) in kB of every process running `name`. */
@@ -216,10 +263,6 @@ export async function measureProxyMemory({ servers = 20 } = {}) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const startup = await measureSandboxStartup();
   console.log(JSON.stringify({ name: 'sandbox-startup', value: startup.sandboxedMs, baseline: startup.directMs, ratio: startup.ratio, ...startup }));
-  const library = await measureLibraryWrapperStartup();
-  console.log(
-    JSON.stringify({ name: 'sandbox-startup-library-wrapper', value: library.libraryWrapperMs, baseline: startup.directMs, ratio: library.libraryWrapperMs / startup.directMs }),
-  );
   const memory = await measureProxyMemory({ servers: Number(process.env.AIRLOCK_BENCH_SERVERS ?? 20) });
   console.log(JSON.stringify({ name: 'sandbox-network-memory', ...memory }));
 }

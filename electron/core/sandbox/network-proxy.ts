@@ -28,21 +28,28 @@
  * otherwise non-public addresses are refused (DNS rebinding); a local service
  * is granted by its IP literal (`127.0.0.1:8080`).
  *
- * COST (measured 2026-12-02 on this 2-core shared machine, Node 20, with
- * test/bench/sandbox-startup.mjs):
- * - Airlock's side: one `net.Server` + one `http.Server` per server, ≈ 4 KB
- *   of heap each with no traffic (0.08 MB for 20 servers). No extra process
- *   on the host: the library's design needs a host socat bridge too.
- * - Inside each networked sandbox: one `socat` (≈ 0.9 MB PSS; 17.8 MB for
- *   20 servers) and a `/bin/sh` that execs into the server. The library's
+ * COST (measured 2026-12-02 on this 2-core machine shared with four other
+ * engineers, Node 20, test/bench/sandbox-startup.mjs; medians of 5–7):
+ * - Airlock's side: one `net.Server` + one `http.Server` per server, 3–4 KB
+ *   of heap each with no traffic (< 0.1 MB for 20 servers). No extra host
+ *   process (the library's design runs a host socat bridge too).
+ * - Inside each networked sandbox: one `socat`, ≈ 0.9 MB PSS (17.7 MB for
+ *   20 servers), and a `/bin/sh` that execs into the server. The library's
  *   own wrapper runs two socats and three shells per command.
- * - Start-up, server-filesystem connect + listTools, median of 5: direct
- *   271–311 ms; sandboxed, no network 308–332 ms (×1.07–1.13); sandboxed
- *   with a proxy 297–348 ms (×1.09–1.12) — the bridge is lost in the noise.
- *   `plan()` itself is 23–34 ms of that (mostly sandbox-runtime's ripgrep
- *   scan and path resolution).
- * - 20 sandboxed servers with proxies running at once: the benchmark
- *   process (SDK clients, launcher, proxies) at ≈ 110 MB RSS, 20 MB heap.
+ * - 20 sandboxed server-filesystem instances with proxies running at once:
+ *   the benchmark process (SDK clients, launcher, proxies) at 110–126 MB RSS,
+ *   20–30 MB heap.
+ * - Start-up, server-filesystem connect + listTools, wall time: in a quieter
+ *   spell direct 271–311 ms, sandboxed ×1.07–1.21, with a proxy ×1.09–1.17.
+ *   Under heavy load (load average 8–14) every variant swings ×0.9–1.7 —
+ *   neighbours, not the sandbox. CPU time of the whole start (plan, bwrap,
+ *   the server's process tree, the client) is steadier: direct ≈ 300 ms,
+ *   sandboxed ≈ 317 ms (×1.06), with a proxy ≈ 328 ms (×1.10); the
+ *   library's own wrapper (shared proxy, shells) ≈ 309 ms (×1.03) — shells
+ *   cost ≈ 2 ms here, not the 95 ms TECH-NOTES saw. What a sandboxed start
+ *   adds: `plan()` 23–53 ms wall (sandbox-runtime's ripgrep scan, `which`,
+ *   path resolution) and ≈ 17 ms for apply-seccomp's nested namespace; bwrap
+ *   itself ≈ 4 ms. The proxy bridge is lost in the noise.
  * Servers with no grant and no `ask` get no proxy and no socat at all: just
  * an empty network namespace.
  */

@@ -284,6 +284,14 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
 
       const denyWrite = paths.write.flatMap(codeRunningPathsIn);
 
+      // SECURITY (invariant 5): if anything in this process started the
+      // library's shared proxy (`initialize()`), every wrap would be routed
+      // through it, where servers cannot be told apart. Refuse plainly.
+      if (SandboxManager.getProxyPort() !== undefined) {
+        throw new SandboxInitError(
+          "sandbox-runtime's shared network proxy is running in this process (SandboxManager.initialize() was called); Airlock's per-server proxies cannot work beside it.",
+        );
+      }
       SandboxManager.updateConfig(baseConfig(tools));
       const wrappedText = await SandboxManager.wrapWithSandbox(PLACEHOLDER, SHELL, {
         network: { allowedDomains: [], deniedDomains: [] },

@@ -80,6 +80,19 @@ describe('when the sandbox cannot run', () => {
     }
   });
 
+  it("refuses to plan beside sandbox-runtime's shared proxy (someone called initialize())", async () => {
+    const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+    const launcher = createSandboxLauncher({ homeDir: world.home, runtimeDir: world.runtimeDir });
+    await SandboxManager.initialize({ network: { allowedDomains: [], deniedDomains: [] }, filesystem: { denyRead: [], allowWrite: [], denyWrite: [] } });
+    try {
+      await expect(launcher.plan(spec, defaultSandboxProfile(), world.context())).rejects.toThrow(/shared network proxy/);
+    } finally {
+      await SandboxManager.reset();
+      await launcher.close();
+    }
+    expect(await readdir(world.runtimeDir)).toEqual([]);
+  });
+
   it('with recorded consent, runs unsandboxed (sandboxed: false) with the same scrubbed environment', async () => {
     process.env.AIRLOCK_TEST_CANARY_SECRET = 'canary-must-not-leak';
     const launcher = createSandboxLauncher({
