@@ -1,0 +1,188 @@
+/**
+ * The install flow and the review pages in Chromium over the real core:
+ * server-filesystem from npm (the one-click example) and as a local command,
+ * through disclosure → inspect in the locked sandbox → grant → enable; the
+ * Servers list and detail page show its claims, readings and decisions; a
+ * revoked grant makes the next write fail in the sandbox; cancel leaves
+ * nothing behind.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FILESYSTEM_SERVER, openRendererHost, waitForText, type RendererHost } from './renderer-support';
+
+describe('installing and reviewing server-filesystem in the app', () => {
+  let t: RendererHost;
+  let work: string;
+  let demo: string;
+
+  beforeAll(async () => {
+    t = await openRendererHost();
+    work = t.folder('work');
+    demo = t.folder('demo');
+    writeFileSync(join(work, 'notes.md'), 'hello');
+  });
+  afterAll(() => t?.close());
+
+  it('first run teaches, and the one-click example installs server-filesystem from npm confined to the chosen folder', async () => {
+    const { page } = t;
+    const empty = page.getByTestId('servers-empty');
+    await empty.waitFor();
+    expect(await empty.textContent()).toContain('No servers yet.');
+    await t.harness.screenshot('servers-empty');
+    await page.getByLabel('Folder it may use').fill(demo);
+    await page.getByRole('button', { name: 'Set up the example' }).click();
+
+    const disclosure = page.getByTestId('disclosure');
+    await disclosure.waitFor({ timeout: 60_000 });
+    const provenance = await page.getByTestId('provenance').textContent();
+    expect(provenance).toMatch(/npm package @modelcontextprotocol\/server-filesystem@\d+\.\d+\.\d+/);
+    expect(provenance).toMatch(/sha512-/);
+    const summary = await page.getByTestId('profile-summary').textContent();
+    expect(summary).toContain(`Can change files in ${demo}`);
+    expect(summary).toContain('Has no internet or network access.');
+    expect(await page.getByTestId('argv').textContent()).toContain(demo);
+
+    await page.getByRole('button', { name: 'Inspect in a locked sandbox' }).click();
+    const report = page.getByTestId('probe-report');
+    await report.waitFor({ timeout: 150_000 });
+    expect(await report.getByTestId('tool-write_file').textContent()).toContain('Destructive');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByTestId('grant-step').waitFor();
+    await page.getByRole('button', { name: 'Enable' }).click();
+
+    await page.getByTestId('server-detail').waitFor({ timeout: 60_000 });
+    await waitForText(page.getByTestId('server-badges'), 'Running');
+    expect(await page.getByTestId('provenance').textContent()).toContain('@modelcontextprotocol/server-filesystem@');
+    // Remove it again through the page: type the name, then remove.
+    const name = (await page.locator('main h1').textContent())!.trim();
+    await page.getByLabel(/Type .* to confirm/).fill(name);
+    await page.getByRole('button', { name: `Remove ${name}` }).click();
+    await page.getByTestId('servers-empty').waitFor();
+    expect(t.host.listServers()).toEqual([]);
+  }, 300_000);
+
+  it('walks a local command through disclosure, inspection, a folder grant and enabling', async () => {
+    const { page } = t;
+    await t.open('#/install');
+    await page.getByRole('radio', { name: 'Command on this computer' }).check();
+    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${FILESYSTEM_SERVER} '${work}'`);
+    await page.getByRole('button', { name: 'Split into arguments' }).click();
+    const argFields = page.getByTestId('argv-editor').locator('input');
+    expect(await argFields.count()).toBe(3);
+    expect(await argFields.nth(2).inputValue()).toBe(work);
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    const disclosure = page.getByTestId('disclosure');
+    await disclosure.waitFor();
+    const argv = page.getByTestId('argv').locator('li');
+    expect(await argv.allTextContents()).toEqual([`run${process.execPath}`, `1${FILESYSTEM_SERVER}`, `2${work}`]);
+    expect(await page.getByTestId('provenance').textContent()).toMatch(/A command on this computer.*sha256/s);
+    expect(await page.getByTestId('profile-summary').textContent()).toContain('Writes nowhere that lasts');
+    // Grant the folder it will work in.
+    const writes = page.getByTestId('grants-write');
+    await writes.getByLabel('Add a folder to change').fill(work);
+    await writes.getByRole('button', { name: 'Add a folder to change' }).click();
+    await waitForText(page.getByTestId('profile-summary'), `Can change files in ${work}`);
+    await t.harness.screenshot('install-disclosure');
+
+    await page.getByRole('button', { name: 'Inspect in a locked sandbox' }).click();
+    const report = page.getByTestId('probe-report');
+    await report.waitFor({ timeout: 60_000 });
+    const write = report.getByTestId('tool-write_file');
+    const writeText = await write.textContent();
+    expect(writeText).toContain('The server says: destructive');
+    expect(writeText).toContain('Airlock’s reading:');
+    expect(await write.getByTestId('policy-preview').textContent()).toBe('Always asks');
+    expect(await report.getByTestId('tool-read_text_file').getByTestId('reading').textContent()).toContain('Read-only');
+    await t.harness.screenshot('install-inspect');
+
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByTestId('grant-step').waitFor();
+    await page.getByLabel('Name in Airlock').fill('notes');
+    expect(await page.getByTestId('trust-checkbox').isChecked()).toBe(false);
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByTestId('server-detail').waitFor();
+    expect(await page.locator('main h1').textContent()).toBe('notes');
+    await waitForText(page.getByTestId('server-badges'), 'Running');
+  });
+
+  it('shows the server on the list with its summary and badges', async () => {
+    const { page } = t;
+    await t.open('#/servers');
+    const row = page.getByTestId('server-notes');
+    await row.waitFor();
+    await waitForText(row.getByTestId('server-badges'), 'Running');
+    const badges = await row.getByTestId('server-badges').textContent();
+    expect(badges).toContain('Not trusted');
+    expect(badges).toContain('Sandboxed');
+    expect(badges).toContain('Network: no');
+    expect(await row.getByTestId('server-summary').textContent()).toBe(t.host.listServers()[0]!.summary);
+    await t.harness.screenshot('servers-list');
+  });
+
+  it('shows claims, readings and decisions on the detail page', async () => {
+    const { page } = t;
+    await t.open('#/servers/notes');
+    const table = page.getByTestId('tools-table');
+    await table.waitFor();
+    const writeRow = await table.getByTestId('tool-row-write_file').textContent();
+    expect(writeRow).toContain('The server says: destructive');
+    expect(writeRow).toContain('Destructive');
+    expect(writeRow).toContain('Always asks');
+    const readRow = table.getByTestId('tool-row-read_text_file');
+    expect(await readRow.textContent()).toContain('The server says: read-only');
+    expect(await readRow.getByTestId('reading').textContent()).toContain('Read-only');
+    // Untrusted and able to write (not contained): its claim of read-only does not spare a prompt.
+    const core = (await t.host.serverDetail('notes')).tools.find((x) => x.name === 'read_text_file')!;
+    expect(core.preview.verdict).toBe('ask');
+    expect(await readRow.getByTestId('policy-preview').textContent()).toBe(core.preview.label);
+    expect(await page.getByTestId('detail-summary').textContent()).toContain(`Can change files in ${work}`);
+    await t.harness.screenshot('server-detail');
+  });
+
+  it('a call from the console writes while granted; after the grant is revoked the next write fails in the sandbox', async () => {
+    const { page } = t;
+    const console_ = page.getByTestId('tool-console');
+    await console_.getByLabel('Tool').selectOption('write_file');
+    await console_.getByLabel(/^path/).fill(join(work, 'from-console.txt'));
+    await console_.getByLabel(/^content/).fill('written by hand');
+    await console_.getByRole('button', { name: 'Call' }).click();
+    await waitForText(console_.getByTestId('call-result'), 'Done');
+    expect(readFileSync(join(work, 'from-console.txt'), 'utf8')).toBe('written by hand');
+
+    const writes = page.getByTestId('grants-write');
+    await writes.getByRole('button', { name: `Remove write grant for ${work}` }).click();
+    await waitForText(page.getByTestId('detail-summary'), 'Writes nowhere that lasts');
+    expect((await t.host.serverDetail('notes')).profile.filesystem.write).toEqual([]);
+    await waitForText(page.getByTestId('server-badges'), 'Running');
+
+    await console_.getByLabel(/^content/).fill('after the revoke');
+    await console_.getByRole('button', { name: 'Call' }).click();
+    await waitForText(console_.getByTestId('call-result'), 'The tool reported an error');
+    expect(await console_.getByTestId('call-result').textContent()).toMatch(/EROFS|EACCES|read-only file system|permission denied/i);
+    expect(readFileSync(join(work, 'from-console.txt'), 'utf8')).toBe('written by hand');
+  });
+
+  it('cancel after inspecting leaves nothing behind', async () => {
+    const { page } = t;
+    const before = existsSync(join(t.dataDir, 'servers')) ? readdirSync(join(t.dataDir, 'servers')) : [];
+    await t.open('#/install');
+    await page.getByRole('radio', { name: 'Command on this computer' }).check();
+    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${FILESYSTEM_SERVER} ${demo}`);
+    await page.getByRole('button', { name: 'Split into arguments' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Inspect in a locked sandbox' }).click();
+    await page.getByTestId('probe-report').waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByTestId('server-list').waitFor();
+    expect(t.host.listServers().map((s) => s.name)).toEqual(['notes']);
+    await expect.poll(() => (existsSync(join(t.dataDir, 'servers')) ? readdirSync(join(t.dataDir, 'servers')) : [])).toEqual(before);
+    const probes = existsSync(join(t.dataDir, 'server-data')) ? readdirSync(join(t.dataDir, 'server-data')).filter((x) => x.startsWith('probe-')) : [];
+    expect(probes).toEqual([]);
+  });
+
+  it('made no request outside the app', () => {
+    expect(t.harness.foreignRequests).toEqual([]);
+  });
+});
