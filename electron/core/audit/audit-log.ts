@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { promises as fs, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Caller, Rule, Verdict } from '../../../shared/domain';
 import { callDigest } from '../approvals/approval-tokens';
 import { canonicalJson, sha256OfCanonical } from '../tools/canonical-json';
@@ -77,8 +77,23 @@ export interface OutcomeEntry extends EntryCommon {
   detail?: string;
 }
 
+/**
+ * Written when an append finds the log ending in an incomplete line (a crash
+ * or a full disk cut a write short): the damaged bytes are sealed with a
+ * newline and this entry, chained to the last good entry, records which line
+ * was damaged and the sha256 of its bytes. `verify()` accepts exactly that
+ * line, and reports it.
+ */
+export interface RepairEntry extends EntryCommon {
+  type: 'repair';
+  /** 1-based line number of the damaged line in the same file. */
+  damagedLine: number;
+  damagedBytes: number;
+  damagedSha256: string;
+}
+
 /** One line of the log. */
-export type AuditEntry = DecisionEntry | OutcomeEntry;
+export type AuditEntry = DecisionEntry | OutcomeEntry | RepairEntry;
 
 /** What `appendDecision` takes. */
 export interface DecisionInput {
@@ -122,6 +137,8 @@ export interface VerifyResult {
   entries: number;
   files: string[];
   problem?: AuditProblem;
+  /** Incomplete writes sealed by a repair entry (not tampering, but worth showing). */
+  repaired: { file: string; line: number }[];
 }
 
 /** A decision with its outcome, as `read()` returns them (newest first). */
@@ -161,8 +178,18 @@ interface Tail {
 }
 
 interface Snapshot {
-  files: { name: string; text: string }[];
+  files: { name: string; bytes: Buffer; text: string }[];
   head: Tail | null;
+}
+
+/** The log ends in an incomplete line: the next append seals it. */
+class DamagedTailError extends AuditWriteError {
+  constructor(
+    message: string,
+    readonly path: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -264,7 +291,8 @@ export class AuditLog {
     let entries = 0;
     let last: { file: string; line: number } = { file: files[0] ?? ACTIVE_FILE, line: 0 };
     let headChecked = false;
-    const fail = (problem: AuditProblem): VerifyResult => ({ ok: false, entries, files, problem });
+    const repaired: { file: string; line: number }[] = [];
+    const fail = (problem: AuditProblem): VerifyResult => ({ ok: false, entries, files, problem, repaired });
 
     // Every sequence number present, to tell a moved entry from a missing one.
     const present = new Set<number>();
@@ -275,24 +303,28 @@ export class AuditLog {
       }
     }
 
-    for (const { name, text } of snap.files) {
-      const lines = text.split('\n');
-      if (lines[lines.length - 1] === '') lines.pop();
-      else if (lines.length > 0) {
+    for (const { name, bytes } of snap.files) {
+      const raw = splitLines(bytes);
+      if (raw.length > 0 && !raw[raw.length - 1]!.terminated) {
         return fail({
           file: name,
-          line: lines.length,
+          line: raw.length,
           kind: 'malformed',
-          message: 'The last line is incomplete (a write was cut short or the file was edited).',
+          message: 'The last line is incomplete (a write was cut short, or the file was edited); the next append seals it.',
         });
       }
-      for (let i = 0; i < lines.length; i++) {
+      for (let i = 0; i < raw.length; i++) {
         const where = { file: name, line: i + 1 };
         let entry: AuditEntry;
         try {
-          entry = JSON.parse(lines[i]!) as AuditEntry;
+          entry = JSON.parse(raw[i]!.bytes.toString('utf8')) as AuditEntry;
           if (!entry || typeof entry !== 'object' || typeof entry.hash !== 'string') throw new Error('shape');
         } catch {
+          // Accepted only when the next line is a repair entry naming exactly these bytes.
+          if (sealedBy(raw[i + 1]?.bytes, i + 1, raw[i]!.bytes)) {
+            repaired.push(where);
+            continue;
+          }
           return fail({ ...where, kind: 'malformed', message: 'This line is not an audit entry.' });
         }
         if (hashOf(entry) !== entry.hash) {
@@ -337,7 +369,7 @@ export class AuditLog {
         message: `The log ends at entry ${expectedSeq - 1}, but Airlock wrote up to entry ${snap.head.seq}: entries at the end were removed.`,
       });
     }
-    return { ok: true, entries, files };
+    return { ok: true, entries, files, repaired };
   }
 
   /**
@@ -404,12 +436,16 @@ export class AuditLog {
     }
     try {
       const active = join(this.#dir, ACTIVE_FILE);
-      let stat = await statOrNull(active);
-      if (stat && stat.size >= this.#maxFileBytes) {
-        await this.#rotate(active);
-        stat = null;
+      const stat = await statOrNull(active);
+      let tail: Tail;
+      try {
+        tail = await this.#tail(active, stat);
+      } catch (error) {
+        if (!(error instanceof DamagedTailError)) throw error;
+        tail = await this.#sealDamagedEnd(error.path);
       }
-      const tail = await this.#tail(active, stat);
+      // Rotate after the tail is known (and sealed if damaged); the chain continues across the rename.
+      if (stat && stat.size >= this.#maxFileBytes) await this.#rotate(active);
       const withoutHash = {
         v: 1 as const,
         seq: tail.seq + 1,
@@ -420,15 +456,7 @@ export class AuditLog {
       const entry = { ...withoutHash, hash: sha256OfCanonical(withoutHash) } as AuditEntry;
       const line = Buffer.from(`${canonicalJson(entry)}\n`, 'utf8');
       // SECURITY: invariant 1 — O_APPEND, one write, fsync before resolving.
-      const handle = await fs.open(active, 'a', 0o600);
-      try {
-        await handle.write(line);
-        await handle.sync();
-        const after = await handle.stat();
-        this.#cache = { ino: after.ino, size: after.size, tail: { seq: entry.seq, hash: entry.hash } };
-      } finally {
-        await handle.close();
-      }
+      await this.#appendBytes(active, line, { seq: entry.seq, hash: entry.hash });
       // The head lets verify() notice entries cut from the end; it is a hint, written after.
       await writeHead(join(this.#dir, HEAD_FILE), { seq: entry.seq, hash: entry.hash }).catch(() => undefined);
       return entry;
@@ -438,6 +466,67 @@ export class AuditLog {
     } finally {
       await release();
     }
+  }
+
+  // One O_APPEND write (looped if the kernel writes less), then fsync.
+  async #appendBytes(active: string, bytes: Buffer, tail: Tail): Promise<void> {
+    const handle = await fs.open(active, 'a', 0o600);
+    try {
+      let off = 0;
+      while (off < bytes.length) {
+        const { bytesWritten } = await handle.write(bytes, off, bytes.length - off);
+        if (bytesWritten <= 0) throw new Error('no progress writing the audit log');
+        off += bytesWritten;
+      }
+      await handle.sync();
+      const after = await handle.stat();
+      this.#cache = { ino: after.ino, size: after.size, tail };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  // The active file ends in an incomplete line: seal it with a newline and a
+  // repair entry chained to the last good entry. Anything else wrong with
+  // the end of the log is left for a person (fail closed).
+  async #sealDamagedEnd(path: string): Promise<Tail> {
+    const bytes = await fs.readFile(path);
+    const lines = splitLines(bytes);
+    const damaged = lines.at(-1);
+    if (!damaged || damaged.terminated) throw new AuditWriteError('The audit log could not be repaired; run `airlock audit verify`.');
+    let tail: Tail;
+    if (lines.length >= 2) {
+      try {
+        const prev = JSON.parse(lines[lines.length - 2]!.bytes.toString('utf8')) as AuditEntry;
+        if (typeof prev.seq !== 'number' || typeof prev.hash !== 'string') throw new Error('shape');
+        tail = { seq: prev.seq, hash: prev.hash };
+      } catch {
+        throw new AuditWriteError('The audit log is damaged beyond its last line; run `airlock audit verify`.');
+      }
+    } else {
+      // The damaged line is the file's first: chain to the file before it.
+      const names = (await this.#listRotated()).map((r) => r.name);
+      const own = names.indexOf(basename(path));
+      const before = own >= 0 ? names[own - 1] : names.at(-1);
+      tail = before ? await readTail(join(this.#dir, before)) : { seq: 0, hash: GENESIS_HASH };
+    }
+    const withoutHash = {
+      v: 1 as const,
+      seq: tail.seq + 1,
+      time: new Date(this.#now()).toISOString(),
+      prevHash: tail.hash,
+      type: 'repair' as const,
+      callId: '',
+      server: '',
+      tool: '',
+      damagedLine: lines.length,
+      damagedBytes: damaged.bytes.length,
+      damagedSha256: createHash('sha256').update(damaged.bytes).digest('hex'),
+    };
+    const entry = { ...withoutHash, hash: sha256OfCanonical(withoutHash) };
+    const sealed = { seq: entry.seq, hash: entry.hash };
+    await this.#appendBytes(path, Buffer.from(`\n${canonicalJson(entry)}\n`, 'utf8'), sealed);
+    return sealed;
   }
 
   async #rotate(active: string): Promise<void> {
@@ -498,7 +587,7 @@ export class AuditLog {
     } finally {
       await release();
     }
-    const files: { name: string; text: string }[] = [];
+    const files: Snapshot['files'] = [];
     for (const o of opened) {
       try {
         const buf = Buffer.alloc(o.size);
@@ -508,7 +597,8 @@ export class AuditLog {
           if (bytesRead === 0) break;
           off += bytesRead;
         }
-        files.push({ name: o.name, text: buf.subarray(0, off).toString('utf8') });
+        const bytes = buf.subarray(0, off);
+        files.push({ name: o.name, bytes, text: bytes.toString('utf8') });
       } finally {
         await o.handle.close();
       }
@@ -521,6 +611,36 @@ export class AuditLog {
 export function hashOf(entry: AuditEntry | Record<string, unknown>): string {
   const { hash: _ignored, ...rest } = entry as Record<string, unknown>;
   return sha256OfCanonical(rest);
+}
+
+/** A line's bytes (without the newline) and whether a newline ended it. */
+function splitLines(bytes: Buffer): { bytes: Buffer; terminated: boolean }[] {
+  const out: { bytes: Buffer; terminated: boolean }[] = [];
+  let start = 0;
+  for (;;) {
+    const nl = bytes.indexOf(0x0a, start);
+    if (nl < 0) break;
+    out.push({ bytes: bytes.subarray(start, nl), terminated: true });
+    start = nl + 1;
+  }
+  if (start < bytes.length) out.push({ bytes: bytes.subarray(start), terminated: false });
+  return out;
+}
+
+// True when `next` is a well-formed repair entry for exactly `damaged` at `line`.
+function sealedBy(next: Buffer | undefined, line: number, damaged: Buffer): boolean {
+  if (!next) return false;
+  try {
+    const e = JSON.parse(next.toString('utf8')) as RepairEntry;
+    return (
+      e.type === 'repair' &&
+      e.damagedLine === line &&
+      e.damagedBytes === damaged.length &&
+      e.damagedSha256 === createHash('sha256').update(damaged).digest('hex')
+    );
+  } catch {
+    return false;
+  }
 }
 
 const HEAD_BYTES = 160;
@@ -566,7 +686,7 @@ async function readTail(path: string): Promise<Tail> {
       const text = buf.toString('utf8');
       if (!text.endsWith('\n')) {
         // SECURITY: invariant 1 — fail closed rather than chain onto a damaged line.
-        throw new AuditWriteError('The audit log ends with an incomplete line; run `airlock audit verify`.');
+        throw new DamagedTailError('The audit log ends with an incomplete line.', path);
       }
       const body = text.slice(0, -1);
       const nl = body.lastIndexOf('\n');

@@ -1,8 +1,8 @@
 import type { AuditEntryView, AuditVerifyView } from '../../../shared/views';
-import type { AuditEntry, VerifyResult } from './audit-log';
+import type { DecisionEntry, OutcomeEntry, VerifyResult } from './audit-log';
 
-/** The Activity page's view of one entry (`AuditEntryViewSchema`). */
-export function toAuditEntryView(entry: AuditEntry): AuditEntryView {
+/** The Activity page's view of a decision or outcome entry (`AuditEntryViewSchema`); repair entries are shown by verify. */
+export function toAuditEntryView(entry: DecisionEntry | OutcomeEntry): AuditEntryView {
   const base = { seq: entry.seq, time: entry.time, kind: entry.type, callId: entry.callId, server: entry.server, tool: entry.tool };
   if (entry.type === 'outcome') {
     return { ...base, caller: '', outcome: entry.outcome, durationMs: entry.durationMs };
@@ -25,6 +25,9 @@ export function toAuditVerifyView(result: VerifyResult): AuditVerifyView {
     ok: result.ok,
     entries: result.entries,
     files: result.files.length,
-    problems: result.problem ? [{ file: result.problem.file, line: result.problem.line, message: `${result.problem.kind}: ${result.problem.message}` }] : [],
+    problems: [
+      ...(result.problem ? [{ file: result.problem.file, line: result.problem.line, message: `${result.problem.kind}: ${result.problem.message}` }] : []),
+      ...result.repaired.map((r) => ({ ...r, message: 'repaired: an incomplete write was sealed here (a crash or a full disk), not an edit.' })),
+    ],
   };
 }

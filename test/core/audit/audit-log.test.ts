@@ -64,7 +64,7 @@ describe('AuditLog: append and chain', () => {
     expect(d.argumentsDigest).toBe(callDigest('files', 'write_file', { path: '/tmp/1' }));
     expect(o).toMatchObject({ seq: 2, prevHash: d.hash, outcome: 'unknown', durationMs: 30_000 });
     expect(d.hash).toBe(hashOf(d));
-    expect(await log.verify()).toEqual({ ok: true, entries: 2, files: [ACTIVE_FILE] });
+    expect(await log.verify()).toEqual({ ok: true, entries: 2, files: [ACTIVE_FILE], repaired: [] });
   });
 
   it('the decision is on disk when appendDecision resolves (before the call is sent)', async () => {
@@ -93,16 +93,51 @@ describe('AuditLog: append and chain', () => {
   });
 
   it('an empty or missing log verifies', async () => {
-    expect(await new AuditLog({ dir: join(tempDir(), 'nothing-yet') }).verify()).toEqual({ ok: true, entries: 0, files: [] });
+    expect(await new AuditLog({ dir: join(tempDir(), 'nothing-yet') }).verify()).toEqual({ ok: true, entries: 0, files: [], repaired: [] });
   });
 
-  it('refuses to chain onto a damaged last line (fails closed)', async () => {
+  it('an incomplete last line (crash, full disk) is sealed by a repair entry at the next append', async () => {
     const dir = tempDir();
     const log = new AuditLog({ dir, now });
     await fill(log, 1);
-    writeFileSync(join(dir, ACTIVE_FILE), `${readFileSync(join(dir, ACTIVE_FILE), 'utf8')}{"half`, { flag: 'w' });
+    // A write cut short, mid-character (invalid UTF-8 at the end).
+    writeFileSync(join(dir, ACTIVE_FILE), Buffer.concat([Buffer.from('{"half":"caf'), Buffer.from([0xc3])]), { flag: 'a' });
+    expect(await log.verify()).toMatchObject({ ok: false, problem: { line: 3, kind: 'malformed' } });
     const fresh = new AuditLog({ dir, now });
-    await expect(fresh.appendDecision(decision(2))).rejects.toBeInstanceOf(AuditWriteError);
+    const e = await fresh.appendDecision(decision(2));
+    expect(e.seq).toBe(4);
+    const repair = JSON.parse(lines(dir)[3]!) as AuditEntry;
+    expect(repair).toMatchObject({ type: 'repair', seq: 3, damagedLine: 3, damagedBytes: 13 });
+    expect(await fresh.verify()).toEqual({ ok: true, entries: 4, files: [ACTIVE_FILE], repaired: [{ file: ACTIVE_FILE, line: 3 }] });
+    expect(await fresh.read({ limit: 10 })).toHaveLength(2);
+  });
+
+  it('a file holding only an incomplete line is sealed and chained to the start', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, ACTIVE_FILE), '{"cut');
+    const log = new AuditLog({ dir, now });
+    await log.appendDecision(decision(1));
+    expect(await log.verify()).toMatchObject({ ok: true, entries: 2, repaired: [{ line: 1 }] });
+  });
+
+  it('a repair entry that does not match the damaged bytes is not accepted', async () => {
+    const dir = tempDir();
+    const log = new AuditLog({ dir, now });
+    await fill(log, 1);
+    writeFileSync(join(dir, ACTIVE_FILE), '{"half', { flag: 'a' });
+    await log.appendDecision(decision(2));
+    const ls = lines(dir);
+    ls[2] = '{"other"';
+    writeLines(dir, ls);
+    expect(await log.verify()).toMatchObject({ ok: false, problem: { line: 3, kind: 'malformed' } });
+  });
+
+  it('a complete line that is not an entry at the end refuses further appends (fails closed)', async () => {
+    const dir = tempDir();
+    const log = new AuditLog({ dir, now });
+    await fill(log, 1);
+    writeFileSync(join(dir, ACTIVE_FILE), 'not json\n', { flag: 'a' });
+    await expect(new AuditLog({ dir, now }).appendDecision(decision(2))).rejects.toBeInstanceOf(AuditWriteError);
   });
 
   it('a folder it cannot write rejects with AuditWriteError', async () => {
@@ -203,6 +238,16 @@ describe('AuditLog: rotation', () => {
     const first = JSON.parse(lines(dir, files[1]!)[0]!) as AuditEntry;
     const prevLast = JSON.parse(lines(dir, files[0]!).at(-1)!) as AuditEntry;
     expect(first.prevHash).toBe(prevLast.hash);
+  });
+
+  it('an incomplete line in a file due for rotation is sealed before it rotates', async () => {
+    const dir = tempDir();
+    const log = new AuditLog({ dir, now, maxFileBytes: 2000 });
+    await fill(log, 2);
+    writeFileSync(join(dir, ACTIVE_FILE), `{"cut${'x'.repeat(2000)}`, { flag: 'a' });
+    await fill(new AuditLog({ dir, now, maxFileBytes: 2000 }), 2);
+    const r = await log.verify();
+    expect(r).toMatchObject({ ok: true, entries: 9, repaired: [{ file: 'audit-000001.jsonl', line: 5 }] });
   });
 
   it('a whole rotated file removed → found at the first line of the next file', async () => {
