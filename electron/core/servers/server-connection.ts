@@ -170,9 +170,14 @@ export class ServerConnection {
 
   /**
    * Lists the server's tools, paging with caps; a name listed twice keeps its
-   * first definition and is reported.
+   * first definition and is reported. Empty when the server did not declare
+   * the `tools` capability.
    */
   async listTools(): Promise<ToolListing> {
+    if (!this.capabilities?.tools) {
+      // A server that does not offer tools has none; asking would only earn a -32601.
+      return { items: [], pages: 0, truncated: false, duplicateNames: [] };
+    }
     const listing = await collectPages(async (cursor) => {
       const page = await this.client.request(
         { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },

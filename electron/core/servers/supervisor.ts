@@ -218,6 +218,17 @@ export class Supervisor {
     return settled;
   }
 
+  /** Stops a server and forgets it: its state, log and tools (for a server the user removed). */
+  async remove(name: string): Promise<void> {
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    this.dispatch(entry, { type: 'stop' });
+    if (entry.restartTimer !== undefined) this.clock.clearTimeout(entry.restartTimer);
+    await entry.settled;
+    this.entries.delete(name);
+    this.index.delete(name);
+  }
+
   /** Stops every server. */
   async stopAll(): Promise<void> {
     await Promise.all([...this.entries.keys()].map((name) => this.stop(name)));

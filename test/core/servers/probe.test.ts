@@ -58,6 +58,12 @@ describe('probe', () => {
     expect(result.resources).toBeUndefined();
   });
 
+  it('probes a server with prompts and no tools', async () => {
+    const result = await probe(fixtureSpec('prompts-only.mjs'), defaultSandboxProfile(), new PassThroughLauncher(), testContext('p'));
+    expect(result.tools.items).toEqual([]);
+    expect(result.prompts?.items.map((p) => p.name)).toEqual(['greet']);
+  });
+
   it('gives up on a server that never answers within the overall deadline, and leaves nothing running', async () => {
     const marker = `airlock-probe-hang-${process.pid}-${Date.now()}`;
     const launcher = new PassThroughLauncher();

@@ -72,6 +72,17 @@ describe('Supervisor with a well-behaved fixture', () => {
     expect(supervisor.state('lc')).toBe('ready');
   });
 
+  it('runs a server that offers no tools, without asking it for any', async () => {
+    const { supervisor } = makeSupervisor({ p: supervised('p', fixtureSpec('prompts-only.mjs')) });
+    cleanups.push(() => supervisor.stopAll());
+    await supervisor.start('p');
+    expect(supervisor.tools.get('p')).toMatchObject({ tools: [], truncated: false });
+    expect(supervisor.log('p').filter((l) => /protocol/.test(l.text))).toEqual([]);
+    await supervisor.remove('p');
+    expect(supervisor.tools.get('p')).toBeUndefined();
+    expect(supervisor.state('p')).toBe('stopped');
+  });
+
   it('does not start, or retry, when the launcher refuses (fail closed)', async () => {
     const { supervisor, launcher, states } = makeSupervisor({ s: supervised('s', fixtureSpec('echo.mjs')) });
     launcher.refuse = 'the sandbox cannot start: bwrap is missing';
