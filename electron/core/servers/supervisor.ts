@@ -99,6 +99,9 @@ interface Session {
   refreshTimer?: ReturnType<typeof setTimeout>;
   refreshing: boolean;
   refreshQueued: boolean;
+  /** Listings are numbered when they start; an older one never replaces a newer one. */
+  listingsStarted: number;
+  listingApplied: number;
 }
 
 interface Entry {
@@ -259,8 +262,7 @@ export class Supervisor {
     const entry = this.entries.get(name);
     const session = entry?.session;
     if (!entry || !session?.connection || entry.snapshot.state !== 'ready') throw new Error(`${name} is not running`);
-    const listing = await session.connection.listTools();
-    this.applyListing(entry, session, listing);
+    await this.listAndApply(entry, session, session.connection);
     return this.index.get(name) as ServerTools;
   }
 
@@ -311,7 +313,15 @@ export class Supervisor {
     switch (effect.type) {
       case 'spawn': {
         const previous = entry.settled;
-        const session: Session = { id: this.nextSessionId++, cancelled: false, done: Promise.resolve(), refreshing: false, refreshQueued: false };
+        const session: Session = {
+          id: this.nextSessionId++,
+          cancelled: false,
+          done: Promise.resolve(),
+          refreshing: false,
+          refreshQueued: false,
+          listingsStarted: 0,
+          listingApplied: 0,
+        };
         entry.session = session;
         // The previous process group is gone before a new one starts.
         session.done = previous.then(() => this.runSession(entry, session));
@@ -384,9 +394,8 @@ export class Supervisor {
       entry.capabilities = connection.capabilities;
       entry.protocolVersion = connection.protocolVersion;
       if (session.cancelled) return;
-      const listing = await connection.listTools();
+      await this.listAndApply(entry, session, connection);
       if (session.cancelled) return;
-      this.applyListing(entry, session, listing);
       this.dispatch(entry, { type: 'ready' }, session);
       const exit = await connection.exited;
       if (session.cancelled) return;
@@ -437,8 +446,7 @@ export class Supervisor {
     try {
       // SECURITY: SECURITY.md rule 6 — re-read tools after every list_changed; a changed
       // definition gets a new fingerprint, which voids rules made for the old one (invariant 3).
-      const listing = await connection.listTools();
-      if (!session.cancelled && entry.session === session) this.applyListing(entry, session, listing);
+      await this.listAndApply(entry, session, connection);
     } catch (error) {
       entry.log.push('airlock', `refreshing tools failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
@@ -448,6 +456,15 @@ export class Supervisor {
         this.scheduleRefresh(entry, session);
       }
     }
+  }
+
+  /** Lists tools and applies the result unless a listing started later was applied first. */
+  private async listAndApply(entry: Entry, session: Session, connection: ServerConnection): Promise<void> {
+    const sequence = ++session.listingsStarted;
+    const listing = await connection.listTools();
+    if (session.cancelled || sequence < session.listingApplied) return;
+    session.listingApplied = sequence;
+    this.applyListing(entry, session, listing);
   }
 
   private applyListing(entry: Entry, session: Session, listing: ToolListing): void {
