@@ -198,6 +198,19 @@ export const channels = {
     doc: 'Renderer, the confirmation dialog: answers a confirmation main issued (optionally with edited arguments).',
   },
   'rules.list': { request: Empty, response: z.array(RuleViewSchema), doc: 'Renderer, review pages: every standing rule.' },
+  'rules.add': {
+    request: z.strictObject({
+      server: ServerNameSchema,
+      tool: Text(256),
+      effect: z.enum(['allow', 'deny']),
+      /** The fingerprint the person reviewed; refused if the tool changed since. */
+      fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+      /** The second, explicit confirmation an "always allow" for a destructive tool needs. */
+      confirmDestructive: z.boolean().optional(),
+    }),
+    response: RuleViewSchema,
+    doc: 'Renderer and CLI, "always allow/deny": saves a rule bound to the definition the person reviewed.',
+  },
   'rules.remove': {
     request: z.strictObject({ server: ServerNameSchema, tool: Text(256) }),
     response: Done,

@@ -10,6 +10,7 @@ import { CallPipeline, type CallRequest, type CallResult } from './calls/call-pi
 import { AirlockError } from './errors';
 import type { GatewayCore } from './gateway/gateway-core';
 import { InstallFlow } from './install-flow/install-flow';
+import { readTool } from './policy/annotations';
 import { summariseSandbox } from './policy/containment';
 import { checkSandboxSupport } from './sandbox/capability';
 import { createSandboxLauncher, type AirlockSandboxLauncher, type SandboxLauncherOptions } from './sandbox/sandbox-launcher';
@@ -347,6 +348,25 @@ export class AirlockHost {
     });
   }
 
+  /**
+   * Saves a standing rule for the definition the person reviewed. An "always
+   * allow" for a destructive tool needs the second confirmation.
+   */
+  async addRule(request: { server: string; tool: string; effect: 'allow' | 'deny'; fingerprint: string; confirmDestructive?: boolean }): Promise<RuleView> {
+    const record = this.record(request.server);
+    if (record.enabled) await this.supervisor.start(request.server).catch(() => {});
+    const definition = this.supervisor.tools.lookup(request.server, request.tool)?.definition ?? record.approvedTools[request.tool]?.definition;
+    const fingerprint = this.supervisor.tools.lookup(request.server, request.tool)?.fingerprint ?? record.approvedTools[request.tool]?.fingerprint;
+    if (!definition || !fingerprint) throw new AirlockError('not-found', `${request.server} does not offer a tool named ${request.tool}.`);
+    if (fingerprint !== request.fingerprint) throw new AirlockError('conflict', `${request.tool} changed since you reviewed it; review it again.`);
+    if (request.effect === 'allow' && readTool(definition.annotations).toolClass === 'destructive' && !request.confirmDestructive) {
+      throw new AirlockError('invalid-request', `${request.tool} may delete or overwrite things: always allowing it needs a second, explicit confirmation.`);
+    }
+    const rule: Rule = { server: request.server, tool: request.tool, fingerprint, effect: request.effect, createdAt: new Date().toISOString() };
+    this.saveRule(rule);
+    return { ...rule, current: true };
+  }
+
   removeRule(server: string, tool: string): void {
     this.store.update((data) => ({ ...data, rules: data.rules.filter((rule) => !(rule.server === server && rule.tool === tool)) }));
     this.emitServers();
@@ -448,6 +468,7 @@ export class AirlockHost {
           window,
         ),
       'rules.list': () => this.rules(),
+      'rules.add': (request) => this.addRule(request),
       'rules.remove': ({ server, tool }) => (this.removeRule(server, tool), {}),
       'audit.list': (query) => this.auditEntries(query),
       'audit.verify': async () => {

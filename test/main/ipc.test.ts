@@ -6,15 +6,19 @@ import { dispatchIpc, isAppSender, MAX_REQUEST_BYTES, registerIpcHandlers } from
 import { APP_ORIGIN } from '../../electron/main/window';
 
 const sandbox = { supported: true, platform: 'linux', missing: [], summary: 'ready' };
-const info = { name: 'Airlock', version: '1.0.0', platform: 'linux', dataDir: '/tmp/x', notices: [] };
+const info = { name: 'Airlock', version: '1.0.0', platform: 'linux', dataDir: '/tmp/x', notices: [], canPickFiles: false };
 
+/** Handlers for the three channels these tests use; any other channel fails loudly. */
 function handlers(overrides: Partial<IpcHandlers> = {}): IpcHandlers {
-  return {
-    'app.info': () => info,
-    'sandbox.status': () => sandbox,
-    'sandbox.recheck': () => sandbox,
-    ...overrides,
-  };
+  const unused = Object.fromEntries(
+    channelNames.map((name) => [
+      name,
+      () => {
+        throw new Error(`${name} is not used in this test`);
+      },
+    ]),
+  ) as unknown as IpcHandlers;
+  return { ...unused, 'app.info': () => info, 'sandbox.status': () => sandbox, 'sandbox.recheck': () => sandbox, ...overrides };
 }
 
 describe('dispatchIpc validates every request against the contract', () => {

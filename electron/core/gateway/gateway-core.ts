@@ -27,7 +27,7 @@ export interface GatewayCallRequest {
  */
 export interface GatewayCore {
   /** Tools of every enabled, running server (optionally only the named servers). */
-  listTools(servers?: readonly string[]): GatewayTool[];
+  listTools(servers?: readonly string[]): GatewayTool[] | Promise<GatewayTool[]>;
   /**
    * Runs a call through the policy. Resolves to the server's result; a denied
    * call or an unknown outcome rejects with an `AirlockError` whose message

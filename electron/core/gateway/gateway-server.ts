@@ -65,24 +65,29 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
 
   // Built once per change of the core's tools (not per call: validating every definition is
   // most of a call's overhead otherwise); onDidChangeTools below drops it.
-  let cached: GatewayListing | undefined;
-  const listing = (): GatewayListing => {
-    if (cached) return cached;
-    const built = buildGatewayListing(core.listTools(servers));
-    for (const skipped of built.skipped) log(`gateway: not offering ${skipped.server} › ${skipped.tool}: ${skipped.reason}`);
-    cached = built;
-    return built;
+  // The core may live in another Airlock process (the data folder's owner), so listing may be async.
+  let cached: Promise<GatewayListing> | undefined;
+  const listing = (): Promise<GatewayListing> => {
+    cached ??= Promise.resolve(core.listTools(servers)).then((tools) => {
+      const built = buildGatewayListing(tools);
+      for (const skipped of built.skipped) log(`gateway: not offering ${skipped.server} › ${skipped.tool}: ${skipped.reason}`);
+      return built;
+    });
+    cached.catch(() => {
+      cached = undefined;
+    });
+    return cached;
   };
 
   const caller = (): Caller => ({ kind: 'agent', name: clientLabel(options.clientName, server.getClientVersion()) });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing().tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await listing()).tools }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     // SECURITY (invariant 1): only a tool the core lists now, within this session's servers,
     // can be called; anything else never reaches the core, let alone a server.
-    const address = listing().addresses.get(name);
+    const address = (await listing()).addresses.get(name);
     if (!address) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
 
     const progressToken: ProgressToken | undefined = request.params._meta?.progressToken;
