@@ -3,6 +3,7 @@ import { version } from '../../package.json';
 import { defaultDataDir } from '../core/data-dir';
 import { AirlockError } from '../core/errors';
 import { AirlockHost } from '../core/host';
+import { SharedHost } from '../core/ipc/shared-host';
 import { registerCallCommands } from './commands/calls';
 import { doctor } from './commands/doctor';
 import { registerServerCommands, type CliContext } from './commands/servers';
@@ -19,7 +20,7 @@ interface GlobalOptions {
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let exitCode: number = EXIT.ok;
-  let host: AirlockHost | undefined;
+  let shared: Promise<SharedHost> | undefined;
   const program = new Command()
     .name('airlock')
     .description('Airlock runs MCP servers in an OS sandbox and asks before anything destructive.')
@@ -30,26 +31,28 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .configureOutput({ writeOut: (text) => io.out(text.trimEnd()), writeErr: (text) => io.err(text.trimEnd()) })
     .showHelpAfterError('(run `airlock --help` for usage)');
 
-  const openHost = (): AirlockHost => {
-    const options = program.opts<GlobalOptions>();
-    host ??= new AirlockHost({
-      dataDir: options.dataDir ?? defaultDataDir(io.env),
-      version,
-      hooks: { emit: () => {}, canAsk: () => io.confirm !== undefined },
+  const dataDir = () => program.opts<GlobalOptions>().dataDir ?? defaultDataDir(io.env);
+  // The core runs here unless another Airlock process (the app, a gateway) owns the data folder.
+  const openApi = (): Promise<SharedHost> => {
+    shared ??= SharedHost.open({
+      dataDir: dataDir(),
+      label: 'airlock CLI',
+      canAsk: () => false,
+      createHost: (hooks) => new AirlockHost({ dataDir: dataDir(), version, hooks }),
     });
-    return host;
+    return shared;
   };
   const json = () => program.opts<GlobalOptions>().json === true;
 
-  const context: CliContext = { host: openHost, io, json, exit: (code) => (exitCode = code) };
+  const context: CliContext = { api: openApi, io, json, exit: (code) => (exitCode = code) };
   registerServerCommands(program, context);
   registerCallCommands(program, context);
 
   program
     .command('doctor')
     .description('check that this machine can sandbox servers; prints what is missing and how to fix it')
-    .action(() => {
-      exitCode = doctor(openHost(), io, json());
+    .action(async () => {
+      exitCode = await doctor(await openApi(), io, json());
     });
 
   try {
@@ -57,7 +60,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     exitCode = exitCodeFor(error, io, json());
   } finally {
-    await host?.dispose();
+    if (shared) await (await shared.catch(() => undefined))?.close();
   }
   return exitCode;
 }

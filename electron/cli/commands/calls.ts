@@ -1,8 +1,13 @@
 import type { Command } from 'commander';
-import { readTool } from '../../core/policy/annotations';
 import { inert } from '../format';
 import { CliExit, EXIT } from '../output';
-import { confirmOrExit, type CliContext } from './servers';
+import { confirmOrExit, warmDetail, type CliContext } from './servers';
+
+/** One item of a tool result as terminal text (server text made inert). */
+function contentText(item: unknown): string {
+  const value = item as { type?: string; text?: string };
+  return value.type === 'text' && typeof value.text === 'string' ? inert(value.text) : `[${String(value.type)}]`;
+}
 
 export function registerCallCommands(program: Command, context: CliContext): void {
   const { io } = context;
@@ -22,11 +27,9 @@ export function registerCallCommands(program: Command, context: CliContext): voi
         throw new CliExit(EXIT.usage, `--args is not valid JSON: ${(error as Error).message}`);
       }
       if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new CliExit(EXIT.usage, '--args must be a JSON object, like {"path": "/tmp/x"}.');
-      const host = context.host();
-      const result = await host.callTool({ server, tool, arguments: args as Record<string, unknown>, caller: { kind: 'user' } });
-      const view = { outcome: result.outcome, content: result.result?.content ?? [], structuredContent: result.result?.structuredContent, message: result.message, callId: result.callId, reasons: result.decision.reasons };
-      out(view, () => {
-        const text = (result.result?.content ?? []).map((item) => (item.type === 'text' ? inert(item.text) : `[${item.type}]`)).join('\n');
+      const result = await (await context.api()).invoke('tools.call', { server, tool, arguments: args as Record<string, unknown> });
+      out(result, () => {
+        const text = result.content.map((item) => contentText(item)).join('\n');
         return [result.message ? `${result.outcome}: ${result.message}` : '', text].filter(Boolean).join('\n');
       });
       context.exit(result.outcome === 'ok' ? EXIT.ok : result.outcome === 'tool-error' ? EXIT.failure : EXIT.denied);
@@ -36,8 +39,8 @@ export function registerCallCommands(program: Command, context: CliContext): voi
   rules
     .command('list', { isDefault: true })
     .description('list every rule')
-    .action(() => {
-      const list = context.host().rules();
+    .action(async () => {
+      const list = await (await context.api()).invoke('rules.list', {});
       out(list, () => (list.length ? list.map((rule) => `${rule.effect.padEnd(5)} ${rule.server} › ${rule.tool}  (since ${rule.createdAt}${rule.current ? '' : '; VOID: the tool changed or is not listed'})`).join('\n') : 'No rules.'));
     });
   rules
@@ -50,18 +53,15 @@ export function registerCallCommands(program: Command, context: CliContext): voi
     .option('-y, --yes', 'answer yes to the question')
     .action(async (server: string, tool: string, effect: string, options: { confirmDestructive?: boolean; yes?: boolean }) => {
       if (effect !== 'allow' && effect !== 'deny') throw new CliExit(EXIT.usage, 'Say `allow` or `deny`.');
-      const host = context.host();
-      host.record(server);
-      await host.supervisor.start(server).catch(() => {});
-      const current = host.supervisor.tools.lookup(server, tool);
-      if (!current) throw new CliExit(EXIT.failure, `${server} does not offer a tool named ${tool} right now (is it enabled and running?).`);
-      const destructive = readTool(current.definition.annotations).toolClass === 'destructive';
+      const current = (await warmDetail(context, server)).tools.find((candidate) => candidate.name === tool);
+      if (!current) throw new CliExit(EXIT.failure, `${server} does not offer a tool named ${tool} right now (is it enabled?).`);
+      const destructive = current.reading.class === 'destructive';
       await confirmOrExit(io, `Always ${effect} ${server} › ${tool}${destructive ? ' (it may delete or overwrite things)' : ''}?`, options.yes);
       if (effect === 'allow' && destructive && !options.confirmDestructive) {
         if (!io.confirm) throw new CliExit(EXIT.needsConfirmation, `${tool} is destructive: always allowing it needs a second confirmation (--confirm-destructive).`);
         if (!(await io.confirm(`Are you sure? ${server} › ${tool} will then run without asking, even when it deletes or overwrites things.`))) throw new CliExit(EXIT.cancelled, 'Nothing was changed.');
       }
-      host.saveRule({ server, tool, fingerprint: current.fingerprint, effect, createdAt: new Date().toISOString() });
+      await (await context.api()).invoke('rules.add', { server, tool, effect, fingerprint: current.fingerprint, confirmDestructive: effect === 'allow' && destructive });
       out({ ok: true }, () => `Saved: always ${effect} ${server} › ${tool} (for this exact definition).`);
     });
   rules
@@ -69,8 +69,8 @@ export function registerCallCommands(program: Command, context: CliContext): voi
     .description('remove the rule for one tool')
     .argument('<server>')
     .argument('<tool>')
-    .action((server: string, tool: string) => {
-      context.host().removeRule(server, tool);
+    .action(async (server: string, tool: string) => {
+      await (await context.api()).invoke('rules.remove', { server, tool });
       out({ ok: true }, () => `Removed the rule for ${server} › ${tool}.`);
     });
 
@@ -84,7 +84,7 @@ export function registerCallCommands(program: Command, context: CliContext): voi
     .option('--limit <n>', 'how many calls', '50')
     .action(async (options: { server?: string; tool?: string; decision?: string; limit: string }) => {
       if (options.decision && !['allow', 'ask', 'deny'].includes(options.decision)) throw new CliExit(EXIT.usage, '--decision is allow, ask or deny.');
-      const entries = await context.host().auditEntries({
+      const entries = await (await context.api()).invoke('audit.list', {
         ...(options.server ? { server: options.server } : {}),
         ...(options.tool ? { tool: options.tool } : {}),
         ...(options.decision ? { verdict: options.decision as 'allow' | 'ask' | 'deny' } : {}),
@@ -106,8 +106,9 @@ export function registerCallCommands(program: Command, context: CliContext): voi
     .command('verify')
     .description('check the hash chain: finds an edited, removed or reordered entry and says where')
     .action(async () => {
-      const result = await context.host().audit.verify();
-      out(result, () => (result.ok ? `The audit log verifies: ${result.entries} entries in ${result.files.length} file(s).` : `The audit log does NOT verify: ${result.problem?.file}:${result.problem?.line}: ${result.problem?.message}`));
+      const result = await (await context.api()).invoke('audit.verify', {});
+      const problem = result.problems[0];
+      out(result, () => (result.ok ? `The audit log verifies: ${result.entries} entries in ${result.files} file(s).` : `The audit log does NOT verify: ${problem?.file}:${problem?.line}: ${problem?.message}`));
       if (!result.ok) context.exit(EXIT.failure);
     });
 }

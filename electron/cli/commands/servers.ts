@@ -3,13 +3,14 @@ import type { Command } from 'commander';
 import type { SandboxProfile } from '../../../shared/domain';
 import type { InstallSource } from '../../../shared/ipc';
 import type { Disclosure } from '../../../shared/views';
-import type { AirlockHost } from '../../core/host';
+import type { SharedHost } from '../../core/ipc/shared-host';
 import { formatDetail, formatDisclosure, formatProbe, formatSummaryLine, inert } from '../format';
 import { CliExit, EXIT, type CliIo } from '../output';
 
 /** What every command gets: the host (opened on first use), the terminal, and the output mode. */
 export interface CliContext {
-  host(): AirlockHost;
+  /** The core: this process's own, or the data folder's owner's (see core/ipc/shared-host.ts). */
+  api(): Promise<SharedHost>;
   io: CliIo;
   json(): boolean;
   /** Sets the process exit code. */
@@ -85,7 +86,7 @@ async function installFromDisclosure(
   options: GrantOptions & { name?: string; trust?: boolean; yes?: boolean; probe?: boolean; enable?: boolean; config?: string[]; silentJson?: boolean },
 ): Promise<void> {
   const { io } = context;
-  const host = context.host();
+  const api = await context.api();
   const name = options.name ?? disclosure.suggestedName;
   const userConfig = parseConfig(options.config);
   try {
@@ -93,7 +94,7 @@ async function installFromDisclosure(
     let report;
     if (options.probe !== false) {
       await confirmOrExit(io, 'Inspect it in a locked sandbox (no network, no writes, no secrets)?', options.yes);
-      report = await host.install.probe(disclosure.draftId, userConfig);
+      report = await api.invoke('install.probe', { draftId: disclosure.draftId, userConfig });
       if (!context.json()) io.out(formatProbe(report));
     }
     const profile = applyGrants(disclosure.profile, options);
@@ -101,13 +102,12 @@ async function installFromDisclosure(
     const enable = options.enable !== false && !disclosure.importedFrom;
     const words = `${enable ? 'Add and enable' : 'Add (disabled)'} ${name} with: read ${profile.filesystem.read.join(', ') || 'nothing extra'} · write ${profile.filesystem.write.join(', ') || (profile.filesystem.persistentData ? 'its own data folder' : 'nowhere that lasts')} · network ${profile.network.allowedDomains.join(', ') || 'none'}${options.trust ? ' · its annotations trusted' : ''}?`;
     await confirmOrExit(io, words, options.yes);
-    const record = await host.install.commit({ draftId: disclosure.draftId, name, profile, trusted: options.trust === true, secrets, userConfig, enable });
-    const summary = host.listServers().find((server) => server.name === record.name)!;
+    const summary = await api.invoke('install.commit', { draftId: disclosure.draftId, name, profile, trusted: options.trust === true, secrets, userConfig, enable });
     if (context.json()) {
       if (!options.silentJson) io.out(JSON.stringify({ ok: true, server: summary, probe: report ?? null }, null, 2));
     } else io.out(`Added.\n${formatSummaryLine(summary)}${summary.lastError ? `\n  ${summary.lastError}` : ''}`);
   } catch (error) {
-    await host.install.cancel(disclosure.draftId);
+    await api.invoke('install.cancel', { draftId: disclosure.draftId }).catch(() => {});
     throw error;
   }
 }
@@ -136,7 +136,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
     else if (options.mcpb) source = { kind: 'mcpb', path: resolve(options.mcpb) };
     else if (argv.length) source = { kind: 'local', argv };
     else throw new CliExit(EXIT.usage, 'Say what to run: `airlock add NAME -- COMMAND ARGS…`, `--npm PACKAGE` or `--mcpb FILE`.');
-    const disclosure = await context.host().install.prepare(source);
+    const disclosure = await (await context.api()).invoke('install.prepare', { source });
     await installFromDisclosure(context, disclosure, { ...options, name, enable: !options.disabled });
   });
 
@@ -148,10 +148,10 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .option('--no-probe', 'skip the inspection in a locked sandbox')
     .option('-y, --yes', 'answer yes to the questions (for scripts)')
     .action(async (source: string | undefined, options) => {
-      const host = context.host();
+      const api = await context.api();
       const request: { app?: 'claude' | 'vscode' | 'cursor'; path?: string } =
         source === 'claude' || source === 'vscode' || source === 'cursor' ? { app: source } : source ? { path: resolve(source) } : {};
-      const files = await host.install.scanImports(request);
+      const files = await api.invoke('install.scanImports', request);
       const wanted = options.only ? new Set(String(options.only).split(',').map((name: string) => name.trim())) : undefined;
       const imported: string[] = [];
       if (files.length === 0) {
@@ -166,7 +166,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
             continue;
           }
           if (wanted && !wanted.has(entry.name)) {
-            await host.install.cancel(entry.disclosure.draftId);
+            await api.invoke('install.cancel', { draftId: entry.disclosure.draftId });
             continue;
           }
           if (!context.json()) io.out(`\n── ${inert(entry.name)} ──`);
@@ -181,8 +181,8 @@ export function registerServerCommands(program: Command, context: CliContext): v
   program
     .command('list')
     .description('list servers with their state, trust, sandbox and network')
-    .action(() => {
-      const servers = context.host().listServers();
+    .action(async () => {
+      const servers = await (await context.api()).invoke('servers.list', {});
       out(servers, () => (servers.length ? servers.map(formatSummaryLine).join('\n') : 'No servers yet. Add one with `airlock add NAME --npm PACKAGE`.'));
     });
 
@@ -191,9 +191,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .description('show a server: where it came from, its permissions, its tools with their claimed annotations')
     .argument('<name>')
     .action(async (name: string) => {
-      const host = context.host();
-      if (host.record(name).enabled) await host.supervisor.start(name).catch(() => {});
-      const detail = await host.serverDetail(name);
+      const detail = await warmDetail(context, name);
       out(detail, () => formatDetail(detail));
     });
 
@@ -207,9 +205,10 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .description(description)
       .argument('<name>')
       .action(async (name: string) => {
-        const host = context.host();
-        const summary = verb === 'start' ? await host.startServer(name) : verb === 'stop' ? await host.stopServer(name) : await host.restartServer(name);
-        out(summary, () => formatSummaryLine(summary));
+        const api = await context.api();
+        const summary = await api.invoke(`servers.${verb}`, { name });
+        const note = verb !== 'stop' && api.mode === 'owner' ? '\nNo Airlock app or gateway is running, so it stops again when this command ends; it runs whenever Airlock runs.' : '';
+        out(summary, () => `${formatSummaryLine(summary)}${note}`);
       });
   }
 
@@ -218,9 +217,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .description("print a server's log (its stderr), starting it if needed")
     .argument('<name>')
     .action(async (name: string) => {
-      const host = context.host();
-      if (host.record(name).enabled) await host.supervisor.start(name).catch(() => {});
-      const detail = await host.serverDetail(name);
+      const detail = await warmDetail(context, name);
       out(detail.logs, () => detail.logs.map((line) => `${line.time} ${line.source}: ${inert(line.text)}`).join('\n') || '(nothing logged)');
     });
 
@@ -228,14 +225,13 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .option('--secret <NAME>', 'set and grant a secret, read from the environment variable NAME', collect)
     .option('-y, --yes', 'answer yes to the question')
     .action(async (name: string, options: GrantOptions & { yes?: boolean }) => {
-      const host = context.host();
-      const record = host.record(name);
-      const { unsandboxed: _u, ...current } = record.profile;
+      const api = await context.api();
+      const { unsandboxed: _u, ...current } = (await api.invoke('servers.get', { name })).profile;
       const profile = applyGrants(current, options);
-      await confirmOrExit(io, `Grant ${name} ${describeChange(current, profile)}?`, options.yes);
-      await host.updateProfile(name, profile);
-      for (const [key, value] of Object.entries(secretsFromEnv(io, options.secret))) await host.setSecret(name, key, value);
-      const detail = await host.serverDetail(name);
+      const secrets = secretsFromEnv(io, options.secret);
+      await confirmOrExit(io, `Grant ${name} ${describeChange(current, profile)}${Object.keys(secrets).length ? ` and the secret(s) ${Object.keys(secrets).join(', ')}` : ''}?`, options.yes);
+      let detail = await api.invoke('servers.updateProfile', { name, profile });
+      for (const [key, value] of Object.entries(secrets)) detail = await api.invoke('servers.setSecret', { name, key, value });
       out(detail.profile, () => formatDetail(detail));
     });
 
@@ -243,12 +239,11 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .option('--secret <NAME>', 'clear a secret and take its grant back', collect)
     .option('--rules', "remove every rule and session grant for this server's tools")
     .action(async (name: string, options: GrantOptions & { rules?: boolean }) => {
-      const host = context.host();
-      const { unsandboxed: _u, ...current } = host.record(name).profile;
-      await host.updateProfile(name, applyGrants(current, options, true));
-      for (const key of options.secret ?? []) await host.clearSecret(name, key);
-      if (options.rules) await host.revokeRules(name);
-      const detail = await host.serverDetail(name);
+      const api = await context.api();
+      const { unsandboxed: _u, ...current } = (await api.invoke('servers.get', { name })).profile;
+      let detail = await api.invoke('servers.updateProfile', { name, profile: applyGrants(current, options, true) });
+      for (const key of options.secret ?? []) detail = await api.invoke('servers.clearSecret', { name, key });
+      if (options.rules) detail = await api.invoke('servers.revokeRules', { name });
       out(detail.profile, () => formatDetail(detail));
     });
 
@@ -257,9 +252,9 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .description("trust a server's annotations (on) or not (off); untrusted annotations never reduce prompts")
     .argument('<name>')
     .argument('<on|off>')
-    .action((name: string, value: string) => {
+    .action(async (name: string, value: string) => {
       if (value !== 'on' && value !== 'off') throw new CliExit(EXIT.usage, 'Say `on` or `off`.');
-      const summary = context.host().setTrust(name, value === 'on');
+      const summary = await (await context.api()).invoke('servers.setTrust', { name, trusted: value === 'on' });
       out(summary, () => formatSummaryLine(summary));
     });
 
@@ -270,12 +265,10 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .argument('<tool>')
     .option('-y, --yes', 'answer yes to the question')
     .action(async (name: string, tool: string, options: { yes?: boolean }) => {
-      const host = context.host();
-      await host.supervisor.start(name).catch(() => {});
-      const current = host.supervisor.tools.lookup(name, tool);
+      const current = (await warmDetail(context, name)).tools.find((candidate) => candidate.name === tool);
       if (!current) throw new CliExit(EXIT.failure, `${name} does not offer a tool named ${tool} right now.`);
       await confirmOrExit(io, `Approve the current definition of ${name} › ${tool}?`, options.yes);
-      const detail = await host.approveChange(name, tool, current.fingerprint);
+      const detail = await (await context.api()).invoke('servers.approveChange', { name, tool, fingerprint: current.fingerprint });
       out(detail.tools.find((t) => t.name === tool), () => `Approved ${name} › ${tool}.`);
     });
 
@@ -285,12 +278,23 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .argument('<name>')
     .option('-y, --yes', 'answer yes to the question')
     .action(async (name: string, options: { yes?: boolean }) => {
-      const host = context.host();
-      host.record(name);
+      const api = await context.api();
+      await api.invoke('servers.get', { name });
       await confirmOrExit(io, `Remove ${name}, its installed files, its data, its secrets and its rules?`, options.yes);
-      await host.removeServer(name);
+      await api.invoke('servers.remove', { name, confirm: true });
       out({ ok: true, removed: name }, () => `Removed ${name}.`);
     });
+}
+
+/**
+ * A server's detail with its live tools: when this process runs the servers
+ * and the server is enabled, it is started first (the owner already runs it).
+ */
+export async function warmDetail(context: CliContext, name: string) {
+  const api = await context.api();
+  const host = api.localHost;
+  if (host && host.record(name).enabled) await host.supervisor.start(name).catch(() => {});
+  return api.invoke('servers.get', { name });
 }
 
 function describeChange(before: Omit<SandboxProfile, 'unsandboxed'>, after: Omit<SandboxProfile, 'unsandboxed'>): string {
