@@ -84,10 +84,10 @@ export function ToolCard({ tool }: { tool: ToolView }) {
         <Reading reading={tool.reading} />
       </div>
       {tool.preview.reasons.length > 0 && (
-        <p className="reasons">
-          <span className="muted">Why: </span>
-          <InertText text={tool.preview.reasons.join(' ')} />
-        </p>
+        <details className="reasons">
+          <summary>Why “{tool.preview.label}”</summary>
+          <InertText text={tool.preview.reasons.join(' ')} block />
+        </details>
       )}
       <Warnings warnings={tool.warnings} />
     </article>
@@ -113,6 +113,13 @@ export function ToolsTable({ tools, onRevokeRule }: { tools: ToolView[]; onRevok
   return (
     <div className="table-wrap">
       <table className="tools-table" data-testid="tools-table">
+        <colgroup>
+          <col className="col-tool" />
+          <col className="col-claims" />
+          <col className="col-reading" />
+          <col className="col-decision" />
+          <col className="col-rule" />
+        </colgroup>
         <thead>
           <tr>
             <th scope="col">Tool</th>
@@ -139,7 +146,7 @@ export function ToolsTable({ tools, onRevokeRule }: { tools: ToolView[]; onRevok
                 <Warnings warnings={tool.warnings} />
               </th>
               <td>
-                <ul className="plain">
+                <ul className="plain small">
                   {tool.reading.claims.map((claim, i) => (
                     <li key={i}>
                       <InertText text={claim} />
@@ -153,9 +160,12 @@ export function ToolsTable({ tools, onRevokeRule }: { tools: ToolView[]; onRevok
               <td>
                 <PreviewBadge preview={tool.preview} />
                 {tool.pendingChange && <div><Badge tone="danger">Paused: changed since approved</Badge></div>}
-                <div className="small">
-                  <InertText text={tool.preview.reasons.join(' ')} />
-                </div>
+                {tool.preview.reasons.length > 0 && (
+                  <details className="reasons small">
+                    <summary>Why</summary>
+                    <InertText text={tool.preview.reasons.join(' ')} block />
+                  </details>
+                )}
               </td>
               <td>
                 {tool.rule ? (

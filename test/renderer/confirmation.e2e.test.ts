@@ -42,9 +42,9 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     // SECURITY: the destructive call focuses Deny, and Allow stays off until the person confirms the named object.
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
     expect(await dialog.getByRole('button', { name: 'Allow once' }).isDisabled()).toBe(true);
-    await t.harness.screenshot('confirmation-dialog-light');
+    await t.viewShot('confirmation-dialog-light');
     await page.emulateMedia({ colorScheme: 'dark' });
-    await t.harness.screenshot('confirmation-dialog-dark');
+    await t.viewShot('confirmation-dialog-dark');
     await page.emulateMedia({ colorScheme: 'light' });
 
     await dialog.getByRole('button', { name: 'Edit, then allow…' }).click();

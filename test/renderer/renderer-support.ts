@@ -4,12 +4,12 @@
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { defaultSandboxProfile, type SandboxProfile } from '../../shared/domain';
 import type { ConfirmationView } from '../../shared/views';
 import { AirlockHost } from '../../electron/core/host';
-import { HARNESS_URL, lateEmitter, openHarness, type Harness } from '../support/browser-harness';
+import { HARNESS_URL, lateEmitter, openHarness, SCREENSHOT_DIR, type Harness } from '../support/browser-harness';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const FILESYSTEM_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -26,6 +26,8 @@ export interface RendererHost {
   folder(name: string): string;
   /** Adds a local command through the real install flow, without the UI. */
   add(name: string, argv: string[], options?: { profile?: Partial<SandboxProfile>; trusted?: boolean; enable?: boolean }): Promise<void>;
+  /** Saves what the window shows right now (not the whole page): for dialogs. */
+  viewShot(name: string): Promise<string>;
   /** Navigates inside the app (a hash route) and waits for the screen's heading. */
   open(route: string): Promise<void>;
   close(): Promise<void>;
@@ -68,6 +70,12 @@ export async function openRendererHost(options: { confirmationTimeoutMs?: number
       const profile = { ...base, ...addOptions.profile, filesystem: { ...base.filesystem, ...addOptions.profile?.filesystem } };
       const { unsandboxed: _ignored, ...editable } = profile;
       await host.install.commit({ draftId: disclosure.draftId, name, profile: editable, trusted: addOptions.trusted ?? false, secrets: {}, enable: addOptions.enable ?? true });
+    },
+    async viewShot(name) {
+      const path = join(SCREENSHOT_DIR, `${name}.png`);
+      mkdirSync(dirname(path), { recursive: true });
+      await page.screenshot({ path });
+      return path;
     },
     async open(route) {
       await page.evaluate((hash) => {
