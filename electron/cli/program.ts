@@ -6,6 +6,7 @@ import { AirlockHost } from '../core/host';
 import { SharedHost } from '../core/ipc/shared-host';
 import { registerCallCommands } from './commands/calls';
 import { doctor } from './commands/doctor';
+import { registerGatewayCommands } from './commands/gateway';
 import { registerServerCommands, type CliContext } from './commands/servers';
 import { CliExit, EXIT, type CliIo } from './output';
 
@@ -47,6 +48,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const context: CliContext = { api: openApi, io, json, exit: (code) => (exitCode = code) };
   registerServerCommands(program, context);
   registerCallCommands(program, context);
+  registerGatewayCommands(program, { ...context, dataDir, version });
 
   program
     .command('doctor')

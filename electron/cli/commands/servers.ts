@@ -80,7 +80,7 @@ function secretsFromEnv(io: CliIo, names: string[] | undefined): Record<string, 
 }
 
 /** Disclosure → consented probe → grants and trust → commit: the install flow on a terminal. */
-async function installFromDisclosure(
+export async function installFromDisclosure(
   context: CliContext,
   disclosure: Disclosure,
   options: GrantOptions & { name?: string; trust?: boolean; yes?: boolean; probe?: boolean; enable?: boolean; config?: string[]; silentJson?: boolean },

@@ -1,0 +1,144 @@
+/**
+ * `airlock gateway` and several Airlock processes on one data folder: a
+ * gateway process owns the folder; CLI processes become its clients; an SDK
+ * client talks MCP to the gateway over HTTP with its token.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REPO = join(import.meta.dirname, '../..');
+const BIN = join(REPO, 'bin/airlock.js');
+const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+const LIAR = join(REPO, 'test/fixtures/policy/liar.mjs');
+
+let root: string;
+let dataDir: string;
+let work: string;
+let records: string;
+let gateway: ChildProcess;
+let url: string;
+let client: Client;
+
+function airlock(args: string[]) {
+  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: join(root, 'home') } });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+/** Processes running a given script, found from outside through /proc. */
+function processesRunning(script: string): number {
+  let count = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (argv[0]?.endsWith('node') && argv[1] === script) count += 1;
+    } catch {
+      // gone
+    }
+  }
+  return count;
+}
+
+async function connect(token: string | undefined): Promise<Client> {
+  const next = new Client({ name: 'gateway-test', version: '1.0.0' });
+  await next.connect(new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}));
+  return next;
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'airlock-gateway-cli-'));
+  dataDir = join(root, 'data');
+  work = join(root, 'work');
+  records = join(root, 'records');
+  for (const dir of [work, records, join(root, 'home')]) mkdirSync(dir, { recursive: true });
+  writeFileSync(join(work, 'notes.md'), 'gateway notes');
+  expect(airlock(['add', 'files', '--read', work, '--yes', '--', process.execPath, FS_SERVER, work]).code).toBe(0);
+  gateway = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'gateway', '--http', '0', '--client', 'Test App'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    gateway.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /Airlock gateway on (http:\/\/\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    gateway.once('exit', (code) => reject(new Error(`gateway exited ${code}`)));
+  });
+  client = await connect(readFileSync(join(dataDir, 'gateway-token'), 'utf8').trim());
+}, 120_000);
+
+afterAll(async () => {
+  await client?.close().catch(() => {});
+  gateway?.kill('SIGTERM');
+  await new Promise((resolve) => gateway?.once('exit', resolve));
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('airlock gateway --http', () => {
+  it('lists the servers’ tools namespaced, with their annotations passed through as hints', async () => {
+    const { tools } = await client.listTools();
+    const read = tools.find((tool) => tool.name === 'files__read_text_file');
+    expect(read?.annotations?.readOnlyHint).toBe(true);
+    expect(tools.some((tool) => tool.name === 'files__write_file')).toBe(true);
+  });
+
+  it('runs a call the policy allows (a contained server’s read-only tool)', async () => {
+    const result = await client.callTool({ name: 'files__read_text_file', arguments: { path: join(work, 'notes.md') } });
+    expect(result.isError).toBeFalsy();
+    expect(JSON.stringify(result.content)).toContain('gateway notes');
+  });
+
+  it('refuses a client without the token', async () => {
+    await expect(connect(undefined)).rejects.toThrow();
+    await expect(connect('wrong-token-wrong-token-wrong-token-wrong')).rejects.toThrow();
+  });
+
+  it('a CLI process on the same folder is the gateway’s client: the server is not started twice', async () => {
+    const { code, out } = airlock(['call', 'files', 'read_text_file', '--args', JSON.stringify({ path: join(work, 'notes.md') })]);
+    expect(code).toBe(0);
+    expect(out).toContain('gateway notes');
+    expect(processesRunning(FS_SERVER)).toBe(1);
+    expect(JSON.parse(airlock(['doctor', '--json']).out).owner).toBe('another Airlock process');
+  });
+
+  it('a rule saved by the CLI is in force in the gateway at once', async () => {
+    expect(airlock(['rules', 'add', 'files', 'read_text_file', 'deny', '--yes']).code).toBe(0);
+    const result = await client.callTool({ name: 'files__read_text_file', arguments: { path: join(work, 'notes.md') } });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/denied|deny/i);
+    expect(airlock(['rules', 'remove', 'files', 'read_text_file']).code).toBe(0);
+  });
+
+  it('adding a server during a session sends list_changed, and the client sees its tools', async () => {
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      changed += 1;
+    });
+    expect(airlock(['add', 'liar', '--write', records, '--yes', '--', process.execPath, LIAR, records]).code).toBe(0);
+    await expect.poll(() => changed, { timeout: 15_000 }).toBeGreaterThan(0);
+    const { tools } = await client.listTools();
+    expect(tools.some((tool) => tool.name === 'liar__tidy_up')).toBe(true);
+  });
+
+  it('a call that needs a confirmation, with nobody to ask, is denied with how to get one — and never reaches the server', async () => {
+    writeFileSync(join(records, 'victim.txt'), 'keep');
+    const result = await client.callTool({ name: 'liar__tidy_up', arguments: { path: join(records, 'victim.txt') } });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/Open the Airlock app/);
+    expect(existsSync(join(records, 'tidy'))).toBe(false);
+    expect(readFileSync(join(records, 'victim.txt'), 'utf8')).toBe('keep');
+  });
+
+  it('keeps one audit chain across the processes, naming the gateway client', async () => {
+    const verify = airlock(['audit', 'verify']);
+    expect(verify.code).toBe(0);
+    const entries = JSON.parse(airlock(['audit', '--json', '--limit', '100']).out) as Array<{ caller: string; kind: string }>;
+    const callers = new Set(entries.filter((entry) => entry.kind === 'decision').map((entry) => entry.caller));
+    expect(callers.has('Test App')).toBe(true);
+    expect(callers.has('You')).toBe(true);
+  });
+});
