@@ -58,7 +58,7 @@ beforeAll(async () => {
   for (const dir of [work, records, join(root, 'home')]) mkdirSync(dir, { recursive: true });
   writeFileSync(join(work, 'notes.md'), 'gateway notes');
   expect(airlock(['add', 'files', '--read', work, '--yes', '--', process.execPath, FS_SERVER, work]).code).toBe(0);
-  gateway = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'gateway', '--http', '0', '--client', 'Test App'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  gateway = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'gateway', '--http', '0', '--no-terminal', '--client', 'Test App'], { stdio: ['ignore', 'pipe', 'pipe'] });
   url = await new Promise<string>((resolve, reject) => {
     let out = '';
     gateway.stdout!.on('data', (chunk: Buffer) => {

@@ -67,9 +67,10 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
     .option('--http <port>', 'serve streamable HTTP on 127.0.0.1:PORT, with a bearer token')
     .option('--servers <names>', 'expose only these servers (comma-separated)')
     .option('--client <name>', 'the app this gateway serves, as confirmations and the audit log name it')
-    .action(async (options: { stdio?: boolean; http?: string; servers?: string; client?: string }) => {
+    .option('--no-terminal', 'never ask on this terminal (calls needing a confirmation then need the Airlock app)')
+    .action(async (options: { stdio?: boolean; http?: string; servers?: string; client?: string; terminal: boolean }) => {
       if (!options.stdio === !options.http) throw new CliExit(EXIT.usage, 'Choose one: `airlock gateway --stdio` or `airlock gateway --http PORT`.');
-      const terminal = openTerminal();
+      const terminal = options.terminal ? openTerminal() : undefined;
       const log = (message: string) => process.stderr.write(`${message}\n`);
       const shared = await SharedHost.open({
         dataDir: context.dataDir(),
