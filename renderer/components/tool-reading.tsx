@@ -2,6 +2,7 @@
  * A tool's claims beside Airlock's reading (UX 12): the annotations are what
  * the server says; the reading and the decision are what Airlock does.
  */
+import { useState } from 'react';
 import type { ToolReadingView, ToolView, PolicyPreview } from '../../shared/views';
 import { when } from '../format';
 import { Badge } from './badges';
@@ -13,18 +14,30 @@ const CLASS_LABEL: Record<ToolReadingView['class'], { text: string; tone: string
   destructive: { text: 'Destructive', tone: 'danger' },
 };
 
+const SAYS = /^The server says:\s*/i;
+
+/** One claim line from the core: a stated claim shows what was said; an unstated one, muted, how Airlock treats it. */
+function ClaimLine({ claim }: { claim: string }) {
+  if (SAYS.test(claim)) return <InertText text={claim.replace(SAYS, '')} />;
+  return (
+    <span className="muted">
+      <InertText text={claim} />
+    </span>
+  );
+}
+
 /** "The server says: …" — the annotations as claims, one line each. */
 export function Claims({ reading }: { reading: ToolReadingView }) {
   return (
     <div className="claims" data-testid="claims">
-      <div className="claims-label">Claimed by the server (hints, not facts):</div>
+      <div className="claims-label">The server says (hints, not facts):</div>
       {reading.claims.length === 0 ? (
         <p className="muted">Nothing about what this tool does.</p>
       ) : (
         <ul>
           {reading.claims.map((claim, i) => (
             <li key={i}>
-              <InertText text={claim} />
+              <ClaimLine claim={claim} />
             </li>
           ))}
         </ul>
@@ -108,7 +121,46 @@ export function Warnings({ warnings }: { warnings: ToolView['warnings'] }) {
 }
 
 /** The review table: claims vs reading vs the effective decision, and any rule with its date. */
-export function ToolsTable({ tools, onRevokeRule }: { tools: ToolView[]; onRevokeRule?: (tool: string) => void }) {
+/** Makes an "always" rule for one tool, bound to the definition shown; "always allow" for a destructive tool asks twice. */
+function MakeRule({ tool, onAddRule }: { tool: ToolView; onAddRule: (tool: ToolView, effect: 'allow' | 'deny', confirmDestructive: boolean) => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const destructive = tool.reading.class === 'destructive';
+  if (confirming) {
+    return (
+      <div className="confirm-rule" role="group" aria-label={`Always allow ${tool.name}?`}>
+        <p className="small">
+          Let <code><InertText text={tool.name} /></code> delete or overwrite things without asking, until you revoke the rule?
+        </p>
+        <button type="button" className="small-button danger" onClick={() => { setConfirming(false); onAddRule(tool, 'allow', true); }}>
+          Yes, always allow
+        </button>{' '}
+        <button type="button" className="small-button" onClick={() => setConfirming(false)}>
+          Cancel
+        </button>
+      </div>
+    );
+  }
+  return (
+    <span className="rule-buttons">
+      <button type="button" className="small-button" onClick={() => (destructive ? setConfirming(true) : onAddRule(tool, 'allow', false))} disabled={Boolean(tool.pendingChange)}>
+        Always allow…
+      </button>
+      <button type="button" className="small-button" onClick={() => onAddRule(tool, 'deny', false)}>
+        Always deny
+      </button>
+    </span>
+  );
+}
+
+export function ToolsTable({
+  tools,
+  onRevokeRule,
+  onAddRule,
+}: {
+  tools: ToolView[];
+  onRevokeRule?: (tool: string) => void;
+  onAddRule?: (tool: ToolView, effect: 'allow' | 'deny', confirmDestructive: boolean) => void;
+}) {
   if (tools.length === 0) return <p className="muted">No tools listed (the server may not be running yet).</p>;
   return (
     <div className="table-wrap">
@@ -146,10 +198,10 @@ export function ToolsTable({ tools, onRevokeRule }: { tools: ToolView[]; onRevok
                 <Warnings warnings={tool.warnings} />
               </th>
               <td>
-                <ul className="plain small">
+                <ul className="plain small" data-testid="claims" aria-label="The server says">
                   {tool.reading.claims.map((claim, i) => (
                     <li key={i}>
-                      <InertText text={claim} />
+                      <ClaimLine claim={claim} />
                     </li>
                   ))}
                 </ul>
@@ -179,7 +231,10 @@ export function ToolsTable({ tools, onRevokeRule }: { tools: ToolView[]; onRevok
                     )}
                   </>
                 ) : (
-                  <span className="muted">None</span>
+                  <>
+                    <div className="muted">None</div>
+                    {onAddRule && <MakeRule tool={tool} onAddRule={onAddRule} />}
+                  </>
                 )}
                 {tool.approvedAt && <div className="small muted">Definition approved {when(tool.approvedAt)}</div>}
               </td>

@@ -185,8 +185,9 @@ function SourceStep({
   const [kind, setKind] = useState<SourceKind>('npm');
   const info = useAppInfo();
   const [pkg, setPkg] = useState('');
+  const [pkgArgs, setPkgArgs] = useState('');
   const [bundle, setBundle] = useState('');
-  const ids = { pkg: useId(), bundle: useId() };
+  const ids = { pkg: useId(), pkgArgs: useId(), bundle: useId() };
 
   return (
     <div className="source-step">
@@ -205,7 +206,8 @@ function SourceStep({
           className="panel"
           onSubmit={(e) => {
             e.preventDefault();
-            if (pkg.trim()) void onPrepare({ kind: 'npm', package: pkg.trim() });
+            const args = pkgArgs.split('\n').filter((line) => line.trim() !== '');
+            if (pkg.trim()) void onPrepare({ kind: 'npm', package: pkg.trim(), ...(args.length > 0 ? { args } : {}) });
           }}
         >
           <label htmlFor={ids.pkg}>Package name, optionally with a version</label>
@@ -215,6 +217,10 @@ function SourceStep({
               {busy ? 'Reading…' : 'Continue'}
             </button>
           </div>
+          <label htmlFor={ids.pkgArgs} className="block-label">
+            Arguments for the server, one per line (optional)
+          </label>
+          <textarea id={ids.pkgArgs} rows={2} value={pkgArgs} onChange={(e) => setPkgArgs(e.target.value)} spellCheck={false} placeholder="/home/you/Documents/notes" />
           <p className="muted small">Airlock installs it once into its own folder with install scripts off, and runs it from there.</p>
         </form>
       )}

@@ -45,7 +45,14 @@ export function ServerDetailScreen({ name }: { name: string }) {
 function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChange: (d: ServerDetail) => void; reload: () => void }) {
   const action = useAction();
   const pending = s.tools.filter((t) => t.pendingChange);
-  const profile = editable(s.profile);
+  const saved = editable(s.profile);
+  const savedKey = JSON.stringify(saved);
+  // Edits show at once; the core's answer (or a refusal) puts back what is saved.
+  const [edited, setEdited] = useState<typeof saved | undefined>();
+  const [trustChoice, setTrustChoice] = useState<boolean | undefined>();
+  useEffect(() => setEdited(undefined), [savedKey]);
+  useEffect(() => setTrustChoice(undefined), [s.trusted]);
+  const profile = edited ?? saved;
   const command = [s.spec.command, ...s.spec.args];
 
   const lifecycle = async (channel: 'servers.start' | 'servers.stop' | 'servers.restart') => {
@@ -113,6 +120,10 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
         onRevokeRule={async (tool) => {
           if (await action.run(() => invoke('rules.remove', { server: s.name, tool }))) reload();
         }}
+        onAddRule={async (tool, effect, confirmDestructive) => {
+          const request = { server: s.name, tool: tool.name, effect, fingerprint: tool.fingerprint, ...(confirmDestructive ? { confirmDestructive } : {}) };
+          if (await action.run(() => invoke('rules.add', request))) reload();
+        }}
       />
       <div className="actions">
         <button
@@ -135,8 +146,17 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
           </button>
         </div>
       )}
+      {s.sandboxed && <UnsandboxedConsent name={s.name} onChange={onChange} />}
       <p className="muted small">Changes are saved at once; a running server restarts under the new rules.</p>
-      <ProfileEditor profile={profile} busy={action.busy} onChange={(next) => void saveDetail(() => invoke('servers.updateProfile', { name: s.name, profile: next }))} />
+      <ProfileEditor
+        profile={profile}
+        busy={action.busy}
+        onChange={async (next) => {
+          setEdited(next);
+          await saveDetail(() => invoke('servers.updateProfile', { name: s.name, profile: next }));
+          setEdited(undefined);
+        }}
+      />
 
       <h2>Secrets</h2>
       <SecretsEditor server={s} onChange={onChange} />
@@ -145,11 +165,14 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
       <label className="check">
         <input
           type="checkbox"
-          checked={s.trusted}
+          checked={trustChoice ?? s.trusted}
           disabled={action.busy}
           data-testid="trust-toggle"
           onChange={async (e) => {
-            if (await action.run(() => invoke('servers.setTrust', { name: s.name, trusted: e.target.checked }))) reload();
+            const trusted = e.target.checked;
+            setTrustChoice(trusted);
+            if (await action.run(() => invoke('servers.setTrust', { name: s.name, trusted }))) reload();
+            else setTrustChoice(undefined);
           }}
         />{' '}
         Trust this server’s descriptions of its tools
@@ -306,6 +329,49 @@ function SecretsEditor({ server: s, onChange }: { server: ServerDetail; onChange
           Add
         </button>
       </div>
+      {action.error && (
+        <p role="alert" className="field-error">
+          <InertText text={action.error} />
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Only when this machine cannot sandbox: the explicit, recorded consent to run
+ * this one server without a sandbox (ARCHITECTURE.md, Sandbox profiles).
+ */
+function UnsandboxedConsent({ name, onChange }: { name: string; onChange: (d: ServerDetail) => void }) {
+  const [sandbox] = useQuery('sandbox.status', {}, 'sandbox.didChange');
+  const [understood, setUnderstood] = useState(false);
+  const action = useAction();
+  if (sandbox.status !== 'ok' || sandbox.value.supported) return null;
+  return (
+    <div className="panel panel-danger" data-testid="unsandboxed-consent">
+      <p>
+        <strong>This computer cannot sandbox servers right now</strong>, so this server will not start. <InertText text={sandbox.value.summary} />
+      </p>
+      {sandbox.value.fix && (
+        <p>
+          The fix: <code>{sandbox.value.fix}</code>, then “Check again” in Settings.
+        </p>
+      )}
+      <label className="check">
+        <input type="checkbox" checked={understood} onChange={(e) => setUnderstood(e.target.checked)} /> I understand that without a sandbox {name} can read,
+        change and send anything I can.
+      </label>
+      <button
+        type="button"
+        className="danger"
+        disabled={!understood || action.busy}
+        onClick={async () => {
+          const value = await action.run(() => invoke('servers.setUnsandboxed', { name, consent: true }));
+          if (value) onChange(value);
+        }}
+      >
+        Run {name} without a sandbox
+      </button>
       {action.error && (
         <p role="alert" className="field-error">
           <InertText text={action.error} />

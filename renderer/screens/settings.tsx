@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { PolicyMode } from '../../shared/domain';
 import { invoke, useAction, useQuery } from '../api';
 import { Badge } from '../components/badges';
@@ -18,8 +19,11 @@ const MODES: { id: PolicyMode; label: string; sentence: string }[] = [
 function PolicyModeSection() {
   const [settings, , setSettings] = useQuery('settings.get', {});
   const action = useAction();
+  // Shown at once; set back if the core refuses.
+  const [chosen, setChosen] = useState<PolicyMode | undefined>();
+  const current = chosen ?? (settings.status === 'ok' ? settings.value.policyMode : undefined);
   return (
-    <fieldset className="policy-mode" data-testid="policy-mode" disabled={settings.status !== 'ok' || action.busy}>
+    <fieldset className="policy-mode" data-testid="policy-mode" disabled={settings.status !== 'ok'}>
       <legend>When Airlock asks</legend>
       {settings.status === 'error' && (
         <p role="alert" className="field-error">
@@ -32,10 +36,12 @@ function PolicyModeSection() {
             type="radio"
             name="policy-mode"
             value={mode.id}
-            checked={settings.status === 'ok' && settings.value.policyMode === mode.id}
+            checked={current === mode.id}
             onChange={async () => {
+              setChosen(mode.id);
               const value = await action.run(() => invoke('settings.setPolicyMode', { mode: mode.id }));
               if (value) setSettings(value);
+              setChosen(undefined);
             }}
           />{' '}
           <strong>{mode.label}.</strong> {mode.sentence}

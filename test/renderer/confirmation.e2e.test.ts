@@ -32,8 +32,8 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     expect(await page.getByTestId('confirmation-headline').textContent()).toContain('Test Agent');
     const text = (await dialog.textContent()) ?? '';
     expect(text).toContain('Asked by Test Agent');
-    expect(text).toContain('Claimed by the server');
-    expect(text).toContain('The server says: destructive');
+    const claims = await dialog.getByTestId('claims').textContent();
+    expect(claims).toMatch(/^The server says \(hints, not facts\):.*destructive/);
     expect(text).toContain('Airlock’s reading:');
     expect(text).toContain('Destructive');
     expect(text).toContain(join(work, 'edited.txt'));
@@ -162,6 +162,40 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     await decisionsAre('after asking$', 6);
     expect(await rows.count()).toBeGreaterThanOrEqual(6);
     await t.harness.screenshot('activity');
+  });
+
+  it('makes an "always allow" rule for the destructive tool only after a second confirmation, then lists and revokes it', async () => {
+    const { page } = t;
+    await t.open('#/servers/files');
+    const row = page.getByTestId('tool-row-write_file');
+    await row.getByRole('button', { name: 'Always allow…' }).click();
+    await row.getByRole('button', { name: 'Yes, always allow' }).click();
+    await waitForText(row, 'Always allow');
+    expect(t.host.rules()).toMatchObject([{ server: 'files', tool: 'write_file', effect: 'allow', current: true }]);
+    // The rule holds for the agent's next call: no dialog, the file is written.
+    const result = await writeCall('by-rule.txt', 'allowed by the rule');
+    expect(result.outcome).toBe('ok');
+    expect(readFileSync(join(work, 'by-rule.txt'), 'utf8')).toBe('allowed by the rule');
+
+    await t.open('#/settings');
+    const rules = page.getByTestId('rules-table');
+    await waitForText(rules, 'write_file');
+    await rules.getByRole('button', { name: 'Revoke' }).click();
+    await waitForText(page.locator('main'), 'No standing rules');
+    expect(t.host.rules()).toEqual([]);
+    const asked = writeCall('after-revoke.txt');
+    await page.getByRole('dialog').waitFor();
+    await page.keyboard.press('Escape');
+    expect((await asked).outcome).toBe('denied');
+  });
+
+  it('sets the policy mode on Settings', async () => {
+    const { page } = t;
+    await t.open('#/settings');
+    await page.getByRole('radio', { name: /^Strict\./ }).check();
+    await expect.poll(() => t.host.policyMode()).toBe('strict');
+    await page.getByRole('radio', { name: /^Default\./ }).check();
+    await expect.poll(() => t.host.policyMode()).toBe('default');
   });
 
   it('made no request outside the app', () => {

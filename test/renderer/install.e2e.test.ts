@@ -91,7 +91,7 @@ describe('installing and reviewing server-filesystem in the app', () => {
     await report.waitFor({ timeout: 60_000 });
     const write = report.getByTestId('tool-write_file');
     const writeText = await write.textContent();
-    expect(writeText).toContain('The server says: destructive');
+    expect(await write.getByTestId('claims').textContent()).toMatch(/^The server says \(hints, not facts\):.*destructive/);
     expect(writeText).toContain('Airlock’s reading:');
     expect(await write.getByTestId('policy-preview').textContent()).toBe('Always asks');
     expect(await report.getByTestId('tool-read_text_file').getByTestId('reading').textContent()).toContain('Read-only');
@@ -127,11 +127,11 @@ describe('installing and reviewing server-filesystem in the app', () => {
     const table = page.getByTestId('tools-table');
     await table.waitFor();
     const writeRow = await table.getByTestId('tool-row-write_file').textContent();
-    expect(writeRow).toContain('The server says: destructive');
+    expect(await table.getByTestId('tool-row-write_file').getByTestId('claims').textContent()).toContain('destructive');
     expect(writeRow).toContain('Destructive');
     expect(writeRow).toContain('Always asks');
     const readRow = table.getByTestId('tool-row-read_text_file');
-    expect(await readRow.textContent()).toContain('The server says: read-only');
+    expect(await readRow.getByTestId('claims').textContent()).toContain('read-only');
     expect(await readRow.getByTestId('reading').textContent()).toContain('Read-only');
     // Untrusted and able to write (not contained): its claim of read-only does not spare a prompt.
     const core = (await t.host.serverDetail('notes')).tools.find((x) => x.name === 'read_text_file')!;
