@@ -104,7 +104,16 @@ export function InstallScreen({ example }: { example?: string }) {
       <h2 ref={headingRef} tabIndex={-1} className="step-title">
         {STEPS[stepIndex]?.label}
       </h2>
-      {step === 'source' && <SourceStep busy={action.busy} onPrepare={prepare} onImported={show} onDrafts={(ids) => ids.forEach((id) => drafts.current.add(id))} />}
+      {step === 'source' && (
+        <>
+          <SourceStep busy={action.busy} onPrepare={prepare} onImported={show} onDrafts={(ids) => ids.forEach((id) => drafts.current.add(id))} />
+          <div className="actions">
+            <button type="button" onClick={cancel}>
+              Cancel
+            </button>
+          </div>
+        </>
+      )}
       {step === 'disclosure' && disclosure && profile && (
         <>
           <DisclosureView disclosure={disclosure} profile={profile} onProfile={setProfile} busy={action.busy} />

@@ -55,6 +55,11 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     expect(await dialog.getByRole('button', { name: 'Allow once, as edited' }).isDisabled()).toBe(true);
     await editor.fill('[1, 2]');
     expect(await dialog.getByRole('alert').textContent()).toContain('must be a JSON object');
+    // Valid JSON that does not fit the tool's schema: the core refuses the answer and the request stays open.
+    await editor.fill(JSON.stringify({ path: 5, content: 'x' }));
+    await dialog.getByRole('button', { name: 'Allow once, as edited' }).click();
+    await waitForText(dialog.getByRole('alert'), /schema/i);
+    expect(t.host.pendingConfirmations()).toHaveLength(1);
     await editor.fill(JSON.stringify({ path: join(work, 'edited.txt'), content: 'edited by a person' }));
     const allow = dialog.getByRole('button', { name: 'Allow once, as edited' });
     expect(await allow.isDisabled()).toBe(false);
