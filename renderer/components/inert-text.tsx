@@ -8,29 +8,9 @@
  * server sent.
  */
 import { useState, type ReactNode } from 'react';
+import { HIDDEN, markerFor, safeJson } from '../inert';
 
-/** Characters shown as markers: every control except tab and newline, bidi controls, zero-width and other invisible formatting characters. */
-// eslint-disable-next-line no-control-regex
-const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\u206A-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDC7F]/g;
-
-/** The marker for one hidden character, e.g. `⟨U+202E⟩`. */
-export function markerFor(char: string): string {
-  const code = char.codePointAt(0) ?? 0;
-  return `⟨U+${code.toString(16).toUpperCase().padStart(4, '0')}⟩`;
-}
-
-/** True when `text` holds characters that would be hidden or reorder what is shown. */
-export function hasHiddenCharacters(text: string): boolean {
-  HIDDEN.lastIndex = 0;
-  const found = HIDDEN.test(text);
-  HIDDEN.lastIndex = 0;
-  return found;
-}
-
-/** `text` with every hidden character replaced by its visible marker (for titles, attributes, plain strings). */
-export function visible(text: string): string {
-  return text.replace(HIDDEN, markerFor);
-}
+export { hasHiddenCharacters, safeJson, visible } from '../inert';
 
 /** Splits text into plain runs and marker elements. */
 function withMarkers(text: string): ReactNode[] {
@@ -88,13 +68,4 @@ export function InertText({ text, fold = 600, block = false, className, empty }:
       )}
     </Tag>
   );
-}
-
-/** JSON for display; never throws (cycles and BigInts become a note). */
-export function safeJson(value: unknown, indent = 2): string {
-  try {
-    return JSON.stringify(value, null, indent) ?? String(value);
-  } catch {
-    return '(a value that cannot be shown as JSON)';
-  }
 }
