@@ -16,6 +16,31 @@ import { Claims, Reading } from './tool-reading';
 
 type Remember = 'once' | 'session' | 'always';
 
+/** How long after the last keystroke in a text field a new request waits before taking the focus (UX 9). */
+const TYPING_PAUSE_MS = 1200;
+
+/** True while the person is typing in a text field (a keystroke within the pause). */
+function useTyping(): boolean {
+  const [typing, setTyping] = useState(false);
+  useEffect(() => {
+    let timer: number | undefined;
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null;
+      if (!target || !(target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target.isContentEditable)) return;
+      if (target.closest('dialog')) return;
+      setTyping(true);
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => setTyping(false), TYPING_PAUSE_MS);
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => {
+      window.removeEventListener('keydown', onKey, true);
+      window.clearTimeout(timer);
+    };
+  }, []);
+  return typing;
+}
+
 /** Every confirmation waiting for an answer; shows the oldest first. */
 export function ConfirmationCenter() {
   const [list] = useLiveQuery('approvals.list', {}, 'approvals.didChange', (payload) => payload);
@@ -25,8 +50,21 @@ export function ConfirmationCenter() {
     return list.value.filter((c) => !answered.has(c.id)).sort((a, b) => a.createdAt - b.createdAt);
   }, [list, answered]);
   const onAnswered = useCallback((id: string) => setAnswered((prev) => new Set(prev).add(id)), []);
+  const typing = useTyping();
+  const [shownId, setShownId] = useState<string | undefined>();
   const current = pending[0];
+  useEffect(() => {
+    if (current && !typing) setShownId(current.id);
+  }, [current, typing]);
   if (!current) return null;
+  // Never take the focus mid-word: a request that arrives while the person types waits for a pause, announced.
+  if (shownId !== current.id && typing) {
+    return (
+      <div className="pending-banner" role="status" data-testid="confirmation-waiting">
+        A request is waiting for your answer; it opens when you stop typing.
+      </div>
+    );
+  }
   return <ConfirmationDialog key={current.id} confirmation={current} waiting={pending.length} onAnswered={onAnswered} />;
 }
 

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agent, FILESYSTEM_SERVER, openRendererHost, waitForText, type RendererHost } from './renderer-support';
+import { agent, FILESYSTEM_SERVER, nextConfirmation, openRendererHost, waitForText, type RendererHost } from './renderer-support';
 
 describe('the confirmation dialog, driven by agent calls through the real core', () => {
   let t: RendererHost;
@@ -167,6 +167,25 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     await decisionsAre('after asking$', 6);
     expect(await rows.count()).toBeGreaterThanOrEqual(6);
     await t.harness.screenshot('activity');
+  });
+
+  it('does not take the focus while the person is typing: the request waits, announced, until they pause', async () => {
+    const { page } = t;
+    await t.open('#/activity');
+    const field = page.getByLabel('Tool', { exact: true });
+    await field.focus();
+    await page.keyboard.type('wr', { delay: 100 });
+    const pending = writeCall('while-typing.txt');
+    await nextConfirmation(t.host);
+    await page.keyboard.type('ite_fi', { delay: 150 });
+    expect(await page.getByTestId('confirmation-waiting').isVisible()).toBe(true);
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    expect(await field.inputValue()).toBe('write_fi');
+    await page.getByRole('dialog').waitFor({ timeout: 5_000 });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
+    await page.keyboard.press('Escape');
+    expect((await pending).outcome).toBe('denied');
+    await field.fill('');
   });
 
   it('makes an "always allow" rule for the destructive tool only after a second confirmation, then lists and revokes it', async () => {
