@@ -18,7 +18,7 @@ const SAYS = /^The server says:\s*/i;
 
 /** One claim line from the core: a stated claim shows what was said; an unstated one, muted, how Airlock treats it. */
 function ClaimLine({ claim }: { claim: string }) {
-  if (SAYS.test(claim)) return <InertText text={claim.replace(SAYS, '')} />;
+  if (SAYS.test(claim)) return <InertText text={claim.replace(SAYS, '')} className="claim-stated" />;
   return (
     <span className="muted">
       <InertText text={claim} />

@@ -199,7 +199,7 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
                         if (await action.run(() => invoke('rules.remove', { server: entry.server, tool: entry.tool }))) onChanged?.();
                       }}
                     >
-                      Revoke the rule that allowed this
+                      {/^deny/i.test(entry.rule) ? 'Revoke the rule that denied this' : 'Revoke the rule that allowed this'}
                     </button>
                   </div>
                 )}

@@ -185,7 +185,7 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
       <ToolConsole server={s.name} tools={s.tools} />
 
       <h2>Recent calls</h2>
-      {s.recentCalls.length === 0 ? <p className="muted">No calls yet.</p> : <AuditTable entries={s.recentCalls} showServer={false} />}
+      {s.recentCalls.length === 0 ? <p className="muted">No calls yet.</p> : <AuditTable entries={s.recentCalls} showServer={false} onChanged={reload} />}
 
       <h2>Where it comes from</h2>
       <ProvenanceFacts provenance={s.provenance} importedFrom={s.importedFrom} />
