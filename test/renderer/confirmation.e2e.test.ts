@@ -140,6 +140,24 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     expect(existsSync(join(work, 'q1.txt')) || existsSync(join(work, 'q2.txt'))).toBe(false);
   });
 
+  it('a call that changes things but is not destructive needs no object check, and "this session" covers the next call', async () => {
+    const { page } = t;
+    const mkdir = (name: string) => t.host.callTool({ server: 'files', tool: 'create_directory', arguments: { path: join(work, name) }, caller: agent });
+    const first = mkdir('made-1');
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await dialog.getByTestId('confirm-object').count()).toBe(0);
+    expect(await dialog.getByRole('button', { name: 'Allow once' }).isDisabled()).toBe(false);
+    await dialog.getByRole('radio', { name: /^For this session/ }).check();
+    await dialog.getByRole('button', { name: 'Allow for this session' }).click();
+    expect((await first).outcome).toBe('ok');
+    expect(existsSync(join(work, 'made-1'))).toBe(true);
+    await dialog.waitFor({ state: 'detached' });
+    const second = await mkdir('made-2');
+    expect(second.outcome).toBe('ok');
+    expect(existsSync(join(work, 'made-2'))).toBe(true);
+  });
+
   it('lists every decision on Activity, names the answers, verifies the chain and filters by decision', async () => {
     const { page } = t;
     await t.open('#/activity');
@@ -147,8 +165,8 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     const rows = page.getByTestId('audit-row');
     await waitForText(page.getByTestId('audit-table'), 'write_file');
     expect(await page.locator('[data-testid="audit-row"][data-verdict="denied after asking"]').count()).toBeGreaterThanOrEqual(5);
-    expect(await page.locator('[data-testid="audit-row"][data-verdict="allowed after asking"]').count()).toBe(1);
-    expect(await page.locator('[data-testid="audit-row"][data-outcome="ok"]').count()).toBe(1);
+    expect(await page.locator('[data-testid="audit-row"][data-verdict="allowed after asking"]').count()).toBe(2);
+    expect(await page.locator('[data-testid="audit-row"][data-outcome="ok"]').count()).toBe(3);
     expect(await page.getByTestId('audit-table').textContent()).toContain('arguments edited');
     const decisionsAre = (test: string, least: number) =>
       page.waitForFunction(
@@ -159,13 +177,13 @@ describe('the confirmation dialog, driven by agent calls through the real core',
         [test, least] as const,
       );
     await page.getByLabel('Decision').selectOption('allow');
-    await decisionsAre('^allowed', 1);
-    expect(await page.locator('[data-testid="audit-row"][data-kind="decision"]').count()).toBe(1);
+    await decisionsAre('^allowed', 3);
+    expect(await page.locator('[data-testid="audit-row"][data-kind="decision"]').count()).toBe(3);
     await page.getByLabel('Decision').selectOption('deny');
     await decisionsAre('^denied', 5);
     await page.getByLabel('Decision').selectOption('ask');
-    await decisionsAre('after asking$', 6);
-    expect(await rows.count()).toBeGreaterThanOrEqual(6);
+    await decisionsAre('after asking$', 7);
+    expect(await rows.count()).toBeGreaterThanOrEqual(7);
     await t.harness.screenshot('activity');
   });
 

@@ -182,6 +182,21 @@ describe('installing and reviewing server-filesystem in the app', () => {
     expect(probes).toEqual([]);
   });
 
+  it('stays readable at 200% zoom: no screen scrolls sideways', async () => {
+    const { page } = t;
+    // 200% zoom of the 1200×800 window is a 600×400 CSS-pixel viewport.
+    await page.setViewportSize({ width: 600, height: 400 });
+    for (const route of ['#/servers', '#/servers/notes', '#/install', '#/activity', '#/settings']) {
+      await t.open(route);
+      await page.waitForTimeout(200);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect({ route, overflow }).toEqual({ route, overflow: 0 });
+    }
+    await t.open('#/servers/notes');
+    await t.harness.screenshot('server-detail-zoom-200');
+    await page.setViewportSize({ width: 1200, height: 800 });
+  });
+
   it('made no request outside the app', () => {
     expect(t.harness.foreignRequests).toEqual([]);
   });
