@@ -5,9 +5,10 @@
 import { join } from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, safeStorage, session } from 'electron';
 import ElectronStore from 'electron-store';
-import type { EmitEvent } from '../../shared/ipc';
+import type { EmitEvent, PayloadOf } from '../../shared/ipc';
 import { defaultDataDir } from '../core/data-dir';
 import { AirlockHost } from '../core/host';
+import { SharedHost } from '../core/ipc/shared-host';
 import { findExecutable } from '../core/sandbox/capability';
 import type { SecretCipher } from '../core/secrets/secret-store';
 import type { StoreBackend } from '../core/store/store';
@@ -49,45 +50,72 @@ async function main(): Promise<void> {
   hardenSession(session.defaultSession);
   registerAppProtocol(protocol, join(app.getAppPath(), 'out/renderer'));
 
-  const host = new AirlockHost({
-    dataDir: app.getPath('userData'),
-    version: app.getVersion(),
-    hooks: {
-      emit,
-      // A person can answer while Airlock's window exists (it is raised or notified below).
-      canAsk: () => mainWindow !== undefined && !mainWindow.isDestroyed(),
-      pickFile: (purpose) => pickFile(purpose),
-      log: (message, error) => console.error(message, error),
+  const dataDir = app.getPath('userData');
+  // The app can always ask: its window opens right after this, and the app quits when it closes.
+  const canAsk = () => true;
+  const nodePath = findExecutable('node', process.env.PATH);
+  const seen = new Set<string>();
+  // The app runs the servers unless another Airlock process (a gateway) already owns the data
+  // folder; then it is that process's client, and confirmations still come to this window.
+  const shared = await SharedHost.open({
+    dataDir,
+    label: 'Airlock app',
+    canAsk,
+    onEvent: (event, payload) => {
+      emit(event, payload);
+      if (event === 'approvals.didChange') notifyConfirmations(payload as PayloadOf<'approvals.didChange'>, seen);
     },
-    storeBackend: (options) => new ElectronStore(options) as unknown as StoreBackend,
-    ...(cipher() ? { secretCipher: cipher() } : {}),
-    // Electron's own binary cannot run Node servers (the RunAsNode fuse is off): use the user's node.
-    ...(findExecutable('node', process.env.PATH) ? { nodePath: findExecutable('node', process.env.PATH) } : {}),
+    createHost: (hooks) =>
+      new AirlockHost({
+        dataDir,
+        version: app.getVersion(),
+        hooks: { ...hooks, pickFile, log: (message, error) => console.error(message, error) },
+        storeBackend: (options) => new ElectronStore(options) as unknown as StoreBackend,
+        ...(cipher() ? { secretCipher: cipher() } : {}),
+        // Electron's own binary cannot run Node servers (the RunAsNode fuse is off): use the user's node.
+        ...(nodePath ? { nodePath } : {}),
+      }),
+    onOwner: (host) => {
+      for (const notice of host.notices) {
+        if (Notification.isSupported()) new Notification({ title: 'Airlock', body: notice.message }).show();
+      }
+      void host.startEnabledServers();
+    },
   });
-  host.confirmations.onDidOpen((request) => {
-    if (mainWindow?.isFocused()) return;
-    if (Notification.isSupported()) {
-      const notification = new Notification({ title: 'Airlock needs your answer', body: `${request.caller.kind === 'agent' ? request.caller.name : 'You'} wants to run ${request.server} › ${request.tool}.` });
-      notification.on('click', () => mainWindow?.show());
-      notification.show();
-    }
-  });
-  registerIpcHandlers(ipcMain, host.ipcHandlers(), {
-    appOrigin: APP_ORIGIN,
-    logError: (channel, error) => console.error(`[ipc] ${channel}`, error),
-  });
-  for (const notice of host.notices) {
-    if (Notification.isSupported()) new Notification({ title: 'Airlock', body: notice.message }).show();
-  }
+  const handlers = shared.handlers();
+  registerIpcHandlers(
+    ipcMain,
+    {
+      ...handlers,
+      // The file picker is this window's, wherever the servers run.
+      'app.info': async (request) => ({ ...(await handlers['app.info'](request)), canPickFiles: true }),
+      'dialog.openFile': async ({ purpose }) => {
+        const path = await pickFile(purpose);
+        return path ? { path } : {};
+      },
+    },
+    { appOrigin: APP_ORIGIN, logError: (channel, error) => console.error(`[ipc] ${channel}`, error) },
+  );
 
   mainWindow = createMainWindow();
-  void host.startEnabledServers();
   app.on('second-instance', () => {
     if (mainWindow?.isMinimized()) mainWindow.restore();
     mainWindow?.focus();
   });
   app.on('window-all-closed', () => app.quit());
-  app.on('before-quit', () => void host.dispose());
+  app.on('before-quit', () => void shared.close());
+}
+
+/** Raises an OS notification for each new confirmation while the window is not focused. */
+function notifyConfirmations(pending: PayloadOf<'approvals.didChange'>, seen: Set<string>): void {
+  for (const request of pending) {
+    if (seen.has(request.id)) continue;
+    seen.add(request.id);
+    if (mainWindow?.isFocused() || !Notification.isSupported()) continue;
+    const notification = new Notification({ title: 'Airlock needs your answer', body: request.headline });
+    notification.on('click', () => mainWindow?.show());
+    notification.show();
+  }
 }
 
 /** Electron's safeStorage seals secrets with the OS keychain, when one is available. */
