@@ -1,6 +1,6 @@
 /** The exact, untruncated command line, one argument per line, with risky spans marked. */
 import type { CommandRisk } from '../../shared/views';
-import { InertText } from './inert-text';
+import { InertText, visible } from './inert-text';
 
 function Marked({ text, risks }: { text: string; risks: CommandRisk[] }) {
   if (risks.length === 0) return <InertText text={text} fold={100_000} />;
@@ -13,7 +13,7 @@ function Marked({ text, risks }: { text: string; risks: CommandRisk[] }) {
     if (start > at) parts.push(<InertText key={`t${i}`} text={text.slice(at, start)} fold={100_000} />);
     if (end > start) {
       parts.push(
-        <mark key={`m${i}`} className={`risk risk-${risk.severity}`} title={risk.reason}>
+        <mark key={`m${i}`} className={`risk risk-${risk.severity}`} title={visible(risk.reason)}>
           <InertText text={text.slice(start, end)} fold={100_000} />
         </mark>,
       );

@@ -7,7 +7,7 @@ import { useId, useState } from 'react';
 import type { SandboxProfile } from '../../shared/domain';
 import { invoke, useAppInfo } from '../api';
 import { GRANT_PURPOSE } from '../format';
-import { InertText } from './inert-text';
+import { InertText, visible } from './inert-text';
 
 export type EditableProfile = Omit<SandboxProfile, 'unsandboxed'>;
 
@@ -78,7 +78,7 @@ function GrantList({ kind, profile, onChange, busy }: { kind: ListKind; profile:
               <code>
                 <InertText text={item} />
               </code>
-              <button type="button" className="small-button" disabled={busy} onClick={() => onChange(withList(profile, kind, items.filter((x) => x !== item)))} aria-label={`Remove ${text.item} grant for ${item}`}>
+              <button type="button" className="small-button" disabled={busy} onClick={() => onChange(withList(profile, kind, items.filter((x) => x !== item)))} aria-label={`Remove ${text.item} grant for ${visible(item)}`}>
                 Remove
               </button>
             </li>

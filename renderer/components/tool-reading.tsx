@@ -6,7 +6,7 @@ import { useState } from 'react';
 import type { ToolReadingView, ToolView, PolicyPreview } from '../../shared/views';
 import { when } from '../format';
 import { Badge } from './badges';
-import { InertText } from './inert-text';
+import { InertText, visible } from './inert-text';
 
 const CLASS_LABEL: Record<ToolReadingView['class'], { text: string; tone: string }> = {
   'read-only': { text: 'Read-only', tone: 'ok' },
@@ -74,7 +74,7 @@ export function PreviewBadge({ preview }: { preview: PolicyPreview }) {
 /** One tool, fully: title, description (inert), claims vs reading, what the policy would do, warnings. */
 export function ToolCard({ tool }: { tool: ToolView }) {
   return (
-    <article className="tool-card" data-testid={`tool-${tool.name}`} aria-label={`Tool ${tool.name}`}>
+    <article className="tool-card" data-testid={`tool-${visible(tool.name)}`} aria-label={`Tool ${visible(tool.name)}`}>
       <header className="tool-card-head">
         <h4>
           <code>
@@ -127,7 +127,7 @@ function MakeRule({ tool, onAddRule }: { tool: ToolView; onAddRule: (tool: ToolV
   const destructive = tool.reading.class === 'destructive';
   if (confirming) {
     return (
-      <div className="confirm-rule" role="group" aria-label={`Always allow ${tool.name}?`}>
+      <div className="confirm-rule" role="group" aria-label={`Always allow ${visible(tool.name)}?`}>
         <p className="small">
           Let <code><InertText text={tool.name} /></code> delete or overwrite things without asking, until you revoke the rule?
         </p>
@@ -183,7 +183,7 @@ export function ToolsTable({
         </thead>
         <tbody>
           {tools.map((tool) => (
-            <tr key={tool.name} data-testid={`tool-row-${tool.name}`}>
+            <tr key={tool.name} data-testid={`tool-row-${visible(tool.name)}`}>
               <th scope="row">
                 <code>
                   <InertText text={tool.name} />

@@ -10,7 +10,7 @@ import type { Disclosure, ImportEntryView, ProbeReport } from '../../shared/view
 import { invoke, useAction, useAppInfo } from '../api';
 import { ArgvView } from '../components/argv-view';
 import { Badge } from '../components/badges';
-import { InertText } from '../components/inert-text';
+import { InertText, visible } from '../components/inert-text';
 import { ProfileEditor, type EditableProfile } from '../components/profile-editor';
 import { ProvenanceFacts } from '../components/provenance';
 import { ToolCard } from '../components/tool-reading';
@@ -431,7 +431,7 @@ function ImportForm({ busy: outerBusy, onImported, onDrafts }: { busy: boolean; 
                   const key = `${f}:${e}`;
                   const importable = entry.status === 'importable' && entry.disclosure;
                   return (
-                    <li key={key} className="import-entry" data-testid={`import-entry-${entry.name}`}>
+                    <li key={key} className="import-entry" data-testid={`import-entry-${visible(entry.name)}`}>
                       <label className="check">
                         <input type="radio" name="import-entry" value={key} disabled={!importable} checked={chosen === key} onChange={() => setChosen(key)} />{' '}
                         <strong>

@@ -10,7 +10,7 @@ import { invoke, on, useAction, useQuery } from '../api';
 import { ArgvView } from '../components/argv-view';
 import { Badge, ServerBadges } from '../components/badges';
 import { DiffView } from '../components/diff-view';
-import { InertText } from '../components/inert-text';
+import { InertText, visible } from '../components/inert-text';
 import { ProfileEditor } from '../components/profile-editor';
 import { ProvenanceFacts } from '../components/provenance';
 import { ToolConsole } from '../components/tool-console';
@@ -224,7 +224,7 @@ function PendingChange({ server, tool, onApproved }: { server: string; tool: Too
   const change = tool.pendingChange;
   if (!change) return null;
   return (
-    <article className="pending-change" data-testid={`pending-${tool.name}`}>
+    <article className="pending-change" data-testid={`pending-${visible(tool.name)}`}>
       <h3>
         <code><InertText text={tool.name} /></code> {change.suspicious && <Badge tone="danger">Suspicious</Badge>}
       </h3>

@@ -13,6 +13,7 @@ import { agent, HOSTILE_SERVER, openRendererHost, waitForText, type RendererHost
 async function markupCheck(t: RendererHost) {
   return t.page.evaluate(() => {
     const text = document.body.textContent ?? '';
+    const hidden = /[\u202A-\u202E\u2066-\u2069\u200B-\u200F\u0000-\u0008\u000B-\u001F\u007F-\u009F]/;
     return {
       images: document.querySelectorAll('img, picture, svg image, iframe, object, embed, video, audio').length,
       inlineScripts: [...document.querySelectorAll('script')].filter((s) => !s.src).length,
@@ -20,7 +21,8 @@ async function markupCheck(t: RendererHost) {
       foreignLinks: [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href') ?? '').filter((href) => !href.startsWith('#')),
       elementsFromServer: document.querySelectorAll('b, i, a[href*="javascript"]').length,
       pwned: (window as unknown as { __pwned?: unknown }).__pwned ?? null,
-      rawHidden: /[\u202A-\u202E\u2066-\u2069\u200B-\u200F\u0000-\u0008\u000B-\u001F\u007F-\u009F]/.test(text),
+      rawHidden: hidden.test(text),
+      rawHiddenInAttributes: [...document.querySelectorAll('*')].flatMap((el) => [...el.attributes].filter((a) => hidden.test(a.value)).map((a) => `${el.tagName}[${a.name}]`)),
       markers: (text.match(/⟨U\+[0-9A-F]{4}⟩/g) ?? []).length,
       shown: text.includes('BEGIN-HOSTILE') && text.includes('<img src=') && text.includes('javascript:window.__pwned=3'),
     };
@@ -35,7 +37,7 @@ async function expandAll(scope: Locator) {
 
 async function expectInert(t: RendererHost) {
   const found = await markupCheck(t);
-  expect(found).toMatchObject({ images: 0, inlineScripts: 0, styles: 0, foreignLinks: [], elementsFromServer: 0, pwned: null, rawHidden: false, shown: true });
+  expect(found).toMatchObject({ images: 0, inlineScripts: 0, styles: 0, foreignLinks: [], elementsFromServer: 0, pwned: null, rawHidden: false, rawHiddenInAttributes: [], shown: true });
   expect(found.markers).toBeGreaterThan(0);
 }
 
@@ -117,7 +119,7 @@ describe('hostile server content renders inert on every screen', () => {
     await expandAll(page.getByTestId('audit-table'));
     for (const summary of await page.locator('details summary').all()) await summary.click();
     const found = await markupCheck(t);
-    expect(found).toMatchObject({ images: 0, inlineScripts: 0, styles: 0, foreignLinks: [], elementsFromServer: 0, pwned: null, rawHidden: false });
+    expect(found).toMatchObject({ images: 0, inlineScripts: 0, styles: 0, foreignLinks: [], elementsFromServer: 0, pwned: null, rawHidden: false, rawHiddenInAttributes: [] });
     expect(await page.getByTestId('audit-table').textContent()).toContain('⟨U+202E⟩everything <img src=x>');
     await t.open('#/servers');
     await page.getByTestId('server-hostile').waitFor();
