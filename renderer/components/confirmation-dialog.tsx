@@ -8,7 +8,7 @@
  */
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ConfirmationView } from '../../shared/views';
-import { invoke, useLiveQuery } from '../api';
+import { invoke, useLiveQuery, useQuery } from '../api';
 import { Badge, SandboxBadge, TrustBadge } from './badges';
 import { DiffView } from './diff-view';
 import { InertText, safeJson, visible } from './inert-text';
@@ -95,6 +95,24 @@ function parseArguments(text: string): { value?: Record<string, unknown>; error?
 function ArgumentValue({ value }: { value: unknown }) {
   if (typeof value === 'string') return <InertText text={value} block fold={240} className="arg-value" />;
   return <InertText text={safeJson(value)} block fold={240} className="arg-value" />;
+}
+
+/** Where the server comes from and whether it changed since approved (UX 3), from the servers list. */
+function ServerOrigin({ name }: { name: string }) {
+  const [servers] = useQuery('servers.list', {}, 'servers.didChange');
+  const server = servers.status === 'ok' ? servers.value.find((s) => s.name === name) : undefined;
+  if (!server) return null;
+  return (
+    <p className="muted small" data-testid="confirmation-origin">
+      From: <InertText text={server.source} />
+      {server.pendingChanges > 0 && (
+        <>
+          {' '}
+          <Badge tone="warn">Changed since approved</Badge>
+        </>
+      )}
+    </p>
+  );
 }
 
 export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { confirmation: ConfirmationView; waiting: number; onAnswered: (id: string) => void }) {
@@ -211,6 +229,7 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
               <SandboxBadge sandboxed={c.serverSandboxed} />
             </span>
           </p>
+          <ServerOrigin name={c.server} />
           <p className="muted small">
             Its sandbox: <InertText text={c.sandboxSummary} />
           </p>

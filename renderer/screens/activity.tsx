@@ -108,7 +108,10 @@ export function ActivityScreen() {
             <p>Every tool call, who asked for it, what Airlock decided and what happened will be listed here.</p>
           </div>
         ) : (
-          <AuditTable entries={entries.value} onChanged={reload} />
+          <>
+            {entries.value.filter((e) => e.kind === 'decision').length >= 200 && <p className="muted small">Showing the newest 200 calls; filter to see older ones.</p>}
+            <AuditTable entries={entries.value} onChanged={reload} />
+          </>
         ))}
     </section>
   );

@@ -91,6 +91,11 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
       <p className="server-summary">
         <InertText text={s.summary} />
       </p>
+      {s.state === 'quarantined' && (
+        <p className="notice notice-warning" role="note">
+          Airlock stopped restarting this server after it crashed again and again. Its log below may say why. Restart clears the quarantine.
+        </p>
+      )}
       {s.lastError && (
         <p className="notice notice-error">
           <InertText text={s.lastError} block />

@@ -39,6 +39,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     expect(text).toContain(join(work, 'edited.txt'));
     expect(await page.getByTestId('countdown').textContent()).toMatch(/Denied automatically in \d+ s/);
     expect(await page.getByTestId('confirmation-queue').textContent()).toBe('1 request waiting');
+    await waitForText(page.getByTestId('confirmation-origin'), `From: ${t.host.listServers()[0]!.source}`);
     // SECURITY: the destructive call focuses Deny, and Allow stays off until the person confirms the named object.
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
     expect(await dialog.getByRole('button', { name: 'Allow once' }).isDisabled()).toBe(true);
