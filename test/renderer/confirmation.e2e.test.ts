@@ -241,7 +241,8 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     await expect.poll(() => t.host.policyMode()).toBe('default');
   });
 
-  it('made no request outside the app', () => {
+  it('made no request outside the app, and logged no error (no CSP violation)', () => {
     expect(t.harness.foreignRequests).toEqual([]);
+    expect(t.consoleErrors).toEqual([]);
   });
 });

@@ -126,7 +126,8 @@ describe('hostile server content renders inert on every screen', () => {
     expect((await markupCheck(t)).rawHidden).toBe(false);
   });
 
-  it('made no request outside the app', () => {
+  it('made no request outside the app, and logged no error (no CSP violation)', () => {
     expect(t.harness.foreignRequests).toEqual([]);
+    expect(t.consoleErrors).toEqual([]);
   });
 });

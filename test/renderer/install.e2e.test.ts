@@ -197,7 +197,8 @@ describe('installing and reviewing server-filesystem in the app', () => {
     await page.setViewportSize({ width: 1200, height: 800 });
   });
 
-  it('made no request outside the app', () => {
+  it('made no request outside the app, and logged no error (no CSP violation)', () => {
     expect(t.harness.foreignRequests).toEqual([]);
+    expect(t.consoleErrors).toEqual([]);
   });
 });

@@ -26,6 +26,8 @@ export interface RendererHost {
   folder(name: string): string;
   /** Adds a local command through the real install flow, without the UI. */
   add(name: string, argv: string[], options?: { profile?: Partial<SandboxProfile>; trusted?: boolean; enable?: boolean }): Promise<void>;
+  /** Errors the page logged (CSP violations, React errors), minus the harness's own http-origin note. */
+  consoleErrors: string[];
   /** Saves what the window shows right now (not the whole page): for dialogs. */
   viewShot(name: string): Promise<string>;
   /** Navigates inside the app (a hash route) and waits for the screen's heading. */
@@ -49,6 +51,12 @@ export async function openRendererHost(options: { confirmationTimeoutMs?: number
   });
   const harness = await openHarness(host.ipcHandlers());
   emitter.bind((event, payload) => void harness.emit(event, payload).catch(() => undefined));
+  const consoleErrors: string[] = [];
+  harness.page.on('console', (message) => {
+    // The harness serves over http://, where the browser ignores (and notes) the COOP header; the app's scheme is trustworthy.
+    if (message.type() === 'error' && !message.text().includes('Cross-Origin-Opener-Policy')) consoleErrors.push(message.text());
+  });
+  harness.page.on('pageerror', (error) => consoleErrors.push(String(error)));
   await harness.page.goto(HARNESS_URL);
   const { page } = harness;
   return {
@@ -58,6 +66,7 @@ export async function openRendererHost(options: { confirmationTimeoutMs?: number
     root,
     dataDir,
     home,
+    consoleErrors,
     folder(name) {
       const path = join(root, name);
       mkdirSync(path, { recursive: true });

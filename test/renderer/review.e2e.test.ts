@@ -103,7 +103,8 @@ describe('import and pending changes in the app', () => {
     expect(detail.pendingChanges).toBe(0);
   });
 
-  it('made no request outside the app', () => {
+  it('made no request outside the app, and logged no error (no CSP violation)', () => {
     expect(t.harness.foreignRequests).toEqual([]);
+    expect(t.consoleErrors).toEqual([]);
   });
 });
