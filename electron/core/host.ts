@@ -5,7 +5,9 @@ import type { PolicyMode, Rule, SandboxProfile, SandboxSupport, ServerRecord } f
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
 import type { AuditEntryView, CallResultView, ConfirmationView, RuleView, ServerDetail, ServerSummary } from '../../shared/views';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
-import { AuditLog, type AuditRecord } from './audit';
+import { AuditLog } from './audit';
+import { toAuditEntryViews, toAuditVerifyView } from './audit/views';
+import { toConfirmationView } from './approvals/views';
 import { CallPipeline, type CallRequest, type CallResult } from './calls/call-pipeline';
 import { AirlockError } from './errors';
 import type { GatewayCore } from './gateway/gateway-core';
@@ -18,7 +20,7 @@ import { SecretStore, type SecretCipher } from './secrets/secret-store';
 import { Supervisor, type SupervisorOptions } from './servers/supervisor';
 import { AirlockStore, type StoreBackendFactory } from './store/store';
 import { fingerprintTool } from './tools/fingerprint';
-import { confirmationView, serverSummary, toolsOf, toolView, type ToolViewContext } from './views/views';
+import { serverSummary, toolsOf, toolView, type ToolViewContext } from './views/views';
 
 /** What a shell (the Electron app, the CLI, a test) gives the core. */
 export interface HostHooks {
@@ -193,7 +195,7 @@ export class AirlockHost {
       secretsSet: this.secrets.names(name),
       tools: tools.map((tool) => toolView(tool.definition, tool.fingerprint, context)),
       logs: this.supervisor.log(name).slice(-300).map((line) => ({ time: new Date(line.at).toISOString(), source: line.source, text: line.text })),
-      recentCalls: recent.flatMap(auditViews),
+      recentCalls: recent.flatMap(toAuditEntryViews),
       createdAt: record.createdAt,
     };
   }
@@ -328,7 +330,9 @@ export class AirlockHost {
   pendingConfirmations(): ConfirmationView[] {
     return this.confirmations.pending().map((request) => {
       const record = this.store.read().servers[request.server];
-      return confirmationView(request, record ? summariseSandbox(record.profile).line : request.sandbox.line);
+      const view = toConfirmationView(request);
+      // The sandbox as it is now (grants may have changed while the request waited).
+      return record ? { ...view, sandboxSummary: summariseSandbox(record.profile).line } : view;
     });
   }
 
@@ -388,7 +392,7 @@ export class AirlockHost {
       ...(query.verdict ? { decision: query.verdict } : {}),
       limit: query.limit ?? 200,
     });
-    return records.flatMap(auditViews);
+    return records.flatMap(toAuditEntryViews);
   }
 
   policyMode(): PolicyMode {
@@ -471,15 +475,7 @@ export class AirlockHost {
       'rules.add': (request) => this.addRule(request),
       'rules.remove': ({ server, tool }) => (this.removeRule(server, tool), {}),
       'audit.list': (query) => this.auditEntries(query),
-      'audit.verify': async () => {
-        const result = await this.audit.verify();
-        return {
-          ok: result.ok,
-          entries: result.entries,
-          files: result.files.length,
-          problems: result.problem ? [{ file: result.problem.file, line: result.problem.line, message: result.problem.message }] : [],
-        };
-      },
+      'audit.verify': async () => toAuditVerifyView(await this.audit.verify()),
       'settings.get': () => ({ policyMode: this.policyMode() }),
       'settings.setPolicyMode': ({ mode }) => this.setPolicyMode(mode),
       'dialog.openFile': async ({ purpose }) => {
@@ -569,42 +565,6 @@ export class AirlockHost {
       this.options.hooks.log?.('could not emit servers.didChange', error);
     }
   }
-}
-
-/** One audit record (decision + outcome) as rows for the Activity page, newest first. */
-function auditViews(record: AuditRecord): AuditEntryView[] {
-  const { decision, outcome } = record;
-  const caller = decision.caller.kind === 'user' ? 'You' : decision.caller.name;
-  const rows: AuditEntryView[] = [];
-  if (outcome) {
-    rows.push({
-      seq: outcome.seq,
-      time: outcome.time,
-      kind: 'outcome',
-      callId: outcome.callId,
-      caller,
-      server: outcome.server,
-      tool: outcome.tool,
-      outcome: outcome.outcome,
-      durationMs: outcome.durationMs,
-      ...(outcome.detail ? { reasons: [outcome.detail] } : {}),
-    });
-  }
-  rows.push({
-    seq: decision.seq,
-    time: decision.time,
-    kind: 'decision',
-    callId: decision.callId,
-    caller,
-    server: decision.server,
-    tool: decision.tool,
-    verdict: decision.final === 'allow' ? (decision.verdict === 'ask' ? 'allowed after asking' : 'allowed') : decision.verdict === 'ask' ? 'denied after asking' : 'denied',
-    reasons: decision.reasons,
-    ...(decision.answer ? { answeredBy: `${decision.answer.how}${decision.answer.by ? ` (${decision.answer.by})` : ''}${decision.answer.edited ? ', arguments edited' : ''}` } : {}),
-    arguments: decision.arguments,
-    ...(decision.rule ? { rule: `${decision.rule.effect} rule of ${decision.rule.createdAt}` } : {}),
-  });
-  return rows;
 }
 
 function messageOf(error: unknown): string {

@@ -13,12 +13,11 @@ const TARGET_KEYS = ['path', 'file', 'filename', 'filePath', 'file_path', 'targe
 /**
  * Verb, object, consequence — built by Airlock from its reading, the
  * arguments and the caller, never from the server's description (UX.md 1):
- * "Claude wants “files” to run write_file on /home/me/notes.md — it may
- * delete or overwrite things."
+ * "Claude Desktop wants to run files › write_file on /home/me/notes.md — it
+ * may delete or overwrite things."
  */
 export function confirmationHeadline(request: ConfirmationRequest): string {
-  const who = callerLabel(request.caller);
-  const wants = request.caller.kind === 'user' ? 'want' : 'wants';
+  const who = request.caller.kind === 'user' ? 'You are about' : `${callerLabel(request.caller)} wants`;
   let target = '';
   for (const key of TARGET_KEYS) {
     const v = request.arguments[key];
@@ -35,7 +34,7 @@ export function confirmationHeadline(request: ConfirmationRequest): string {
         : request.serverTrusted
           ? 'it only reads'
           : 'it says it only reads';
-  return `${who} ${wants} “${request.server}” to run ${request.tool}${target} — ${consequence}.`;
+  return `${who} to run ${request.server} › ${request.tool}${target} — ${consequence}.`;
 }
 
 /** The renderer's view of a pending confirmation (`ConfirmationViewSchema`). */

@@ -1,22 +1,45 @@
 import type { AuditEntryView, AuditVerifyView } from '../../../shared/views';
-import type { DecisionEntry, OutcomeEntry, VerifyResult } from './audit-log';
+import type { AuditRecord, VerifyResult } from './audit-log';
 
-/** The Activity page's view of a decision or outcome entry (`AuditEntryViewSchema`); repair entries are shown by verify. */
-export function toAuditEntryView(entry: DecisionEntry | OutcomeEntry): AuditEntryView {
-  const base = { seq: entry.seq, time: entry.time, kind: entry.type, callId: entry.callId, server: entry.server, tool: entry.tool };
-  if (entry.type === 'outcome') {
-    return { ...base, caller: '', outcome: entry.outcome, durationMs: entry.durationMs };
+/**
+ * One call (its decision and, once written, its outcome) as rows for the
+ * Activity page, newest first. The decision reads "allowed", "denied",
+ * "allowed after asking" or "denied after asking".
+ */
+export function toAuditEntryViews(record: AuditRecord): AuditEntryView[] {
+  const { decision, outcome } = record;
+  const caller = decision.caller.kind === 'user' ? 'You' : decision.caller.name;
+  const rows: AuditEntryView[] = [];
+  if (outcome) {
+    rows.push({
+      seq: outcome.seq,
+      time: outcome.time,
+      kind: 'outcome',
+      callId: outcome.callId,
+      caller,
+      server: outcome.server,
+      tool: outcome.tool,
+      outcome: outcome.outcome,
+      durationMs: outcome.durationMs,
+      ...(outcome.detail ? { reasons: [outcome.detail] } : {}),
+    });
   }
-  const answer = entry.answer;
-  return {
-    ...base,
-    caller: entry.caller.kind === 'user' ? 'You' : entry.caller.name,
-    verdict: entry.final === entry.verdict ? entry.verdict : `${entry.verdict} → ${entry.final}`,
-    reasons: [...entry.reasons],
-    ...(answer ? { answeredBy: answer.by ? `${answer.how} (${answer.by}${answer.edited ? ', edited' : ''})` : answer.how } : {}),
-    arguments: entry.arguments,
-    ...(entry.rule ? { rule: `${entry.rule.effect} rule made ${entry.rule.createdAt} for ${entry.rule.fingerprint.slice(0, 12)}` } : {}),
-  };
+  const answer = decision.answer;
+  rows.push({
+    seq: decision.seq,
+    time: decision.time,
+    kind: 'decision',
+    callId: decision.callId,
+    caller,
+    server: decision.server,
+    tool: decision.tool,
+    verdict: `${decision.final === 'allow' ? 'allowed' : 'denied'}${decision.verdict === 'ask' ? ' after asking' : ''}`,
+    reasons: [...decision.reasons],
+    ...(answer ? { answeredBy: `${answer.how}${answer.by ? ` (${answer.by})` : ''}${answer.edited ? ', arguments edited' : ''}` } : {}),
+    arguments: decision.arguments,
+    ...(decision.rule ? { rule: `${decision.rule.effect} rule made ${decision.rule.createdAt} for ${decision.rule.fingerprint.slice(0, 12)}` } : {}),
+  });
+  return rows;
 }
 
 /** The Activity page's view of a verification (`AuditVerifyViewSchema`). */

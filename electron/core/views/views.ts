@@ -3,13 +3,12 @@
  * shells hold no policy: every reading, preview and warning comes from here.
  */
 import type { PolicyMode, Rule, ServerRecord, ServerState, ToolDefinition } from '../../../shared/domain';
-import type { ConfirmationView, DefinitionDiffView, PolicyPreview, ServerSummary, ToolReadingView, ToolView } from '../../../shared/views';
-import type { ConfirmationRequest } from '../approvals';
-import { describeClaims, readTool } from '../policy/annotations';
+import type { ServerSummary, ToolReadingView, ToolView } from '../../../shared/views';
+import { readTool } from '../policy/annotations';
 import { summariseSandbox } from '../policy/containment';
 import { decide, type SessionGrant } from '../policy/decide';
-import type { DefinitionDiff } from '../policy/diff';
 import { diffToolDefinitions } from '../policy/diff';
+import { toDiffView, toPolicyPreview, toReadingView } from '../policy/views';
 import type { IndexedTool } from '../servers/tool-index';
 import { toolWarnings } from '../tools/tool-warnings';
 
@@ -18,30 +17,10 @@ export function namespacedToolName(server: string, tool: string): string {
   return `${server}__${tool}`;
 }
 
+/** Airlock's reading of a tool, from its (claimed) annotations. */
 export function readingView(definition: ToolDefinition): ToolReadingView {
-  const reading = readTool(definition.annotations);
-  return {
-    class: reading.toolClass,
-    openWorld: reading.openWorld,
-    idempotent: reading.idempotent,
-    contradictory: reading.contradictory,
-    claims: describeClaims(definition.annotations),
-  };
+  return toReadingView(readTool(definition.annotations), definition.annotations);
 }
-
-export function diffView(diff: DefinitionDiff): DefinitionDiffView {
-  return {
-    changes: diff.changes.map((change) => ({
-      field: change.label,
-      ...(change.before !== undefined ? { before: change.before } : {}),
-      ...(change.after !== undefined ? { after: change.after } : {}),
-      parts: change.parts,
-    })),
-    loosenings: diff.loosening.map((loosening) => loosening.message),
-  };
-}
-
-const PREVIEW_LABEL = { allow: 'Runs without asking', ask: 'Asks', deny: 'Blocked' } as const;
 
 export interface ToolViewContext {
   record: ServerRecord;
@@ -69,17 +48,13 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
     },
     context.now,
   );
-  const preview: PolicyPreview = {
-    verdict: decision.verdict,
-    label: decision.verdict === 'ask' && decision.confirmationKind === 'destructive' ? 'Always asks' : PREVIEW_LABEL[decision.verdict],
-    reasons: decision.reasons,
-  };
+  const preview = toPolicyPreview(decision);
   const rule = context.rules.find((candidate) => candidate.server === record.name && candidate.tool === definition.name && candidate.fingerprint === fingerprint);
   const approved = record.approvedTools[definition.name];
   let pendingChange: ToolView['pendingChange'];
   if (approved && approved.fingerprint !== fingerprint) {
     const diff = diffToolDefinitions(approved.definition, definition);
-    pendingChange = { diff: diffView(diff), suspicious: diff.suspicious };
+    pendingChange = { diff: toDiffView(diff), suspicious: diff.suspicious };
   }
   return {
     name: definition.name,
@@ -147,55 +122,3 @@ export function serverSummary(
     ...(status.lastError ? { lastError: status.lastError } : {}),
   };
 }
-
-/** A confirmation as the dialog shows it, with Airlock's own headline. */
-export function confirmationView(request: ConfirmationRequest, profileLine: string): ConfirmationView {
-  const callerLabel = request.caller.kind === 'user' ? 'You' : request.caller.name;
-  const reading = readingView({ name: request.tool, inputSchema: request.inputSchema as Record<string, unknown>, ...(request.claimedAnnotations ? { annotations: request.claimedAnnotations } : {}) });
-  return {
-    id: request.id,
-    headline: headline(callerLabel, request.server, request.tool, reading.class, request.arguments),
-    caller: request.caller,
-    callerLabel,
-    server: request.server,
-    serverTrusted: request.serverTrusted,
-    serverSandboxed: !request.sandbox.unsandboxed,
-    sandboxSummary: profileLine,
-    tool: request.tool,
-    ...(request.title !== undefined ? { toolTitle: request.title } : {}),
-    ...(request.description !== undefined ? { toolDescription: request.description } : {}),
-    inputSchema: { ...request.inputSchema },
-    arguments: { ...request.arguments },
-    ...(request.claimedAnnotations ? { claimed: { ...request.claimedAnnotations } } : {}),
-    reading,
-    reasons: [...request.reasons],
-    destructive: request.confirmationKind === 'destructive',
-    ...(request.changes && !request.changes.identical ? { changes: diffView(request.changes) } : {}),
-    deadline: request.deadline,
-    createdAt: request.openedAt,
-  };
-}
-
-/**
- * "Claude Desktop wants filesystem to run write_file on ~/notes.md — it may
- * delete or overwrite things." Built from Airlock's reading and the
- * arguments, never from the server's description (UX.md 1).
- */
-function headline(caller: string, server: string, tool: string, toolClass: ToolView['reading']['class'], args: Readonly<Record<string, unknown>>): string {
-  const target = firstTarget(args);
-  const consequence =
-    toolClass === 'destructive' ? 'it may delete or overwrite things' : toolClass === 'changes-things' ? 'it may change things' : 'it says it only reads';
-  const who = caller === 'You' ? 'You are about' : `${caller} wants`;
-  const verb = caller === 'You' ? `to run ${server} › ${tool}` : `to run ${server} › ${tool}`;
-  return `${who} ${verb}${target ? ` on ${target}` : ''} — ${consequence}.`;
-}
-
-/** The object of a call, when an argument clearly names one (a path, a URL, a name). */
-function firstTarget(args: Readonly<Record<string, unknown>>): string | undefined {
-  for (const key of ['path', 'file', 'filePath', 'filename', 'source', 'destination', 'url', 'uri', 'name', 'id']) {
-    const value = args[key];
-    if (typeof value === 'string' && value.length > 0) return value.length > 120 ? `${value.slice(0, 117)}…` : value;
-  }
-  return undefined;
-}
-

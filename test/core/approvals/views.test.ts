@@ -28,12 +28,12 @@ describe('views for the shells', () => {
     const decision = decide(call, facts, clock.now());
     const { request } = registry.open({ call, decision, definition: after, profile: defaultSandboxProfile(), serverTrusted: false });
     const view = ConfirmationViewSchema.parse(toConfirmationView(request));
-    expect(view.headline).toBe('Claude Desktop wants “files” to run write_file on /home/me/notes.md — it says it only reads.');
+    expect(view.headline).toBe('Claude Desktop wants to run files › write_file on /home/me/notes.md — it says it only reads.');
     expect(view.headline).not.toContain('IGNORE');
     expect(view.changes?.loosenings).toEqual(['It was destructive; it now says it is read-only', 'It could change things; it now says it is read-only']);
     expect(view.serverSandboxed).toBe(true);
     expect(confirmationHeadline({ ...request, caller: { kind: 'user' }, reading: { ...request.reading, toolClass: 'destructive' } })).toBe(
-      'You want “files” to run write_file on /home/me/notes.md — it may delete or overwrite things.',
+      'You are about to run files › write_file on /home/me/notes.md — it may delete or overwrite things.',
     );
     expect(PolicyPreviewSchema.parse(toPolicyPreview(decision)).label).toBe('Asks');
   });

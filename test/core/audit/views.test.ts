@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AuditEntryViewSchema, AuditVerifyViewSchema } from '../../../shared/views';
 import { AuditLog } from '../../../electron/core/audit/audit-log';
-import { toAuditEntryView, toAuditVerifyView } from '../../../electron/core/audit/views';
+import { toAuditEntryViews, toAuditVerifyView } from '../../../electron/core/audit/views';
 
 describe('audit views', () => {
   it('entries and verification fit the contract', async () => {
@@ -17,9 +17,10 @@ describe('audit views', () => {
         rule: { server: 'files', tool: 'write_file', fingerprint: 'a'.repeat(64), effect: 'allow', createdAt: '2026-12-02' },
       });
       const o = await log.appendOutcome({ callId: d.callId, server: 'files', tool: 'write_file', outcome: 'ok', durationMs: 5 });
-      const dv = AuditEntryViewSchema.parse(toAuditEntryView(d));
-      expect(dv).toMatchObject({ caller: 'You', verdict: 'ask → allow', answeredBy: 'allow-once (window, edited)', arguments: { token: '[redacted]' } });
-      expect(AuditEntryViewSchema.parse(toAuditEntryView(o))).toMatchObject({ kind: 'outcome', outcome: 'ok', durationMs: 5 });
+      const [ov, dv] = toAuditEntryViews({ decision: d, outcome: o }).map((row) => AuditEntryViewSchema.parse(row));
+      expect(dv).toMatchObject({ kind: 'decision', caller: 'You', verdict: 'allowed after asking', answeredBy: 'allow-once (window), arguments edited', arguments: { token: '[redacted]' } });
+      expect(ov).toMatchObject({ kind: 'outcome', caller: 'You', outcome: 'ok', durationMs: 5 });
+      expect(ov!.seq).toBeGreaterThan(dv!.seq);
       expect(AuditVerifyViewSchema.parse(toAuditVerifyView(await log.verify()))).toEqual({ ok: true, entries: 2, files: 1, problems: [] });
       const path = join(dir, 'audit.jsonl');
       writeFileSync(path, readFileSync(path, 'utf8').replace('"ok"', '"tool-error"'));
