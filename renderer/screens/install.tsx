@@ -44,11 +44,23 @@ export function InstallScreen({ example }: { example?: string }) {
     drafts.current.clear();
   };
 
-  // Leaving the screen without enabling leaves nothing behind.
-  useEffect(() => () => cancelDrafts(committed.current), []);
+  // Leaving the screen without enabling leaves nothing behind — including drafts that arrive after it closed.
+  const mounted = useRef(true);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+      cancelDrafts(committed.current);
+    };
+  }, []);
+  const keepDrafts = (ids: string[]) => {
+    if (mounted.current) ids.forEach((id) => drafts.current.add(id));
+    else ids.forEach((draftId) => void invoke('install.cancel', { draftId }));
+  };
 
   const show = (next: Disclosure) => {
-    drafts.current.add(next.draftId);
+    keepDrafts([next.draftId]);
+    if (!mounted.current) return;
     setDisclosure(next);
     setProfile(editable(next.profile));
     setConfig(configDefaults(next));
@@ -64,7 +76,6 @@ export function InstallScreen({ example }: { example?: string }) {
 
   useEffect(() => {
     if (example) void prepare({ kind: 'example', folder: example });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [example]);
 
   const cancel = () => {
@@ -106,7 +117,7 @@ export function InstallScreen({ example }: { example?: string }) {
       </h2>
       {step === 'source' && (
         <>
-          <SourceStep busy={action.busy} onPrepare={prepare} onImported={show} onDrafts={(ids) => ids.forEach((id) => drafts.current.add(id))} />
+          <SourceStep busy={action.busy} onPrepare={prepare} onImported={show} onDrafts={keepDrafts} />
           <div className="actions">
             <button type="button" onClick={cancel}>
               Cancel
