@@ -340,7 +340,18 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
               {value === 'once' ? 'Only this time' : value === 'session' ? 'For this session (until Airlock quits)' : `Always, for ${visible(title)}`}
             </label>
           ))}
-          {remember === 'session' && <p className="muted small">“Deny” still only denies this once.</p>}
+          {remember === 'session' && (
+            <p className="small rule-preview" data-testid="rule-preview">
+              Until Airlock quits, <InertText text={c.server} /> › <InertText text={c.tool} /> runs without asking when you allow it now. “Deny” still only
+              denies this once.
+            </p>
+          )}
+          {remember === 'always' && (
+            <p className="small rule-preview" data-testid="rule-preview">
+              This saves a rule: always allow (or, with Deny, always deny) <InertText text={c.server} /> › <InertText text={c.tool} />, for as long as the tool’s
+              definition stays exactly as it is now. You can revoke it in Settings, under Standing rules.
+            </p>
+          )}
         </fieldset>
       </div>
       <div className="confirm-foot">

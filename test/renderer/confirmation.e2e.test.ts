@@ -126,6 +126,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     const dialog = page.getByRole('dialog');
     await waitForText(page.getByTestId('confirmation-queue'), '1 of 2 requests waiting');
     await dialog.getByRole('radio', { name: /^Always, for/ }).check();
+    expect(await dialog.getByTestId('rule-preview').textContent()).toContain('This saves a rule: always allow (or, with Deny, always deny) files › write_file');
     await dialog.getByTestId('confirm-object').getByRole('checkbox').check();
     const always = dialog.getByRole('button', { name: 'Always allow' });
     expect(await always.isDisabled()).toBe(true);
