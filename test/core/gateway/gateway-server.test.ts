@@ -127,7 +127,7 @@ describe('tools/call', () => {
     const { client } = await connect();
     const progress: { progress: number; total?: number }[] = [];
     const result = await client.callTool(
-      { name: 'everything__trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } },
+      { name: 'everything__trigger-long-running-operation', arguments: { duration: 1.5, steps: 3 } },
       undefined,
       { onprogress: (p) => progress.push(p) },
     );
