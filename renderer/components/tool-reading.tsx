@@ -197,7 +197,7 @@ export function ToolsTable({
                 {tool.isNew && <Badge tone="warn">New</Badge>}
                 <Warnings warnings={tool.warnings} />
               </th>
-              <td>
+              <td data-label="The server says">
                 <ul className="plain small" data-testid="claims" aria-label="The server says">
                   {tool.reading.claims.map((claim, i) => (
                     <li key={i}>
@@ -206,10 +206,10 @@ export function ToolsTable({
                   ))}
                 </ul>
               </td>
-              <td>
+              <td data-label="Airlock’s reading">
                 <Reading reading={tool.reading} />
               </td>
-              <td>
+              <td data-label="What happens now">
                 <PreviewBadge preview={tool.preview} />
                 {tool.pendingChange && <div><Badge tone="danger">Paused: changed since approved</Badge></div>}
                 {tool.preview.reasons.length > 0 && (
@@ -219,7 +219,7 @@ export function ToolsTable({
                   </details>
                 )}
               </td>
-              <td>
+              <td data-label="Rule">
                 {tool.rule ? (
                   <>
                     <Badge tone={tool.rule.effect === 'allow' ? 'ok' : 'danger'}>{tool.rule.effect === 'allow' ? 'Always allow' : 'Always deny'}</Badge>

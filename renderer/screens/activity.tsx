@@ -150,21 +150,21 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
         <tbody>
           {entries.map((entry) => (
             <tr key={`${entry.seq}-${entry.kind}`} data-testid="audit-row" data-kind={entry.kind} data-verdict={entry.verdict ?? ''} data-outcome={entry.outcome ?? ''}>
-              <td className="nowrap">{when(entry.time)}</td>
+              <td className="nowrap" data-label="When">{when(entry.time)}</td>
               {showServer && (
-                <td>
+                <td data-label="Server">
                   <a href={serverHref(entry.server)}>
                     <InertText text={entry.server} />
                   </a>
                 </td>
               )}
-              <td>
+              <td data-label="Tool">
                 <code><InertText text={entry.tool} /></code>
               </td>
-              <td>
+              <td data-label="Who asked">
                 <InertText text={entry.caller} />
               </td>
-              <td>
+              <td data-label="What happened">
                 {entry.kind === 'decision' ? (
                   <>
                     <Badge tone={verdictTone(entry.verdict)}>
@@ -185,7 +185,7 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
                   </>
                 )}
               </td>
-              <td>
+              <td data-label="Details">
                 {entry.reasons && entry.reasons.length > 0 && (
                   <div className="small">
                     <InertText text={entry.reasons.join(' ')} fold={300} />
