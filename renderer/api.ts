@@ -120,3 +120,28 @@ export function useAction(): {
   }, []);
   return { busy, error, setError, run };
 }
+
+/**
+ * Calls `action` after any of `events` fires, at most once per `delayMs`
+ * (a flood of audit appends or server changes must not flood the core back).
+ */
+export function useRefreshOn(events: EventName[], action: () => void, delayMs = 250): void {
+  const latest = useRef(action);
+  latest.current = action;
+  const key = events.join(',');
+  useEffect(() => {
+    let timer: number | undefined;
+    const fire = () => {
+      if (timer !== undefined) return;
+      timer = window.setTimeout(() => {
+        timer = undefined;
+        latest.current();
+      }, delayMs);
+    };
+    const offs = key.split(',').map((event) => on(event as EventName, fire));
+    return () => {
+      offs.forEach((off) => off());
+      window.clearTimeout(timer);
+    };
+  }, [key, delayMs]);
+}

@@ -1,7 +1,7 @@
 /** The Activity screen (UX 16): every decision and outcome from the audit log, filtered, with the chain's health. */
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import type { AuditEntryView } from '../../shared/views';
-import { invoke, on, useAction, useQuery } from '../api';
+import { invoke, useAction, useQuery, useRefreshOn } from '../api';
 import { Badge } from '../components/badges';
 import { InertText, safeJson } from '../components/inert-text';
 import { when } from '../format';
@@ -20,20 +20,10 @@ export function ActivityScreen() {
   const ids = { server: useId(), tool: useId(), verdict: useId() };
 
   // Refresh on every append, at most a few times a second.
-  const pendingRefresh = useRef<number | undefined>(undefined);
-  useEffect(
-    () =>
-      on('audit.didAppend', () => {
-        if (pendingRefresh.current !== undefined) return;
-        pendingRefresh.current = window.setTimeout(() => {
-          pendingRefresh.current = undefined;
-          reload();
-          reverify();
-        }, 250);
-      }),
-    [reload, reverify],
-  );
-  useEffect(() => () => window.clearTimeout(pendingRefresh.current), []);
+  useRefreshOn(['audit.didAppend'], () => {
+    reload();
+    reverify();
+  });
 
   return (
     <section aria-labelledby="activity-title">

@@ -6,7 +6,7 @@
  */
 import { useEffect, useId, useState } from 'react';
 import type { ServerDetail, ToolView } from '../../shared/views';
-import { invoke, on, useAction, useQuery } from '../api';
+import { invoke, useAction, useQuery, useRefreshOn } from '../api';
 import { ArgvView } from '../components/argv-view';
 import { Badge, ServerBadges } from '../components/badges';
 import { DiffView } from '../components/diff-view';
@@ -22,8 +22,7 @@ import { ProfileSummary } from './install';
 
 export function ServerDetailScreen({ name }: { name: string }) {
   const [detail, reload, setDetail] = useQuery('servers.get', { name });
-  useEffect(() => on('servers.didChange', () => reload()), [reload]);
-  useEffect(() => on('audit.didAppend', () => reload()), [reload]);
+  useRefreshOn(['servers.didChange', 'audit.didAppend'], reload);
 
   if (detail.status === 'loading') return <p className="muted">Loading…</p>;
   if (detail.status === 'error') {
