@@ -11,6 +11,7 @@ import { agent, FILESYSTEM_SERVER, openRendererHost, REPO, waitForText, type Ren
 
 const LIST_CHANGED = join(REPO, 'test/fixtures/servers/list-changed.mjs');
 const ECHO = join(REPO, 'test/fixtures/servers/echo.mjs');
+const LOG_FLOOD = join(REPO, 'test/fixtures/servers/log-flood.mjs');
 
 describe('import and pending changes in the app', () => {
   let t: RendererHost;
@@ -101,6 +102,28 @@ describe('import and pending changes in the app', () => {
     const detail = await t.host.serverDetail('drift');
     expect(detail.tools.find((tool) => tool.name === 'target')!.pendingChange).toBeUndefined();
     expect(detail.pendingChanges).toBe(0);
+  });
+
+  it('stays live while a server floods its log and stderr', async () => {
+    const { page } = t;
+    await t.add('flood', [process.execPath, LOG_FLOOD]);
+    await t.open('#/servers/flood');
+    const console_ = page.getByTestId('tool-console');
+    for (const tool of ['flood_logs', 'flood_stderr']) {
+      await console_.getByLabel('Tool').selectOption(tool);
+      await console_.getByRole('button', { name: 'Call' }).click();
+      await waitForText(console_.getByTestId('call-result'), 'Done');
+    }
+    await waitForText(page.getByTestId('server-log'), 'stderr noise');
+    // While the flood goes on, the window still answers at once.
+    for (const route of ['#/activity', '#/servers/flood', '#/settings', '#/servers/flood']) {
+      const started = Date.now();
+      await t.open(route);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    }
+    expect(await page.locator('.log-line').count()).toBeLessThanOrEqual(2_000);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await waitForText(page.getByTestId('server-badges'), 'Stopped');
   });
 
   it('made no request outside the app, and logged no error (no CSP violation)', () => {
