@@ -281,7 +281,7 @@ function SecretsEditor({ server: s, onChange }: { server: ServerDetail; onChange
   };
   return (
     <div className="secrets" data-testid="secrets">
-      <p className="purpose">{GRANT_PURPOSE.secret} Values are never shown again.</p>
+      <p className="purpose">{GRANT_PURPOSE.secret} Values are never shown again; Clear deletes the value and stops passing it.</p>
       {names.length === 0 && <p className="muted">None.</p>}
       <ul className="plain">
         {names.map((key) => {
