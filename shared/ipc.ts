@@ -19,6 +19,7 @@ import {
   RuleViewSchema,
   ServerDetailSchema,
   ServerSummarySchema,
+  GatewayStatusSchema,
   SettingsViewSchema,
 } from './views';
 
@@ -234,6 +235,24 @@ export const channels = {
     request: z.strictObject({ mode: PolicyModeSchema }),
     response: SettingsViewSchema,
     doc: 'Renderer, Settings: default or strict policy mode.',
+  },
+  // ── Gateway ────────────────────────────────────────────────────────────
+  'gateway.status': { request: Empty, response: GatewayStatusSchema, doc: 'Renderer, Settings › Other AI apps: the gateway and each app’s connection.' },
+  'gateway.startHttp': {
+    request: z.strictObject({ port: z.number().int().min(0).max(65535) }),
+    response: GatewayStatusSchema,
+    doc: 'Renderer, Settings: starts the streamable HTTP gateway on 127.0.0.1 (bearer token required).',
+  },
+  'gateway.stopHttp': { request: Empty, response: GatewayStatusSchema, doc: 'Renderer, Settings: stops the HTTP gateway.' },
+  'connect.apply': {
+    request: z.strictObject({ app: ImportAppSchema, moveImported: z.boolean() }),
+    response: z.object({ changed: z.boolean(), backupPath: z.string().optional(), removedServers: z.array(z.string()) }),
+    doc: "Renderer, Settings › Connect: adds Airlock's gateway to the app's config (with a backup), optionally taking out the servers already imported into Airlock.",
+  },
+  'connect.undo': {
+    request: z.strictObject({ app: ImportAppSchema }),
+    response: z.object({ restoredFrom: z.string() }),
+    doc: "Renderer, Settings › Undo: restores the app's config from the last backup.",
   },
   'dialog.openFile': {
     request: z.strictObject({ purpose: z.enum(['mcpb', 'config', 'folder']) }),

@@ -275,3 +275,27 @@ export const AuditVerifyViewSchema = z.object({
   problems: z.array(z.object({ file: z.string(), line: z.number().int(), message: z.string() })),
 });
 export type AuditVerifyView = z.infer<typeof AuditVerifyViewSchema>;
+
+/** The gateway other AI apps use, and the apps Airlock can connect it to. */
+export const GatewayStatusSchema = z.object({
+  /** The streamable HTTP gateway on loopback, when it runs. */
+  http: z.object({ running: z.boolean(), url: z.string().optional(), tokenFile: z.string() }),
+  /** The command an app runs for the stdio gateway. */
+  stdioCommand: z.object({ command: z.string(), args: z.array(z.string()) }),
+  apps: z.array(
+    z.object({
+      app: z.enum(['claude', 'vscode', 'cursor']),
+      label: z.string(),
+      configPath: z.string(),
+      exists: z.boolean(),
+      connected: z.boolean(),
+      /** The app's other servers (they run unconfined there). */
+      otherServers: z.array(z.string()),
+      /** Those of them already imported into Airlock (through disclosure): they can be taken out of the app. */
+      importedIntoAirlock: z.array(z.string()),
+      /** Why the config could not be read, if it could not. */
+      problem: z.string().optional(),
+    }),
+  ),
+});
+export type GatewayStatus = z.infer<typeof GatewayStatusSchema>;

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { version } from '../../package.json';
 import { defaultDataDir } from '../core/data-dir';
@@ -9,6 +10,11 @@ import { doctor } from './commands/doctor';
 import { registerGatewayCommands } from './commands/gateway';
 import { registerServerCommands, type CliContext } from './commands/servers';
 import { CliExit, EXIT, type CliIo } from './output';
+
+/** How another app starts this CLI's gateway: absolute paths, since apps do not get the shell's PATH. */
+function gatewayCommand(dataDir: string): { command: string; args: string[] } {
+  return { command: process.execPath, args: [resolve(process.argv[1] ?? 'airlock'), '--data-dir', dataDir, 'gateway', '--stdio'] };
+}
 
 interface GlobalOptions {
   dataDir?: string;
@@ -39,7 +45,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       dataDir: dataDir(),
       label: 'airlock CLI',
       canAsk: () => false,
-      createHost: (hooks) => new AirlockHost({ dataDir: dataDir(), version, hooks }),
+      createHost: (hooks) => new AirlockHost({ dataDir: dataDir(), version, hooks, gatewayCommand: gatewayCommand(dataDir()) }),
     });
     return shared;
   };

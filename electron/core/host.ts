@@ -3,14 +3,16 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PolicyMode, Rule, SandboxProfile, SandboxSupport, ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
-import type { AuditEntryView, CallResultView, ConfirmationView, RuleView, ServerDetail, ServerSummary } from '../../shared/views';
+import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, ServerDetail, ServerSummary } from '../../shared/views';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
 import { AuditLog } from './audit';
 import { toAuditEntryViews, toAuditVerifyView } from './audit/views';
 import { toConfirmationView } from './approvals/views';
 import { CallPipeline, type CallRequest, type CallResult } from './calls/call-pipeline';
 import { AirlockError } from './errors';
+import { connectApp, ConnectError, previewConnect, undoConnect, type ConnectApp } from './connect';
 import type { GatewayCore } from './gateway/gateway-core';
+import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
 import { InstallFlow } from './install-flow/install-flow';
 import { readTool } from './policy/annotations';
 import { summariseSandbox } from './policy/containment';
@@ -57,6 +59,8 @@ export interface HostOptions {
   homeDir?: string;
   /** The node that runs JavaScript servers (the app passes a real node; Electron's own binary cannot be one). */
   nodePath?: string;
+  /** How another app starts the stdio gateway (default: `airlock gateway --stdio` from PATH). */
+  gatewayCommand?: { command: string; args: string[] };
 }
 
 /**
@@ -77,6 +81,7 @@ export class AirlockHost {
   private readonly checkSandbox: () => SandboxSupport;
   private sandbox: SandboxSupport;
   private readonly disposers: Array<() => void> = [];
+  private httpGateway: HttpGateway | undefined;
 
   constructor(private readonly options: HostOptions) {
     const { dataDir } = options;
@@ -427,6 +432,86 @@ export class AirlockHost {
     };
   }
 
+  /** The gateway's state and, for each app Airlock can connect, whether it is connected. */
+  async gatewayStatus(): Promise<GatewayStatus> {
+    const stdioCommand = this.options.gatewayCommand ?? { command: 'airlock', args: ['gateway', '--stdio'] };
+    const imported = this.records().filter((record) => record.importedFrom);
+    const apps = await Promise.all(
+      CONNECT_APPS.map(async ({ app, label }) => {
+        const gateway = this.gatewayEntryFor(label);
+        try {
+          const preview = await previewConnect(app, { ...this.connectEnvironment(), ...gateway });
+          const others = preview.otherServers.map((server) => server.name);
+          return {
+            app,
+            label,
+            configPath: preview.path,
+            exists: preview.exists,
+            connected: preview.connected,
+            otherServers: others,
+            importedIntoAirlock: others.filter((name) => imported.some((record) => record.importedFrom!.path === preview.path && record.importedFrom!.entry === name)),
+          };
+        } catch (error) {
+          return { app, label, configPath: error instanceof ConnectError ? error.path : '', exists: false, connected: false, otherServers: [], importedIntoAirlock: [], problem: messageOf(error) };
+        }
+      }),
+    );
+    return {
+      http: { running: this.httpGateway !== undefined, ...(this.httpGateway ? { url: this.httpGateway.url } : {}), tokenFile: join(this.options.dataDir, GATEWAY_TOKEN_FILE) },
+      stdioCommand,
+      apps,
+    };
+  }
+
+  /** Starts the streamable HTTP gateway on loopback (bearer token in the data folder). */
+  async startHttpGateway(port: number): Promise<GatewayStatus> {
+    if (!this.httpGateway) {
+      const token = await loadOrCreateGatewayToken(this.options.dataDir);
+      try {
+        this.httpGateway = await startHttpGateway(this.gatewayCore(), { port, token, log: (message) => this.options.hooks.log?.(message) });
+      } catch (error) {
+        throw new AirlockError('unavailable', `The HTTP gateway could not start on port ${port}: ${messageOf(error)}`);
+      }
+    }
+    return this.gatewayStatus();
+  }
+
+  async stopHttpGateway(): Promise<GatewayStatus> {
+    await this.httpGateway?.close();
+    this.httpGateway = undefined;
+    return this.gatewayStatus();
+  }
+
+  /**
+   * Adds Airlock's gateway to an app's config (a backup is kept). With
+   * `moveImported`, the app's servers that were already imported into
+   * Airlock — so they went through disclosure — are taken out of its config.
+   */
+  async connect(app: ConnectApp, moveImported: boolean): Promise<{ changed: boolean; backupPath?: string; removedServers: string[] }> {
+    const label = CONNECT_APPS.find((candidate) => candidate.app === app)!.label;
+    const status = (await this.gatewayStatus()).apps.find((candidate) => candidate.app === app)!;
+    const result = await connectApp(app, {
+      ...this.connectEnvironment(),
+      ...this.gatewayEntryFor(label),
+      ...(moveImported && status.importedIntoAirlock.length ? { moveServers: status.importedIntoAirlock } : {}),
+    });
+    return { changed: result.changed, ...(result.backupPath ? { backupPath: result.backupPath } : {}), removedServers: result.removedServers };
+  }
+
+  async undoConnect(app: ConnectApp): Promise<{ restoredFrom: string }> {
+    const result = await undoConnect(app, this.connectEnvironment());
+    return { restoredFrom: result.restoredFrom };
+  }
+
+  private gatewayEntryFor(label: string) {
+    const base = this.options.gatewayCommand ?? { command: 'airlock', args: ['gateway', '--stdio'] };
+    return { command: base.command, args: [...base.args, '--client', label] };
+  }
+
+  private connectEnvironment() {
+    return { ...(this.options.homeDir ? { home: this.options.homeDir } : {}) };
+  }
+
   // ── IPC ────────────────────────────────────────────────────────────────
 
   /** One handler per IPC channel; the shells wire them through the contract's wrapper. */
@@ -478,6 +563,11 @@ export class AirlockHost {
       'audit.verify': async () => toAuditVerifyView(await this.audit.verify()),
       'settings.get': () => ({ policyMode: this.policyMode() }),
       'settings.setPolicyMode': ({ mode }) => this.setPolicyMode(mode),
+      'gateway.status': () => this.gatewayStatus(),
+      'gateway.startHttp': ({ port }) => this.startHttpGateway(port),
+      'gateway.stopHttp': () => this.stopHttpGateway(),
+      'connect.apply': ({ app, moveImported }) => this.connect(app, moveImported),
+      'connect.undo': ({ app }) => this.undoConnect(app),
       'dialog.openFile': async ({ purpose }) => {
         const path = await this.options.hooks.pickFile?.(purpose);
         return path ? { path } : {};
@@ -488,6 +578,7 @@ export class AirlockHost {
   /** Stops everything the host started: servers, pending confirmations, drafts. */
   async dispose(): Promise<void> {
     this.confirmations.cancelAll('Airlock is shutting down');
+    await this.httpGateway?.close();
     await this.install.dispose();
     await this.supervisor.stopAll();
     await this.launcher.close();
@@ -566,6 +657,13 @@ export class AirlockHost {
     }
   }
 }
+
+/** The apps `connect` knows, as people call them. */
+const CONNECT_APPS: Array<{ app: ConnectApp; label: string }> = [
+  { app: 'claude', label: 'Claude Desktop' },
+  { app: 'vscode', label: 'VS Code' },
+  { app: 'cursor', label: 'Cursor' },
+];
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

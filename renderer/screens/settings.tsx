@@ -5,6 +5,7 @@ import { Badge } from '../components/badges';
 import { InertText } from '../components/inert-text';
 import { when } from '../format';
 import { serverHref } from '../route';
+import { OtherAppsSection } from './other-apps';
 
 const MODES: { id: PolicyMode; label: string; sentence: string }[] = [
   {
@@ -134,6 +135,8 @@ export function SettingsScreen() {
       <PolicyModeSection />
       <h2>Standing rules</h2>
       <RulesSection />
+      <h2>Other AI apps</h2>
+      <OtherAppsSection />
       <h2>Sandbox</h2>
       {sandbox.status === 'loading' && <p className="muted">Checking…</p>}
       {sandbox.status === 'error' && <p role="alert">{sandbox.message}</p>}
