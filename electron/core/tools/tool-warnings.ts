@@ -20,7 +20,8 @@ export interface ToolWarningContext {
 const MODEL_ADDRESS = [
   /\bignore (all |any |the )?(previous|prior|above|earlier)\b/i,
   /\b(before|after) (answering|responding|using|calling)\b/i,
-  /\byou (must|should|need to|have to)\b/i,
+  // "Use this tool when you need to…" is ordinary documentation; orders to the model are not.
+  /\byou must (always|never|first|not|ignore|call|use|send|include|read)\b/i,
   /\balways (use|call|run|send|include|read|pass)\b/i,
   /\bnever (tell|mention|reveal|show|inform)\b/i,
   /\bdo not (tell|mention|reveal|show|inform)\b/i,
