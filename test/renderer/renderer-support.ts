@@ -6,8 +6,9 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { defaultSandboxProfile, type SandboxProfile } from '../../shared/domain';
+import type { SandboxProfile } from '../../shared/domain';
 import type { ConfirmationView } from '../../shared/views';
+import { addLocalServer } from '../support/add-server';
 import { AirlockHost } from '../../electron/core/host';
 import { HARNESS_URL, lateEmitter, openHarness, SCREENSHOT_DIR, type Harness } from '../support/browser-harness';
 
@@ -72,14 +73,7 @@ export async function openRendererHost(options: { confirmationTimeoutMs?: number
       mkdirSync(path, { recursive: true });
       return path;
     },
-    async add(name, argv, addOptions = {}) {
-      const disclosure = await host.install.prepare({ kind: 'local', argv });
-      await host.install.probe(disclosure.draftId);
-      const base = defaultSandboxProfile();
-      const profile = { ...base, ...addOptions.profile, filesystem: { ...base.filesystem, ...addOptions.profile?.filesystem } };
-      const { unsandboxed: _ignored, ...editable } = profile;
-      await host.install.commit({ draftId: disclosure.draftId, name, profile: editable, trusted: addOptions.trusted ?? false, secrets: {}, enable: addOptions.enable ?? true });
-    },
+    add: (name, argv, addOptions) => addLocalServer(host, name, argv, addOptions),
     async viewShot(name) {
       const path = join(SCREENSHOT_DIR, `${name}.png`);
       mkdirSync(dirname(path), { recursive: true });

@@ -1,21 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Caller, PolicyMode, Rule, ServerRecord } from '../../../shared/domain';
+import type { PolicyMode, Rule, ServerRecord } from '../../../shared/domain';
 import type { ConfirmationOutcome, ConfirmationRegistry, SessionGrants } from '../approvals';
 import type { AuditAnswer, AuditLog, CallOutcome } from '../audit';
 import { AirlockError } from '../errors';
+import type { GatewayCallRequest } from '../gateway/gateway-core';
 import { decide, type Decision, type ToolCall } from '../policy/decide';
 import type { IndexedTool } from '../servers/tool-index';
 import { ToolCallError } from '../servers/tool-call-error';
 
 /** A call as any caller asks for it: the console, the CLI, a gateway client. */
-export interface CallRequest {
-  server: string;
-  tool: string;
-  arguments: Record<string, unknown>;
-  caller: Caller;
-  signal?: AbortSignal;
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+export interface CallRequest extends GatewayCallRequest {
   /** How long a person has to answer, when a confirmation is needed. */
   confirmationTimeoutMs?: number;
 }

@@ -2,9 +2,10 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { defaultSandboxProfile, type SandboxProfile } from '../../../shared/domain';
+import type { SandboxProfile } from '../../../shared/domain';
 import type { EmitEvent } from '../../../shared/ipc';
 import { AirlockHost, type HostOptions } from '../../../electron/core/host';
+import { addLocalServer } from '../../support/add-server';
 
 export const REPO = resolve(import.meta.dirname, '../../..');
 export const FILESYSTEM_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -55,14 +56,7 @@ export async function createTestHost(options: Partial<HostOptions> = {}): Promis
       mkdirSync(path, { recursive: true });
       return path;
     },
-    async add(name, argv, addOptions = {}) {
-      const disclosure = await host.install.prepare({ kind: 'local', argv });
-      if (addOptions.probe !== false) await host.install.probe(disclosure.draftId);
-      const base = defaultSandboxProfile();
-      const profile = { ...base, ...addOptions.profile, filesystem: { ...base.filesystem, ...addOptions.profile?.filesystem } };
-      const { unsandboxed: _ignored, ...editable } = profile;
-      await host.install.commit({ draftId: disclosure.draftId, name, profile: editable, trusted: addOptions.trusted ?? false, secrets: {}, enable: addOptions.enable ?? true });
-    },
+    add: (name, argv, addOptions) => addLocalServer(host, name, argv, addOptions),
     async close() {
       await host.dispose();
       rmSync(root, { recursive: true, force: true });
