@@ -1,10 +1,9 @@
 /** Plain-text renderings of core views for the terminal. Server text is printed with control characters made visible. */
 import type { Disclosure, ProbeReport, ServerDetail, ServerSummary, ToolView } from '../../shared/views';
+import { inertText } from '../core/servers/log-ring';
 
-/** Makes control and bidi characters visible so server text cannot rewrite the terminal. */
-export function inert(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g, (char) => `⟨U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`);
-}
+/** Server text for the terminal: control and bidi characters made visible, so it cannot rewrite the screen. */
+export const inert = inertText;
 
 export function formatSummaryLine(server: ServerSummary): string {
   const badges = [
