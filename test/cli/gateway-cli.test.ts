@@ -30,13 +30,13 @@ function airlock(args: string[]) {
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
 
-/** Processes running a given script, found from outside through /proc. */
-function processesRunning(script: string): number {
+/** Processes running a given script with a given argument (this test's own folder), found from outside through /proc. */
+function processesRunning(script: string, argument: string): number {
   let count = 0;
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      if (argv[0]?.endsWith('node') && argv[1] === script) count += 1;
+      if (argv[0]?.endsWith('node') && argv[1] === script && argv.includes(argument)) count += 1;
     } catch {
       // gone
     }
@@ -101,7 +101,7 @@ describe('airlock gateway --http', () => {
     const { code, out } = airlock(['call', 'files', 'read_text_file', '--args', JSON.stringify({ path: join(work, 'notes.md') })]);
     expect(code).toBe(0);
     expect(out).toContain('gateway notes');
-    expect(processesRunning(FS_SERVER)).toBe(1);
+    expect(processesRunning(FS_SERVER, work)).toBe(1);
     expect(JSON.parse(airlock(['doctor', '--json']).out).owner).toBe('another Airlock process');
   });
 
