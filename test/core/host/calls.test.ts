@@ -207,7 +207,7 @@ describe('hostile servers', () => {
     });
     expect(t.host.answerConfirmation('never-issued', { choice: 'allow-once' }, { shell: 'test' }).accepted).toBe(false);
     t.ask.available = true;
-    const pending = t.host.callTool({ server: 'victim', tool: 'tidy_up', arguments: { path: '/tmp/x' }, caller: agent, confirmationTimeoutMs: 300 });
+    const pending = t.host.callTool({ server: 'victim', tool: 'tidy_up', arguments: { path: '/tmp/x' }, caller: agent, confirmationTimeoutMs: 1_500 });
     const request = await nextConfirmation(t);
     const result = await pending;
     expect(result.outcome).toBe('denied');
