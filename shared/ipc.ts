@@ -198,6 +198,11 @@ export const channels = {
     response: z.object({ accepted: z.boolean(), reason: z.string().optional() }),
     doc: 'Renderer, the confirmation dialog: answers a confirmation main issued (optionally with edited arguments).',
   },
+  'approvals.extend': {
+    request: z.strictObject({ id: Text(64) }),
+    response: z.object({ deadline: z.number().optional() }),
+    doc: 'Renderer, the dialog while the person reads or edits: pauses the countdown by moving the deadline forward (bounded).',
+  },
   'rules.list': { request: Empty, response: z.array(RuleViewSchema), doc: 'Renderer, review pages: every standing rule.' },
   'rules.add': {
     request: z.strictObject({

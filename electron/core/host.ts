@@ -346,6 +346,13 @@ export class AirlockHost {
     return result.ok ? { accepted: true } : { accepted: false, reason: result.message };
   }
 
+  /** While a person engages with a confirmation, its countdown pauses: the deadline moves to a minute from now (bounded). */
+  extendConfirmation(id: string): number | undefined {
+    const deadline = this.confirmations.extend(id, ENGAGED_GRACE_MS);
+    if (deadline !== undefined) this.options.hooks.emit('approvals.didChange', this.pendingConfirmations());
+    return deadline;
+  }
+
   // ── Rules, audit, settings ─────────────────────────────────────────────
 
   rules(): RuleView[] {
@@ -556,6 +563,10 @@ export class AirlockHost {
           { choice, ...(edited ? { editedArguments: edited } : {}), ...(confirmDestructiveAlways ? { confirmDestructiveAlways } : {}) },
           window,
         ),
+      'approvals.extend': ({ id }) => {
+        const deadline = this.extendConfirmation(id);
+        return deadline === undefined ? {} : { deadline };
+      },
       'rules.list': () => this.rules(),
       'rules.add': (request) => this.addRule(request),
       'rules.remove': ({ server, tool }) => (this.removeRule(server, tool), {}),
@@ -657,6 +668,9 @@ export class AirlockHost {
     }
   }
 }
+
+/** How long a confirmation waits after the person last engaged with it. */
+const ENGAGED_GRACE_MS = 60_000;
 
 /** The apps `connect` knows, as people call them. */
 const CONNECT_APPS: Array<{ app: ConnectApp; label: string }> = [

@@ -129,6 +129,17 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
   const [refusal, setRefusal] = useState<string | undefined>();
   const secondsLeft = useSecondsLeft(c.deadline);
   const expired = secondsLeft <= 0;
+  // UX 6: the countdown pauses while the person engages — each interaction moves the deadline a
+  // minute ahead (the core bounds it), at most every few seconds.
+  const lastExtend = useRef(0);
+  const [engaged, setEngaged] = useState(false);
+  const engage = useCallback(() => {
+    const now = Date.now();
+    if (answeredRef.current || now - lastExtend.current < 5_000) return;
+    lastExtend.current = now;
+    setEngaged(true);
+    void invoke('approvals.extend', { id: c.id });
+  }, [c.id]);
   const ids = { title: useId(), desc: useId(), args: useId(), argsError: useId() };
 
   const parsed = useMemo(() => (editing ? parseArguments(argsText) : { value: c.arguments }), [editing, argsText, c.arguments]);
@@ -202,7 +213,12 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
         // Closed by the browser (not re-opened, not answered): that is a deny too.
         if (!answeredRef.current && !dialog.current?.open) void answer('deny');
       }}
-      onKeyDown={onKeyDown}
+      onKeyDown={(event) => {
+        engage();
+        onKeyDown(event);
+      }}
+      onPointerDown={engage}
+      onInput={engage}
     >
       <div className="confirm-head">
         <div className="confirm-top">
@@ -210,7 +226,7 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
             {waiting > 1 ? `1 of ${waiting} requests waiting` : '1 request waiting'}
           </span>
           <span className={`countdown ${secondsLeft <= 10 ? 'countdown-soon' : ''}`} data-testid="countdown" role="timer" aria-live="off">
-            {expired ? 'Time is up: denied' : `Denied automatically in ${secondsLeft} s`}
+            {expired ? 'Time is up: denied' : engaged ? `Paused while you read · denied ${secondsLeft} s after you stop` : `Denied automatically in ${secondsLeft} s`}
           </span>
         </div>
         {c.destructive && (

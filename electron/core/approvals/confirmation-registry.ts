@@ -194,6 +194,28 @@ export class ConfirmationRegistry {
   }
 
   /**
+   * Gives the person more time while they are engaged with a request (UX 6:
+   * the countdown pauses while they read or edit). The deadline becomes
+   * `now + byMs`, but never earlier than it was and never later than the
+   * maximum from opening. Returns the deadline, or undefined when the id is
+   * not pending.
+   */
+  extend(id: unknown, byMs: number): number | undefined {
+    if (typeof id !== 'string') return undefined;
+    const pending = this.#pending.get(id);
+    if (!pending) return undefined;
+    const now = this.#clock.now();
+    const current = pending.request.deadline;
+    if (current <= now) return undefined;
+    const deadline = Math.min(Math.max(current, now + Math.max(0, byMs)), pending.request.openedAt + this.#maxTimeoutMs);
+    if (deadline === current) return current;
+    pending.request = deepFreeze({ ...pending.request, deadline });
+    if (pending.timer !== undefined) this.#clock.clearTimeout(pending.timer);
+    pending.timer = this.#clock.setTimeout(() => this.#expire(id), deadline - now);
+    return deadline;
+  }
+
+  /**
    * Opens a confirmation for a call `decide()` answered with ask. Throws
    * only on a programming error (a decision that is not ask).
    */
