@@ -57,6 +57,8 @@ export const InstallSourceSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('npm'), package: Text(214), args: z.array(Text()).max(256).optional() }),
   z.strictObject({ kind: z.literal('mcpb'), path: Text() }),
   z.strictObject({ kind: z.literal('local'), argv: z.array(Text()).min(1).max(256) }),
+  /** A new version of an installed npm server: a new disclosure, installed beside the old one until committed. */
+  z.strictObject({ kind: z.literal('update'), server: ServerNameSchema, range: Text(214) }),
   /** The one-click example: server-filesystem confined to one folder. */
   z.strictObject({ kind: z.literal('example'), folder: Text() }),
 ]);

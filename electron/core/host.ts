@@ -112,6 +112,7 @@ export class AirlockHost {
       toolContext: (record) => this.toolContext(record),
       onDidChange: () => this.emitServers(),
       startServer: (name) => this.supervisor.start(name),
+      stopServer: (name) => this.supervisor.stop(name),
     });
     this.pipeline = new CallPipeline({
       server: (name) => this.store.read().servers[name],

@@ -140,6 +140,22 @@ export function registerServerCommands(program: Command, context: CliContext): v
     await installFromDisclosure(context, disclosure, { ...options, name, enable: !options.disabled });
   });
 
+  withGrantOptions(
+    program
+      .command('update')
+      .description('update an npm server to another version: a new disclosure and inspection; the running version stays until you agree')
+      .argument('<name>')
+      .argument('[range]', 'the version or range to move to', 'latest')
+      .option('--no-probe', 'skip the inspection in a locked sandbox')
+      .option('-y, --yes', 'answer yes to the questions (for scripts)'),
+  ).action(async (name: string, range: string, options) => {
+    const api = await context.api();
+    const current = await api.invoke('servers.get', { name });
+    const disclosure = await api.invoke('install.prepare', { source: { kind: 'update', server: name, range } });
+    // Trust and enablement carry over; the grants are shown and can be changed like at install.
+    await installFromDisclosure(context, disclosure, { ...options, name, trust: current.trusted, enable: current.enabled });
+  });
+
   program
     .command('import')
     .description("import servers from another app's config: claude, vscode, cursor, or a file path; they arrive disabled")

@@ -48,6 +48,8 @@ interface Draft {
   /** Definitions the person saw at inspection (they become the approved ones). */
   probed?: ProbeReport;
   probedTools?: Array<{ definition: ServerRecord['approvedTools'][string]['definition']; fingerprint: string }>;
+  /** For an update: the server this draft replaces when committed. */
+  replaces?: string;
 }
 
 export interface InstallFlowDeps {
@@ -63,6 +65,7 @@ export interface InstallFlowDeps {
   toolContext(record: ServerRecord): ToolViewContext;
   onDidChange(): void;
   startServer(name: string): Promise<void>;
+  stopServer(name: string): Promise<void>;
 }
 
 /**
@@ -92,6 +95,8 @@ export class InstallFlow {
         const profile = defaultSandboxProfile();
         // Picking the folder for the example is the grant; it is shown and can be changed before enabling.
         draft = { id, dir, candidate, installed: false, secretValues: {}, profile: { ...profile, filesystem: { ...profile.filesystem, read: [folder], write: [folder] } } };
+      } else if (source.kind === 'update') {
+        draft = await this.prepareUpdate(id, dir, source.server, source.range);
       } else if (source.kind === 'mcpb') {
         const bundle = await readMcpbBundle(this.absolute(source.path, 'the bundle path'), { ...options, ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
         draft = { id, dir, candidate: bundle.candidate, bundle, installed: false, secretValues: {}, profile: suggestedProfile(bundle.candidate) };
@@ -187,7 +192,9 @@ export class InstallFlow {
   }): Promise<ServerRecord> {
     const draft = this.draft(request.draftId);
     const name = ServerNameSchema.parse(request.name);
-    if (this.deps.store.read().servers[name]) throw new AirlockError('conflict', `A server named ${name} already exists; choose another name.`);
+    const existing = this.deps.store.read().servers[name];
+    if (draft.replaces && name !== draft.replaces) throw new AirlockError('invalid-request', `This update is for ${draft.replaces}; it keeps that name.`);
+    if (existing && draft.replaces !== name) throw new AirlockError('conflict', `A server named ${name} already exists; choose another name.`);
     await this.ensureInstalled(draft);
     const spec = this.specWith(draft, request.userConfig ?? {});
     const unresolved = unresolvedUserConfig(spec);
@@ -196,24 +203,59 @@ export class InstallFlow {
     const missing = draft.candidate.requested.secrets.filter((secret) => secret.required && !secrets[secret.name]).map((secret) => secret.name);
     if (missing.length && request.enable) throw new AirlockError('invalid-request', `This server needs ${missing.join(', ')}; enter ${missing.length === 1 ? 'it' : 'them'} or add it disabled.`);
     const now = new Date().toISOString();
+    if (existing) await this.deps.stopServer(name);
     const record: ServerRecord = {
       ...this.previewRecord(draft, request.profile, request.trusted),
+      ...(existing?.importedFrom ? { importedFrom: existing.importedFrom } : {}),
       name,
       spec,
       profile: { ...request.profile, secrets: [...new Set([...request.profile.secrets, ...Object.keys(secrets)])] },
       enabled: request.enable,
       approvedTools: Object.fromEntries((draft.probedTools ?? []).map((tool) => [tool.definition.name, { fingerprint: tool.fingerprint, definition: tool.definition, approvedAt: now }])),
-      createdAt: now,
+      createdAt: existing?.createdAt ?? now,
     };
     for (const [key, value] of Object.entries(secrets)) this.deps.secrets.set(name, key, value);
     this.deps.store.update((data) => ({ ...data, servers: { ...data.servers, [name]: record } }));
     this.drafts.delete(draft.id);
+    // An update's old files go only once the new version is saved.
+    const oldDir = existing && existing.provenance.kind !== 'local' ? existing.provenance.installDir : undefined;
+    if (oldDir && oldDir !== (record.provenance.kind === 'local' ? undefined : record.provenance.installDir) && oldDir.startsWith(this.serversRoot())) {
+      await rm(oldDir, { recursive: true, force: true });
+    }
     this.deps.onDidChange();
     if (request.enable) {
       // The record is saved either way; a failed start shows on the server's page.
       await this.deps.startServer(name).catch(() => {});
     }
     return record;
+  }
+
+  /**
+   * A new version of an installed npm server, as a new draft: resolved to an
+   * exact version, to be installed in its own folder (the running version
+   * is untouched until the person commits), with the server's current
+   * arguments, environment and grants.
+   */
+  private async prepareUpdate(id: string, dir: string, name: string, range: string): Promise<Draft> {
+    const record = this.deps.store.read().servers[name];
+    if (!record) throw new AirlockError('not-found', `There is no server named ${name}.`);
+    const provenance = record.provenance;
+    if (provenance.kind !== 'npm') throw new AirlockError('invalid-request', `${name} was not installed from npm; only npm servers can be updated from the registry.`);
+    const packageDir = join(provenance.installDir, 'node_modules', ...provenance.name.split('/'));
+    const userArgs = record.spec.args[0]?.startsWith(packageDir) ? record.spec.args.slice(1) : [...record.spec.args];
+    const candidate = await resolveNpm(`${provenance.name}@${range}`, {
+      serverDir: dir,
+      nodePath: this.nodePath(),
+      userArgs,
+      serverEnv: record.spec.env,
+      name,
+      ...this.npmOptions(),
+      ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}),
+    });
+    const version = (candidate.provenance as { version: string }).version;
+    const change = version === provenance.version ? `${provenance.name} stays at ${version}.` : `Update ${provenance.name} from ${provenance.version} to ${version}: review it as a new install.`;
+    const { unsandboxed: _u, ...profile } = record.profile;
+    return { id, dir, candidate: { ...candidate, suggestedName: name, warnings: [change, ...candidate.warnings] }, installed: false, secretValues: {}, profile, replaces: name };
   }
 
   /** Removes everything a draft created. */
@@ -289,7 +331,7 @@ export class InstallFlow {
     const risks = riskSpans(candidate.risks) as CommandRisk[];
     return {
       draftId: draft.id,
-      suggestedName: this.uniqueName(candidate.suggestedName),
+      suggestedName: draft.replaces ?? this.uniqueName(candidate.suggestedName),
       sourceLabel: sourceLabel(draft),
       provenance: candidate.provenance,
       ...(candidate.importedFrom ? { importedFrom: candidate.importedFrom } : {}),
