@@ -74,7 +74,7 @@ export function App() {
           ))}
         {route.screen === 'servers' && <ServersScreen />}
         {route.screen === 'server' && <ServerDetailScreen key={route.name} name={route.name} />}
-        {route.screen === 'install' && <InstallScreen key={route.example ?? ''} example={route.example} />}
+        {route.screen === 'install' && <InstallScreen key={`${route.example ?? ''}|${route.update ?? ''}`} example={route.example} update={route.update} />}
         {route.screen === 'activity' && <ActivityScreen />}
         {route.screen === 'settings' && <SettingsScreen />}
       </main>

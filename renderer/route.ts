@@ -2,7 +2,7 @@
 export type Route =
   | { screen: 'servers' }
   | { screen: 'server'; name: string }
-  | { screen: 'install'; example?: string }
+  | { screen: 'install'; example?: string; update?: string }
   | { screen: 'activity' }
   | { screen: 'settings' };
 
@@ -21,7 +21,8 @@ export function parseRoute(hash: string): Route {
       return parts[1] ? { screen: 'server', name: parts[1] } : { screen: 'servers' };
     case 'install': {
       const example = params.get('example');
-      return example ? { screen: 'install', example } : { screen: 'install' };
+      const update = params.get('update');
+      return { screen: 'install', ...(example ? { example } : {}), ...(update ? { update } : {}) };
     }
     case 'activity':
       return { screen: 'activity' };

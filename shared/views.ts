@@ -187,6 +187,8 @@ export const DisclosureSchema = z.object({
   /** Paths the command line mentions that the server probably needs: suggestions, not grants. */
   suggestedPaths: z.array(z.object({ path: z.string(), access: z.enum(['read', 'write']) })),
   warnings: z.array(z.string()),
+  /** For an update: the installed server this replaces (its name stays; trust and enablement carry over unless changed). */
+  replaces: z.object({ name: z.string(), trusted: z.boolean(), enabled: z.boolean(), version: z.string() }).optional(),
 });
 export type Disclosure = z.infer<typeof DisclosureSchema>;
 

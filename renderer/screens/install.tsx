@@ -25,7 +25,7 @@ const STEPS: { id: Step; label: string }[] = [
   { id: 'grant', label: 'Grant and enable' },
 ];
 
-export function InstallScreen({ example }: { example?: string }) {
+export function InstallScreen({ example, update }: { example?: string; update?: string }) {
   const [step, setStep] = useState<Step>('source');
   const [disclosure, setDisclosure] = useState<Disclosure | undefined>();
   const [profile, setProfile] = useState<EditableProfile | undefined>();
@@ -76,7 +76,9 @@ export function InstallScreen({ example }: { example?: string }) {
 
   useEffect(() => {
     if (example) void prepare({ kind: 'example', folder: example });
-  }, [example]);
+    // An update is a new disclosure of the newest version, installed beside the running one.
+    else if (update) void prepare({ kind: 'update', server: update, range: 'latest' });
+  }, [example, update]);
 
   const cancel = () => {
     cancelDrafts();
@@ -738,8 +740,8 @@ function GrantStep({
   onCommitted: (name: string) => void;
 }) {
   const [name, setName] = useState(d.suggestedName);
-  const [trusted, setTrusted] = useState(false);
-  const [enable, setEnable] = useState(true);
+  const [trusted, setTrusted] = useState(d.replaces?.trusted ?? false);
+  const [enable, setEnable] = useState(d.replaces?.enabled ?? true);
   const [secrets, setSecrets] = useState<Record<string, string>>({});
   const [showGrants, setShowGrants] = useState(false);
   const action = useAction();
@@ -769,6 +771,7 @@ function GrantStep({
           type="text"
           value={name}
           onChange={(e) => setName(e.target.value)}
+          readOnly={d.replaces !== undefined}
           spellCheck={false}
           aria-invalid={!nameCheck.success}
           aria-describedby={ids.nameError}

@@ -84,6 +84,11 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
           <button type="button" disabled={action.busy} onClick={() => void lifecycle('servers.restart')}>
             Restart
           </button>
+          {s.provenance.kind === 'npm' && (
+            <button type="button" disabled={action.busy} onClick={() => go(`#/install?update=${encodeURIComponent(s.name)}`)}>
+              Look for a newer version
+            </button>
+          )}
         </div>
       </div>
       <ServerBadges server={s} />

@@ -351,7 +351,15 @@ export class InstallFlow {
       profile: draft.profile,
       suggestedPaths: candidate.profileHints.map((hint) => ({ path: hint.path, access: hint.access === 'read-write' ? 'write' : 'read' })),
       warnings: candidate.warnings,
+      ...this.replacing(draft),
     };
+  }
+
+  private replacing(draft: Draft): Pick<Disclosure, 'replaces'> {
+    const record = draft.replaces ? this.deps.store.read().servers[draft.replaces] : undefined;
+    if (!record) return {};
+    const version = record.provenance.kind === 'local' ? '' : record.provenance.version;
+    return { replaces: { name: record.name, trusted: record.trusted, enabled: record.enabled, version } };
   }
 
   private uniqueName(name: string): string {
