@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQuery } from './api';
 import { ConfirmationCenter } from './components/confirmation-dialog';
+import { NetworkPrompt } from './components/network-prompt';
 import { parseRoute, type Route } from './route';
 import { ActivityScreen } from './screens/activity';
 import { InstallScreen } from './screens/install';
@@ -72,6 +73,7 @@ export function App() {
               {notice.message}
             </div>
           ))}
+        <NetworkPrompt />
         {route.screen === 'servers' && <ServersScreen />}
         {route.screen === 'server' && <ServerDetailScreen key={route.name} name={route.name} />}
         {route.screen === 'install' && <InstallScreen key={`${route.example ?? ''}|${route.update ?? ''}`} example={route.example} update={route.update} />}

@@ -20,6 +20,7 @@ import {
   ServerDetailSchema,
   ServerSummarySchema,
   GatewayStatusSchema,
+  NetworkQuestionViewSchema,
   SettingsViewSchema,
 } from './views';
 
@@ -205,6 +206,12 @@ export const channels = {
     response: z.object({ deadline: z.number().optional() }),
     doc: 'Renderer, the dialog while the person reads or edits: pauses the countdown by moving the deadline forward (bounded).',
   },
+  'network.pending': { request: Empty, response: z.array(NetworkQuestionViewSchema), doc: 'Renderer, at start-up and on change: servers waiting to reach a host they have no grant for.' },
+  'network.answer': {
+    request: z.strictObject({ id: Text(64), allow: z.boolean(), remember: z.boolean() }),
+    response: z.object({ accepted: z.boolean() }),
+    doc: 'Renderer, the network question: allow or deny this host for this run; "remember" also adds it to the server’s grants.',
+  },
   'rules.list': { request: Empty, response: z.array(RuleViewSchema), doc: 'Renderer, review pages: every standing rule.' },
   'rules.add': {
     request: z.strictObject({
@@ -276,6 +283,8 @@ export const events = {
   'servers.didChange': { payload: z.array(ServerSummarySchema), doc: 'Main, on any server change: the new list.' },
   /** Main, whenever a confirmation opens or closes. */
   'approvals.didChange': { payload: z.array(ConfirmationViewSchema), doc: 'Main, on any confirmation opened or closed: those still waiting.' },
+  /** Main, whenever a network question opens or closes. */
+  'network.didChange': { payload: z.array(NetworkQuestionViewSchema), doc: 'Main, on any network question opened or closed: those still waiting.' },
   /** Main, after each audit append. */
   'audit.didAppend': { payload: z.object({ seq: z.number().int() }), doc: 'Main, after each audit entry: the Activity page refreshes.' },
 } as const satisfies Record<string, EventSpec>;

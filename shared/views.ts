@@ -301,3 +301,14 @@ export const GatewayStatusSchema = z.object({
   ),
 });
 export type GatewayStatus = z.infer<typeof GatewayStatusSchema>;
+
+/** A server asked, while running, to reach a host it has no grant for. */
+export const NetworkQuestionViewSchema = z.object({
+  id: z.string(),
+  server: z.string(),
+  host: z.string(),
+  port: z.number().int(),
+  /** Epoch milliseconds; no answer by then is a deny. */
+  deadline: z.number(),
+});
+export type NetworkQuestionView = z.infer<typeof NetworkQuestionViewSchema>;

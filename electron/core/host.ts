@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PolicyMode, Rule, SandboxProfile, SandboxSupport, ServerRecord } from '../../shared/domain';
@@ -15,7 +16,8 @@ import type { GatewayCore } from './gateway/gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
 import { InstallFlow } from './install-flow/install-flow';
 import { readTool } from './policy/annotations';
-import { summariseSandbox } from './policy/containment';
+import { isContained, summariseSandbox } from './policy/containment';
+import { NetworkQuestions } from './approvals/network-questions';
 import { checkSandboxSupport } from './sandbox/capability';
 import { createSandboxLauncher, type AirlockSandboxLauncher, type SandboxLauncherOptions } from './sandbox/sandbox-launcher';
 import { SecretStore, type SecretCipher } from './secrets/secret-store';
@@ -77,6 +79,7 @@ export class AirlockHost {
   readonly supervisor: Supervisor;
   readonly launcher: AirlockSandboxLauncher;
   readonly install: InstallFlow;
+  readonly network: NetworkQuestions;
   private readonly pipeline: CallPipeline;
   private readonly checkSandbox: () => SandboxSupport;
   private sandbox: SandboxSupport;
@@ -94,9 +97,17 @@ export class AirlockHost {
       sessionGrants: this.sessionGrants,
       defaultTimeoutMs: options.confirmationTimeoutMs ?? 120_000,
     });
+    this.network = new NetworkQuestions(() => options.hooks.emit('network.didChange', this.network.list()));
     this.launcher =
       options.launcher ??
-      createSandboxLauncher({ ...(options.homeDir ? { homeDir: options.homeDir } : {}), ...options.launcherOptions });
+      createSandboxLauncher({
+        ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+        onNetworkRequest: (server, host, port) => this.askNetwork(server, host, port),
+        // SECURITY: a contained server is never asked about: its read-only tools run unasked
+        // because it has no network, and a run-time "allow" must not end that quietly.
+        mayAsk: (_server, profile) => !isContained(profile),
+        ...options.launcherOptions,
+      });
     this.supervisor = new Supervisor({
       ...options.supervisor,
       launcher: this.launcher,
@@ -347,6 +358,32 @@ export class AirlockHost {
     return result.ok ? { accepted: true } : { accepted: false, reason: result.message };
   }
 
+  /** A running server wants a host it has no grant for: ask a person, if one can be asked. */
+  private askNetwork(server: string, host: string, port: number): Promise<boolean> {
+    if (!(this.options.hooks.canAsk?.() ?? false)) return Promise.resolve(false);
+    return this.network.ask(server, host, port);
+  }
+
+  /**
+   * Answers a network question. "Remember" adds the host to the server's
+   * grants for later runs (this run already has the answer).
+   */
+  answerNetwork(id: string, allow: boolean, remember: boolean): { accepted: boolean } {
+    const question = this.network.get(id);
+    if (!question || !this.network.answer(id, allow)) return { accepted: false };
+    if (allow && remember) {
+      const grant = isIP(question.host) ? `${question.host.includes(':') ? `[${question.host}]` : question.host}:${question.port}` : question.host;
+      this.store.update((data) => {
+        const record = data.servers[question.server];
+        if (!record || record.profile.network.allowedDomains.includes(grant)) return data;
+        const profile = { ...record.profile, network: { allowedDomains: [...record.profile.network.allowedDomains, grant] } };
+        return { ...data, servers: { ...data.servers, [question.server]: { ...record, profile } } };
+      });
+      this.emitServers();
+    }
+    return { accepted: true };
+  }
+
   /** While a person engages with a confirmation, its countdown pauses: the deadline moves to a minute from now (bounded). */
   extendConfirmation(id: string): number | undefined {
     const deadline = this.confirmations.extend(id, ENGAGED_GRACE_MS);
@@ -568,6 +605,8 @@ export class AirlockHost {
         const deadline = this.extendConfirmation(id);
         return deadline === undefined ? {} : { deadline };
       },
+      'network.pending': () => this.network.list().map(({ id, server, host, port, deadline }) => ({ id, server, host, port, deadline })),
+      'network.answer': ({ id, allow, remember }) => this.answerNetwork(id, allow, remember),
       'rules.list': () => this.rules(),
       'rules.add': (request) => this.addRule(request),
       'rules.remove': ({ server, tool }) => (this.removeRule(server, tool), {}),
@@ -590,6 +629,7 @@ export class AirlockHost {
   /** Stops everything the host started: servers, pending confirmations, drafts. */
   async dispose(): Promise<void> {
     this.confirmations.cancelAll('Airlock is shutting down');
+    this.network.denyAll();
     await this.httpGateway?.close();
     await this.install.dispose();
     await this.supervisor.stopAll();

@@ -51,6 +51,11 @@ export interface SandboxLauncherOptions {
    * with no grant get no network path at all.
    */
   onNetworkRequest?: NetworkRequestHandler;
+  /**
+   * Whether this server may be asked about at all (default: every server).
+   * The host says no for contained servers, so their "no network" holds.
+   */
+  mayAsk?: (serverName: string, profile: SandboxProfile) => boolean;
   /** Told about every network decision (for the audit log). */
   onNetworkDecision?: (decision: NetworkDecision) => void;
   /** How long a network question may stay unanswered (default 120 s, then deny). */
@@ -231,13 +236,13 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     };
 
     try {
-      const wantsNetwork =
-        sandboxable && !mode.probe && (profile.network.allowedDomains.length > 0 || options.onNetworkRequest !== undefined);
+      const ask = options.onNetworkRequest && (options.mayAsk?.(context.serverName, profile) ?? true) ? options.onNetworkRequest : undefined;
+      const wantsNetwork = sandboxable && !mode.probe && (profile.network.allowedDomains.length > 0 || ask !== undefined);
       if (wantsNetwork) {
         proxy = await startServerProxy(join(launchDir, 'proxy.sock'), {
           serverName: context.serverName,
           allowedDomains: [...profile.network.allowedDomains],
-          ask: options.onNetworkRequest,
+          ask,
           askTimeoutMs: options.askTimeoutMs,
           onDecision: options.onNetworkDecision,
         });
