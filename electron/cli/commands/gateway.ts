@@ -72,12 +72,28 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
       if (!options.stdio === !options.http) throw new CliExit(EXIT.usage, 'Choose one: `airlock gateway --stdio` or `airlock gateway --http PORT`.');
       const terminal = options.terminal ? openTerminal() : undefined;
       const log = (message: string) => process.stderr.write(`${message}\n`);
+      const asked = new Set<string>();
+      let owned: AirlockHost | undefined;
       const shared = await SharedHost.open({
         dataDir: context.dataDir(),
         label: `airlock gateway${options.client ? ` for ${options.client}` : ''}`,
         canAsk: () => terminal !== undefined,
+        onEvent: (event, payload) => {
+          // A server this process runs asks to reach a host: ask on the terminal too.
+          if (event !== 'network.didChange' || !terminal || !owned) return;
+          for (const question of payload as Array<{ id: string; server: string; host: string; port: number }>) {
+            if (asked.has(question.id)) continue;
+            asked.add(question.id);
+            const host = owned;
+            void terminal
+              .ask(`\n── Airlock: ${question.server} wants to reach ${inert(question.host)}:${question.port}, which it has no permission for. Allow this time? [y/N] `)
+              .then((answer) => host.answerNetwork(question.id, /^y(es)?$/i.test(answer), false))
+              .catch(() => {});
+          }
+        },
         createHost: (hooks) => new AirlockHost({ dataDir: context.dataDir(), version: context.version, hooks }),
         onOwner: async (host) => {
+          owned = host;
           if (terminal) host.confirmations.onDidOpen((request) => void askOnTerminal(host, terminal, request).catch(() => {}));
           await host.startEnabledServers();
         },
