@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { SandboxProfile } from '../../shared/domain';
 import type { ConfirmationView } from '../../shared/views';
-import { addLocalServer } from '../support/add-server';
+import { addLocalServer, type AddServerOptions } from '../support/add-server';
 import { AirlockHost } from '../../electron/core/host';
 import { HARNESS_URL, lateEmitter, openHarness, SCREENSHOT_DIR, type Harness } from '../support/browser-harness';
 
@@ -26,7 +26,7 @@ export interface RendererHost {
   home: string;
   folder(name: string): string;
   /** Adds a local command through the real install flow, without the UI. */
-  add(name: string, argv: string[], options?: { profile?: Partial<SandboxProfile>; trusted?: boolean; enable?: boolean }): Promise<void>;
+  add(name: string, argv: string[], options?: AddServerOptions): Promise<void>;
   /** Errors the page logged (CSP violations, React errors), minus the harness's own http-origin note. */
   consoleErrors: string[];
   /** Saves what the window shows right now (not the whole page): for dialogs. */

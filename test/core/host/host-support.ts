@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import type { SandboxProfile } from '../../../shared/domain';
 import type { EmitEvent } from '../../../shared/ipc';
 import { AirlockHost, type HostOptions } from '../../../electron/core/host';
-import { addLocalServer } from '../../support/add-server';
+import { addLocalServer, type AddServerOptions } from '../../support/add-server';
 
 export const REPO = resolve(import.meta.dirname, '../../..');
 export const FILESYSTEM_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -23,7 +23,7 @@ export interface TestHost {
   events: Array<{ event: string; payload: unknown }>;
   folder(name: string): string;
   /** Adds a local command through the real install flow (prepare → probe → commit). */
-  add(name: string, argv: string[], options?: { profile?: Partial<SandboxProfile>; trusted?: boolean; probe?: boolean; enable?: boolean }): Promise<void>;
+  add(name: string, argv: string[], options?: AddServerOptions): Promise<void>;
   close(): Promise<void>;
 }
 
