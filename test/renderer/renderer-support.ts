@@ -6,7 +6,6 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import type { SandboxProfile } from '../../shared/domain';
 import type { ConfirmationView } from '../../shared/views';
 import { addLocalServer, type AddServerOptions } from '../support/add-server';
 import { AirlockHost } from '../../electron/core/host';

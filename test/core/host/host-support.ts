@@ -2,7 +2,6 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { SandboxProfile } from '../../../shared/domain';
 import type { EmitEvent } from '../../../shared/ipc';
 import { AirlockHost, type HostOptions } from '../../../electron/core/host';
 import { addLocalServer, type AddServerOptions } from '../../support/add-server';
