@@ -1,5 +1,6 @@
 import { invoke, useAction, useQuery } from '../api';
 import { InertText } from './inert-text';
+import { FieldError } from './field-error';
 
 /**
  * A running server asked to reach a host it has no grant for. Shown as a
@@ -37,11 +38,7 @@ export function NetworkPrompt() {
           Always allow for <InertText text={question.server} />
         </button>
       </div>
-      {action.error && (
-        <p role="alert" className="field-error">
-          <InertText text={action.error} />
-        </p>
-      )}
+      <FieldError message={action.error} />
     </div>
   );
 }

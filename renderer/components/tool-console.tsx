@@ -13,6 +13,7 @@ import { invoke, useAction } from '../api';
 import { Badge } from './badges';
 import { argumentsFrom, fieldsOf } from '../schema-form';
 import { InertText, safeJson, visible } from './inert-text';
+import { FieldError } from './field-error';
 
 export function ToolConsole({ server, tools }: { server: string; tools: ToolView[] }) {
   const [toolName, setToolName] = useState(tools[0]?.name ?? '');
@@ -148,11 +149,7 @@ function ToolForm({ server, tool }: { server: string; tool: ToolView }) {
           {problem}
         </p>
       )}
-      {action.error && (
-        <p role="alert" className="field-error">
-          <InertText text={action.error} />
-        </p>
-      )}
+      <FieldError message={action.error} />
       <button type="submit" className="primary" disabled={action.busy}>
         {action.busy ? 'Calling…' : 'Call'}
       </button>

@@ -6,6 +6,7 @@ import { Badge } from '../components/badges';
 import { InertText, safeJson } from '../components/inert-text';
 import { when } from '../format';
 import { serverHref } from '../route';
+import { FieldError } from '../components/field-error';
 
 type VerdictFilter = '' | 'allow' | 'ask' | 'deny';
 
@@ -121,11 +122,7 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
   const action = useAction();
   return (
     <div className="table-wrap">
-      {action.error && (
-        <p role="alert" className="field-error">
-          <InertText text={action.error} />
-        </p>
-      )}
+      <FieldError message={action.error} />
       <table className="audit-table" data-testid="audit-table">
         <thead>
           <tr>

@@ -16,6 +16,7 @@ import { ProvenanceFacts } from '../components/provenance';
 import { ToolCard } from '../components/tool-reading';
 import { editable, profileSentences, splitCommandLine } from '../format';
 import { go, serverHref } from '../route';
+import { FieldError } from '../components/field-error';
 
 type Step = 'source' | 'disclosure' | 'inspect' | 'grant';
 const STEPS: { id: Step; label: string }[] = [
@@ -420,11 +421,7 @@ function ImportForm({ busy: outerBusy, onImported, onDrafts }: { busy: boolean; 
           {action.busy ? 'Looking…' : 'Look for servers'}
         </button>
       </form>
-      {action.error && (
-        <p role="alert" className="field-error">
-          <InertText text={action.error} />
-        </p>
-      )}
+      <FieldError message={action.error} />
       {found && (
         <div className="import-results" data-testid="import-results">
           {found.length === 0 && <p className="muted">No configs found.</p>}

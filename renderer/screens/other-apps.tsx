@@ -3,6 +3,7 @@ import type { GatewayStatus } from '../../shared/views';
 import { invoke, useAction, useQuery } from '../api';
 import { Badge } from '../components/badges';
 import { InertText } from '../components/inert-text';
+import { FieldError } from '../components/field-error';
 
 /**
  * Settings › Other AI apps: the gateway that lets Claude Desktop, VS Code
@@ -131,11 +132,7 @@ export function OtherAppsSection() {
           <InertText text={done} />
         </p>
       )}
-      {action.error && (
-        <p role="alert" className="field-error">
-          <InertText text={action.error} />
-        </p>
-      )}
+      <FieldError message={action.error} />
     </div>
   );
 }

@@ -19,6 +19,7 @@ import { AuditTable } from './activity';
 import { editable, GRANT_PURPOSE, when } from '../format';
 import { go } from '../route';
 import { ProfileSummary } from './install';
+import { FieldError } from '../components/field-error';
 
 export function ServerDetailScreen({ name }: { name: string }) {
   const [detail, reload, setDetail] = useQuery('servers.get', { name });
@@ -241,11 +242,7 @@ function PendingChange({ server, tool, onApproved }: { server: string; tool: Too
       <p className="small">
         New definition’s fingerprint: <code className="hash">{tool.fingerprint}</code>
       </p>
-      {action.error && (
-        <p role="alert" className="field-error">
-          <InertText text={action.error} />
-        </p>
-      )}
+      <FieldError message={action.error} />
       {kept ? (
         <p className="muted">Kept blocked. It stays paused until you approve it.</p>
       ) : (
@@ -338,11 +335,7 @@ function SecretsEditor({ server: s, onChange }: { server: ServerDetail; onChange
           Add
         </button>
       </div>
-      {action.error && (
-        <p role="alert" className="field-error">
-          <InertText text={action.error} />
-        </p>
-      )}
+      <FieldError message={action.error} />
     </div>
   );
 }
@@ -381,11 +374,7 @@ function UnsandboxedConsent({ name, onChange }: { name: string; onChange: (d: Se
       >
         Run {name} without a sandbox
       </button>
-      {action.error && (
-        <p role="alert" className="field-error">
-          <InertText text={action.error} />
-        </p>
-      )}
+      <FieldError message={action.error} />
     </div>
   );
 }
@@ -413,11 +402,7 @@ function RemoveServer({ name }: { name: string }) {
           Remove {name}
         </button>
       </div>
-      {action.error && (
-        <p role="alert" className="field-error">
-          <InertText text={action.error} />
-        </p>
-      )}
+      <FieldError message={action.error} />
     </div>
   );
 }

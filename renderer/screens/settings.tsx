@@ -6,6 +6,7 @@ import { InertText } from '../components/inert-text';
 import { when } from '../format';
 import { serverHref } from '../route';
 import { OtherAppsSection } from './other-apps';
+import { FieldError } from '../components/field-error';
 
 const MODES: { id: PolicyMode; label: string; sentence: string }[] = [
   {
@@ -48,11 +49,7 @@ function PolicyModeSection() {
           <strong>{mode.label}.</strong> {mode.sentence}
         </label>
       ))}
-      {action.error && (
-        <p role="alert" className="field-error">
-          <InertText text={action.error} />
-        </p>
-      )}
+      <FieldError message={action.error} />
     </fieldset>
   );
 }
@@ -65,11 +62,7 @@ function RulesSection() {
   if (rules.value.length === 0) return <p className="muted">No standing rules: every call that needs asking asks.</p>;
   return (
     <div className="table-wrap">
-      {action.error && (
-        <p role="alert" className="field-error">
-          <InertText text={action.error} />
-        </p>
-      )}
+      <FieldError message={action.error} />
       <table data-testid="rules-table">
         <thead>
           <tr>
