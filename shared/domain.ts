@@ -95,6 +95,9 @@ export const ImportOriginSchema = z.object({
 });
 export type ImportOrigin = z.infer<typeof ImportOriginSchema>;
 
+/** The apps Airlock imports from and connects to, as people call them. */
+export const APP_LABELS: Record<ImportOrigin['app'], string> = { claude: 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor', file: 'a config file' };
+
 /**
  * What a server may do, enforced by the OS sandbox. The defaults are the
  * strictest: no network, no persistent writes, no secrets.

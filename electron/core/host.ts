@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { PolicyMode, Rule, SandboxProfile, SandboxSupport, ServerRecord } from '../../shared/domain';
+import { APP_LABELS, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, ServerDetail, ServerSummary } from '../../shared/views';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
@@ -714,11 +714,7 @@ export class AirlockHost {
 const ENGAGED_GRACE_MS = 60_000;
 
 /** The apps `connect` knows, as people call them. */
-const CONNECT_APPS: Array<{ app: ConnectApp; label: string }> = [
-  { app: 'claude', label: 'Claude Desktop' },
-  { app: 'vscode', label: 'VS Code' },
-  { app: 'cursor', label: 'Cursor' },
-];
+const CONNECT_APPS: Array<{ app: ConnectApp; label: string }> = (['claude', 'vscode', 'cursor'] as const).map((app) => ({ app, label: APP_LABELS[app] }));
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -2,6 +2,7 @@ import { createReadStream, createWriteStream, openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { APP_LABELS } from '../../../shared/domain';
 import { AirlockHost } from '../../core/host';
 import { connectApp, previewConnect, undoConnect, type ConnectApp } from '../../core/connect';
 import { loadOrCreateGatewayToken, serveStdio, startHttpGateway, GATEWAY_TOKEN_FILE } from '../../core/gateway';
@@ -137,7 +138,7 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
     .action(async (app: string, options: { move?: boolean; undo?: boolean; yes?: boolean }) => {
       if (app !== 'claude' && app !== 'vscode' && app !== 'cursor') throw new CliExit(EXIT.usage, 'Say which app: claude, vscode or cursor.');
       const target = app as ConnectApp;
-      const label = { claude: 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor' }[target];
+      const label = APP_LABELS[target];
       const environment = { env: io.env, ...(io.env.HOME ? { home: io.env.HOME } : {}) };
       if (options.undo) {
         const result = await undoConnect(target, environment);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { APP_LABELS } from '../../../shared/domain';
 import { AirlockError } from '../errors';
 import { knownConfigLocations, type ImportEnvironment } from '../install/config-import';
 import { JsoncSyntaxError, parseJsonc } from '../install/jsonc';
@@ -52,8 +53,6 @@ export class ConnectError extends AirlockError {
     this.name = 'ConnectError';
   }
 }
-
-const APP_NAMES: Record<ConnectApp, string> = { claude: 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor' };
 
 /** The key each app keeps its servers under. */
 export function serversKey(app: ConnectApp): 'servers' | 'mcpServers' {
@@ -168,7 +167,7 @@ export async function connectApp(app: ConnectApp, options: ConnectOptions = {}):
     try {
       await stat(dirname(path));
     } catch {
-      throw new ConnectError('not-found', path, `${dirname(path)} does not exist: is ${APP_NAMES[app]} installed? Nothing was written.`);
+      throw new ConnectError('not-found', path, `${dirname(path)} does not exist: is ${APP_LABELS[app]} installed? Nothing was written.`);
     }
     next = `${JSON.stringify({ [key]: { [AIRLOCK_ENTRY_NAME]: entry } }, null, 2)}\n`;
     formatting = 'new-file';

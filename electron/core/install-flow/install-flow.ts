@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ServerRecord, ServerSpec } from '../../../shared/domain';
-import { defaultSandboxProfile, ServerNameSchema } from '../../../shared/domain';
+import { APP_LABELS, defaultSandboxProfile, ServerNameSchema } from '../../../shared/domain';
 import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
 import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../../../shared/views';
 import type { z } from 'zod';
@@ -404,8 +404,7 @@ function sourceLabel(draft: Draft): string {
   const kind = draft.candidate.provenance.kind;
   const base = kind === 'npm' ? 'npm package' : kind === 'mcpb' ? 'MCPB bundle' : 'local command';
   if (!origin) return base;
-  const app = { claude: 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor', file: 'a config file' }[origin.app];
-  return `${base}, imported from ${app}`;
+  return `${base}, imported from ${APP_LABELS[origin.app]}`;
 }
 
 function sourceError(error: unknown): AirlockError {

@@ -2,7 +2,7 @@
  * Builds the views the renderer and the CLI show from the core's state. The
  * shells hold no policy: every reading, preview and warning comes from here.
  */
-import type { PolicyMode, Rule, ServerRecord, ServerState, ToolDefinition } from '../../../shared/domain';
+import { APP_LABELS, type PolicyMode, type Rule, type ServerRecord, type ServerState, type ToolDefinition } from '../../../shared/domain';
 import type { ServerSummary, ToolReadingView, ToolView } from '../../../shared/views';
 import { readTool } from '../policy/annotations';
 import { summariseSandbox } from '../policy/containment';
@@ -93,10 +93,8 @@ export function sourceLabel(record: Pick<ServerRecord, 'provenance' | 'importedF
       : p.kind === 'mcpb'
         ? `MCPB bundle ${p.name}@${p.version} (${p.signature === 'verified' ? 'signed' : p.signature === 'present-unverified' ? 'signature not verified' : 'unsigned'})`
         : `local command ${p.executable}`;
-  return record.importedFrom ? `${base}, imported from ${APP_LABEL[record.importedFrom.app]}` : base;
+  return record.importedFrom ? `${base}, imported from ${APP_LABELS[record.importedFrom.app]}` : base;
 }
-
-const APP_LABEL = { claude: 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor', file: 'a config file' } as const;
 
 export function serverSummary(
   record: ServerRecord,
