@@ -126,15 +126,13 @@ export class AirlockHost {
       stopServer: (name) => this.supervisor.stop(name),
     });
     this.pipeline = new CallPipeline({
-      server: (name) => this.store.read().servers[name],
+      state: () => this.store.read(),
       lookupTool: (server, tool) => this.supervisor.tools.lookup(server, tool),
       ensureReady: async (server) => {
         if (this.supervisor.state(server) !== 'ready') await this.supervisor.start(server);
       },
       callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
-      rules: () => this.store.read().rules,
       saveRule: (rule) => this.saveRule(rule),
-      mode: () => this.store.read().settings.policyMode,
       sessionGrants: this.sessionGrants,
       confirmations: this.confirmations,
       audit: this.audit,

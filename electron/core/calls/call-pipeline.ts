@@ -28,7 +28,11 @@ export interface CallResult {
 
 /** What the pipeline needs from the rest of the core (narrow, so tests can pass the real parts). */
 export interface CallPipelineDeps {
-  server(name: string): ServerRecord | undefined;
+  /**
+   * The persisted state, read once per call (another Airlock process may
+   * have changed a rule or a grant since the last one).
+   */
+  state(): { servers: Readonly<Record<string, ServerRecord>>; rules: readonly Rule[]; settings: { policyMode: PolicyMode } };
   /** The tool's current definition from the live listing. */
   lookupTool(server: string, tool: string): IndexedTool | undefined;
   /** Makes sure the server is running and listed (starts it if enabled). */
@@ -39,9 +43,7 @@ export interface CallPipelineDeps {
     args: Record<string, unknown>,
     options: { signal?: AbortSignal; onProgress?: CallRequest['onProgress'] },
   ): Promise<CallToolResult>;
-  rules(): readonly Rule[];
   saveRule(rule: Rule): void;
-  mode(): PolicyMode;
   sessionGrants: SessionGrants;
   confirmations: ConfirmationRegistry;
   audit: AuditLog;
@@ -69,7 +71,8 @@ export class CallPipeline {
   async call(request: CallRequest): Promise<CallResult> {
     const started = this.deps.now();
     const callId = randomUUID();
-    const record = this.deps.server(request.server);
+    const state = this.deps.state();
+    const record = state.servers[request.server];
     if (!record) throw new AirlockError('not-found', `There is no server named ${request.server}.`);
     if (record.enabled) {
       try {
@@ -81,7 +84,7 @@ export class CallPipeline {
     }
     const indexed = this.deps.lookupTool(request.server, request.tool);
     const call: ToolCall = { server: request.server, tool: request.tool, arguments: request.arguments, caller: request.caller };
-    const rules = this.deps.rules();
+    const rules = state.rules;
     const decision = decide(
       call,
       {
@@ -94,7 +97,7 @@ export class CallPipeline {
         },
         rules,
         sessionGrants: this.deps.sessionGrants.list(),
-        mode: this.deps.mode(),
+        mode: state.settings.policyMode,
         approved: record.approvedTools[request.tool],
       },
       this.deps.now(),
