@@ -43,7 +43,7 @@ interface Draft {
   installed: boolean;
   /** Credentials found in an imported config, to be moved into the secret store. */
   secretValues: Record<string, string>;
-  /** Profile suggested at disclosure. */
+  /** Profile suggested at disclosure: nothing granted (hints are shown, never granted silently). */
   profile: EditableProfile;
   /** Definitions the person saw at inspection (they become the approved ones). */
   probed?: ProbeReport;
@@ -88,7 +88,7 @@ export class InstallFlow {
     try {
       if (source.kind === 'npm') {
         const candidate = await resolveNpm(source.package, { ...options, ...this.npmOptions(), ...(source.args ? { userArgs: source.args } : {}) });
-        draft = { id, dir, candidate, installed: false, secretValues: {}, profile: suggestedProfile(candidate) };
+        draft = { id, dir, candidate, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
       } else if (source.kind === 'example') {
         const folder = this.absolute(source.folder, 'the example folder');
         const candidate = await resolveNpm('@modelcontextprotocol/server-filesystem', { ...options, ...this.npmOptions(), userArgs: [folder], name: 'files' });
@@ -99,11 +99,11 @@ export class InstallFlow {
         draft = await this.prepareUpdate(id, dir, source.server, source.range);
       } else if (source.kind === 'mcpb') {
         const bundle = await readMcpbBundle(this.absolute(source.path, 'the bundle path'), { ...options, ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
-        draft = { id, dir, candidate: bundle.candidate, bundle, installed: false, secretValues: {}, profile: suggestedProfile(bundle.candidate) };
+        draft = { id, dir, candidate: bundle.candidate, bundle, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
       } else {
         const [command, ...args] = source.argv;
         const candidate = await prepareLocalCommand({ command: command!, args }, { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
-        draft = { id, candidate, installed: true, secretValues: {}, profile: suggestedProfile(candidate) };
+        draft = { id, candidate, installed: true, secretValues: {}, profile: defaultSandboxProfile() };
       }
     } catch (error) {
       throw sourceError(error);
@@ -279,9 +279,9 @@ export class InstallFlow {
       if (entry.offer.kind === 'npm') {
         const dir = join(this.serversRoot(), id);
         const candidate = await resolveImportedNpm(entry, { serverDir: dir, nodePath: this.nodePath(), ...this.npmOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
-        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: suggestedProfile(candidate) };
+        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile() };
       } else {
-        draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: suggestedProfile(entry.offer.candidate) };
+        draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: defaultSandboxProfile() };
       }
       this.drafts.set(id, draft);
       return { name: entry.entry, status: 'importable', disclosure: this.disclosure(draft) };
@@ -391,12 +391,6 @@ export class InstallFlow {
     if (!path.trim()) throw new AirlockError('invalid-request', `Enter ${what}.`);
     return isAbsolute(path) ? path : resolve(this.deps.homeDir ?? process.cwd(), path);
   }
-}
-
-/** The profile to start from: nothing granted (hints are shown, never granted silently). */
-function suggestedProfile(candidate: InstallCandidate): EditableProfile {
-  void candidate;
-  return defaultSandboxProfile();
 }
 
 function sourceLabel(draft: Draft): string {
