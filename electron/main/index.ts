@@ -69,7 +69,7 @@ async function main(): Promise<void> {
       new AirlockHost({
         dataDir,
         version: app.getVersion(),
-        hooks: { ...hooks, pickFile, log: (message, error) => console.error(message, error) },
+        hooks: { ...hooks, log: (message, error) => console.error(message, error) },
         storeBackend: (options) => new ElectronStore(options) as unknown as StoreBackend,
         ...(cipher() ? { secretCipher: cipher() } : {}),
         // Electron's own binary cannot run Node servers (the RunAsNode fuse is off): use the user's node.
