@@ -174,12 +174,49 @@ export const RuleSchema = z.object({
 });
 export type Rule = z.infer<typeof RuleSchema>;
 
-/** Who asks for a call: the person in Airlock's own console, or an agent (a gateway client). */
+/**
+ * Who asks for a call, by kind — never by a name someone chose. A gateway
+ * client's name is what it calls itself: data, shown as such, never an
+ * identity ("You" is only ever the person, and only Airlock decides that).
+ * - `user`: the person, in Airlock's own window (the tool console);
+ * - `cli`: the person, at the `airlock` command line (`airlock call`);
+ * - `client`: another AI app through the gateway (`name` is its own label);
+ * - `agent`: Airlock's built-in agent (the model the person chose).
+ */
 export const CallerSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('user') }),
-  z.object({ kind: z.literal('agent'), name: z.string().min(1).max(200) }),
+  z.object({ kind: z.literal('cli') }),
+  z.object({ kind: z.literal('client'), name: z.string().min(1).max(200) }),
+  z.object({ kind: z.literal('agent'), provider: z.string().min(1).max(100), model: z.string().min(1).max(200) }),
 ]);
 export type Caller = z.infer<typeof CallerSchema>;
+
+/**
+ * How a caller is named on every screen and in the log. Callers recorded by
+ * earlier versions (`{ kind: 'agent', name }` was a gateway client) read as
+ * clients. Names from clients are data: the shells make them inert.
+ */
+export function callerLabel(caller: unknown): string {
+  const c = (caller && typeof caller === 'object' ? caller : {}) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : 'an unnamed app');
+  switch (c.kind) {
+    case 'user':
+      return 'You';
+    case 'cli':
+      return 'You (command line)';
+    case 'client':
+      return text(c.name);
+    case 'agent':
+      return typeof c.model === 'string' ? `Airlock's agent (${c.model})` : text(c.name);
+    default:
+      return 'an unknown caller';
+  }
+}
+
+/** True when the caller is the person themself (their own call is their consent, unless strict mode says otherwise). */
+export function isPersonCaller(caller: Caller): boolean {
+  return caller.kind === 'user' || caller.kind === 'cli';
+}
 
 /** The policy's verdict on a call. */
 export const VerdictSchema = z.enum(['allow', 'ask', 'deny']);

@@ -53,7 +53,7 @@ export async function measureDecide({ n = 20_000, rounds = 5 } = {}) {
     sessionGrants: [],
     mode: 'default',
   };
-  const call = { server: 'files', tool: 'write_file', arguments: { path: '/tmp/a', content: 'x' }, caller: { kind: 'agent', name: 'bench' } };
+  const call = { server: 'files', tool: 'write_file', arguments: { path: '/tmp/a', content: 'x' }, caller: { kind: 'client', name: 'bench' } };
   const decideUs = [];
   const baseUs = [];
   let sink = 0;
@@ -78,7 +78,7 @@ export async function measureAuditAppend({ n = 300 } = {}) {
   try {
     const log = new AuditLog({ dir });
     const input = {
-      caller: { kind: 'agent', name: 'bench' }, server: 'files', tool: 'write_file', fingerprint: 'a'.repeat(64),
+      caller: { kind: 'client', name: 'bench' }, server: 'files', tool: 'write_file', fingerprint: 'a'.repeat(64),
       arguments: { path: '/tmp/a', content: 'hello' }, verdict: 'allow', final: 'allow', reasons: ['You trust this server.'],
     };
     let t = process.hrtime.bigint();
@@ -110,7 +110,7 @@ export async function measureAuditVerify({ n = 2000 } = {}) {
   try {
     const log = new AuditLog({ dir, maxFileBytes: 256 * 1024 });
     const input = {
-      caller: { kind: 'agent', name: 'bench' }, server: 'files', tool: 'write_file', fingerprint: 'a'.repeat(64),
+      caller: { kind: 'client', name: 'bench' }, server: 'files', tool: 'write_file', fingerprint: 'a'.repeat(64),
       arguments: { path: '/tmp/a', content: 'hello' }, verdict: 'allow', final: 'allow', reasons: ['You trust this server.'],
     };
     await Promise.all(Array.from({ length: n }, () => log.appendDecision(input)));

@@ -14,7 +14,7 @@ import { HARNESS_URL, lateEmitter, openHarness, SCREENSHOT_DIR, type Harness } f
 export const REPO = resolve(import.meta.dirname, '../..');
 export const FILESYSTEM_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 export const HOSTILE_SERVER = join(REPO, 'test/fixtures/renderer/hostile-content.mjs');
-export const agent = { kind: 'agent', name: 'Test Agent' } as const;
+export const agent = { kind: 'client', name: 'Test Agent' } as const;
 
 export interface RendererHost {
   host: AirlockHost;

@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream, openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { APP_LABELS } from '../../../shared/domain';
+import { APP_LABELS, callerLabel } from '../../../shared/domain';
 import { AirlockHost } from '../../core/host';
 import { connectApp, previewConnect, undoConnect, type ConnectApp } from '../../core/connect';
 import { loadOrCreateGatewayToken, serveStdio, startHttpGateway, GATEWAY_TOKEN_FILE } from '../../core/gateway';
@@ -45,7 +45,7 @@ function openTerminal(): { ask(question: string): Promise<string>; close(): void
 
 /** Shows a confirmation on the terminal and answers it; the safe answer is the default. */
 async function askOnTerminal(host: AirlockHost, terminal: NonNullable<ReturnType<typeof openTerminal>>, request: ConfirmationRequest): Promise<void> {
-  const who = request.caller.kind === 'agent' ? request.caller.name : 'You';
+  const who = callerLabel(request.caller);
   const lines = [
     '',
     `── Airlock: ${who} wants to run ${request.server} › ${inert(request.tool)} ──`,

@@ -1,12 +1,9 @@
-import type { Caller } from '../../../shared/domain';
+import { callerLabel } from '../../../shared/domain';
 import type { ConfirmationView } from '../../../shared/views';
 import { toDiffView, toReadingView } from '../policy/views';
 import type { ConfirmationRequest } from './confirmation-registry';
 
-/** "You" for the person at Airlock's console, the agent's name otherwise. */
-export function callerLabel(caller: Caller): string {
-  return caller.kind === 'user' ? 'You' : caller.name;
-}
+export { callerLabel };
 
 const TARGET_KEYS = ['path', 'file', 'filename', 'filePath', 'file_path', 'target', 'destination', 'url', 'uri', 'name'];
 
@@ -17,7 +14,7 @@ const TARGET_KEYS = ['path', 'file', 'filename', 'filePath', 'file_path', 'targe
  * may delete or overwrite things."
  */
 export function confirmationHeadline(request: ConfirmationRequest): string {
-  const who = request.caller.kind === 'user' ? 'You are about' : `${callerLabel(request.caller)} wants`;
+  const who = request.caller.kind === 'user' || request.caller.kind === 'cli' ? 'You are about' : `${callerLabel(request.caller)} wants`;
   let target = '';
   for (const key of TARGET_KEYS) {
     const v = request.arguments[key];

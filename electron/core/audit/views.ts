@@ -1,3 +1,4 @@
+import { callerLabel } from '../../../shared/domain';
 import type { AuditEntryView, AuditVerifyView } from '../../../shared/views';
 import type { AuditRecord, VerifyResult } from './audit-log';
 
@@ -8,7 +9,7 @@ import type { AuditRecord, VerifyResult } from './audit-log';
  */
 export function toAuditEntryViews(record: AuditRecord): AuditEntryView[] {
   const { decision, outcome } = record;
-  const caller = decision.caller.kind === 'user' ? 'You' : decision.caller.name;
+  const caller = callerLabel(decision.caller);
   const rows: AuditEntryView[] = [];
   if (outcome) {
     rows.push({

@@ -12,7 +12,7 @@ export interface GatewayCallRequest {
   server: string;
   tool: string;
   arguments: Record<string, unknown>;
-  /** The gateway client (e.g. `{ kind: 'agent', name: 'Claude Desktop' }`). */
+  /** The gateway client (e.g. `{ kind: 'client', name: 'Claude Desktop' }`). */
   caller: Caller;
   /** Aborted when the client cancels the request. */
   signal?: AbortSignal;

@@ -79,7 +79,7 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
     return cached;
   };
 
-  const caller = (): Caller => ({ kind: 'agent', name: clientLabel(options.clientName, server.getClientVersion()) });
+  const caller = (): Caller => ({ kind: 'client', name: clientLabel(options.clientName, server.getClientVersion()) });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await listing()).tools }));
 

@@ -37,7 +37,7 @@ export interface ToolViewContext {
 export function toolView(definition: ToolDefinition, fingerprint: string, context: ToolViewContext): ToolView {
   const { record } = context;
   const decision = decide(
-    { server: record.name, tool: definition.name, arguments: {}, caller: { kind: 'agent', name: 'an AI app' } },
+    { server: record.name, tool: definition.name, arguments: {}, caller: { kind: 'client', name: 'an AI app' } },
     {
       tool: { definition, fingerprint },
       server: { trusted: record.trusted, blocked: false, profile: record.profile, sandboxAvailable: context.sandboxAvailable || record.profile.unsandboxed !== undefined },

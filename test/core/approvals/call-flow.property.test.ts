@@ -131,7 +131,7 @@ describe('decide + confirmations + audit: invariant 1', () => {
           };
 
           for (const step of steps) {
-            const call: ToolCall = { server: 'srv', tool: step.tool, arguments: { n: step.n }, caller: { kind: 'agent', name: 'agent' } };
+            const call: ToolCall = { server: 'srv', tool: step.tool, arguments: { n: step.n }, caller: { kind: 'client', name: 'agent' } };
             const before = received.length;
             const r = await throughGate(call, step.behaviour);
             expect(received.length).toBe(before + (r.sent ? 1 : 0));

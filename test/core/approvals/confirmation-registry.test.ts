@@ -31,7 +31,7 @@ function setup(definition: ToolDefinition = WRITE_FILE, options: { timeoutMs?: n
     server: 'files',
     tool: definition.name,
     arguments: { path: '/home/me/notes.md', content: 'hello' },
-    caller: { kind: 'agent', name: 'Claude' },
+    caller: { kind: 'client', name: 'Claude' },
   };
   const profile = defaultSandboxProfile();
   profile.filesystem.write.push('/home/me');
@@ -71,7 +71,7 @@ describe('ConfirmationRegistry', () => {
       confirmationKind: 'destructive',
       alwaysNeedsSecondConfirmation: true,
       serverTrusted: false,
-      caller: { kind: 'agent', name: 'Claude' },
+      caller: { kind: 'client', name: 'Claude' },
       deadline: request.openedAt + 30_000,
     });
     expect(request.reading.toolClass).toBe('destructive');

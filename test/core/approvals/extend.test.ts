@@ -7,7 +7,7 @@ import { decide, type ToolCall } from '../../../electron/core/policy/decide';
 import { fingerprintTool } from '../../../electron/core/tools/fingerprint';
 
 const TOOL: ToolDefinition = { name: 'write_file', inputSchema: { type: 'object' }, annotations: { destructiveHint: true } };
-const call: ToolCall = { server: 'files', tool: 'write_file', arguments: { path: '/x' }, caller: { kind: 'agent', name: 'Claude' } };
+const call: ToolCall = { server: 'files', tool: 'write_file', arguments: { path: '/x' }, caller: { kind: 'client', name: 'Claude' } };
 
 function setup() {
   const clock = new ManualClock();

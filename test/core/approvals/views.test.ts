@@ -16,7 +16,7 @@ describe('views for the shells', () => {
   it('a confirmation view fits the contract; the headline is Airlock’s words', () => {
     const clock = new ManualClock();
     const registry = new ConfirmationRegistry({ clock });
-    const call = { server: 'files', tool: 'write_file', arguments: { path: '/home/me/notes.md' }, caller: { kind: 'agent' as const, name: 'Claude Desktop' } };
+    const call = { server: 'files', tool: 'write_file', arguments: { path: '/home/me/notes.md' }, caller: { kind: 'client' as const, name: 'Claude Desktop' } };
     const facts = {
       tool: { definition: after, fingerprint: fingerprintTool(after) },
       server: { trusted: false, profile: defaultSandboxProfile(), sandboxAvailable: false },

@@ -24,7 +24,7 @@ const now = () => (t += 1000);
 
 function decision(i: number, extra: Partial<DecisionInput> = {}): DecisionInput {
   return {
-    caller: { kind: 'agent', name: 'Claude' },
+    caller: { kind: 'client', name: 'Claude' },
     server: i % 2 ? 'files' : 'memory',
     tool: i % 3 ? 'write_file' : 'read_file',
     fingerprint: 'a'.repeat(64),
@@ -327,7 +327,7 @@ describe('AuditLog: two processes append to one chain (issue 6)', () => {
     expect(r).toMatchObject({ ok: true, entries: 40 * 2 * 2 + 20 });
     expect(r.files.length).toBeGreaterThan(1);
     const all = await log.read({ limit: 1000 });
-    const labels = new Set(all.map((x) => (x.decision.caller.kind === 'agent' ? x.decision.caller.name : 'user')));
+    const labels = new Set(all.map((x) => (x.decision.caller.kind === 'client' ? x.decision.caller.name : 'user')));
     expect(labels).toEqual(new Set(['A', 'B', 'Claude']));
     expect(existsSync(join(dir, 'audit.lock'))).toBe(false);
     expect(readdirSync(dir).filter((f) => f.endsWith('.jsonl')).length).toBe(r.files.length);

@@ -73,14 +73,14 @@ describe('tools/call', () => {
     expect(result.content).toEqual([{ type: 'text', text: 'Echo: hello gateway' }]);
     const request = core.requests.at(-1)!;
     expect(request).toMatchObject({ server: 'everything', tool: 'echo', arguments: { message: 'hello gateway' } });
-    expect(request.caller).toEqual({ kind: 'agent', name: 'Test Client' });
+    expect(request.caller).toEqual({ kind: 'client', name: 'Test Client' });
     await client.close();
   });
 
   it('names the caller from the configured label first', async () => {
     const { client } = await connect({ clientName: 'Claude Desktop' }, { name: 'claude-ai', title: '', version: '0.1.0' } as never);
     await client.callTool({ name: 'everything__echo', arguments: { message: 'label' } });
-    expect(core.requests.at(-1)!.caller).toEqual({ kind: 'agent', name: 'Claude Desktop' });
+    expect(core.requests.at(-1)!.caller).toEqual({ kind: 'client', name: 'Claude Desktop' });
     await client.close();
   });
 

@@ -76,7 +76,7 @@ describe('the HTTP gateway', () => {
     expect(names).toContain('everything__echo');
     const result = await client.callTool({ name: 'everything__echo', arguments: { message: 'over http' } });
     expect(result.content).toEqual([{ type: 'text', text: 'Echo: over http' }]);
-    expect(core.requests.at(-1)!.caller).toEqual({ kind: 'agent', name: 'HTTP Test Client' });
+    expect(core.requests.at(-1)!.caller).toEqual({ kind: 'client', name: 'HTTP Test Client' });
     const denied = await client.callTool({ name: 'everything__get-env', arguments: {} });
     expect(denied.isError).toBe(true);
     expect(core.forwarded.get('everything/get-env') ?? 0).toBe(0);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfirmationView } from '../../../shared/views';
 import { createTestHost, FILESYSTEM_SERVER, fixture, type TestHost } from './host-support';
 
-const agent = { kind: 'agent', name: 'Test Agent' } as const;
+const agent = { kind: 'client', name: 'Test Agent' } as const;
 
 function lines(path: string): string[] {
   return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];

@@ -34,7 +34,7 @@ export function uncontained(): SandboxProfile {
 }
 
 export function call(toolName = 'do_thing'): ToolCall {
-  return { server: 'files', tool: toolName, arguments: { path: '/tmp/x' }, caller: { kind: 'agent', name: 'Claude' } };
+  return { server: 'files', tool: toolName, arguments: { path: '/tmp/x' }, caller: { kind: 'client', name: 'Claude' } };
 }
 
 export interface FactsInput {
