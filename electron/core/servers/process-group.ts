@@ -132,6 +132,32 @@ export function signalIfSame(processes: Iterable<ProcessIdentity>, signal: NodeJ
   return live;
 }
 
+/** True while the process is still the same live process (same start time, not a zombie). */
+function isSameAndLive({ pid, startTime }: ProcessIdentity): boolean {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return fields[19] === startTime && fields[0] !== 'Z' && fields[0] !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Polls until none of the processes is alive or `timeoutMs` passes; true when
+ * all are gone. A signal is only queued when `kill()` returns: a stop that
+ * reports "stopped" must wait for the kernel to finish the processes.
+ */
+export async function waitForProcessesExit(processes: Iterable<ProcessIdentity>, timeoutMs: number, pollMs = 10): Promise<boolean> {
+  const list = [...processes];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!list.some(isSameAndLive)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
 /** Whether any live process remains in the group. */
 export function isProcessGroupAlive(pgid: number): boolean {
   if (!signalProcessGroup(pgid, 0)) return false;

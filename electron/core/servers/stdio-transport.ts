@@ -8,6 +8,7 @@ import { LogRing } from './log-ring';
 import { decodeLine, FaultMeter, type StdoutFaultKind } from './message-decoder';
 import {
   descendantsOf,
+  waitForProcessesExit,
   signalIfSame,
   signalProcessGroup,
   type ProcessIdentity,
@@ -297,6 +298,8 @@ export class ProcessStdioTransport implements Transport {
       }
       if (signalIfSame(escaped.values(), 'SIGKILL') > 0) {
         this.log.push('airlock', 'killed processes the server had moved out of its process group');
+        // SECURITY: no orphans — "stopped" means gone, not merely signalled.
+        await waitForProcessesExit(escaped.values(), this.timings.killMs);
       }
     }
     await exitedWithin(this.timings.killMs);
