@@ -22,7 +22,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
@@ -31,9 +31,10 @@ import { AirlockError } from '../errors';
 import { isAtOrUnder, keepOnlyGrantedWrites, parseWrappedCommand } from './bwrap-argv';
 import { checkSandboxSupport, findExecutable, type CapabilityProbe } from './capability';
 import { SandboxInitError, SandboxProfileError, SandboxUnavailableError } from './errors';
-import type { LaunchContext, LaunchPlan, SandboxLauncher } from './launcher';
+import { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimits, type SandboxLauncher } from './launcher';
 import { startServerProxy, type NetworkDecision, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
 import { buildServerEnv, secretPathsUnder, strictestProfile } from './profiles';
+import { privilegeFilterBytes } from './seccomp-filter';
 
 /** How a launcher is set up; every field has a safe default. */
 export interface SandboxLauncherOptions {
@@ -60,6 +61,8 @@ export interface SandboxLauncherOptions {
   onNetworkDecision?: (decision: NetworkDecision) => void;
   /** How long a network question may stay unanswered (default 120 s, then deny). */
   askTimeoutMs?: number;
+  /** Resource limits for every server (default `DEFAULT_LIMITS`, generous for real servers). */
+  limits?: Partial<ResourceLimits>;
 }
 
 /** A `SandboxLauncher` plus the probe mode and a way to release everything. */
@@ -88,7 +91,23 @@ interface Tools {
   bwrap: string;
   socat: string;
   rg: string;
+  prlimit: string;
 }
+
+/**
+ * The uid and gid a server runs as inside the sandbox when Airlock runs as
+ * root (`nobody`): the sandbox's user then holds no capability at all, and
+ * sandbox-runtime's seccomp helper no longer needs CAP_SETFCAP to map it.
+ */
+export const SANDBOX_UNPRIVILEGED_ID = 65534;
+
+/**
+ * Opens the privilege filter as fd 3 for bubblewrap (`--seccomp 3`), then
+ * becomes bubblewrap: a fixed script, the only words it reads are its own
+ * arguments, and no shell stays in the process tree.
+ */
+export const SECCOMP_FD_SCRIPT = 'exec 3<"$1" || exit 126; shift; exec "$@"';
+const SECCOMP_FD = '3';
 
 /**
  * Creates the launcher the supervisor and the install probe use. Fails closed:
@@ -173,7 +192,12 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         bwrap: findExecutable('bwrap', probe.pathEnv) ?? '',
         socat: findExecutable('socat', probe.pathEnv) ?? '',
         rg: findExecutable('rg', probe.pathEnv) ?? '',
+        // util-linux; desktop apps often have a short PATH, so look where it lives too.
+        prlimit: findExecutable('prlimit', `${probe.pathEnv ?? ''}:/usr/bin:/bin`) ?? '',
       };
+      if (!tools.prlimit) {
+        throw new SandboxInitError('The sandbox needs `prlimit` to set resource limits (Debian: sudo apt-get install -y util-linux).');
+      }
       // sandbox-runtime looks its tools up with `which` (the capability check
       // does not list it: Debian's debianutils is essential); say so plainly.
       if (!findExecutable('which', process.env.PATH)) {
@@ -213,6 +237,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     }
 
     const { root, hidden: hiddenRuntime } = await getRuntimeRoot();
+    const limits = { ...DEFAULT_LIMITS, ...options.limits };
     // The name only helps a person reading the folder; the random suffix makes it unique.
     const launchDir = await mkdtemp(join(root, `${context.serverName.replace(/[^a-z0-9-]/g, '').slice(0, 24)}-`));
     const writable = join(launchDir, 'w');
@@ -266,6 +291,10 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       }
 
       const tools = await ensureRuntime();
+      // The privilege filter this sandbox loads (`--seccomp`): beside the
+      // server's writable folder, never inside it.
+      const filter = join(launchDir, 'privilege.bpf');
+      await writeFile(filter, privilegeFilterBytes(), { mode: 0o600 });
       const writeRoots = [writable, ...paths.write];
       if (profile.filesystem.persistentData) {
         await mkdir(paths.serverDataDir, { recursive: true, mode: 0o700 });
@@ -305,11 +334,27 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       wrapped = true;
       const invocation = parseWrappedCommand(wrappedText, { bwrapPath: tools.bwrap, shell: SHELL, placeholder: PLACEHOLDER });
       const remountReadOnly: string[] = [];
-      const { options: bwrapOptions } = keepOnlyGrantedWrites(invocation.options, writeRoots, WRITABLE_DEVICES);
+      const { options: granted } = keepOnlyGrantedWrites(invocation.options, writeRoots, WRITABLE_DEVICES);
+      // SECURITY (invariant 5): the server holds no capability, not even the
+      // CAP_SETFCAP the library keeps for a root caller (with it, and the
+      // sandbox's root mapped to real root, a server could write file
+      // capabilities any local user then runs with).
+      const bwrapOptions = withoutCapabilityAdds(granted);
       // SECURITY (invariant 5): whatever the library's output, these must hold.
-      for (const flag of ['--unshare-net', '--unshare-pid', '--unshare-user', '--die-with-parent', '--new-session']) {
+      for (const flag of ['--unshare-net', '--unshare-pid', '--unshare-user', '--die-with-parent', '--new-session', '--cap-drop']) {
         if (!bwrapOptions.includes(flag)) throw new SandboxInitError(`sandbox-runtime's profile lacks ${flag}; refusing to start`);
       }
+      if (bwrapOptions[bwrapOptions.indexOf('--cap-drop') + 1] !== 'ALL') {
+        throw new SandboxInitError("sandbox-runtime's profile does not drop every capability; refusing to start");
+      }
+      // SECURITY (invariant 5): a root Airlock's servers are not root inside
+      // either; System V IPC and POSIX message queues are the sandbox's own
+      // (no channel to the host or another server); the privilege filter is
+      // loaded last, just before the command runs.
+      if (process.geteuid?.() === 0) {
+        bwrapOptions.push('--uid', String(SANDBOX_UNPRIVILEGED_ID), '--gid', String(SANDBOX_UNPRIVILEGED_ID));
+      }
+      bwrapOptions.push('--unshare-ipc', '--mqueue', '/dev/mqueue', '--seccomp', SECCOMP_FD);
       // The library hides a read-denied folder under a tmpfs, which the
       // server could write (in memory). Make each one read-only, so writes
       // outside the grants fail with EROFS everywhere. Non-recursive: the
@@ -318,7 +363,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         if (bwrapOptions[i] === '--tmpfs') remountReadOnly.push('--remount-ro', bwrapOptions[i + 1]!);
       }
       bwrapOptions.push(...remountReadOnly);
-      const server = [invocation.applySeccompPath, command, ...spec.args];
+      const server = [tools.prlimit, ...prlimitArgs(limits), '--', invocation.applySeccompPath, command, ...spec.args];
       const inner = proxy
         ? [
             SHELL,
@@ -332,7 +377,15 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
             ...server,
           ]
         : server;
-      return { command: tools.bwrap, args: [...bwrapOptions, '--', ...inner], env, cwd, sandboxed: true, dispose };
+      return {
+        command: SHELL,
+        args: ['-c', SECCOMP_FD_SCRIPT, 'airlock-sandbox', filter, tools.bwrap, ...bwrapOptions, '--', ...inner],
+        env,
+        cwd,
+        sandboxed: true,
+        limits,
+        dispose,
+      };
     } catch (error) {
       await dispose();
       throw error;
@@ -402,6 +455,32 @@ function codeRunningPathsIn(root: string): string[] {
   }
   for (const name of CODE_RUNNING_FILES) if (existsSync(join(root, name))) paths.push(join(root, name));
   return paths;
+}
+
+/** Drops every `--cap-add <cap>` pair from bubblewrap's options. */
+export function withoutCapabilityAdds(options: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < options.length; i += 1) {
+    if (options[i] === '--cap-add') {
+      i += 1;
+      continue;
+    }
+    out.push(options[i]!);
+  }
+  return out;
+}
+
+/**
+ * prlimit's options for the limits: soft and hard the same, except CPU time,
+ * whose soft limit sends SIGXCPU ten seconds before the hard one kills.
+ */
+export function prlimitArgs(limits: ResourceLimits): string[] {
+  return [
+    `--nproc=${limits.processes}`,
+    `--nofile=${limits.openFiles}`,
+    `--data=${limits.memoryBytes}`,
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 10}`,
+  ];
 }
 
 /** The secrets the profile grants, and only those. */
