@@ -19,6 +19,7 @@ import { readTool } from './policy/annotations';
 import { isContained, summariseSandbox } from './policy/containment';
 import { NetworkQuestions } from './approvals/network-questions';
 import { checkSandboxSupport } from './sandbox/capability';
+import { dataFolderRegistryPath } from './sandbox/data-folders';
 import { createSandboxLauncher, type AirlockSandboxLauncher, type SandboxLauncherOptions } from './sandbox/sandbox-launcher';
 import { SecretStore, type SecretCipher } from './secrets/secret-store';
 import { Supervisor, type SupervisorOptions } from './servers/supervisor';
@@ -89,7 +90,7 @@ export class AirlockHost {
   constructor(private readonly options: HostOptions) {
     const { dataDir } = options;
     this.store = new AirlockStore(dataDir, options.storeBackend);
-    this.secrets = new SecretStore(dataDir, options.secretCipher);
+    this.secrets = new SecretStore(dataDir, options.secretCipher, dataFolderRegistryPath(process.env, options.homeDir));
     this.audit = new AuditLog({ dir: join(dataDir, 'audit') });
     this.checkSandbox = options.checkSandbox ?? (() => checkSandboxSupport());
     this.sandbox = this.checkSandbox();
@@ -579,7 +580,7 @@ export class AirlockHost {
       'servers.revokeRules': ({ name }) => this.revokeRules(name),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),
-      'install.probe': ({ draftId, userConfig }) => this.install.probe(draftId, userConfig),
+      'install.probe': ({ draftId, userConfig, profile }) => this.install.probe(draftId, userConfig, profile),
       'install.commit': (request) => this.install.commit(request).then((record) => this.summary(record)),
       'install.cancel': async ({ draftId }) => (await this.install.cancel(draftId), {}),
       'tools.call': async ({ server, tool, arguments: args }): Promise<CallResultView> => {

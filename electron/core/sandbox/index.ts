@@ -14,7 +14,8 @@ export {
   type ServerNetworkPolicy,
   type ServerProxy,
 } from './network-proxy';
-export { SECRET_HOME_PATHS, SYSTEM_SECRET_PATHS, strictestProfile } from './profiles';
+export { dataFolderRegistryPath, registerDataFolder, registeredDataFolders } from './data-folders';
+export { KNOWN_DATA_SETTINGS, probeProfile, SECRET_HOME_PATHS, SERVER_DATA_DIR_ENV, SYSTEM_SECRET_PATHS, strictestProfile } from './profiles';
 export {
   createSandboxLauncher,
   SANDBOX_PROXY_PORT,

@@ -24,7 +24,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { SandboxProfile, SandboxSupport, ServerSpec } from '../../../shared/domain';
 import { AirlockError } from '../errors';
@@ -33,7 +33,8 @@ import { checkSandboxSupport, findExecutable, type CapabilityProbe } from './cap
 import { SandboxInitError, SandboxProfileError, SandboxUnavailableError } from './errors';
 import { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimits, type SandboxLauncher } from './launcher';
 import { startServerProxy, type NetworkDecision, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
-import { buildServerEnv, secretPathsUnder, strictestProfile } from './profiles';
+import { dataFolderRegistryPath, registerDataFolder, registeredDataFolders } from './data-folders';
+import { buildServerEnv, dataSettingsFor, probeProfile, secretPathsUnder } from './profiles';
 import { privilegeFilterBytes } from './seccomp-filter';
 
 /** How a launcher is set up; every field has a safe default. */
@@ -63,17 +64,22 @@ export interface SandboxLauncherOptions {
   askTimeoutMs?: number;
   /** Resource limits for every server (default `DEFAULT_LIMITS`, generous for real servers). */
   limits?: Partial<ResourceLimits>;
+  /** The per-user list of Airlock data folders every sandbox hides (default: `dataFolderRegistryPath()` of `homeDir`). */
+  dataFolderRegistry?: string;
 }
 
 /** A `SandboxLauncher` plus the probe mode and a way to release everything. */
 export interface AirlockSandboxLauncher extends SandboxLauncher {
   /**
-   * A plan for the install probe: `strictestProfile()`, the whole home folder
-   * unreadable (except the server's own code folder), no network path even
-   * when questions are enabled, no secrets. `unsandboxed` passes on the
-   * server's recorded consent, which only matters where the sandbox is missing.
+   * A plan for the install probe, given the profile the server is about to
+   * get: its read and write grants become read-only grants (so a server that
+   * checks its folders at start-up can start), nothing is writable but the
+   * launch's own temp folder (a persistent data folder is a throwaway one in
+   * it), no network path even when questions are enabled, no secrets. The
+   * profile's `unsandboxed` consent passes on; it only matters where the
+   * sandbox is missing.
    */
-  planProbe(spec: ServerSpec, context: LaunchContext, unsandboxed?: SandboxProfile['unsandboxed']): Promise<LaunchPlan>;
+  planProbe(spec: ServerSpec, intended: SandboxProfile, context: LaunchContext): Promise<LaunchPlan>;
   /** Whether this machine can sandbox (as `checkSandboxSupport`, with this launcher's probe). */
   support(): SandboxSupport;
   /** Closes every proxy still open and removes the runtime folder. Call on shutdown. */
@@ -135,6 +141,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
   const probe: CapabilityProbe = options.capabilityProbe ?? { platform: process.platform, pathEnv: process.env.PATH };
   const homeDir = canonical(options.homeDir ?? homedir());
   const hostEnv = options.hostEnv ?? process.env;
+  const dataFolderRegistry = options.dataFolderRegistry ?? dataFolderRegistryPath(process.env, homeDir);
   const proxies = new Set<ServerProxy>();
   /** This launcher's runtime folder, and the folder every sandbox hides (its parent when Airlock chose it). */
   let runtimeRoot: Promise<{ root: string; hidden: string }> | undefined;
@@ -221,7 +228,8 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     spec: ServerSpec,
     profile: SandboxProfile,
     context: LaunchContext,
-    mode: { probe: boolean },
+    /** For the probe: the profile the server is about to get (its own profile is `probeProfile()` of it). */
+    mode: { probe?: SandboxProfile },
   ): Promise<LaunchPlan> => {
     const paths = checkProfile(spec, profile, context);
     const state = support();
@@ -274,12 +282,23 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         proxies.add(proxy);
       }
       const proxyUrl = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+      // The server's persistent data folder, when it has one: its own in
+      // Airlock's data, or for the probe a throwaway one in the temp folder.
+      let dataDir: string | undefined;
+      if (mode.probe?.filesystem.persistentData) {
+        dataDir = join(writable, 'data');
+        await mkdir(dataDir);
+      } else if (profile.filesystem.persistentData) {
+        await mkdir(paths.serverDataDir, { recursive: true, mode: 0o700 });
+        dataDir = canonical(paths.serverDataDir);
+      }
       const env = buildServerEnv({
         hostEnv,
         specEnv: spec.env,
         secrets: pickSecrets(profile, context),
         home,
         tmp,
+        ...(dataDir ? { dataDir, dataSettings: dataSettingsFor(spec) } : {}),
         proxy: proxy ? { url: proxyUrl, socksUrl: `socks5h://127.0.0.1:${SANDBOX_PROXY_PORT}` } : undefined,
       });
       const cwd = spec.cwd ?? home;
@@ -296,13 +315,20 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       const filter = join(launchDir, 'privilege.bpf');
       await writeFile(filter, privilegeFilterBytes(), { mode: 0o600 });
       const writeRoots = [writable, ...paths.write];
-      if (profile.filesystem.persistentData) {
-        await mkdir(paths.serverDataDir, { recursive: true, mode: 0o700 });
-        writeRoots.push(canonical(paths.serverDataDir));
-      }
+      if (profile.filesystem.persistentData) writeRoots.push(canonical(paths.serverDataDir));
+      // SECURITY (invariant 5): every Airlock data folder of this user, not
+      // only this process's (the CLI's plain-text secrets live in one).
+      registerDataFolder(paths.airlockDataDir, { registry: dataFolderRegistry, homeDir });
+      const dataFolders = [...new Set([paths.airlockDataDir, ...registeredDataFolders(dataFolderRegistry)])];
+      const secrets = secretPathsUnder(homeDir);
       const denyRead = [
-        ...secretPathsUnder(homeDir),
-        paths.airlockDataDir,
+        // SECURITY (invariant 5): the home folder is hidden as a whole (an
+        // allowlist, as containers do): only grants, the server's own code
+        // and its runtime are put back below. The secret paths stay denied
+        // beneath whatever is put back.
+        homeDir,
+        ...secrets,
+        ...dataFolders,
         hiddenRuntime,
         // the library's shared scratch folder, if one exists on this machine
         '/tmp/claude',
@@ -310,10 +336,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       if (!profile.filesystem.persistentData) denyRead.push(paths.serverDataDir);
       const allowRead = [...paths.read];
       if (paths.codeDir) allowRead.push(paths.codeDir);
-      if (mode.probe) {
-        allowRead.push(...probeCodeDirs(spec, command, homeDir, [...denyRead]));
-        denyRead.push(homeDir);
-      }
+      allowRead.push(...codeDirsUnderHome(spec, command, homeDir, [...secrets, ...dataFolders, hiddenRuntime]));
       if (proxy) allowRead.push(proxy.socketPath);
 
       const denyWrite = paths.write.flatMap(codeRunningPathsIn);
@@ -394,9 +417,8 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
 
   return {
     support,
-    plan: (spec, profile, context) => build(spec, profile, context, { probe: false }),
-    planProbe: (spec, context, unsandboxed) =>
-      build(spec, { ...strictestProfile(), ...(unsandboxed ? { unsandboxed } : {}) }, { ...context, secrets: {} }, { probe: true }),
+    plan: (spec, profile, context) => build(spec, profile, context, {}),
+    planProbe: (spec, intended, context) => build(spec, probeProfile(intended), { ...context, secrets: {} }, { probe: intended }),
     async close() {
       await Promise.all([...proxies].map((proxy) => proxy.close()));
       proxies.clear();
@@ -565,24 +587,63 @@ function checkProfile(spec: ServerSpec, profile: SandboxProfile, context: Launch
   return { airlockDataDir, serverDataDir, read, write, codeDir };
 }
 
+/** Folder names that hold a runtime's executables; the runtime is their parent (`~/.nvm/versions/node/v20/bin/node`). */
+const RUNTIME_BIN_DIRS = new Set(['bin', 'sbin', 'shims', 'Scripts']);
+/** Files that mark a project's root folder (its dependencies live beside them). */
+const PROJECT_MARKERS = ['package.json', 'pyproject.toml', 'setup.py', 'setup.cfg', 'requirements.txt', 'Cargo.toml', 'go.mod', 'deno.json'];
+
 /**
- * In probe mode the home folder is hidden; what a local server needs to run
- * from it stays readable: its working folder, the folder of its executable,
- * and the folder of any script argument. Never a secret path, never the home
- * folder itself, never Airlock's data.
+ * The home folder is hidden from every server; what a server needs to run
+ * from it stays readable: its working folder, the runtime its command
+ * belongs to (the folder above `bin/`: an nvm or volta node, a Python venv,
+ * pyenv), and the project of any script argument (the nearest folder above
+ * it with a package manifest, and above that the nearest with
+ * `node_modules`, for workspaces). Never the home folder itself, never a
+ * folder inside a hidden one (secrets, Airlock's data); secrets inside a
+ * folder put back stay hidden.
  */
-function probeCodeDirs(spec: ServerSpec, command: string, homeDir: string, hidden: string[]): string[] {
-  const candidates = [spec.cwd, dirname(command)];
+function codeDirsUnderHome(spec: ServerSpec, command: string, homeDir: string, hidden: string[]): string[] {
+  const candidates: string[] = [];
+  if (spec.cwd) candidates.push(spec.cwd);
+  for (const executable of new Set([command, canonical(command)])) {
+    const dir = dirname(executable);
+    candidates.push(RUNTIME_BIN_DIRS.has(basename(dir)) ? dirname(dir) : dir);
+  }
   for (const arg of spec.args) {
-    if (isAbsolute(arg) && /\.(m?js|cjs|ts|mts|py)$/.test(arg)) candidates.push(dirname(arg));
+    if (!isAbsolute(arg) || !isAtOrUnder(canonical(arg), homeDir)) continue;
+    let isFile = false;
+    try {
+      isFile = statSync(arg).isFile();
+    } catch {
+      continue;
+    }
+    if (isFile) candidates.push(...projectOf(canonical(arg), homeDir));
   }
   const dirs = new Set<string>();
   for (const candidate of candidates) {
-    if (!candidate) continue;
     const dir = canonical(candidate);
     if (!isAtOrUnder(dir, homeDir) || dir === homeDir) continue;
-    if (hidden.some((path) => isAtOrUnder(dir, path) || isAtOrUnder(path, dir))) continue;
+    if (hidden.some((path) => isAtOrUnder(dir, path))) continue;
     dirs.add(dir);
   }
   return [...dirs];
+}
+
+/** A script's own folder, its project root, and the workspace root holding `node_modules` (all below home). */
+function projectOf(script: string, homeDir: string): string[] {
+  const found = [dirname(script)];
+  let dir = dirname(script);
+  let project: string | undefined;
+  while (dir !== homeDir && isAtOrUnder(dir, homeDir)) {
+    if (!project && PROJECT_MARKERS.some((marker) => existsSync(join(dir, marker)))) {
+      project = dir;
+      found.push(dir);
+      if (existsSync(join(dir, 'node_modules'))) break;
+    } else if (project && existsSync(join(dir, 'node_modules'))) {
+      found.push(dir);
+      break;
+    }
+    dir = dirname(dir);
+  }
+  return found;
 }

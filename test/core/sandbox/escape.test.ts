@@ -1,4 +1,4 @@
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSandboxProfile } from '../../../shared/domain';
@@ -40,11 +40,13 @@ describe('a hostile server under the default profile', () => {
     expect(plan.args.slice(plan.args.indexOf('--'))).not.toContain('-c');
   });
 
-  it('cannot read ~/.ssh, ~/.aws or Airlock data, but can read ordinary files', async () => {
+  it('cannot read ~/.ssh, ~/.aws, Airlock data or anything else in home, but can read ordinary files elsewhere', async () => {
     expect(await call(server.client, 'read_file', { path: join(world.home, '.ssh', 'id_rsa') })).toMatchObject({ ok: false });
     expect(await call(server.client, 'read_file', { path: join(world.home, '.aws', 'credentials') })).toMatchObject({ ok: false });
     expect(await call(server.client, 'read_file', { path: join(world.airlockDataDir, 'store.json') })).toMatchObject({ ok: false });
-    expect(await call(server.client, 'read_file', { path: join(world.home, 'notes.txt') })).toMatchObject({ ok: true, text: 'ordinary file\n' });
+    expect(await call(server.client, 'read_file', { path: join(world.home, 'notes.txt') })).toMatchObject({ ok: false });
+    await writeFile(join(world.base, 'outside-home.txt'), 'ordinary file\n');
+    expect(await call(server.client, 'read_file', { path: join(world.base, 'outside-home.txt') })).toMatchObject({ ok: true, text: 'ordinary file\n' });
     // Meaningful where the tests run as root: the sandbox keeps the uid, so only the mask stops this.
     expect(await call(server.client, 'read_file', { path: '/etc/shadow' })).not.toMatchObject({ text: expect.stringContaining('root:') });
   });
