@@ -110,6 +110,13 @@ export const SandboxProfileSchema = z.object({
     write: z.array(z.string()),
     /** A persistent data folder of its own inside Airlock's data (ends containment). */
     persistentData: z.boolean(),
+    /**
+     * What each read and write grant resolved to (symlinks followed) when it
+     * was given, by the path as granted. Set by Airlock, never by a client;
+     * a grant that resolves elsewhere at start stops the server from
+     * starting. Absent in stores written before pinning (filled at the next start).
+     */
+    pinned: z.record(z.string(), z.string()).optional(),
   }),
   network: z.object({
     /** Domains the server may reach (`example.com`, `*.example.com`). Empty: no network. */

@@ -20,6 +20,7 @@ import { isContained, summariseSandbox } from './policy/containment';
 import { NetworkQuestions } from './approvals/network-questions';
 import { checkSandboxSupport } from './sandbox/capability';
 import { dataFolderRegistryPath } from './sandbox/data-folders';
+import { needsPins, pinGrants } from './sandbox/grant-pins';
 import { createSandboxLauncher, type AirlockSandboxLauncher, type SandboxLauncherOptions } from './sandbox/sandbox-launcher';
 import { SecretStore, type SecretCipher } from './secrets/secret-store';
 import { Supervisor, type SupervisorOptions } from './servers/supervisor';
@@ -276,7 +277,8 @@ export class AirlockHost {
   async updateProfile(name: string, profile: Omit<SandboxProfile, 'unsandboxed'>): Promise<ServerDetail> {
     const record = this.updateRecord(name, (current) => ({
       ...current,
-      profile: { ...profile, ...(current.profile.unsandboxed ? { unsandboxed: current.profile.unsandboxed } : {}) },
+      // Grants are pinned where they resolve now; unchanged ones keep their pins.
+      profile: pinGrants({ ...profile, ...(current.profile.unsandboxed ? { unsandboxed: current.profile.unsandboxed } : {}) }, current.profile),
     }));
     await this.restartIfRunning(record.name);
     return this.serverDetail(name);
@@ -644,8 +646,10 @@ export class AirlockHost {
   }
 
   private supervisedServer(name: string) {
-    const record = this.store.read().servers[name];
+    let record = this.store.read().servers[name];
     if (!record) return undefined;
+    // A store from before grants were pinned: pin them now, at this start.
+    if (needsPins(record.profile)) record = this.updateRecord(name, (current) => ({ ...current, profile: pinGrants(current.profile, current.profile) }));
     return {
       spec: record.spec,
       profile: record.profile,

@@ -25,6 +25,7 @@ import {
   type McpbBundle,
   type UserConfigValues,
 } from '../install';
+import { pinGrants } from '../sandbox/grant-pins';
 import type { AirlockSandboxLauncher } from '../sandbox/sandbox-launcher';
 import type { SecretStore } from '../secrets/secret-store';
 import { probe, ProbeError } from '../servers/probe';
@@ -211,7 +212,8 @@ export class InstallFlow {
       ...(existing?.importedFrom ? { importedFrom: existing.importedFrom } : {}),
       name,
       spec,
-      profile: { ...request.profile, secrets: [...new Set([...request.profile.secrets, ...Object.keys(secrets)])] },
+      // Grants are pinned where they resolve now (an update keeps the pins of grants it keeps).
+      profile: pinGrants({ ...request.profile, secrets: [...new Set([...request.profile.secrets, ...Object.keys(secrets)])] }, existing?.profile),
       enabled: request.enable,
       approvedTools: Object.fromEntries((draft.probedTools ?? []).map((tool) => [tool.definition.name, { fingerprint: tool.fingerprint, definition: tool.definition, approvedAt: now }])),
       createdAt: existing?.createdAt ?? now,

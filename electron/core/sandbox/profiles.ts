@@ -24,7 +24,12 @@ export function strictestProfile(): SandboxProfile {
  */
 export function probeProfile(intended: SandboxProfile): SandboxProfile {
   return {
-    filesystem: { read: [...new Set([...intended.filesystem.read, ...intended.filesystem.write])], write: [], persistentData: false },
+    filesystem: {
+      read: [...new Set([...intended.filesystem.read, ...intended.filesystem.write])],
+      write: [],
+      persistentData: false,
+      ...(intended.filesystem.pinned ? { pinned: intended.filesystem.pinned } : {}),
+    },
     network: { allowedDomains: [] },
     secrets: [],
     ...(intended.unsandboxed ? { unsandboxed: intended.unsandboxed } : {}),

@@ -34,6 +34,7 @@ import { SandboxInitError, SandboxProfileError, SandboxUnavailableError } from '
 import { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimits, type SandboxLauncher } from './launcher';
 import { startServerProxy, type NetworkDecision, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
 import { dataFolderRegistryPath, registerDataFolder, registeredDataFolders } from './data-folders';
+import { checkPinned } from './grant-pins';
 import { buildServerEnv, dataSettingsFor, probeProfile, secretPathsUnder } from './profiles';
 import { privilegeFilterBytes } from './seccomp-filter';
 
@@ -557,7 +558,8 @@ function checkProfile(spec: ServerSpec, profile: SandboxProfile, context: Launch
   const check = (kind: 'read' | 'write', path: string): string => {
     if (!isAbsolute(path)) throw new SandboxProfileError(`A ${kind} grant must be an absolute path: ${path}`);
     if (!existsSync(path)) throw new SandboxProfileError(`The ${kind} grant ${path} does not exist; create it or remove the grant.`);
-    const real = canonical(path);
+    // SECURITY (invariant 5): a grant resolves where it did when it was given.
+    const real = checkPinned(kind, path, canonical(path), profile, context.serverName);
     // SECURITY (invariant 5): no grant may expose Airlock's data folder, also
     // not through a symlink that points into it.
     if (isAtOrUnder(airlockDataDir, real) || (isAtOrUnder(real, airlockDataDir) && !isAtOrUnder(real, serverDataDir))) {
