@@ -117,6 +117,14 @@ export const SandboxProfileSchema = z.object({
      * starting. Absent in stores written before pinning (filled at the next start).
      */
     pinned: z.record(z.string(), z.string()).optional(),
+    /**
+     * Paths inside a write grant that programs on the host run or trust (a
+     * repository's `.git`, `.envrc`, `.vscode`, …) which this server may
+     * change anyway — a git server that commits. Only a person gives this,
+     * warned that git or their shell may then run what the server wrote.
+     * Absent: every such path stays protected.
+     */
+    writeTrusted: z.array(z.string()).optional(),
   }),
   network: z.object({
     /** Domains the server may reach (`example.com`, `*.example.com`). Empty: no network. */

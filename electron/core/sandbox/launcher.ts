@@ -56,6 +56,12 @@ export interface LaunchPlan {
   sandboxed: boolean;
   /** The resource limits the server runs under (sandboxed plans only), for the server's page. */
   limits?: ResourceLimits;
+  /**
+   * Notes for the person about this launch (a planted file held aside), for
+   * the server's log: replays the notes so far, then each new one, until
+   * the returned function is called.
+   */
+  onNote?(listener: (text: string) => void): () => void;
   dispose(): Promise<void>;
 }
 

@@ -35,6 +35,8 @@ import { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimit
 import { startServerProxy, type NetworkDecision, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
 import { dataFolderRegistryPath, registerDataFolder, registeredDataFolders } from './data-folders';
 import { checkPinned } from './grant-pins';
+import { claimRunFolder, LAUNCH_RECORD, placeholdersInUse, sweepCrashedRuns, type LaunchRecord } from './runtime-sweep';
+import { planTrustedFiles, removePlaceholder, sweepGrants, TrustedFilesWatcher, type HeldEntry, type TrustedFilesPlan } from './trusted-files';
 import { buildServerEnv, dataSettingsFor, probeProfile, secretPathsUnder } from './profiles';
 import { privilegeFilterBytes } from './seccomp-filter';
 
@@ -67,6 +69,18 @@ export interface SandboxLauncherOptions {
   limits?: Partial<ResourceLimits>;
   /** The per-user list of Airlock data folders every sandbox hides (default: `dataFolderRegistryPath()` of `homeDir`). */
   dataFolderRegistry?: string;
+  /**
+   * The parent of every Airlock process's runtime folder (default: a private
+   * `airlock-sandbox-<uid>` folder in the OS temp dir), where folders of a
+   * crashed Airlock are swept. Ignored when `runtimeDir` is given.
+   */
+  runtimeParent?: string;
+  /**
+   * Told what the person should know about a server's grants (a planted
+   * repository held aside), by server name. Each plan also carries its own
+   * notes (`LaunchPlan.onNote`).
+   */
+  onNotice?: (serverName: string, text: string) => void;
 }
 
 /** A `SandboxLauncher` plus the probe mode and a way to release everything. */
@@ -148,6 +162,17 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
   let runtimeRoot: Promise<{ root: string; hidden: string }> | undefined;
   let ready: Promise<Tools> | undefined;
   let ownsRuntimeRoot = false;
+  /** The shared parent of every Airlock process's runtime folder (when this launcher uses it). */
+  let runtimeParent: string | undefined;
+  let ownRun: string | undefined;
+  /** Placeholders this process's live launches rely on (several servers may share a grant). */
+  const placeholderUsers = new Map<string, number>();
+  /** Notes for a server that is not running yet (from the sweep of a crashed Airlock), given to its next plan. */
+  const pendingNotes = new Map<string, string[]>();
+  const notice = (serverName: string, text: string) => {
+    pendingNotes.set(serverName, [...(pendingNotes.get(serverName) ?? []), text]);
+    options.onNotice?.(serverName, text);
+  };
 
   const support = (): SandboxSupport => checkSandboxSupport(probe);
 
@@ -163,7 +188,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         // One parent for every Airlock process of this user (the app and the
         // CLI may run at once), hidden from every sandbox as a whole, so no
         // server sees another's temp home, whichever process started it.
-        const parent = join(tmpdir(), `airlock-sandbox-${process.getuid?.() ?? 'user'}`);
+        const parent = options.runtimeParent ?? join(tmpdir(), `airlock-sandbox-${process.getuid?.() ?? 'user'}`);
         await mkdir(parent, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
           if (error.code !== 'EEXIST') throw error;
         });
@@ -176,6 +201,13 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         hidden = canonical(parent);
         ownsRuntimeRoot = true;
         root = canonical(await mkdtemp(join(hidden, 'run-')));
+        claimRunFolder(root);
+        runtimeParent = hidden;
+        ownRun = root;
+        // A crashed Airlock's folders (never a live one's): its servers' temp
+        // homes, and the clean-up of their grants it could not finish.
+        const swept = await sweepCrashedRuns(hidden, root).catch(() => undefined);
+        for (const entry of swept?.held ?? []) notice(entry.serverName, heldNote(entry));
       }
       // Each proxy socket lives here: its path must survive socat's address
       // syntax and fit a Unix socket name (108 bytes, with room for the rest).
@@ -257,6 +289,38 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     let proxy: ServerProxy | undefined;
     let wrapped = false;
     let disposed: Promise<void> | undefined;
+    // Notes for the person about this launch, kept until someone listens.
+    const notes = [...(pendingNotes.get(context.serverName) ?? [])];
+    pendingNotes.delete(context.serverName);
+    const listeners = new Set<(text: string) => void>();
+    const note = (text: string) => {
+      notes.push(text);
+      for (const listener of listeners) listener(text);
+      options.onNotice?.(context.serverName, text);
+    };
+    const onNote = (listener: (text: string) => void) => {
+      for (const text of notes) listener(text);
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    };
+    let trusted: { plan: TrustedFilesPlan; exempt: string[]; watcher?: TrustedFilesWatcher } | undefined;
+    const finishTrusted = () => {
+      if (!trusted) return;
+      const { plan: protection, exempt, watcher } = trusted;
+      trusted = undefined;
+      watcher?.close();
+      // SECURITY (invariant 5): the server is gone; whatever it planted that
+      // the watcher did not catch is held aside now, with nothing racing us.
+      const placeholders = new Map(protection.placeholders.map((p) => [p.path, p.ino]));
+      for (const entry of sweepGrants(protection.roots, new Map(protection.baseline), placeholders, exempt)) note(heldNote(entry));
+      for (const placeholder of protection.placeholders) {
+        const users = (placeholderUsers.get(placeholder.path) ?? 1) - 1;
+        if (users > 0) placeholderUsers.set(placeholder.path, users);
+        else placeholderUsers.delete(placeholder.path);
+      }
+      const inUse = placeholdersInUse(runtimeParent, ownRun, placeholderUsers.keys());
+      for (const placeholder of protection.placeholders) if (!inUse.has(placeholder.path)) removePlaceholder(placeholder);
+    };
     const dispose = (): Promise<void> => {
       disposed ??= (async () => {
         if (wrapped) SandboxManager.cleanupAfterCommand();
@@ -264,7 +328,11 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
           proxies.delete(proxy);
           await proxy.close();
         }
-        await rm(launchDir, { recursive: true, force: true });
+        try {
+          finishTrusted();
+        } finally {
+          await rm(launchDir, { recursive: true, force: true });
+        }
       })();
       return disposed;
     };
@@ -307,7 +375,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
 
       if (!sandboxable) {
         // Consent recorded in the profile: same scrubbed environment, no walls.
-        return { command, args: [...spec.args], env, cwd, sandboxed: false, dispose };
+        return { command, args: [...spec.args], env, cwd, sandboxed: false, onNote, dispose };
       }
 
       const tools = await ensureRuntime();
@@ -340,7 +408,23 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       allowRead.push(...codeDirsUnderHome(spec, command, homeDir, [...secrets, ...dataFolders, hiddenRuntime]));
       if (proxy) allowRead.push(proxy.socketPath);
 
-      const denyWrite = paths.write.flatMap(codeRunningPathsIn);
+      // SECURITY (invariant 5): what host tools run or trust inside a write
+      // grant stays read-only, cannot be created, or is held aside when it
+      // appears (trusted-files.ts). Placeholders are made on the host now.
+      const exempt = (profile.filesystem.writeTrusted ?? []).map(canonical);
+      trusted = { plan: { mounts: [], placeholders: [], baseline: [], roots: [], folders: [] }, exempt };
+      trusted.plan = planTrustedFiles(paths.write, exempt, (placeholder) => {
+        trusted!.plan.placeholders.push(placeholder);
+        placeholderUsers.set(placeholder.path, (placeholderUsers.get(placeholder.path) ?? 0) + 1);
+      });
+      const record: LaunchRecord = {
+        serverName: context.serverName,
+        roots: trusted.plan.roots,
+        exempt,
+        baseline: trusted.plan.baseline,
+        placeholders: trusted.plan.placeholders,
+      };
+      await writeFile(join(launchDir, LAUNCH_RECORD), JSON.stringify(record), { mode: 0o600 });
 
       // SECURITY (invariant 5): if anything in this process started the
       // library's shared proxy (`initialize()`), every wrap would be routed
@@ -353,7 +437,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       SandboxManager.updateConfig(baseConfig(tools));
       const wrappedText = await SandboxManager.wrapWithSandbox(PLACEHOLDER, SHELL, {
         network: { allowedDomains: [], deniedDomains: [] },
-        filesystem: { denyRead, allowRead, allowWrite: writeRoots, denyWrite },
+        filesystem: { denyRead, allowRead, allowWrite: writeRoots, denyWrite: [] },
       });
       wrapped = true;
       const invocation = parseWrappedCommand(wrappedText, { bwrapPath: tools.bwrap, shell: SHELL, placeholder: PLACEHOLDER });
@@ -363,7 +447,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       // CAP_SETFCAP the library keeps for a root caller (with it, and the
       // sandbox's root mapped to real root, a server could write file
       // capabilities any local user then runs with).
-      const bwrapOptions = withoutCapabilityAdds(granted);
+      const bwrapOptions = [...withoutCapabilityAdds(granted), ...trusted.plan.mounts];
       // SECURITY (invariant 5): whatever the library's output, these must hold.
       for (const flag of ['--unshare-net', '--unshare-pid', '--unshare-user', '--die-with-parent', '--new-session', '--cap-drop']) {
         if (!bwrapOptions.includes(flag)) throw new SandboxInitError(`sandbox-runtime's profile lacks ${flag}; refusing to start`);
@@ -401,6 +485,17 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
             ...server,
           ]
         : server;
+      if (trusted.plan.roots.length > 0) {
+        trusted.watcher = new TrustedFilesWatcher(
+          trusted.plan.roots,
+          new Map(trusted.plan.baseline),
+          new Map(trusted.plan.placeholders.map((p) => [p.path, p.ino])),
+          exempt,
+          (entry) => note(heldNote(entry)),
+          note,
+        );
+        trusted.watcher.start(trusted.plan.folders);
+      }
       return {
         command: SHELL,
         args: ['-c', SECCOMP_FD_SCRIPT, 'airlock-sandbox', filter, tools.bwrap, ...bwrapOptions, '--', ...inner],
@@ -408,6 +503,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         cwd,
         sandboxed: true,
         limits,
+        onNote,
         dispose,
       };
     } catch (error) {
@@ -460,24 +556,9 @@ function selfTest(bwrap: string): Promise<void> {
   });
 }
 
-/** Files in a granted folder that other programs run as code (git hooks, shell start-up files). */
-const CODE_RUNNING_FILES = ['.bashrc', '.bash_profile', '.profile', '.zshrc', '.zprofile', '.envrc', '.gitmodules'];
-
-/**
- * The paths inside a write grant that stay read-only: writing them would let
- * a server run code outside its sandbox the next time the user runs git or a
- * shell there. `.git/hooks` and `.git/config` are protected whenever `.git`
- * is a folder (even if hooks does not exist yet); dotfiles when they exist.
- */
-function codeRunningPathsIn(root: string): string[] {
-  const paths: string[] = [];
-  try {
-    if (statSync(join(root, '.git')).isDirectory()) paths.push(join(root, '.git', 'hooks'), join(root, '.git', 'config'));
-  } catch {
-    // no repository here
-  }
-  for (const name of CODE_RUNNING_FILES) if (existsSync(join(root, name))) paths.push(join(root, name));
-  return paths;
+/** What the person reads when Airlock held a planted entry aside. */
+function heldNote(entry: HeldEntry): string {
+  return `A file that other programs trust appeared in a granted folder: ${entry.path}. Airlock moved it aside to ${entry.heldAt} (programs such as git or direnv would have run it outside the sandbox). If you made it yourself, rename it back.`;
 }
 
 /** Drops every `--cap-add <cap>` pair from bubblewrap's options. */

@@ -36,13 +36,15 @@ describe('grants are pinned', () => {
   });
 
   it('a grant re-pointed by another server stops the server from starting, naming the path that moved; nothing lands outside', async () => {
-    // The attacker, within its own grant on w/, swaps w/out for a symlink to an ungranted folder.
-    // (The person's own call from the console: their consent, nothing to confirm.)
+    // While the victim is stopped, the attacker, within its own grant on w/,
+    // swaps w/out for a symlink to an ungranted folder. (The person's own call
+    // from the console: their consent, nothing to confirm.)
+    await t.host.stopServer('victim');
     const result = await t.host.callTool({ server: 'attacker', tool: 'replace_with_symlink', arguments: { path: out, target: ungranted }, caller: { kind: 'user' } });
     expect(result.outcome).toBe('ok');
+    expect(JSON.parse((result.result as { content: Array<{ text: string }> }).content[0]!.text)).toEqual({ ok: true });
     expect(realpathSync(out)).toBe(realpathSync(ungranted));
 
-    await t.host.stopServer('victim');
     await expect(t.host.startServer('victim')).rejects.toThrow(/write grant .*\/w\/out has moved: it led to .*\/w\/out when it was granted, and now leads to .*\/ungranted/);
     expect(readdirSync(ungranted)).toEqual([]);
     expect((await t.host.serverDetail('victim')).state).not.toBe('ready');
