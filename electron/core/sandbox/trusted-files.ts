@@ -174,8 +174,17 @@ export function planTrustedFiles(roots: readonly string[], exempt: readonly stri
   };
   const placeholder = (path: string, kind: Placeholder['kind']) => {
     if (exempt.some((p) => isAtOrUnder(path, p))) return;
-    if (kind === 'dir') mkdirSync(path, { mode: 0o755 });
-    else writeFileSync(path, kind === 'commondir' ? COMMONDIR_PLACEHOLDER : '', { mode: 0o444, flag: 'wx' });
+    try {
+      if (kind === 'dir') mkdirSync(path, { mode: 0o755 });
+      else writeFileSync(path, kind === 'commondir' ? COMMONDIR_PLACEHOLDER : '', { mode: 0o444, flag: 'wx' });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Made meanwhile (by the person, or another launch): it exists, so it is protected as it is.
+      if (code === 'EEXIST') return bind(path);
+      // A folder Airlock's own user cannot write (the server, the same user, cannot create it either), or a grant that is a file.
+      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR') return;
+      throw error;
+    }
     const made_ = { path, kind, ino: lstatSync(path).ino };
     plan.placeholders.push(made_);
     made(made_);

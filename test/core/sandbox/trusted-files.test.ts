@@ -56,6 +56,9 @@ describe('files that host tools run or trust, in a folder that is not a reposito
     markers = join(world.base, 'markers');
     mkdirSync(folder);
     mkdirSync(markers);
+    // a repository that was already there, a few folders down
+    mkdirSync(join(folder, 'projects', 'old'), { recursive: true });
+    git(world, join(folder, 'projects', 'old'), 'init', '-q');
     launcher = createSandboxLauncher({ homeDir: world.home, runtimeDir: world.runtimeDir });
     const plan = await launcher.plan(spec, writeGrant([folder]), world.context('planter'));
     plan.onNote?.((text) => notes.push(text));
@@ -110,6 +113,13 @@ describe('files that host tools run or trust, in a folder that is not a reposito
     await eventually(() => heldCopies(bare, 'HEAD').length > 0, 'the bare repository disarmed');
     git(world, bare, 'fetch', 'origin');
     expect(existsSync(marker('ssh'))).toBe(false);
+  });
+
+  it('a repository that was already there, deeper down, keeps its config and hooks', async () => {
+    const result = await call(server!.client, 'plant', { variant: 'repo-config', root: join(folder, 'projects', 'old'), marker: marker('old') });
+    expect(result.map((step: { ok: boolean }) => step.ok)).toEqual([false, false]);
+    git(world, join(folder, 'projects', 'old'), 'status');
+    expect(existsSync(marker('old'))).toBe(false);
   });
 
   it('.envrc at the root is held aside as soon as it appears', async () => {
@@ -193,6 +203,13 @@ describe('files that host tools run or trust, in an existing repository', () => 
     expect(existsSync(join(repo, '.git', 'hooks', 'pre-commit'))).toBe(false);
     git(world, repo, 'status');
     expect(existsSync(marker('commondir'))).toBe(false);
+  });
+
+  it('a write grant of a single file starts (nothing to protect inside it)', async () => {
+    const file = join(world.base, 'single.txt');
+    writeFileSync(file, 'x');
+    const plan = await launcher.plan(spec, writeGrant([file]), world.context('one-file'));
+    await plan.dispose();
   });
 
   it('a person can let a server change .git anyway (writeTrusted), e.g. a git server that commits', async () => {
