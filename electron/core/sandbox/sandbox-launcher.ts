@@ -2,17 +2,23 @@
  * The Linux launcher: compiles a `SandboxProfile` + `ServerSpec` into a
  * bubblewrap argv with sandbox-runtime (ASRT 0.0.78, pinned) doing the hard
  * part — the filesystem mounts (read denies, write grants, pins against
- * rename tricks) — and Airlock doing the rest: no shell in the path, its own
- * per-server network proxy (see network-proxy.ts), a scrubbed environment,
- * and a fresh temp folder per launch.
+ * rename tricks) — and Airlock doing the rest: no shell in front of the
+ * server, its own per-server network proxy (see network-proxy.ts), a
+ * scrubbed environment, a fresh temp folder per launch, the home folder
+ * hidden (an allowlist), every Airlock data folder hidden, grants pinned,
+ * files host tools trust protected (trusted-files.ts), no capabilities, its
+ * own IPC namespace, a privilege filter (seccomp-filter.ts) and rlimits.
  *
  * Shape of a sandboxed plan:
  *
- *   bwrap <ASRT's namespaces and mounts> -- apply-seccomp <command> <args…>
+ *   /bin/sh -c 'exec 3<"$1"; shift; exec "$@"' airlock-sandbox privilege.bpf \
+ *     bwrap <ASRT's mounts> <Airlock's mounts> --cap-drop ALL [--uid/--gid nobody] \
+ *       --unshare-ipc --mqueue /dev/mqueue --seccomp 3 -- \
+ *       prlimit <limits> -- apply-seccomp <command> <args…>
  *
- * or, for a server with a network proxy,
- *
- *   bwrap … -- /bin/sh -c 'socat … & exec "$@"' … apply-seccomp <command> <args…>
+ * (the fixed script only opens the filter for bwrap and becomes it), or, for
+ * a server with a network proxy, `… -- /bin/sh -c 'socat … & exec "$@"' …
+ * prlimit … apply-seccomp <command> <args…>` inside the sandbox.
  *
  * ASRT's `initialize()` is deliberately not called: it would start the shared
  * network proxy (which cannot tell servers apart) and install SIGINT/SIGTERM
