@@ -405,8 +405,14 @@ export class TrustedFilesWatcher {
       watcher = watch(folder, { persistent: false }, (_event, name) => {
         if (name) this.check(join(folder, name.toString()));
       });
-    } catch {
-      return; // gone meanwhile, or out of inotify watches: the sweep at stop covers it
+    } catch (error) {
+      // Gone meanwhile — or out of inotify watches or descriptors: then say so; the sweep at stop still covers it.
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code === 'ENOSPC' || code === 'EMFILE') && !this.full) {
+        this.full = true;
+        this.onNote(`Airlock could not watch every folder of this server's grants (${code}: the system's limit on watched folders); what is not watched is checked when the server stops.`);
+      }
+      return;
     }
     watcher.on('error', () => {
       watcher.close();
