@@ -110,6 +110,21 @@ export const SandboxProfileSchema = z.object({
     write: z.array(z.string()),
     /** A persistent data folder of its own inside Airlock's data (ends containment). */
     persistentData: z.boolean(),
+    /**
+     * What each read and write grant resolved to (symlinks followed) when it
+     * was given, by the path as granted. Set by Airlock, never by a client;
+     * a grant that resolves elsewhere at start stops the server from
+     * starting. Absent in stores written before pinning (filled at the next start).
+     */
+    pinned: z.record(z.string(), z.string()).optional(),
+    /**
+     * Paths inside a write grant that programs on the host run or trust (a
+     * repository's `.git`, `.envrc`, `.vscode`, …) which this server may
+     * change anyway — a git server that commits. Only a person gives this,
+     * warned that git or their shell may then run what the server wrote.
+     * Absent: every such path stays protected.
+     */
+    writeTrusted: z.array(z.string()).optional(),
   }),
   network: z.object({
     /** Domains the server may reach (`example.com`, `*.example.com`). Empty: no network. */

@@ -165,9 +165,9 @@ export const channels = {
     doc: "Renderer, import: lists other apps' configs found (or one path) and each entry's status.",
   },
   'install.probe': {
-    request: z.strictObject({ draftId: Text(64), userConfig: UserConfigValues.optional() }),
+    request: z.strictObject({ draftId: Text(64), userConfig: UserConfigValues.optional(), profile: EditableProfileSchema.optional() }),
     response: ProbeReportSchema,
-    doc: 'Renderer, "Inspect in a locked sandbox": starts the server with nothing granted, lists what it offers, stops it.',
+    doc: 'Renderer and CLI, "Inspect in a locked sandbox": starts the server with the grants it is about to get (`profile`, default the draft\'s), read-only, no network, no secrets; lists what it offers, stops it.',
   },
   'install.commit': {
     request: z.strictObject({

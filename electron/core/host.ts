@@ -19,6 +19,8 @@ import { readTool } from './policy/annotations';
 import { isContained, summariseSandbox } from './policy/containment';
 import { NetworkQuestions } from './approvals/network-questions';
 import { checkSandboxSupport } from './sandbox/capability';
+import { dataFolderRegistryPath } from './sandbox/data-folders';
+import { needsPins, pinGrants } from './sandbox/grant-pins';
 import { createSandboxLauncher, type AirlockSandboxLauncher, type SandboxLauncherOptions } from './sandbox/sandbox-launcher';
 import { SecretStore, type SecretCipher } from './secrets/secret-store';
 import { Supervisor, type SupervisorOptions } from './servers/supervisor';
@@ -89,7 +91,7 @@ export class AirlockHost {
   constructor(private readonly options: HostOptions) {
     const { dataDir } = options;
     this.store = new AirlockStore(dataDir, options.storeBackend);
-    this.secrets = new SecretStore(dataDir, options.secretCipher);
+    this.secrets = new SecretStore(dataDir, options.secretCipher, dataFolderRegistryPath(process.env, options.homeDir));
     this.audit = new AuditLog({ dir: join(dataDir, 'audit') });
     this.checkSandbox = options.checkSandbox ?? (() => checkSandboxSupport());
     this.sandbox = this.checkSandbox();
@@ -275,7 +277,8 @@ export class AirlockHost {
   async updateProfile(name: string, profile: Omit<SandboxProfile, 'unsandboxed'>): Promise<ServerDetail> {
     const record = this.updateRecord(name, (current) => ({
       ...current,
-      profile: { ...profile, ...(current.profile.unsandboxed ? { unsandboxed: current.profile.unsandboxed } : {}) },
+      // Grants are pinned where they resolve now; unchanged ones keep their pins.
+      profile: pinGrants({ ...profile, ...(current.profile.unsandboxed ? { unsandboxed: current.profile.unsandboxed } : {}) }, current.profile),
     }));
     await this.restartIfRunning(record.name);
     return this.serverDetail(name);
@@ -579,7 +582,7 @@ export class AirlockHost {
       'servers.revokeRules': ({ name }) => this.revokeRules(name),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),
-      'install.probe': ({ draftId, userConfig }) => this.install.probe(draftId, userConfig),
+      'install.probe': ({ draftId, userConfig, profile }) => this.install.probe(draftId, userConfig, profile),
       'install.commit': (request) => this.install.commit(request).then((record) => this.summary(record)),
       'install.cancel': async ({ draftId }) => (await this.install.cancel(draftId), {}),
       'tools.call': async ({ server, tool, arguments: args }): Promise<CallResultView> => {
@@ -643,8 +646,10 @@ export class AirlockHost {
   }
 
   private supervisedServer(name: string) {
-    const record = this.store.read().servers[name];
+    let record = this.store.read().servers[name];
     if (!record) return undefined;
+    // A store from before grants were pinned: pin them now, at this start.
+    if (needsPins(record.profile)) record = this.updateRecord(name, (current) => ({ ...current, profile: pinGrants(current.profile, current.profile) }));
     return {
       spec: record.spec,
       profile: record.profile,

@@ -1,6 +1,6 @@
 /** The server, call, rule and audit verbs of the built `airlock` command, against real servers in the real sandbox. */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +67,8 @@ describe('airlock add / list / show / call / audit', () => {
   it('shows provenance, grants and tools with their claimed annotations', () => {
     const detail = json(['show', 'files']).value;
     expect(detail.provenance).toMatchObject({ kind: 'local', executable: process.execPath });
-    expect(detail.profile.filesystem).toEqual({ read: [work], write: [work], persistentData: false });
+    // each grant pinned where it resolved when it was given
+    expect(detail.profile.filesystem).toEqual({ read: [work], write: [work], persistentData: false, pinned: { [work]: realpathSync(work) } });
     const read = detail.tools.find((tool: { name: string }) => tool.name === 'read_text_file');
     expect(read.claimed).toMatchObject({ readOnlyHint: true });
     expect(read.reading.class).toBe('read-only');

@@ -12,9 +12,10 @@ export interface AddServerOptions {
 
 export async function addLocalServer(host: AirlockHost, name: string, argv: string[], options: AddServerOptions = {}): Promise<void> {
   const disclosure = await host.install.prepare({ kind: 'local', argv });
-  if (options.probe !== false) await host.install.probe(disclosure.draftId);
   const base = defaultSandboxProfile();
   const profile = { ...base, ...options.profile, filesystem: { ...base.filesystem, ...options.profile?.filesystem } };
   const { unsandboxed: _ignored, ...editable } = profile;
+  // Inspected with the grants it is about to get, as the CLI and the screens do.
+  if (options.probe !== false) await host.install.probe(disclosure.draftId, {}, editable);
   await host.install.commit({ draftId: disclosure.draftId, name, profile: editable, trusted: options.trusted ?? false, secrets: {}, enable: options.enable ?? true });
 }

@@ -92,12 +92,13 @@ export async function installFromDisclosure(
   try {
     if (!context.json()) io.out(formatDisclosure(disclosure));
     let report;
+    const profile = applyGrants(disclosure.profile, options);
     if (options.probe !== false) {
       await confirmOrExit(io, 'Inspect it in a locked sandbox (no network, no writes, no secrets)?', options.yes);
-      report = await api.invoke('install.probe', { draftId: disclosure.draftId, userConfig });
+      // Inspected with the grants it is about to get, read-only (a server that checks its folders at start-up starts).
+      report = await api.invoke('install.probe', { draftId: disclosure.draftId, userConfig, profile });
       if (!context.json()) io.out(formatProbe(report));
     }
-    const profile = applyGrants(disclosure.profile, options);
     const secrets = secretsFromEnv(io, options.secret);
     const enable = options.enable !== false && !disclosure.importedFrom;
     const words = `${enable ? 'Add and enable' : 'Add (disabled)'} ${name} with: read ${profile.filesystem.read.join(', ') || 'nothing extra'} · write ${profile.filesystem.write.join(', ') || (profile.filesystem.persistentData ? 'its own data folder' : 'nowhere that lasts')} · network ${profile.network.allowedDomains.join(', ') || 'none'}${options.trust ? ' · its annotations trusted' : ''}?`;

@@ -25,6 +25,7 @@ import {
   type McpbBundle,
   type UserConfigValues,
 } from '../install';
+import { pinGrants } from '../sandbox/grant-pins';
 import type { AirlockSandboxLauncher } from '../sandbox/sandbox-launcher';
 import type { SecretStore } from '../secrets/secret-store';
 import { probe, ProbeError } from '../servers/probe';
@@ -133,21 +134,23 @@ export class InstallFlow {
   }
 
   /**
-   * Runs the server once in the locked sandbox (no network, no writes, no
-   * secrets, home unreadable) and reports what it offers. Installs an npm
-   * package or unpacks a bundle first — into the draft's own folder, which
-   * cancel removes.
+   * Runs the server once in the locked sandbox and reports what it offers:
+   * with the grants it is about to get (`profile`, default the draft's),
+   * read-only — no writes but its temp folder, no network, no secrets, the
+   * rest of home unreadable. Installs an npm package or unpacks a bundle
+   * first — into the draft's own folder, which cancel removes.
    */
-  async probe(draftId: string, userConfig: UserConfigValues = {}): Promise<ProbeReport> {
+  async probe(draftId: string, userConfig: UserConfigValues = {}, profile?: EditableProfile): Promise<ProbeReport> {
     const draft = this.draft(draftId);
     await this.ensureInstalled(draft);
     const spec = this.specWith(draft, userConfig);
+    const intended = profile ?? draft.profile;
     let result;
     try {
       result = await probe(
         spec,
-        defaultSandboxProfile(),
-        { plan: (probeSpec, _profile, context) => this.deps.launcher.planProbe(probeSpec, context) },
+        intended,
+        { plan: (probeSpec, probeProfile, context) => this.deps.launcher.planProbe(probeSpec, probeProfile, context) },
         { serverName: draft.candidate.suggestedName, airlockDataDir: this.deps.dataDir, serverDataDir: join(this.deps.dataDir, 'server-data', `probe-${draft.id}`), secrets: {} },
         { timeoutMs: 30_000 },
       );
@@ -155,7 +158,7 @@ export class InstallFlow {
       const log = error instanceof ProbeError ? error.log.slice(-20).map((line) => line.text).join('\n') : '';
       throw new AirlockError('unavailable', `The server did not start in the locked sandbox: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}`);
     }
-    const record = this.previewRecord(draft, draft.profile, false);
+    const record = this.previewRecord(draft, intended, false);
     const context = this.deps.toolContext(record);
     const tools = result.tools.items;
     const report: ProbeReport = {
@@ -209,7 +212,8 @@ export class InstallFlow {
       ...(existing?.importedFrom ? { importedFrom: existing.importedFrom } : {}),
       name,
       spec,
-      profile: { ...request.profile, secrets: [...new Set([...request.profile.secrets, ...Object.keys(secrets)])] },
+      // Grants are pinned where they resolve now (an update keeps the pins of grants it keeps).
+      profile: pinGrants({ ...request.profile, secrets: [...new Set([...request.profile.secrets, ...Object.keys(secrets)])] }, existing?.profile),
       enabled: request.enable,
       approvedTools: Object.fromEntries((draft.probedTools ?? []).map((tool) => [tool.definition.name, { fingerprint: tool.fingerprint, definition: tool.definition, approvedAt: now }])),
       createdAt: existing?.createdAt ?? now,

@@ -1,12 +1,16 @@
 /**
  * The sandbox: what Airlock can enforce about a server, whatever it claims.
  * `createSandboxLauncher()` turns a profile into a launch plan (bubblewrap on
- * Linux, per-server network proxies, scrubbed environment); the supervisor
- * spawns the plan and calls `dispose()` after the process has exited.
+ * Linux, per-server network proxies, scrubbed environment, home hidden,
+ * grants pinned, trusted files protected, a privilege filter, rlimits); the
+ * supervisor spawns the plan and calls `dispose()` after the process has exited.
  */
 export { checkSandboxSupport, findExecutable, type CapabilityProbe } from './capability';
 export { SandboxInitError, SandboxProfileError, SandboxUnavailableError } from './errors';
-export type { LaunchContext, LaunchPlan, SandboxLauncher } from './launcher';
+export { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimits, type SandboxLauncher } from './launcher';
+export { GrantMovedError, needsPins, pinGrants } from './grant-pins';
+export { privilegeFilterBytes } from './seccomp-filter';
+export { ROOT_PLACEHOLDER_DIRS, TRUSTED_NAMES } from './trusted-files';
 export {
   startServerProxy,
   type NetworkDecision,
@@ -14,10 +18,12 @@ export {
   type ServerNetworkPolicy,
   type ServerProxy,
 } from './network-proxy';
-export { SECRET_HOME_PATHS, SYSTEM_SECRET_PATHS, strictestProfile } from './profiles';
+export { dataFolderRegistryPath, registerDataFolder, registeredDataFolders } from './data-folders';
+export { KNOWN_DATA_SETTINGS, probeProfile, SECRET_HOME_PATHS, SERVER_DATA_DIR_ENV, SYSTEM_SECRET_PATHS, strictestProfile } from './profiles';
 export {
   createSandboxLauncher,
   SANDBOX_PROXY_PORT,
+  SANDBOX_UNPRIVILEGED_ID,
   type AirlockSandboxLauncher,
   type SandboxLauncherOptions,
 } from './sandbox-launcher';

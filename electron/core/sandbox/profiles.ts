@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SandboxProfile } from '../../../shared/domain';
+import type { SandboxProfile, ServerSpec } from '../../../shared/domain';
 
 /**
  * The profile the install probe runs under: no network, no writes except the
@@ -17,10 +17,55 @@ export function strictestProfile(): SandboxProfile {
 }
 
 /**
+ * The profile the install probe runs under, from the one the server is about
+ * to get: its read and write grants, read-only (a server that checks its
+ * folders at start-up can start); no writes, no persistent data (the
+ * launcher gives it a throwaway folder instead), no network, no secrets.
+ */
+export function probeProfile(intended: SandboxProfile): SandboxProfile {
+  return {
+    filesystem: {
+      read: [...new Set([...intended.filesystem.read, ...intended.filesystem.write])],
+      write: [],
+      persistentData: false,
+      ...(intended.filesystem.pinned ? { pinned: intended.filesystem.pinned } : {}),
+    },
+    network: { allowedDomains: [] },
+    secrets: [],
+    ...(intended.unsandboxed ? { unsandboxed: intended.unsandboxed } : {}),
+  };
+}
+
+/** The variable that tells every server where its persistent data folder is (set only when it has one). */
+export const SERVER_DATA_DIR_ENV = 'AIRLOCK_SERVER_DATA_DIR';
+
+/**
+ * Servers that document a setting of their own for where they keep data:
+ * the setting, pointed into the server's data folder. Matched by the npm
+ * package the server runs from (`…/node_modules/<package>/…` in its argv).
+ * A value the person set in the server's environment wins.
+ */
+export const KNOWN_DATA_SETTINGS: ReadonlyArray<{ package: string; env: Record<string, string> }> = [
+  // https://github.com/modelcontextprotocol/servers/tree/main/src/memory: MEMORY_FILE_PATH
+  { package: '@modelcontextprotocol/server-memory', env: { MEMORY_FILE_PATH: 'memory.jsonl' } },
+];
+
+/** The known settings for this server (names → file names in its data folder), if it is one of them. */
+export function dataSettingsFor(spec: ServerSpec): Record<string, string> {
+  const argv = [spec.command, ...spec.args].map((word) => word.split('\\').join('/'));
+  const out: Record<string, string> = {};
+  for (const known of KNOWN_DATA_SETTINGS) {
+    if (argv.some((word) => word.includes(`/node_modules/${known.package}/`))) Object.assign(out, known.env);
+  }
+  return out;
+}
+
+/**
  * Paths under the home folder no server may read unless the user grants that
- * exact path: credentials, keys, browser profiles, keychains, password
- * stores. Reads are allowed everywhere else, so this list is the whole of the
- * read protection besides Airlock's own data.
+ * exact path: credentials, keys, tokens, shell history, browser profiles,
+ * keychains, password stores. The home folder as a whole is hidden already;
+ * this list keeps them hidden under a grant or a runtime folder put back
+ * (a read grant of `~/.config`, a runtime in `~/.cargo`).
  */
 export const SECRET_HOME_PATHS: readonly string[] = [
   '.ssh',
@@ -39,6 +84,41 @@ export const SECRET_HOME_PATHS: readonly string[] = [
   '.password-store',
   '.local/share/keyrings',
   '.pki',
+  // tokens and credentials of everyday tools (the red team's list and kin)
+  '.config/git/credentials',
+  '.pgpass',
+  '.my.cnf',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.m2/settings.xml',
+  '.m2/settings-security.xml',
+  '.gradle/gradle.properties',
+  '.config/rclone',
+  '.terraform.d/credentials.tfrc.json',
+  '.terraformrc',
+  '.vault-token',
+  '.config/op',
+  '.config/sops',
+  '.config/doctl',
+  '.config/hcloud',
+  '.config/helm',
+  '.gem/credentials',
+  '.nuget/NuGet/NuGet.Config',
+  '.config/configstore',
+  '.yarnrc.yml',
+  '.config/Code/User/globalStorage',
+  // shell and REPL history (commands typed with secrets in them)
+  '.bash_history',
+  '.zsh_history',
+  '.histfile',
+  '.local/share/fish/fish_history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+  '.sqlite_history',
+  '.lesshst',
+  '.viminfo',
   // browsers (Linux)
   '.mozilla',
   '.config/google-chrome',
@@ -108,6 +188,10 @@ export function buildServerEnv(input: {
   secrets: Record<string, string>;
   home: string;
   tmp: string;
+  /** The server's persistent data folder, when it has one (then `SERVER_DATA_DIR_ENV` names it). */
+  dataDir?: string;
+  /** Known settings of this server for its data (variable → file name in `dataDir`), unless the person set them. */
+  dataSettings?: Record<string, string>;
   proxy?: { url: string; socksUrl: string };
 }): Record<string, string> {
   // SECURITY (invariant 5): start from nothing; the host's environment
@@ -119,7 +203,13 @@ export function buildServerEnv(input: {
   }
   env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
   env.LANG ??= 'C.UTF-8';
+  if (input.dataDir) {
+    for (const [name, file] of Object.entries(input.dataSettings ?? {})) {
+      if (input.specEnv[name] === undefined && input.secrets[name] === undefined) env[name] = join(input.dataDir, file);
+    }
+  }
   Object.assign(env, input.specEnv, input.secrets);
+  if (input.dataDir) env[SERVER_DATA_DIR_ENV] = input.dataDir;
   Object.assign(env, {
     HOME: input.home,
     TMPDIR: input.tmp,

@@ -2,17 +2,23 @@
  * The Linux launcher: compiles a `SandboxProfile` + `ServerSpec` into a
  * bubblewrap argv with sandbox-runtime (ASRT 0.0.78, pinned) doing the hard
  * part — the filesystem mounts (read denies, write grants, pins against
- * rename tricks) — and Airlock doing the rest: no shell in the path, its own
- * per-server network proxy (see network-proxy.ts), a scrubbed environment,
- * and a fresh temp folder per launch.
+ * rename tricks) — and Airlock doing the rest: no shell in front of the
+ * server, its own per-server network proxy (see network-proxy.ts), a
+ * scrubbed environment, a fresh temp folder per launch, the home folder
+ * hidden (an allowlist), every Airlock data folder hidden, grants pinned,
+ * files host tools trust protected (trusted-files.ts), no capabilities, its
+ * own IPC namespace, a privilege filter (seccomp-filter.ts) and rlimits.
  *
  * Shape of a sandboxed plan:
  *
- *   bwrap <ASRT's namespaces and mounts> -- apply-seccomp <command> <args…>
+ *   /bin/sh -c 'exec 3<"$1"; shift; exec "$@"' airlock-sandbox privilege.bpf \
+ *     bwrap <ASRT's mounts> <Airlock's mounts> --cap-drop ALL [--uid/--gid nobody] \
+ *       --unshare-ipc --mqueue /dev/mqueue --seccomp 3 -- \
+ *       prlimit <limits> -- apply-seccomp <command> <args…>
  *
- * or, for a server with a network proxy,
- *
- *   bwrap … -- /bin/sh -c 'socat … & exec "$@"' … apply-seccomp <command> <args…>
+ * (the fixed script only opens the filter for bwrap and becomes it), or, for
+ * a server with a network proxy, `… -- /bin/sh -c 'socat … & exec "$@"' …
+ * prlimit … apply-seccomp <command> <args…>` inside the sandbox.
  *
  * ASRT's `initialize()` is deliberately not called: it would start the shared
  * network proxy (which cannot tell servers apart) and install SIGINT/SIGTERM
@@ -22,18 +28,23 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { SandboxProfile, SandboxSupport, ServerSpec } from '../../../shared/domain';
 import { AirlockError } from '../errors';
 import { isAtOrUnder, keepOnlyGrantedWrites, parseWrappedCommand } from './bwrap-argv';
 import { checkSandboxSupport, findExecutable, type CapabilityProbe } from './capability';
 import { SandboxInitError, SandboxProfileError, SandboxUnavailableError } from './errors';
-import type { LaunchContext, LaunchPlan, SandboxLauncher } from './launcher';
+import { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimits, type SandboxLauncher } from './launcher';
 import { startServerProxy, type NetworkDecision, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
-import { buildServerEnv, secretPathsUnder, strictestProfile } from './profiles';
+import { dataFolderRegistryPath, registerDataFolder, registeredDataFolders } from './data-folders';
+import { checkPinned } from './grant-pins';
+import { claimRunFolder, LAUNCH_RECORD, placeholdersInUse, sweepCrashedRuns, type LaunchRecord } from './runtime-sweep';
+import { planTrustedFiles, removePlaceholder, sweepGrants, TrustedFilesWatcher, type HeldEntry, type TrustedFilesPlan } from './trusted-files';
+import { buildServerEnv, dataSettingsFor, probeProfile, secretPathsUnder } from './profiles';
+import { privilegeFilterBytes } from './seccomp-filter';
 
 /** How a launcher is set up; every field has a safe default. */
 export interface SandboxLauncherOptions {
@@ -60,17 +71,36 @@ export interface SandboxLauncherOptions {
   onNetworkDecision?: (decision: NetworkDecision) => void;
   /** How long a network question may stay unanswered (default 120 s, then deny). */
   askTimeoutMs?: number;
+  /** Resource limits for every server (default `DEFAULT_LIMITS`, generous for real servers). */
+  limits?: Partial<ResourceLimits>;
+  /** The per-user list of Airlock data folders every sandbox hides (default: `dataFolderRegistryPath()` of `homeDir`). */
+  dataFolderRegistry?: string;
+  /**
+   * The parent of every Airlock process's runtime folder (default: a private
+   * `airlock-sandbox-<uid>` folder in the OS temp dir), where folders of a
+   * crashed Airlock are swept. Ignored when `runtimeDir` is given.
+   */
+  runtimeParent?: string;
+  /**
+   * Told what the person should know about a server's grants (a planted
+   * repository held aside), by server name. Each plan also carries its own
+   * notes (`LaunchPlan.onNote`).
+   */
+  onNotice?: (serverName: string, text: string) => void;
 }
 
 /** A `SandboxLauncher` plus the probe mode and a way to release everything. */
 export interface AirlockSandboxLauncher extends SandboxLauncher {
   /**
-   * A plan for the install probe: `strictestProfile()`, the whole home folder
-   * unreadable (except the server's own code folder), no network path even
-   * when questions are enabled, no secrets. `unsandboxed` passes on the
-   * server's recorded consent, which only matters where the sandbox is missing.
+   * A plan for the install probe, given the profile the server is about to
+   * get: its read and write grants become read-only grants (so a server that
+   * checks its folders at start-up can start), nothing is writable but the
+   * launch's own temp folder (a persistent data folder is a throwaway one in
+   * it), no network path even when questions are enabled, no secrets. The
+   * profile's `unsandboxed` consent passes on; it only matters where the
+   * sandbox is missing.
    */
-  planProbe(spec: ServerSpec, context: LaunchContext, unsandboxed?: SandboxProfile['unsandboxed']): Promise<LaunchPlan>;
+  planProbe(spec: ServerSpec, intended: SandboxProfile, context: LaunchContext): Promise<LaunchPlan>;
   /** Whether this machine can sandbox (as `checkSandboxSupport`, with this launcher's probe). */
   support(): SandboxSupport;
   /** Closes every proxy still open and removes the runtime folder. Call on shutdown. */
@@ -88,7 +118,23 @@ interface Tools {
   bwrap: string;
   socat: string;
   rg: string;
+  prlimit: string;
 }
+
+/**
+ * The uid and gid a server runs as inside the sandbox when Airlock runs as
+ * root (`nobody`): the sandbox's user then holds no capability at all, and
+ * sandbox-runtime's seccomp helper no longer needs CAP_SETFCAP to map it.
+ */
+export const SANDBOX_UNPRIVILEGED_ID = 65534;
+
+/**
+ * Opens the privilege filter as fd 3 for bubblewrap (`--seccomp 3`), then
+ * becomes bubblewrap: a fixed script, the only words it reads are its own
+ * arguments, and no shell stays in the process tree.
+ */
+export const SECCOMP_FD_SCRIPT = 'exec 3<"$1" || exit 126; shift; exec "$@"';
+const SECCOMP_FD = '3';
 
 /**
  * Creates the launcher the supervisor and the install probe use. Fails closed:
@@ -116,11 +162,23 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
   const probe: CapabilityProbe = options.capabilityProbe ?? { platform: process.platform, pathEnv: process.env.PATH };
   const homeDir = canonical(options.homeDir ?? homedir());
   const hostEnv = options.hostEnv ?? process.env;
+  const dataFolderRegistry = options.dataFolderRegistry ?? dataFolderRegistryPath(process.env, homeDir);
   const proxies = new Set<ServerProxy>();
   /** This launcher's runtime folder, and the folder every sandbox hides (its parent when Airlock chose it). */
   let runtimeRoot: Promise<{ root: string; hidden: string }> | undefined;
   let ready: Promise<Tools> | undefined;
   let ownsRuntimeRoot = false;
+  /** The shared parent of every Airlock process's runtime folder (when this launcher uses it). */
+  let runtimeParent: string | undefined;
+  let ownRun: string | undefined;
+  /** Placeholders this process's live launches rely on (several servers may share a grant). */
+  const placeholderUsers = new Map<string, number>();
+  /** Notes for a server that is not running yet (from the sweep of a crashed Airlock), given to its next plan. */
+  const pendingNotes = new Map<string, string[]>();
+  const notice = (serverName: string, text: string) => {
+    pendingNotes.set(serverName, [...(pendingNotes.get(serverName) ?? []), text]);
+    options.onNotice?.(serverName, text);
+  };
 
   const support = (): SandboxSupport => checkSandboxSupport(probe);
 
@@ -136,7 +194,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         // One parent for every Airlock process of this user (the app and the
         // CLI may run at once), hidden from every sandbox as a whole, so no
         // server sees another's temp home, whichever process started it.
-        const parent = join(tmpdir(), `airlock-sandbox-${process.getuid?.() ?? 'user'}`);
+        const parent = options.runtimeParent ?? join(tmpdir(), `airlock-sandbox-${process.getuid?.() ?? 'user'}`);
         await mkdir(parent, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
           if (error.code !== 'EEXIST') throw error;
         });
@@ -149,6 +207,13 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         hidden = canonical(parent);
         ownsRuntimeRoot = true;
         root = canonical(await mkdtemp(join(hidden, 'run-')));
+        claimRunFolder(root);
+        runtimeParent = hidden;
+        ownRun = root;
+        // A crashed Airlock's folders (never a live one's): its servers' temp
+        // homes, and the clean-up of their grants it could not finish.
+        const swept = await sweepCrashedRuns(hidden, root).catch(() => undefined);
+        for (const entry of swept?.held ?? []) notice(entry.serverName, heldNote(entry));
       }
       // Each proxy socket lives here: its path must survive socat's address
       // syntax and fit a Unix socket name (108 bytes, with room for the rest).
@@ -173,7 +238,12 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         bwrap: findExecutable('bwrap', probe.pathEnv) ?? '',
         socat: findExecutable('socat', probe.pathEnv) ?? '',
         rg: findExecutable('rg', probe.pathEnv) ?? '',
+        // util-linux; desktop apps often have a short PATH, so look where it lives too.
+        prlimit: findExecutable('prlimit', `${probe.pathEnv ?? ''}:/usr/bin:/bin`) ?? '',
       };
+      if (!tools.prlimit) {
+        throw new SandboxInitError('The sandbox needs `prlimit` to set resource limits (Debian: sudo apt-get install -y util-linux).');
+      }
       // sandbox-runtime looks its tools up with `which` (the capability check
       // does not list it: Debian's debianutils is essential); say so plainly.
       if (!findExecutable('which', process.env.PATH)) {
@@ -197,7 +267,8 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     spec: ServerSpec,
     profile: SandboxProfile,
     context: LaunchContext,
-    mode: { probe: boolean },
+    /** For the probe: the profile the server is about to get (its own profile is `probeProfile()` of it). */
+    mode: { probe?: SandboxProfile },
   ): Promise<LaunchPlan> => {
     const paths = checkProfile(spec, profile, context);
     const state = support();
@@ -213,6 +284,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     }
 
     const { root, hidden: hiddenRuntime } = await getRuntimeRoot();
+    const limits = { ...DEFAULT_LIMITS, ...options.limits };
     // The name only helps a person reading the folder; the random suffix makes it unique.
     const launchDir = await mkdtemp(join(root, `${context.serverName.replace(/[^a-z0-9-]/g, '').slice(0, 24)}-`));
     const writable = join(launchDir, 'w');
@@ -223,6 +295,38 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     let proxy: ServerProxy | undefined;
     let wrapped = false;
     let disposed: Promise<void> | undefined;
+    // Notes for the person about this launch, kept until someone listens.
+    const notes = [...(pendingNotes.get(context.serverName) ?? [])];
+    pendingNotes.delete(context.serverName);
+    const listeners = new Set<(text: string) => void>();
+    const note = (text: string) => {
+      notes.push(text);
+      for (const listener of listeners) listener(text);
+      options.onNotice?.(context.serverName, text);
+    };
+    const onNote = (listener: (text: string) => void) => {
+      for (const text of notes) listener(text);
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    };
+    let trusted: { plan: TrustedFilesPlan; exempt: string[]; watcher?: TrustedFilesWatcher } | undefined;
+    const finishTrusted = () => {
+      if (!trusted) return;
+      const { plan: protection, exempt, watcher } = trusted;
+      trusted = undefined;
+      watcher?.close();
+      // SECURITY (invariant 5): the server is gone; whatever it planted that
+      // the watcher did not catch is held aside now, with nothing racing us.
+      const placeholders = new Map(protection.placeholders.map((p) => [p.path, p.ino]));
+      for (const entry of sweepGrants(protection.roots, new Map(protection.baseline), placeholders, exempt)) note(heldNote(entry));
+      for (const placeholder of protection.placeholders) {
+        const users = (placeholderUsers.get(placeholder.path) ?? 1) - 1;
+        if (users > 0) placeholderUsers.set(placeholder.path, users);
+        else placeholderUsers.delete(placeholder.path);
+      }
+      const inUse = placeholdersInUse(runtimeParent, ownRun, placeholderUsers.keys());
+      for (const placeholder of protection.placeholders) if (!inUse.has(placeholder.path)) removePlaceholder(placeholder);
+    };
     const dispose = (): Promise<void> => {
       disposed ??= (async () => {
         if (wrapped) SandboxManager.cleanupAfterCommand();
@@ -230,7 +334,11 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
           proxies.delete(proxy);
           await proxy.close();
         }
-        await rm(launchDir, { recursive: true, force: true });
+        try {
+          finishTrusted();
+        } finally {
+          await rm(launchDir, { recursive: true, force: true });
+        }
       })();
       return disposed;
     };
@@ -249,12 +357,23 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         proxies.add(proxy);
       }
       const proxyUrl = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+      // The server's persistent data folder, when it has one: its own in
+      // Airlock's data, or for the probe a throwaway one in the temp folder.
+      let dataDir: string | undefined;
+      if (mode.probe?.filesystem.persistentData) {
+        dataDir = join(writable, 'data');
+        await mkdir(dataDir);
+      } else if (profile.filesystem.persistentData) {
+        await mkdir(paths.serverDataDir, { recursive: true, mode: 0o700 });
+        dataDir = canonical(paths.serverDataDir);
+      }
       const env = buildServerEnv({
         hostEnv,
         specEnv: spec.env,
         secrets: pickSecrets(profile, context),
         home,
         tmp,
+        ...(dataDir ? { dataDir, dataSettings: dataSettingsFor(spec) } : {}),
         proxy: proxy ? { url: proxyUrl, socksUrl: `socks5h://127.0.0.1:${SANDBOX_PROXY_PORT}` } : undefined,
       });
       const cwd = spec.cwd ?? home;
@@ -262,18 +381,29 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
 
       if (!sandboxable) {
         // Consent recorded in the profile: same scrubbed environment, no walls.
-        return { command, args: [...spec.args], env, cwd, sandboxed: false, dispose };
+        return { command, args: [...spec.args], env, cwd, sandboxed: false, onNote, dispose };
       }
 
       const tools = await ensureRuntime();
+      // The privilege filter this sandbox loads (`--seccomp`): beside the
+      // server's writable folder, never inside it.
+      const filter = join(launchDir, 'privilege.bpf');
+      await writeFile(filter, privilegeFilterBytes(), { mode: 0o600 });
       const writeRoots = [writable, ...paths.write];
-      if (profile.filesystem.persistentData) {
-        await mkdir(paths.serverDataDir, { recursive: true, mode: 0o700 });
-        writeRoots.push(canonical(paths.serverDataDir));
-      }
+      if (profile.filesystem.persistentData) writeRoots.push(canonical(paths.serverDataDir));
+      // SECURITY (invariant 5): every Airlock data folder of this user, not
+      // only this process's (the CLI's plain-text secrets live in one).
+      registerDataFolder(paths.airlockDataDir, { registry: dataFolderRegistry, homeDir });
+      const dataFolders = [...new Set([paths.airlockDataDir, ...registeredDataFolders(dataFolderRegistry)])];
+      const secrets = secretPathsUnder(homeDir);
       const denyRead = [
-        ...secretPathsUnder(homeDir),
-        paths.airlockDataDir,
+        // SECURITY (invariant 5): the home folder is hidden as a whole (an
+        // allowlist, as containers do): only grants, the server's own code
+        // and its runtime are put back below. The secret paths stay denied
+        // beneath whatever is put back.
+        homeDir,
+        ...secrets,
+        ...dataFolders,
         hiddenRuntime,
         // the library's shared scratch folder, if one exists on this machine
         '/tmp/claude',
@@ -281,13 +411,26 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       if (!profile.filesystem.persistentData) denyRead.push(paths.serverDataDir);
       const allowRead = [...paths.read];
       if (paths.codeDir) allowRead.push(paths.codeDir);
-      if (mode.probe) {
-        allowRead.push(...probeCodeDirs(spec, command, homeDir, [...denyRead]));
-        denyRead.push(homeDir);
-      }
+      allowRead.push(...codeDirsUnderHome(spec, command, homeDir, [...secrets, ...dataFolders, hiddenRuntime]));
       if (proxy) allowRead.push(proxy.socketPath);
 
-      const denyWrite = paths.write.flatMap(codeRunningPathsIn);
+      // SECURITY (invariant 5): what host tools run or trust inside a write
+      // grant stays read-only, cannot be created, or is held aside when it
+      // appears (trusted-files.ts). Placeholders are made on the host now.
+      const exempt = (profile.filesystem.writeTrusted ?? []).map(canonical);
+      trusted = { plan: { mounts: [], placeholders: [], baseline: [], roots: [], folders: [] }, exempt };
+      trusted.plan = planTrustedFiles(paths.write, exempt, (placeholder) => {
+        trusted!.plan.placeholders.push(placeholder);
+        placeholderUsers.set(placeholder.path, (placeholderUsers.get(placeholder.path) ?? 0) + 1);
+      });
+      const record: LaunchRecord = {
+        serverName: context.serverName,
+        roots: trusted.plan.roots,
+        exempt,
+        baseline: trusted.plan.baseline,
+        placeholders: trusted.plan.placeholders,
+      };
+      await writeFile(join(launchDir, LAUNCH_RECORD), JSON.stringify(record), { mode: 0o600 });
 
       // SECURITY (invariant 5): if anything in this process started the
       // library's shared proxy (`initialize()`), every wrap would be routed
@@ -300,16 +443,32 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       SandboxManager.updateConfig(baseConfig(tools));
       const wrappedText = await SandboxManager.wrapWithSandbox(PLACEHOLDER, SHELL, {
         network: { allowedDomains: [], deniedDomains: [] },
-        filesystem: { denyRead, allowRead, allowWrite: writeRoots, denyWrite },
+        filesystem: { denyRead, allowRead, allowWrite: writeRoots, denyWrite: [] },
       });
       wrapped = true;
       const invocation = parseWrappedCommand(wrappedText, { bwrapPath: tools.bwrap, shell: SHELL, placeholder: PLACEHOLDER });
       const remountReadOnly: string[] = [];
-      const { options: bwrapOptions } = keepOnlyGrantedWrites(invocation.options, writeRoots, WRITABLE_DEVICES);
+      const { options: granted } = keepOnlyGrantedWrites(invocation.options, writeRoots, WRITABLE_DEVICES);
+      // SECURITY (invariant 5): the server holds no capability, not even the
+      // CAP_SETFCAP the library keeps for a root caller (with it, and the
+      // sandbox's root mapped to real root, a server could write file
+      // capabilities any local user then runs with).
+      const bwrapOptions = [...withoutCapabilityAdds(granted), ...trusted.plan.mounts];
       // SECURITY (invariant 5): whatever the library's output, these must hold.
-      for (const flag of ['--unshare-net', '--unshare-pid', '--unshare-user', '--die-with-parent', '--new-session']) {
+      for (const flag of ['--unshare-net', '--unshare-pid', '--unshare-user', '--die-with-parent', '--new-session', '--cap-drop']) {
         if (!bwrapOptions.includes(flag)) throw new SandboxInitError(`sandbox-runtime's profile lacks ${flag}; refusing to start`);
       }
+      if (bwrapOptions[bwrapOptions.indexOf('--cap-drop') + 1] !== 'ALL') {
+        throw new SandboxInitError("sandbox-runtime's profile does not drop every capability; refusing to start");
+      }
+      // SECURITY (invariant 5): a root Airlock's servers are not root inside
+      // either; System V IPC and POSIX message queues are the sandbox's own
+      // (no channel to the host or another server); the privilege filter is
+      // loaded last, just before the command runs.
+      if (process.geteuid?.() === 0) {
+        bwrapOptions.push('--uid', String(SANDBOX_UNPRIVILEGED_ID), '--gid', String(SANDBOX_UNPRIVILEGED_ID));
+      }
+      bwrapOptions.push('--unshare-ipc', '--mqueue', '/dev/mqueue', '--seccomp', SECCOMP_FD);
       // The library hides a read-denied folder under a tmpfs, which the
       // server could write (in memory). Make each one read-only, so writes
       // outside the grants fail with EROFS everywhere. Non-recursive: the
@@ -318,7 +477,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         if (bwrapOptions[i] === '--tmpfs') remountReadOnly.push('--remount-ro', bwrapOptions[i + 1]!);
       }
       bwrapOptions.push(...remountReadOnly);
-      const server = [invocation.applySeccompPath, command, ...spec.args];
+      const server = [tools.prlimit, ...prlimitArgs(limits), '--', invocation.applySeccompPath, command, ...spec.args];
       const inner = proxy
         ? [
             SHELL,
@@ -332,7 +491,27 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
             ...server,
           ]
         : server;
-      return { command: tools.bwrap, args: [...bwrapOptions, '--', ...inner], env, cwd, sandboxed: true, dispose };
+      if (trusted.plan.roots.length > 0) {
+        trusted.watcher = new TrustedFilesWatcher(
+          trusted.plan.roots,
+          new Map(trusted.plan.baseline),
+          new Map(trusted.plan.placeholders.map((p) => [p.path, p.ino])),
+          exempt,
+          (entry) => note(heldNote(entry)),
+          note,
+        );
+        trusted.watcher.start(trusted.plan.folders);
+      }
+      return {
+        command: SHELL,
+        args: ['-c', SECCOMP_FD_SCRIPT, 'airlock-sandbox', filter, tools.bwrap, ...bwrapOptions, '--', ...inner],
+        env,
+        cwd,
+        sandboxed: true,
+        limits,
+        onNote,
+        dispose,
+      };
     } catch (error) {
       await dispose();
       throw error;
@@ -341,9 +520,8 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
 
   return {
     support,
-    plan: (spec, profile, context) => build(spec, profile, context, { probe: false }),
-    planProbe: (spec, context, unsandboxed) =>
-      build(spec, { ...strictestProfile(), ...(unsandboxed ? { unsandboxed } : {}) }, { ...context, secrets: {} }, { probe: true }),
+    plan: (spec, profile, context) => build(spec, profile, context, {}),
+    planProbe: (spec, intended, context) => build(spec, probeProfile(intended), { ...context, secrets: {} }, { probe: intended }),
     async close() {
       await Promise.all([...proxies].map((proxy) => proxy.close()));
       proxies.clear();
@@ -384,24 +562,35 @@ function selfTest(bwrap: string): Promise<void> {
   });
 }
 
-/** Files in a granted folder that other programs run as code (git hooks, shell start-up files). */
-const CODE_RUNNING_FILES = ['.bashrc', '.bash_profile', '.profile', '.zshrc', '.zprofile', '.envrc', '.gitmodules'];
+/** What the person reads when Airlock held a planted entry aside. */
+function heldNote(entry: HeldEntry): string {
+  return `A file that other programs trust appeared in a granted folder: ${entry.path}. Airlock moved it aside to ${entry.heldAt} (programs such as git or direnv would have run it outside the sandbox). If you made it yourself, rename it back.`;
+}
+
+/** Drops every `--cap-add <cap>` pair from bubblewrap's options. */
+export function withoutCapabilityAdds(options: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < options.length; i += 1) {
+    if (options[i] === '--cap-add') {
+      i += 1;
+      continue;
+    }
+    out.push(options[i]!);
+  }
+  return out;
+}
 
 /**
- * The paths inside a write grant that stay read-only: writing them would let
- * a server run code outside its sandbox the next time the user runs git or a
- * shell there. `.git/hooks` and `.git/config` are protected whenever `.git`
- * is a folder (even if hooks does not exist yet); dotfiles when they exist.
+ * prlimit's options for the limits: soft and hard the same, except CPU time,
+ * whose soft limit sends SIGXCPU ten seconds before the hard one kills.
  */
-function codeRunningPathsIn(root: string): string[] {
-  const paths: string[] = [];
-  try {
-    if (statSync(join(root, '.git')).isDirectory()) paths.push(join(root, '.git', 'hooks'), join(root, '.git', 'config'));
-  } catch {
-    // no repository here
-  }
-  for (const name of CODE_RUNNING_FILES) if (existsSync(join(root, name))) paths.push(join(root, name));
-  return paths;
+export function prlimitArgs(limits: ResourceLimits): string[] {
+  return [
+    `--nproc=${limits.processes}`,
+    `--nofile=${limits.openFiles}`,
+    `--data=${limits.memoryBytes}`,
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 10}`,
+  ];
 }
 
 /** The secrets the profile grants, and only those. */
@@ -456,7 +645,8 @@ function checkProfile(spec: ServerSpec, profile: SandboxProfile, context: Launch
   const check = (kind: 'read' | 'write', path: string): string => {
     if (!isAbsolute(path)) throw new SandboxProfileError(`A ${kind} grant must be an absolute path: ${path}`);
     if (!existsSync(path)) throw new SandboxProfileError(`The ${kind} grant ${path} does not exist; create it or remove the grant.`);
-    const real = canonical(path);
+    // SECURITY (invariant 5): a grant resolves where it did when it was given.
+    const real = checkPinned(kind, path, canonical(path), profile, context.serverName);
     // SECURITY (invariant 5): no grant may expose Airlock's data folder, also
     // not through a symlink that points into it.
     if (isAtOrUnder(airlockDataDir, real) || (isAtOrUnder(real, airlockDataDir) && !isAtOrUnder(real, serverDataDir))) {
@@ -486,24 +676,63 @@ function checkProfile(spec: ServerSpec, profile: SandboxProfile, context: Launch
   return { airlockDataDir, serverDataDir, read, write, codeDir };
 }
 
+/** Folder names that hold a runtime's executables; the runtime is their parent (`~/.nvm/versions/node/v20/bin/node`). */
+const RUNTIME_BIN_DIRS = new Set(['bin', 'sbin', 'shims', 'Scripts']);
+/** Files that mark a project's root folder (its dependencies live beside them). */
+const PROJECT_MARKERS = ['package.json', 'pyproject.toml', 'setup.py', 'setup.cfg', 'requirements.txt', 'Cargo.toml', 'go.mod', 'deno.json'];
+
 /**
- * In probe mode the home folder is hidden; what a local server needs to run
- * from it stays readable: its working folder, the folder of its executable,
- * and the folder of any script argument. Never a secret path, never the home
- * folder itself, never Airlock's data.
+ * The home folder is hidden from every server; what a server needs to run
+ * from it stays readable: its working folder, the runtime its command
+ * belongs to (the folder above `bin/`: an nvm or volta node, a Python venv,
+ * pyenv), and the project of any script argument (the nearest folder above
+ * it with a package manifest, and above that the nearest with
+ * `node_modules`, for workspaces). Never the home folder itself, never a
+ * folder inside a hidden one (secrets, Airlock's data); secrets inside a
+ * folder put back stay hidden.
  */
-function probeCodeDirs(spec: ServerSpec, command: string, homeDir: string, hidden: string[]): string[] {
-  const candidates = [spec.cwd, dirname(command)];
+function codeDirsUnderHome(spec: ServerSpec, command: string, homeDir: string, hidden: string[]): string[] {
+  const candidates: string[] = [];
+  if (spec.cwd) candidates.push(spec.cwd);
+  for (const executable of new Set([command, canonical(command)])) {
+    const dir = dirname(executable);
+    candidates.push(RUNTIME_BIN_DIRS.has(basename(dir)) ? dirname(dir) : dir);
+  }
   for (const arg of spec.args) {
-    if (isAbsolute(arg) && /\.(m?js|cjs|ts|mts|py)$/.test(arg)) candidates.push(dirname(arg));
+    if (!isAbsolute(arg) || !isAtOrUnder(canonical(arg), homeDir)) continue;
+    let isFile = false;
+    try {
+      isFile = statSync(arg).isFile();
+    } catch {
+      continue;
+    }
+    if (isFile) candidates.push(...projectOf(canonical(arg), homeDir));
   }
   const dirs = new Set<string>();
   for (const candidate of candidates) {
-    if (!candidate) continue;
     const dir = canonical(candidate);
     if (!isAtOrUnder(dir, homeDir) || dir === homeDir) continue;
-    if (hidden.some((path) => isAtOrUnder(dir, path) || isAtOrUnder(path, dir))) continue;
+    if (hidden.some((path) => isAtOrUnder(dir, path))) continue;
     dirs.add(dir);
   }
   return [...dirs];
+}
+
+/** A script's own folder, its project root, and the workspace root holding `node_modules` (all below home). */
+function projectOf(script: string, homeDir: string): string[] {
+  const found = [dirname(script)];
+  let dir = dirname(script);
+  let project: string | undefined;
+  while (dir !== homeDir && isAtOrUnder(dir, homeDir)) {
+    if (!project && PROJECT_MARKERS.some((marker) => existsSync(join(dir, marker)))) {
+      project = dir;
+      found.push(dir);
+      if (existsSync(join(dir, 'node_modules'))) break;
+    } else if (project && existsSync(join(dir, 'node_modules'))) {
+      found.push(dir);
+      break;
+    }
+    dir = dirname(dir);
+  }
+  return found;
 }

@@ -2,11 +2,15 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join } from 'node:path';
 import { z } from 'zod';
 import { AirlockError } from '../errors';
+import { registerDataFolder } from '../sandbox/data-folders';
 
 /**
  * How secret values are protected at rest. The desktop app passes Electron's
  * `safeStorage` (the OS keychain); headless use keeps them in a file only the
- * user can read, and says so.
+ * user can read (mode 0600 in a 0700 folder), and says so. Either way no
+ * server reads the file: every data folder is hidden from every sandbox
+ * (the home folder as a whole, and the data-folder registry for folders
+ * elsewhere).
  */
 export interface SecretCipher {
   /** A short label stored with the values ("electron-safeStorage"). */
@@ -36,8 +40,14 @@ export class SecretStore {
   constructor(
     dataDir: string,
     private readonly cipher?: SecretCipher,
+    /** The per-user list of data folders every sandbox hides (default `dataFolderRegistryPath()`). */
+    registry?: string,
   ) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // SECURITY (invariant 5): recorded before any secret is written, so a
+    // server started by another Airlock process (the app, another CLI data
+    // folder) never reads this file, wherever the folder is.
+    registerDataFolder(dataDir, registry ? { registry } : {});
     this.path = join(dataDir, SECRETS_FILE);
   }
 

@@ -373,6 +373,8 @@ export class Supervisor {
       }
       session.plan = plan;
       entry.sandboxed = plan.sandboxed;
+      // What the sandbox tells the person about this launch (a planted file held aside) goes to the server's log.
+      plan.onNote?.((text) => entry.log.push('airlock', text));
       if (session.cancelled) return;
       connection = new ServerConnection(plan, {
         ...this.options.connection,

@@ -1,8 +1,8 @@
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSandboxProfile } from '../../../shared/domain';
-import { createSandboxLauncher, type AirlockSandboxLauncher } from '../../../electron/core/sandbox/sandbox-launcher';
+import { createSandboxLauncher, SECCOMP_FD_SCRIPT, type AirlockSandboxLauncher } from '../../../electron/core/sandbox/sandbox-launcher';
 import { call, canaryListener, connect, ESCAPE_SERVER, makeWorld } from './sandbox-harness';
 
 // Hostile behaviour 8 (TESTING.md): a server that tries every way out, run in
@@ -31,18 +31,22 @@ describe('a hostile server under the default profile', () => {
     await rm(world.base, { recursive: true, force: true });
   });
 
-  it('runs inside bubblewrap with no shell in front of it', () => {
+  it('runs inside bubblewrap, reached through one fixed script (it opens the privilege filter), with no shell in front of the server', () => {
     expect(plan.sandboxed).toBe(true);
-    expect(plan.command).toMatch(/\/bwrap$/);
+    expect(plan.command).toBe('/bin/sh');
+    expect(plan.args.slice(0, 3)).toEqual(['-c', SECCOMP_FD_SCRIPT, 'airlock-sandbox']);
+    expect(plan.args[4]).toMatch(/\/bwrap$/);
     expect(plan.args).toContain('--unshare-net');
     expect(plan.args.slice(plan.args.indexOf('--'))).not.toContain('-c');
   });
 
-  it('cannot read ~/.ssh, ~/.aws or Airlock data, but can read ordinary files', async () => {
+  it('cannot read ~/.ssh, ~/.aws, Airlock data or anything else in home, but can read ordinary files elsewhere', async () => {
     expect(await call(server.client, 'read_file', { path: join(world.home, '.ssh', 'id_rsa') })).toMatchObject({ ok: false });
     expect(await call(server.client, 'read_file', { path: join(world.home, '.aws', 'credentials') })).toMatchObject({ ok: false });
     expect(await call(server.client, 'read_file', { path: join(world.airlockDataDir, 'store.json') })).toMatchObject({ ok: false });
-    expect(await call(server.client, 'read_file', { path: join(world.home, 'notes.txt') })).toMatchObject({ ok: true, text: 'ordinary file\n' });
+    expect(await call(server.client, 'read_file', { path: join(world.home, 'notes.txt') })).toMatchObject({ ok: false });
+    await writeFile(join(world.base, 'outside-home.txt'), 'ordinary file\n');
+    expect(await call(server.client, 'read_file', { path: join(world.base, 'outside-home.txt') })).toMatchObject({ ok: true, text: 'ordinary file\n' });
     // Meaningful where the tests run as root: the sandbox keeps the uid, so only the mask stops this.
     expect(await call(server.client, 'read_file', { path: '/etc/shadow' })).not.toMatchObject({ text: expect.stringContaining('root:') });
   });

@@ -45,8 +45,9 @@ describe('when the sandbox cannot run', () => {
       runtimeDir: world.runtimeDir,
       capabilityProbe: { platform: 'linux', pathEnv: binWithoutBwrap },
     });
-    await expect(launcher.planProbe(spec, world.context())).rejects.toBeInstanceOf(SandboxUnavailableError);
-    const plan = await launcher.planProbe(spec, world.context(), { consentedAt: '2026-12-02T16:00:00Z' });
+    await expect(launcher.planProbe(spec, defaultSandboxProfile(), world.context())).rejects.toBeInstanceOf(SandboxUnavailableError);
+    const consented = { ...defaultSandboxProfile(), unsandboxed: { consentedAt: '2026-12-02T16:00:00Z' } };
+    const plan = await launcher.planProbe(spec, consented, world.context());
     expect(plan.sandboxed).toBe(false);
     await plan.dispose();
     await launcher.close();

@@ -110,7 +110,7 @@ describe('probe mode and installed code', () => {
     await mkdir(installDir, { recursive: true });
     await cp(ESCAPE_SERVER, join(installDir, 'server.mjs'));
     await symlink(resolve(dirname(ESCAPE_SERVER), '../../../node_modules'), join(installDir, 'node_modules'));
-    const plan = await launcher.planProbe({ command: 'node', args: [join(installDir, 'server.mjs')], cwd: installDir, env: {} }, world.context('probe'));
+    const plan = await launcher.planProbe({ command: 'node', args: [join(installDir, 'server.mjs')], cwd: installDir, env: {} }, defaultSandboxProfile(), world.context('probe'));
     const probe = await connect(plan);
     try {
       expect(await call(probe.client, 'read_file', { path: join(installDir, 'server.mjs') })).toMatchObject({ ok: true });
@@ -131,7 +131,7 @@ describe('probe mode and installed code', () => {
     await mkdir(project, { recursive: true });
     await cp(ESCAPE_SERVER, join(project, 'server.mjs'));
     await symlink(resolve(dirname(ESCAPE_SERVER), '../../../node_modules'), join(project, 'node_modules'));
-    const plan = await launcher.planProbe({ command: 'node', args: [join(project, 'server.mjs')], env: {} }, world.context('local'));
+    const plan = await launcher.planProbe({ command: 'node', args: [join(project, 'server.mjs')], env: {} }, defaultSandboxProfile(), world.context('local'));
     const probe = await connect(plan);
     try {
       expect(await call(probe.client, 'read_file', { path: join(project, 'server.mjs') })).toMatchObject({ ok: true });

@@ -60,8 +60,8 @@ describe.skipIf(!support.supported)('supervision inside the real sandbox', () =>
   });
 
   it('probes a published server through the launcher’s strictest probe plan', async () => {
-    // The composition root adapts `planProbe` (strictest profile, home unreadable) to the probe's launcher.
-    const probeLauncher = { plan: (spec: Parameters<typeof launcher.planProbe>[0], _profile: unknown, context: Parameters<typeof launcher.planProbe>[1]) => launcher.planProbe(spec, context) };
+    // The install flow adapts `planProbe` (the intended grants, read-only; home unreadable) to the probe's launcher.
+    const probeLauncher = { plan: launcher.planProbe };
     const context = { serverName: 'everything', airlockDataDir: join(base, 'data'), serverDataDir: join(base, 'data', 'everything'), secrets: {} };
     const result = await probe(publishedSpec('server-everything', ['stdio']), defaultSandboxProfile(), probeLauncher, context);
     expect(result.sandboxed).toBe(true);
