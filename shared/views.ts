@@ -266,7 +266,13 @@ export const CallResultViewSchema = z.object({
 export type CallResultView = z.infer<typeof CallResultViewSchema>;
 
 /** Settings a person can change. */
-export const SettingsViewSchema = z.object({ policyMode: PolicyModeSchema });
+export const SettingsViewSchema = z.object({
+  policyMode: PolicyModeSchema,
+  /** Every decision is flushed to disk before its call is sent (otherwise within `flushWindowMs`; a crash of Airlock loses nothing either way). */
+  strictDurability: z.boolean(),
+  /** The audit log's flush window (ms): what a power cut can lose, without strict durability. */
+  flushWindowMs: z.number().int().nonnegative(),
+});
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
 
 /** The audit chain's health. */

@@ -386,13 +386,13 @@ export class AuditLog {
       this.#queue.push({ body, durability, resolve, reject });
       if (!this.#draining) {
         this.#draining = true;
-        void this.#drain();
+        // A microtask later, so appends made in the same turn (concurrent callers) share one batch.
+        queueMicrotask(() => void this.#drain());
       }
     });
   }
 
-  // Writes queued entries batch by batch. Runs synchronously up to its first
-  // wait, so an uncontended append has written its line before appendX() returns.
+  // Writes queued entries batch by batch; waits only for the lock when another process holds it.
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length) {
