@@ -8,7 +8,7 @@ import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, R
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
 import { AuditLog, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey } from './audit';
 import { NetworkDecisionRecorder } from './audit/network-record';
-import { toAuditEntryViews, toAuditVerifyView } from './audit/views';
+import { toActivityViews, toAuditEntryViews, toAuditVerifyView } from './audit/views';
 import { toConfirmationView } from './approvals/views';
 import { CallPipeline, type CallRequest, type CallResult } from './calls/call-pipeline';
 import { AirlockError } from './errors';
@@ -454,13 +454,13 @@ export class AirlockHost {
   }
 
   async auditEntries(query: { server?: string; tool?: string; verdict?: 'allow' | 'ask' | 'deny'; limit?: number }): Promise<AuditEntryView[]> {
-    const records = await this.audit.read({
+    const records = await this.audit.readActivity({
       ...(query.server ? { server: query.server } : {}),
       ...(query.tool ? { tool: query.tool } : {}),
       ...(query.verdict ? { decision: query.verdict } : {}),
       limit: query.limit ?? 200,
     });
-    return records.flatMap(toAuditEntryViews);
+    return records.flatMap(toActivityViews);
   }
 
   policyMode(): PolicyMode {
