@@ -144,6 +144,8 @@ export class AuditWriteError extends Error {
 interface Tail {
   seq: number;
   hash: string;
+  /** The entry's format version (absent for the start of the log). */
+  v?: number;
 }
 
 interface Pending {
@@ -513,7 +515,7 @@ export class AuditLog {
     // A damaged line ends without a newline: the repair entry starts on a fresh line, in the same write.
     const chunks: string[] = sealing ? ['\n'] : [];
     const add = (body: Record<string, unknown>): AuditEntry => {
-      const { entry, line } = sealEntry({ v: 1, seq: tail.seq + 1, time: new Date(this.#now()).toISOString(), prevHash: tail.hash, ...body });
+      const { entry, line } = sealEntry({ v: 2, seq: tail.seq + 1, time: new Date(this.#now()).toISOString(), prevHash: tail.hash, ...body });
       tail = { seq: entry.seq, hash: entry.hash };
       chunks.push(line, '\n');
       return entry;
@@ -661,7 +663,11 @@ export class AuditLog {
       case 'other-key':
         return note('head-other-key', `The record of where the log ended was made with another key (an Airlock process that does not share this one's key, or forged): Airlock cannot confirm that no entries after entry ${tail.seq} were cut off.`, check.head.seq);
       case 'unkeyed':
-        return note('head-unkeyed', `The record of where the log ended carried no key (written by an older Airlock, or replaced): the end up to entry ${tail.seq} is taken as found.`, check.head.seq);
+        // After an entry this version wrote (v2), a head without a key was put there by someone else.
+        if (tail.v === 2) {
+          return note('head-forged', `The record of where the log ended carried no key, though Airlock keys it: it was replaced outside Airlock. Entries after entry ${tail.seq} may have been cut off.`, check.head.seq);
+        }
+        return note('head-unkeyed', `The record of where the log ended carried no key (written by an older Airlock): the end up to entry ${tail.seq} is taken as found.`, check.head.seq);
       case 'valid':
       case 'unchecked': {
         const { head } = check;
@@ -903,7 +909,7 @@ function parseTail(line: string): Tail | undefined {
   try {
     const entry = JSON.parse(line) as AuditEntry;
     if (typeof entry.seq !== 'number' || typeof entry.hash !== 'string') return undefined;
-    return { seq: entry.seq, hash: entry.hash };
+    return { seq: entry.seq, hash: entry.hash, v: entry.v };
   } catch {
     return undefined;
   }

@@ -215,6 +215,7 @@ export async function verifyAudit(context: ReaderContext): Promise<VerifyResult>
   let expectedPrev = GENESIS_HASH;
   let expectedSeq = 1;
   let entries = 0;
+  let lastVersion: number | undefined;
   let last: { file: string; line: number } = { file: files[0] ?? ACTIVE_FILE, line: 0 };
   const repaired: { file: string; line: number }[] = [];
   const notes: AuditNote[] = [];
@@ -277,6 +278,7 @@ export async function verifyAudit(context: ReaderContext): Promise<VerifyResult>
           }
           expectedPrev = entry.hash;
           expectedSeq = entry.seq + 1;
+          lastVersion = entry.v;
           entries++;
           last = where;
           return true;
@@ -319,7 +321,10 @@ export async function verifyAudit(context: ReaderContext): Promise<VerifyResult>
     case 'other-key':
       return fail('end-unconfirmed', `Airlock cannot confirm the end of the log: the record of where it ended was made with another key (an Airlock process that does not share this one's key, or forged).`, 'unconfirmed');
     case 'unkeyed':
-      return fail('end-unconfirmed', `Airlock cannot confirm the end of the log: the record of where it ended carries no key (written by an older Airlock, or replaced). The next call Airlock records anchors it again.`, 'unconfirmed');
+      if (lastVersion === 2) {
+        return fail('head-tampered', `The record of where the log ended (${HEAD_FILE}) carries no key, though Airlock keys it: it was replaced outside Airlock, and entries after entry ${lastSeq} may have been cut off.`, 'tampered');
+      }
+      return fail('end-unconfirmed', `Airlock cannot confirm the end of the log: the record of where it ended carries no key (written by an older Airlock). The next call Airlock records anchors it.`, 'unconfirmed');
     case 'valid':
     case 'unchecked': {
       const record = head.head;

@@ -31,7 +31,11 @@ export interface AuditAnswer {
 
 /** Fields every entry has. */
 interface EntryCommon {
-  v: 1;
+  /**
+   * 1: written by an Airlock without a keyed head; 2: by one that anchors the
+   * end with a key (so a head without a key after a v2 entry was replaced).
+   */
+  v: 1 | 2;
   /** 1, 2, 3 … across all files. */
   seq: number;
   /** ISO time. */
