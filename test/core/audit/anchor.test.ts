@@ -164,7 +164,7 @@ describe('the end of the audit log is anchored by a key', () => {
     const v1 = lines(dir).map((l) => JSON.parse(l) as Record<string, unknown>);
     let prev = '0'.repeat(64);
     const rewritten = v1.map((e) => {
-      const { hash: _h, ...rest } = { ...e, v: 1, prevHash: prev };
+      const { hash: _h, ...rest } = { ...e, v: 1, prevHash: prev } as Record<string, unknown>;
       const hash = sha256OfCanonical(rest);
       prev = hash;
       return JSON.stringify({ ...rest, hash });
