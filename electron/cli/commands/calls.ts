@@ -97,7 +97,7 @@ export function registerCallCommands(program: Command, context: CliContext): voi
                 entry.kind === 'decision'
                   ? `${entry.time} #${entry.seq} ${entry.caller} → ${entry.server} › ${inert(entry.tool)}: ${entry.verdict}${entry.answeredBy ? ` [${entry.answeredBy}]` : ''}`
                   : entry.kind === 'network'
-                    ? `${entry.time} #${entry.seq} ${entry.server} → network ${inert(entry.target ?? '')}: ${entry.verdict}${entry.repeats ? ` (+${entry.repeats} more)` : ''}`
+                    ? `${entry.time} #${entry.seq} ${entry.server} → network ${inert(entry.target ?? '')}: ${entry.verdict}${entry.repeats ? ` (${entry.repeats + 1} requests)` : ''}`
                     : `${entry.time} #${entry.seq}   ${entry.outcome}${entry.durationMs ? ` in ${entry.durationMs} ms` : ''}${entry.outcome === 'unknown' && entry.reasons?.length ? ` — ${inert(entry.reasons.join(' '))}` : ''}`,
               )
               .join('\n')

@@ -128,7 +128,7 @@ export interface NetworkEntry extends EntryCommon {
   decidedBy: NetworkDecider;
   /** The shell a person answered in (window, terminal). */
   answeredBy?: string;
-  /** How many more identical decisions since the previous entry for the same request (floods are counted, not written one by one). */
+  /** This entry stands for `1 + repeats` identical decisions (a flood is counted over a minute, not written one by one). */
   repeats?: number;
 }
 

@@ -10,8 +10,9 @@
  * A server can make requests as fast as it likes; the log must not become
  * its megaphone. The first decision for a (server, host, port, verdict,
  * reason) is written at once; identical ones within the next minute are
- * counted and written as one entry with `repeats` when the next one comes
- * after the minute, or on `flush()` (shutdown).
+ * counted, and the count is written as one entry (standing for
+ * `1 + repeats` decisions) when the minute is over and the next one comes,
+ * or on `flush()` (shutdown). Every decision is accounted for.
  */
 import type { NetworkDecision } from '../sandbox/network-proxy';
 import type { AuditLog } from './audit-log';
@@ -39,8 +40,8 @@ export function networkDecider(reason: NetworkDecision['reason']): NetworkDecide
 
 interface Window {
   since: number;
-  /** Identical decisions since the last entry written for this key. */
-  repeats: number;
+  /** Identical decisions since the entry that opened this window (not yet written). */
+  counted: number;
   decision: NetworkDecision;
 }
 
@@ -66,24 +67,32 @@ export class NetworkDecisionRecorder {
     const now = this.now();
     const open = this.windows.get(key);
     if (open && now - open.since < COALESCE_MS) {
-      open.repeats += 1;
+      open.counted += 1;
       return;
     }
-    this.windows.set(key, { since: now, repeats: 0, decision });
-    this.write(decision, open?.repeats ?? 0);
-    if (this.windows.size > 10_000) this.windows.delete(this.windows.keys().next().value!);
+    // The last window's count first (it happened before this one), then this decision.
+    if (open && open.counted > 0) void this.write(open.decision, open.counted - 1);
+    this.windows.set(key, { since: now, counted: 0, decision });
+    void this.write(decision, 0);
+    if (this.windows.size > 10_000) {
+      const oldest = this.windows.keys().next().value!;
+      const closing = this.windows.get(oldest)!;
+      if (closing.counted > 0) void this.write(closing.decision, closing.counted - 1);
+      this.windows.delete(oldest);
+    }
   }
 
   /** Writes the counts still open (call on shutdown, before the log closes). */
   async flush(): Promise<void> {
     const writes: Promise<unknown>[] = [];
     for (const [key, open] of this.windows) {
-      if (open.repeats > 0) writes.push(this.write(open.decision, open.repeats));
+      if (open.counted > 0) writes.push(this.write(open.decision, open.counted - 1));
       this.windows.delete(key);
     }
     await Promise.all(writes);
   }
 
+  // One entry standing for 1 + repeats identical decisions.
   private write(decision: NetworkDecision, repeats: number): Promise<unknown> {
     const decidedBy = networkDecider(decision.reason);
     const answer = decidedBy === 'person' ? this.answers.get(`${decision.serverName}\n${decision.host}\n${decision.port}`) : undefined;

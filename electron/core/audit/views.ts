@@ -89,7 +89,7 @@ export function toNetworkView(entry: NetworkEntry): AuditEntryView {
     tool: '',
     target: `${entry.host.includes(':') ? `[${entry.host}]` : entry.host}:${entry.port}`,
     verdict,
-    reasons: [reason, ...(entry.repeats ? [`The same request was decided the same way ${entry.repeats} more time${entry.repeats === 1 ? '' : 's'} within a minute before this entry.`] : [])],
+    reasons: [reason, ...(entry.repeats ? [`This entry counts ${entry.repeats + 1} identical requests, decided the same way in the minute before it.`] : [])],
     ...(entry.repeats ? { repeats: entry.repeats } : {}),
   };
 }
