@@ -63,7 +63,7 @@ function DurabilitySection() {
   const strict = chosen ?? (settings.status === 'ok' ? settings.value.strictDurability : false);
   const windowMs = settings.status === 'ok' ? settings.value.flushWindowMs : undefined;
   return (
-    <fieldset className="durability" data-testid="durability" disabled={settings.status !== 'ok' || action.busy}>
+    <fieldset className="durability" data-testid="durability" disabled={settings.status !== 'ok'}>
       <legend>How the activity log reaches the disk</legend>
       <p className="muted">
         Every decision is written before its call is sent, so a crash of Airlock loses nothing, and calls you answered are always flushed to disk first.
