@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Caller, Rule, Verdict } from '../../../shared/domain';
-import { canonicalJson, sha256OfCanonical } from '../tools/canonical-json';
+import { sha256OfCanonical } from '../tools/canonical-json';
 import { macEquals, type AuditKey } from './audit-key';
 
 /** prevHash of the very first entry. */
@@ -194,11 +194,52 @@ export function sealEntry(withoutHash: Record<string, unknown>): { entry: AuditE
   const keys = Object.keys(withoutHash)
     .filter((key) => withoutHash[key] !== undefined)
     .sort();
-  const parts = keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(withoutHash[key])}`);
+  const parts = keys.map((key) => `${JSON.stringify(key)}:${canonicalText(withoutHash[key])}`);
   const hash = createHash('sha256').update(`{${parts.join(',')}}`).digest('hex');
   const at = keys.findIndex((key) => key > 'hash');
   parts.splice(at < 0 ? parts.length : at, 0, `"hash":"${hash}"`);
   return { entry: { ...withoutHash, hash } as AuditEntry, line: `{${parts.join(',')}}` };
+}
+
+/**
+ * `canonicalJson` (tools/canonical-json.ts) without building sorted copies:
+ * the same text — keys sorted, `undefined` members dropped (null in arrays),
+ * everything else as JSON.stringify writes it — built directly, since the
+ * audit log serialises every entry on the hot path. A property test holds
+ * the two equal.
+ */
+export function canonicalText(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      const member: unknown = value[i];
+      out += member === undefined || typeof member === 'function' || typeof member === 'symbol' ? 'null' : canonicalText(member);
+    }
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  // canonicalJson inserts the sorted keys into an object, which lists array-index keys first, in numeric order.
+  if (keys.some(isIndexKey)) {
+    const indices = keys.filter(isIndexKey).sort((a, b) => Number(a) - Number(b));
+    keys.splice(0, keys.length, ...indices, ...keys.filter((key) => !isIndexKey(key)));
+  }
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const member = record[key];
+    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+    if (!first) out += ',';
+    first = false;
+    out += `${JSON.stringify(key)}:${canonicalText(member)}`;
+  }
+  return `${out}}`;
+}
+
+function isIndexKey(key: string): boolean {
+  return /^(0|[1-9][0-9]{0,9})$/.test(key) && Number(key) < 4294967295;
 }
 
 /**
