@@ -37,6 +37,8 @@ export interface AuditFileSystem {
   stat(path: string): FileIdentity | null;
   rename(from: string, to: string): void;
   unlink(path: string): void;
+  /** Sets a file's modification time to now (a lock's holder shows it is alive). */
+  touch(path: string): void;
   /** fsync(2) of a file, on the thread pool: the only call that waits for the disk. */
   fsync(fd: number): Promise<void>;
   /** Makes a folder's entries (a created or renamed file) durable. */
@@ -61,6 +63,10 @@ export const nodeAuditFileSystem: AuditFileSystem = {
   },
   rename: (from, to) => fs.renameSync(from, to),
   unlink: (path) => fs.unlinkSync(path),
+  touch: (path) => {
+    const now = new Date();
+    fs.utimesSync(path, now, now);
+  },
   fsync: (fd) => new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve()))),
   fsyncDir: (path) =>
     new Promise((resolve, reject) => {

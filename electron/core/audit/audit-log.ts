@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { basename, join } from 'node:path';
 import type { Caller, Rule, Verdict } from '../../../shared/domain';
-import { callDigest } from '../approvals/approval-tokens';
 import { isDiskFull, nodeAuditFileSystem, type AuditFileSystem } from './audit-fs';
 import type { AuditKey } from './audit-key';
 import {
@@ -11,6 +10,7 @@ import {
   HEAD_FILE,
   LOCK_FILE,
   ROTATED,
+  canonicalText,
   checkHead,
   damagedRunBytes,
   headBytes,
@@ -24,7 +24,7 @@ import {
   type NetworkEntry,
   type OutcomeEntry,
 } from './entries';
-import { breakIfStale, tryFileLockSync } from './file-lock';
+import { breakIfStale, takeFileLockSync, tryFileLockSync } from './file-lock';
 import { readAudit, verifyAudit, type AuditQuery, type AuditRecord, type ActivityRecord, type VerifyResult } from './audit-reader';
 import { redactArguments } from './redact';
 import { isSessionDead, newSessionId } from './session';
@@ -164,6 +164,33 @@ interface ActiveFile {
 }
 
 const MAX_BATCH = 512;
+/** The lock is kept between batches (a lease) and let go after this long without one (ms). */
+const LEASE_IDLE_MS = 25;
+/** While holding the lease, the lock file's time is refreshed this often, so nobody takes it for a dead holder's (ms). */
+const LEASE_TOUCH_MS = 5_000;
+/**
+ * While a lease is held, nobody else writes: the files are checked (active
+ * file unchanged, head still there, lock still ours, anyone waiting) at most
+ * this often, and at every fresh take of the lock (ms).
+ */
+const RECHECK_MS = 10;
+/** After handing the lock to a waiting process, this one waits this long before taking it again (ms). */
+const YIELD_MS = 25;
+/** A process that wants the lock says so with this file; the holder hands the lock over after its batch. */
+const WANT_FILE = 'audit.lock.want';
+
+// Leases still held when the process exits are let go (a killed process's lock is taken over as stale).
+const heldLeases = new Set<() => void>();
+let exitHook = false;
+function holdLease(release: () => void): void {
+  heldLeases.add(release);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const release of heldLeases) release();
+    });
+  }
+}
 /** A seal covers at most this many damaged lines (a torn write, and a torn seal of it); more is not a crash. */
 const MAX_DAMAGED_LINES = 4;
 const RECOVERED_DETAIL = 'Airlock stopped before the call finished; the server may have acted.';
@@ -226,6 +253,18 @@ export class AuditLog {
   #flushing: Promise<void> | null = null;
   #flushError: Error | null = null;
   #closed = false;
+  /** The lock, kept between batches while this process appends (see `#tryLock`). */
+  #lease: { ino: number; release: () => void; touched: number } | null = null;
+  #leaseTimer: ReturnType<typeof setTimeout> | null = null;
+  #lastBatchAt = 0;
+  #yieldUntil = 0;
+  #announced = false;
+  /** When the files were last checked under the lock (0: at the next batch). */
+  #checkedAt = 0;
+  /** When this process last looked whether another one waits for the lock. */
+  #wantCheckedAt = 0;
+  /** While a reader of this process notes what to read, no batch is written. */
+  #readerGate: Promise<void> | null = null;
 
   /** See `AuditLogOptions`. Nothing is touched until the first call. */
   constructor(options: AuditLogOptions) {
@@ -266,7 +305,8 @@ export class AuditLog {
     const redaction = redactArguments(input.arguments, { secrets: input.secretValues ?? [] });
     let digest: string;
     try {
-      digest = callDigest(input.server, input.tool, input.arguments);
+      // callDigest (approval-tokens.ts), computed with the faster serialiser (same text).
+      digest = createHash('sha256').update(canonicalText({ server: input.server, tool: input.tool, arguments: input.arguments })).digest('hex');
     } catch {
       digest = 'unavailable';
     }
@@ -348,6 +388,8 @@ export class AuditLog {
     this.#active = null;
     this.#closeHead();
     for (const fd of this.#retired.splice(0)) this.#closeQuietly(fd);
+    this.#dropLease(true);
+    this.#withdraw();
     this.#closed = true;
   }
 
@@ -407,6 +449,7 @@ export class AuditLog {
             continue;
           }
         }
+        while (this.#readerGate) await this.#readerGate;
         let release: (() => void) | undefined;
         try {
           release = this.#tryLock() ?? (await this.#waitForLock());
@@ -452,6 +495,15 @@ export class AuditLog {
     return new AuditWriteError(`${what}: ${(error as Error).message}`, 'io');
   }
 
+  // ── The lock: one writer at a time across processes ──────────────────
+  //
+  // Taking a lock file and removing it costs two directory changes, more
+  // than the rest of a batch. So a process keeps the lock between batches (a
+  // lease) and lets go when it has been idle for LEASE_IDLE_MS, or at once
+  // after a batch when another process has asked for it (WANT_FILE). Every
+  // batch checks the lock file is still the one it took (same inode).
+
+  /** The lock for one batch, without waiting: the lease held, or a fresh one; undefined when another process holds it. */
   #tryLock(): (() => void) | undefined {
     if (!this.#dirReady) {
       try {
@@ -462,9 +514,98 @@ export class AuditLog {
       this.#dirReady = true;
     }
     try {
-      return tryFileLockSync(join(this.#dir, LOCK_FILE), this.#fs);
+      if (this.#lease && this.#checkDue() && !this.#leaseStillOurs()) this.#dropLease(false);
+      if (!this.#lease) {
+        if (Date.now() < this.#yieldUntil) return undefined;
+        const taken = takeFileLockSync(join(this.#dir, LOCK_FILE), this.#fs);
+        if (!taken) {
+          this.#announce();
+          return undefined;
+        }
+        this.#lease = { ...taken, touched: Date.now() };
+        holdLease(taken.release);
+        this.#withdraw();
+        // Others may have written since this process last held the lock.
+        this.#checkedAt = 0;
+      }
     } catch (error) {
       throw this.#writeError(error, 'Cannot lock the audit log');
+    }
+    return () => this.#afterBatch();
+  }
+
+  #checkDue(): boolean {
+    return Date.now() - this.#checkedAt >= RECHECK_MS;
+  }
+
+  #leaseStillOurs(): boolean {
+    const lease = this.#lease!;
+    const lockPath = join(this.#dir, LOCK_FILE);
+    const now = Date.now();
+    if (now - lease.touched > LEASE_TOUCH_MS) {
+      try {
+        this.#fs.touch(lockPath);
+      } catch {
+        // checked below
+      }
+      lease.touched = now;
+    }
+    return this.#fs.stat(lockPath)?.ino === lease.ino;
+  }
+
+  // After a batch: hand the lock over when another process asked for it; otherwise keep it until idle.
+  #afterBatch(): void {
+    this.#lastBatchAt = Date.now();
+    const now = this.#lastBatchAt;
+    if (now - this.#wantCheckedAt >= RECHECK_MS && ((this.#wantCheckedAt = now), this.#fs.stat(join(this.#dir, WANT_FILE)))) {
+      this.#dropLease(true);
+      this.#yieldUntil = Date.now() + YIELD_MS;
+      return;
+    }
+    if (this.#leaseTimer) return;
+    const check = () => {
+      const idle = Date.now() - this.#lastBatchAt;
+      if (idle >= LEASE_IDLE_MS || this.#closed) {
+        this.#leaseTimer = null;
+        // Not while a batch of this process is being written (they are synchronous: this runs between them).
+        this.#dropLease(true);
+      } else {
+        this.#leaseTimer = setTimeout(check, LEASE_IDLE_MS - idle);
+        this.#leaseTimer.unref?.();
+      }
+    };
+    this.#leaseTimer = setTimeout(check, LEASE_IDLE_MS);
+    this.#leaseTimer.unref?.();
+  }
+
+  #dropLease(release: boolean): void {
+    const lease = this.#lease;
+    this.#lease = null;
+    if (this.#leaseTimer) clearTimeout(this.#leaseTimer);
+    this.#leaseTimer = null;
+    if (!lease) return;
+    heldLeases.delete(lease.release);
+    if (release) lease.release();
+  }
+
+  // Tells the holder this process waits (it hands the lock over after its batch).
+  #announce(): void {
+    if (this.#announced) return;
+    try {
+      this.#fs.close(this.#fs.createExclusive(join(this.#dir, WANT_FILE)));
+    } catch {
+      // someone else is waiting too: the file says enough
+    }
+    this.#announced = true;
+  }
+
+  #withdraw(): void {
+    if (!this.#announced) return;
+    this.#announced = false;
+    try {
+      this.#fs.unlink(join(this.#dir, WANT_FILE));
+    } catch {
+      // gone already (another waiter may put it back)
     }
   }
 
@@ -474,31 +615,52 @@ export class AuditLog {
     for (;;) {
       await breakIfStale(join(this.#dir, LOCK_FILE), 30_000);
       if (Date.now() - started > this.#lockTimeoutMs) {
+        this.#withdraw();
         throw new AuditWriteError(`Could not lock ${join(this.#dir, LOCK_FILE)} within ${this.#lockTimeoutMs} ms; another Airlock process holds it.`, 'locked');
       }
       await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
-      wait = Math.min(wait * 2, 20);
+      wait = Math.min(wait * 2, 10);
+      // Another waiter that got the lock removes the request: put it back.
+      if (this.#announced && !this.#fs.stat(join(this.#dir, WANT_FILE))) this.#announced = false;
       const release = this.#tryLock();
       if (release) return release;
     }
   }
 
-  // For readers: the lock held only while they note which files to read and how far.
+  // For readers: no batch is written (here or elsewhere) while they note which files to read and how far.
   async #lockForReading(): Promise<() => void> {
     try {
       this.#fs.mkdirp(this.#dir);
+      this.#dirReady = true;
     } catch {
       // a reader of a missing folder reads nothing
     }
-    return this.#tryLock() ?? (await this.#waitForLock());
+    while (this.#readerGate) await this.#readerGate;
+    let open!: () => void;
+    this.#readerGate = new Promise((resolve) => (open = resolve));
+    let release: (() => void) | undefined;
+    try {
+      release = this.#tryLock() ?? (await this.#waitForLock());
+    } catch (error) {
+      this.#readerGate = null;
+      open();
+      throw error;
+    }
+    return () => {
+      release!();
+      this.#readerGate = null;
+      open();
+    };
   }
 
   // Under the lock, synchronously: find the tail, take over if needed, rotate, write the batch and the head.
   #writeBatch(batch: Pending[]): (AuditEntry | null)[] {
     const files = this.#fs;
     const activePath = join(this.#dir, ACTIVE_FILE);
-    const stat = files.stat(activePath);
     const active = this.#active;
+    // Under a lease checked a moment ago nobody else writes: the file is the one this process last wrote.
+    const check = active === null || this.#checkDue();
+    const stat = check ? files.stat(activePath) : { ino: active.ino, size: active.size };
     const current = active !== null && stat !== null && stat.ino === active.ino && stat.size === active.size;
     const prefix: Record<string, unknown>[] = [];
     let tail: Tail;
@@ -532,7 +694,8 @@ export class AuditLog {
     file.size += bytes.length;
     file.tail = tail;
     this.#writeGen += 1;
-    this.#writeHead(tail);
+    this.#writeHead(tail, check);
+    if (check) this.#checkedAt = Date.now();
     this.#scheduleFlush();
     return entries;
   }
@@ -752,11 +915,12 @@ export class AuditLog {
 
   // The head is rewritten in place after each batch. It is a record, not the
   // entry itself: a failure here does not undo the batch (the next take-over notes it).
-  #writeHead(tail: Tail): void {
+  #writeHead(tail: Tail, check = true): void {
     const files = this.#fs;
     const path = join(this.#dir, HEAD_FILE);
     try {
-      const stat = files.stat(path);
+      // Still the file at the path (not deleted or replaced since)? Checked with the others.
+      const stat = check || this.#headFd === null ? files.stat(path) : { ino: this.#headIno, size: HEAD_BYTES };
       if (this.#headFd !== null && (!stat || stat.ino !== this.#headIno)) this.#closeHead();
       if (this.#headFd === null) {
         this.#headFd = files.openInPlace(path);
@@ -853,10 +1017,10 @@ export class AuditLog {
   // After a flush, the head records the new durable point, if nobody else wrote since.
   #refreshHead(): void {
     const active = this.#active;
-    if (!active || this.#closed) return;
+    if (!active || this.#closed || this.#readerGate) return;
     let release: (() => void) | undefined;
     try {
-      release = tryFileLockSync(join(this.#dir, LOCK_FILE), this.#fs);
+      release = this.#lease && this.#leaseStillOurs() ? () => undefined : tryFileLockSync(join(this.#dir, LOCK_FILE), this.#fs);
       if (!release) return;
       const stat = this.#fs.stat(join(this.#dir, ACTIVE_FILE));
       if (stat && stat.ino === active.ino && stat.size === active.size) this.#writeHead(active.tail);

@@ -24,6 +24,11 @@ export type ReleaseLock = () => Promise<void>;
  * inode), so a lock taken over as stale is never removed by its old owner.
  */
 export function tryFileLockSync(lockPath: string, files: AuditFileSystem = nodeAuditFileSystem): (() => void) | undefined {
+  return takeFileLockSync(lockPath, files)?.release;
+}
+
+/** As `tryFileLockSync`, also saying which file (inode) is the lock, so a holder can check it still is. */
+export function takeFileLockSync(lockPath: string, files: AuditFileSystem = nodeAuditFileSystem): { ino: number; release: () => void } | undefined {
   let fd: number;
   try {
     fd = files.createExclusive(lockPath);
@@ -47,14 +52,17 @@ export function tryFileLockSync(lockPath: string, files: AuditFileSystem = nodeA
   }
   files.close(fd);
   let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    try {
-      if (files.stat(lockPath)?.ino === ino) files.unlink(lockPath);
-    } catch {
-      // gone already
-    }
+  return {
+    ino,
+    release: () => {
+      if (released) return;
+      released = true;
+      try {
+        if (files.stat(lockPath)?.ino === ino) files.unlink(lockPath);
+      } catch {
+        // gone already
+      }
+    },
   };
 }
 

@@ -328,6 +328,26 @@ describe('AuditLog.read', () => {
 });
 
 describe('AuditLog: two processes append to one chain (issue 6)', () => {
+  it('a process appending without pause hands the lock over: another one gets its entries in, in one chain', async () => {
+    const dir = tempDir();
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['--import', 'jiti/register', resolve(__dirname, 'fixtures/append-loop.ts'), dir], { cwd: resolve(__dirname, '../../..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      // Wait until the child is appending.
+      await new Promise<void>((done) => child.stdout!.on('data', () => done()));
+      const log = new AuditLog({ dir, now, lockTimeoutMs: 20_000, maxFileBytes: 64 * 1024 });
+      for (let i = 0; i < 30; i++) await log.appendDecision(decision(i));
+      await log.close();
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((done) => child.once('exit', done));
+    }
+    const result = await new AuditLog({ dir, maxFileBytes: 64 * 1024 }).verify();
+    expect(result.ok).toBe(true);
+    const mine = (await new AuditLog({ dir }).read({ limit: 100_000 })).filter((r) => r.decision.caller.kind === 'client' && r.decision.caller.name === 'Claude');
+    expect(mine).toHaveLength(30);
+  }, 60_000);
+
   it('two child processes appending at once leave a single verifiable chain', async () => {
     const dir = tempDir();
     const worker = resolve(__dirname, 'fixtures/append-worker.ts');
@@ -344,7 +364,10 @@ describe('AuditLog: two processes append to one chain (issue 6)', () => {
     const all = await log.read({ limit: 1000 });
     const labels = new Set(all.map((x) => (x.decision.caller.kind === 'client' ? x.decision.caller.name : 'user')));
     expect(labels).toEqual(new Set(['A', 'B', 'Claude']));
+    // Closed, a log leaves no lock (and no request for one) behind.
+    await log.close();
     expect(existsSync(join(dir, 'audit.lock'))).toBe(false);
+    expect(existsSync(join(dir, 'audit.lock.want'))).toBe(false);
     expect(readdirSync(dir).filter((f) => f.endsWith('.jsonl')).length).toBe(r.files.length);
   });
 });
