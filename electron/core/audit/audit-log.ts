@@ -12,6 +12,7 @@ import {
   ROTATED,
   canonicalText,
   checkHead,
+  sha256Hex,
   damagedRunBytes,
   headBytes,
   sealEntry,
@@ -306,7 +307,7 @@ export class AuditLog {
     let digest: string;
     try {
       // callDigest (approval-tokens.ts), computed with the faster serialiser (same text).
-      digest = createHash('sha256').update(canonicalText({ server: input.server, tool: input.tool, arguments: input.arguments })).digest('hex');
+      digest = sha256Hex(canonicalText({ server: input.server, tool: input.tool, arguments: input.arguments }));
     } catch {
       digest = 'unavailable';
     }

@@ -3,6 +3,7 @@
  * each carrying the hash of the one before; the head record that anchors
  * the end; and the few pure helpers both the writer and the readers use.
  */
+import * as nodeCrypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import type { Caller, Rule, Verdict } from '../../../shared/domain';
 import { sha256OfCanonical } from '../tools/canonical-json';
@@ -168,6 +169,14 @@ export type AuditEntry = DecisionEntry | OutcomeEntry | RepairEntry | NetworkEnt
 /** Findings that leave the log unconfirmable (reported by `verify()` as problems, for good). */
 export const FAILING_FINDINGS: ReadonlySet<AnchorFinding> = new Set(['head-missing', 'head-forged', 'head-other-key', 'truncated', 'rewritten']);
 
+type OneShotHash = (algorithm: string, data: string) => string;
+const oneShot = (nodeCrypto as unknown as { hash?: OneShotHash }).hash;
+
+/** sha256 (hex) of a string: Node's one-shot `crypto.hash` where it exists (20.12+), else a Hash object. */
+export function sha256Hex(text: string): string {
+  return oneShot ? oneShot('sha256', text) : createHash('sha256').update(text).digest('hex');
+}
+
 /** The bytes a repair entry describes: the damaged lines joined by newlines. */
 export function damagedRunBytes(lines: readonly Buffer[]): Buffer {
   const parts: Buffer[] = [];
@@ -195,7 +204,7 @@ export function sealEntry(withoutHash: Record<string, unknown>): { entry: AuditE
     .filter((key) => withoutHash[key] !== undefined)
     .sort();
   const parts = keys.map((key) => `${JSON.stringify(key)}:${canonicalText(withoutHash[key])}`);
-  const hash = createHash('sha256').update(`{${parts.join(',')}}`).digest('hex');
+  const hash = sha256Hex(`{${parts.join(',')}}`);
   const at = keys.findIndex((key) => key > 'hash');
   parts.splice(at < 0 ? parts.length : at, 0, `"hash":"${hash}"`);
   return { entry: { ...withoutHash, hash } as AuditEntry, line: `{${parts.join(',')}}` };
@@ -252,7 +261,7 @@ export function lineHashMatches(line: string, entry: { hash: string }): boolean 
   const field = `,"hash":"${entry.hash}"`;
   const at = line.indexOf(field);
   if (at > 0 && /^[0-9a-f]{64}$/.test(entry.hash)) {
-    const hashed = createHash('sha256').update(line.slice(0, at)).update(line.slice(at + field.length)).digest('hex');
+    const hashed = sha256Hex(line.slice(0, at) + line.slice(at + field.length));
     if (hashed === entry.hash) return true;
   }
   return hashOf(entry as AuditEntry) === entry.hash;
