@@ -726,11 +726,10 @@ export class AuditLog {
         offset += n;
       }
     } catch (error) {
-      if (offset > 0) {
-        // The file now ends in a part of this batch: forget it, so the next batch re-reads and seals the end.
-        this.#retire(file.fd);
-        this.#active = null;
-      }
+      // The file may now end in a part of this batch, or the batch held a seal or take-over notes that
+      // were not written: forget what this process knew, so the next batch re-reads (and seals) the end.
+      this.#retire(file.fd);
+      this.#active = null;
       throw error;
     }
   }

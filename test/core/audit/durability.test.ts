@@ -134,6 +134,18 @@ describe('AuditLog durability', () => {
     expect(await log.verify()).toMatchObject({ ok: true, entries: 3, repaired: [{ line: 2 }] });
   });
 
+  it('a seal that fails outright (the disk still full) is written by the next append, never skipped', async () => {
+    const { fs, log } = setup();
+    await log.appendDecision(input(1));
+    fs.failNext('write', { partialBytes: 40, file: ACTIVE_FILE });
+    await expect(log.appendDecision(input(2))).rejects.toThrow();
+    fs.failNext('write', { code: 'ENOSPC', file: ACTIVE_FILE });
+    await expect(log.appendDecision(input(3))).rejects.toMatchObject({ problem: 'disk-full' });
+    // At once: no time for a periodic re-check to notice.
+    await log.appendDecision(input(4));
+    expect(await log.verify()).toMatchObject({ ok: true, entries: 3, repaired: [{ line: 2 }] });
+  });
+
   it('a failing fsync rejects flushed appends, and nothing more is accepted until a flush succeeds', async () => {
     const { fs, timer, log } = setup();
     fs.failNext('fsync', { code: 'EIO', file: ACTIVE_FILE });
