@@ -21,7 +21,8 @@ export function toAuditEntryViews(record: AuditRecord): AuditEntryView[] {
       server: outcome.server,
       tool: outcome.tool,
       outcome: outcome.outcome,
-      durationMs: outcome.durationMs,
+      // A call whose process stopped has no duration to show.
+      ...(outcome.recovered ? {} : { durationMs: outcome.durationMs }),
       ...(outcome.detail ? { reasons: [outcome.detail] } : {}),
     });
   }
