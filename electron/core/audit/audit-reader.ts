@@ -137,6 +137,8 @@ async function closeAll(files: SnapshotFile[]): Promise<void> {
 }
 
 const CHUNK = 1024 * 1024;
+/** A longer line is not an entry Airlock wrote (arguments are capped far below): reading it whole would let a file grow memory. */
+const MAX_LINE = 16 * 1024 * 1024;
 
 /**
  * Calls `onLine` for every line of the first `size` bytes, in order, reading
@@ -168,12 +170,33 @@ async function forEachLine(
       start = nl + 1;
     }
     carry = Buffer.from(data.subarray(start));
+    if (carry.length > MAX_LINE) {
+      // Handed on as one bad line (it cannot parse); the rest of it is skipped up to the next newline.
+      lineNo += 1;
+      if (!onLine(carry.subarray(0, 64), lineNo, true)) return false;
+      const rest = await skipToNewline(handle, position, size);
+      position = rest;
+      carry = Buffer.alloc(0);
+    }
   }
   if (carry.length) {
     lineNo += 1;
     if (!onLine(carry, lineNo, false)) return false;
   }
   return true;
+}
+
+async function skipToNewline(handle: fs.FileHandle, from: number, size: number): Promise<number> {
+  const chunk = Buffer.alloc(64 * 1024);
+  let position = from;
+  while (position < size) {
+    const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, size - position), position);
+    if (bytesRead === 0) return size;
+    const nl = chunk.subarray(0, bytesRead).indexOf(0x0a);
+    if (nl >= 0) return position + nl + 1;
+    position += bytesRead;
+  }
+  return size;
 }
 
 function parseEntry(bytes: Buffer): { entry: AuditEntry; text: string } | undefined {
@@ -480,6 +503,8 @@ async function forEachLineBackwards(handle: fs.FileHandle, size: number, onLine:
       endAt = nl;
     }
     carry = Buffer.from(data.subarray(0, endAt));
+    // An overlong line cannot be an entry: drop what is gathered of it.
+    if (carry.length > MAX_LINE) carry = Buffer.alloc(0);
   }
   if (carry.length && !onLine(carry)) return false;
   return true;

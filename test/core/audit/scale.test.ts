@@ -59,3 +59,14 @@ describe('the first page reads only the tail', () => {
     expect(page.map((r) => (r.decision.arguments as { i: number }).i)).toEqual([195, 190, 185, 180, 175]);
   });
 });
+
+describe('an overlong line cannot grow memory', () => {
+  it('verify names it as malformed and read skips it (a 17 MB line in the middle)', async () => {
+    const { dir, log } = await longLog(3);
+    const { appendFileSync } = await import('node:fs');
+    appendFileSync(join(dir, 'audit.jsonl'), `${'x'.repeat(17 * 1024 * 1024)}\n`);
+    const fresh = new AuditLog({ dir });
+    expect(await fresh.verify()).toMatchObject({ ok: false, problem: { kind: 'malformed', file: 'audit.jsonl', line: 7 } });
+    expect((await fresh.read({ limit: 10 })).map((r) => (r.decision.arguments as { i: number }).i)).toEqual([2, 1, 0]);
+  });
+});
