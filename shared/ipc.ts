@@ -250,6 +250,11 @@ export const channels = {
     response: SettingsViewSchema,
     doc: 'Renderer, Settings: default or strict policy mode.',
   },
+  'settings.setStrictDurability': {
+    request: z.strictObject({ strict: z.boolean() }),
+    response: SettingsViewSchema,
+    doc: 'Renderer, Settings; CLI `airlock settings strict-durability`: flush every decision to disk before its call (on), or within the audit window (off).',
+  },
   // ── Gateway ────────────────────────────────────────────────────────────
   'gateway.status': { request: Empty, response: GatewayStatusSchema, doc: 'Renderer, Settings › Other AI apps: the gateway and each app’s connection.' },
   'gateway.startHttp': {

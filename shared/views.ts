@@ -115,7 +115,8 @@ export const LogLineViewSchema = z.object({ time: z.string(), source: z.string()
 export const AuditEntryViewSchema = z.object({
   seq: z.number().int(),
   time: z.string(),
-  kind: z.enum(['decision', 'outcome']),
+  /** A call's decision or outcome, or a network request a server made through its sandbox's proxy. */
+  kind: z.enum(['decision', 'outcome', 'network']),
   callId: z.string(),
   caller: z.string(),
   server: z.string(),
@@ -127,6 +128,10 @@ export const AuditEntryViewSchema = z.object({
   durationMs: z.number().optional(),
   arguments: z.unknown().optional(),
   rule: z.string().optional(),
+  /** Network rows: the host and port the server tried to reach. */
+  target: z.string().optional(),
+  /** Network rows: identical decisions counted into this one (a flood is one row). */
+  repeats: z.number().int().optional(),
 });
 export type AuditEntryView = z.infer<typeof AuditEntryViewSchema>;
 
@@ -266,7 +271,13 @@ export const CallResultViewSchema = z.object({
 export type CallResultView = z.infer<typeof CallResultViewSchema>;
 
 /** Settings a person can change. */
-export const SettingsViewSchema = z.object({ policyMode: PolicyModeSchema });
+export const SettingsViewSchema = z.object({
+  policyMode: PolicyModeSchema,
+  /** Every decision is flushed to disk before its call is sent (otherwise within `flushWindowMs`; a crash of Airlock loses nothing either way). */
+  strictDurability: z.boolean(),
+  /** The audit log's flush window (ms): what a power cut can lose, without strict durability. */
+  flushWindowMs: z.number().int().nonnegative(),
+});
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
 
 /** The audit chain's health. */
@@ -274,7 +285,14 @@ export const AuditVerifyViewSchema = z.object({
   ok: z.boolean(),
   entries: z.number().int(),
   files: z.number().int(),
+  /** The first problem (when not ok), then repairs and notes worth showing (also when ok). */
   problems: z.array(z.object({ file: z.string(), line: z.number().int(), message: z.string() })),
+  /**
+   * The end of the log: confirmed by the keyed record of where it ended;
+   * `unchecked` without a key; `unconfirmed` when that record is missing or
+   * made with another key; `tampered`; `truncated`.
+   */
+  end: z.enum(['confirmed', 'empty', 'unchecked', 'unconfirmed', 'tampered', 'truncated']),
 });
 export type AuditVerifyView = z.infer<typeof AuditVerifyViewSchema>;
 

@@ -9,6 +9,7 @@ import { registerCallCommands } from './commands/calls';
 import { doctor } from './commands/doctor';
 import { registerGatewayCommands } from './commands/gateway';
 import { registerServerCommands, type CliContext } from './commands/servers';
+import { registerSettingsCommands } from './commands/settings';
 import { CliExit, EXIT, type CliIo } from './output';
 
 /** How another app starts this CLI's gateway: absolute paths, since apps do not get the shell's PATH. */
@@ -54,6 +55,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const context: CliContext = { api: openApi, io, json, exit: (code) => (exitCode = code) };
   registerServerCommands(program, context);
   registerCallCommands(program, context);
+  registerSettingsCommands(program, context);
   registerGatewayCommands(program, { ...context, dataDir, version });
 
   program

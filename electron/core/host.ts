@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { APP_LABELS, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
-import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, ServerDetail, ServerSummary } from '../../shared/views';
+import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
-import { AuditLog } from './audit';
-import { toAuditEntryViews, toAuditVerifyView } from './audit/views';
+import { AuditLog, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey } from './audit';
+import { NetworkDecisionRecorder } from './audit/network-record';
+import { toActivityViews, toAuditEntryViews, toAuditVerifyView } from './audit/views';
 import { toConfirmationView } from './approvals/views';
 import { CallPipeline, type CallRequest, type CallResult } from './calls/call-pipeline';
 import { AirlockError } from './errors';
@@ -17,7 +18,7 @@ import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type Ht
 import { InstallFlow } from './install-flow/install-flow';
 import { readTool } from './policy/annotations';
 import { isContained, summariseSandbox } from './policy/containment';
-import { NetworkQuestions } from './approvals/network-questions';
+import { NetworkQuestions, NoAnswerError } from './approvals/network-questions';
 import { checkSandboxSupport } from './sandbox/capability';
 import { dataFolderRegistryPath } from './sandbox/data-folders';
 import { needsPins, pinGrants } from './sandbox/grant-pins';
@@ -65,6 +66,12 @@ export interface HostOptions {
   nodePath?: string;
   /** How another app starts the stdio gateway (default: `airlock gateway --stdio` from PATH). */
   gatewayCommand?: { command: string; args: string[] };
+  /**
+   * The audit log: the key that anchors its end (the app passes one sealed by
+   * the OS keychain; default: a file outside the data folder, see
+   * audit-key.ts; null: none), and its file operations (tests).
+   */
+  audit?: { key?: AuditKey | null; fs?: AuditFileSystem };
 }
 
 /**
@@ -86,13 +93,18 @@ export class AirlockHost {
   private readonly checkSandbox: () => SandboxSupport;
   private sandbox: SandboxSupport;
   private readonly disposers: Array<() => void> = [];
+  private readonly auditNotices: AppNotice[] = [];
+  private readonly networkAudit: NetworkDecisionRecorder;
   private httpGateway: HttpGateway | undefined;
 
   constructor(private readonly options: HostOptions) {
     const { dataDir } = options;
     this.store = new AirlockStore(dataDir, options.storeBackend);
     this.secrets = new SecretStore(dataDir, options.secretCipher, dataFolderRegistryPath(process.env, options.homeDir));
-    this.audit = new AuditLog({ dir: join(dataDir, 'audit') });
+    this.audit = new AuditLog({ dir: join(dataDir, 'audit'), key: this.auditKey(), ...(options.audit?.fs ? { fs: options.audit.fs } : {}) });
+    // A crashed predecessor's unfinished calls get their outcome (unknown) now, not at the next call.
+    this.audit.recoverInterrupted().catch((error: unknown) => options.hooks.log?.('audit take-over failed', error));
+    this.networkAudit = new NetworkDecisionRecorder(this.audit, () => Date.now(), (error) => options.hooks.log?.('could not record a network decision', error));
     this.checkSandbox = options.checkSandbox ?? (() => checkSandboxSupport());
     this.sandbox = this.checkSandbox();
     this.confirmations = new ConfirmationRegistry({
@@ -105,6 +117,7 @@ export class AirlockHost {
       createSandboxLauncher({
         ...(options.homeDir ? { homeDir: options.homeDir } : {}),
         onNetworkRequest: (server, host, port) => this.askNetwork(server, host, port),
+        onNetworkDecision: (decision) => this.networkAudit.record(decision),
         // SECURITY: a contained server is never asked about: its read-only tools run unasked
         // because it has no network, and a run-time "allow" must not end that quietly.
         mayAsk: (_server, profile) => !isContained(profile),
@@ -134,6 +147,7 @@ export class AirlockHost {
         if (this.supervisor.state(server) !== 'ready') await this.supervisor.start(server);
       },
       callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
+      secretValues: (server) => this.secretValuesOf(server),
       saveRule: (rule) => this.saveRule(rule),
       sessionGrants: this.sessionGrants,
       confirmations: this.confirmations,
@@ -152,9 +166,9 @@ export class AirlockHost {
 
   // ── App ────────────────────────────────────────────────────────────────
 
-  /** Start-up problems the user must see (a corrupt store kept aside, …). */
+  /** Start-up problems the user must see (a corrupt store kept aside, an unreadable audit key, …). */
   get notices(): AppNotice[] {
-    return [...this.store.notices];
+    return [...this.store.notices, ...this.auditNotices];
   }
 
   info(): AppInfo {
@@ -359,18 +373,24 @@ export class AirlockHost {
     return result.ok ? { accepted: true } : { accepted: false, reason: result.message };
   }
 
-  /** A running server wants a host it has no grant for: ask a person, if one can be asked. */
+  /**
+   * A running server wants a host it has no grant for: ask a person, if one
+   * can be asked. Nobody to ask (or nobody answering) rejects, so the proxy
+   * records "denied: nobody could be asked", not "denied by you".
+   */
   private askNetwork(server: string, host: string, port: number): Promise<boolean> {
-    if (!(this.options.hooks.canAsk?.() ?? false)) return Promise.resolve(false);
+    if (!(this.options.hooks.canAsk?.() ?? false)) return Promise.reject(new NoAnswerError('No window or terminal could ask.'));
     return this.network.ask(server, host, port);
   }
 
   /**
-   * Answers a network question. "Remember" adds the host to the server's
-   * grants for later runs (this run already has the answer).
+   * Answers a network question, from `by` (the window, a terminal).
+   * "Remember" adds the host to the server's grants for later runs (this run
+   * already has the answer).
    */
-  answerNetwork(id: string, allow: boolean, remember: boolean): { accepted: boolean } {
+  answerNetwork(id: string, allow: boolean, remember: boolean, by = 'window'): { accepted: boolean } {
     const question = this.network.get(id);
+    if (question) this.networkAudit.noteAnswer(question.server, question.host, question.port, by);
     if (!question || !this.network.answer(id, allow)) return { accepted: false };
     if (allow && remember) {
       const grant = isIP(question.host) ? `${question.host.includes(':') ? `[${question.host}]` : question.host}:${question.port}` : question.host;
@@ -437,23 +457,35 @@ export class AirlockHost {
   }
 
   async auditEntries(query: { server?: string; tool?: string; verdict?: 'allow' | 'ask' | 'deny'; limit?: number }): Promise<AuditEntryView[]> {
-    const records = await this.audit.read({
+    const records = await this.audit.readActivity({
       ...(query.server ? { server: query.server } : {}),
       ...(query.tool ? { tool: query.tool } : {}),
       ...(query.verdict ? { decision: query.verdict } : {}),
       limit: query.limit ?? 200,
     });
-    return records.flatMap(toAuditEntryViews);
+    return records.flatMap(toActivityViews);
   }
 
   policyMode(): PolicyMode {
     return this.store.read().settings.policyMode;
   }
 
-  setPolicyMode(mode: PolicyMode): { policyMode: PolicyMode } {
+  /** The settings a person can change (Settings, `airlock settings`). */
+  settings(): SettingsView {
+    const { settings } = this.store.read();
+    return { policyMode: settings.policyMode, strictDurability: settings.strictDurability === true, flushWindowMs: this.audit.flushWindowMs };
+  }
+
+  setPolicyMode(mode: PolicyMode): SettingsView {
     this.store.update((data) => ({ ...data, settings: { ...data.settings, policyMode: mode } }));
     this.emitServers();
-    return { policyMode: mode };
+    return this.settings();
+  }
+
+  /** Strict durability: every decision flushed to disk before its call is sent (default: within the audit log's window). */
+  setStrictDurability(strict: boolean): SettingsView {
+    this.store.update((data) => ({ ...data, settings: { ...data.settings, strictDurability: strict } }));
+    return this.settings();
   }
 
   // ── Gateway ────────────────────────────────────────────────────────────
@@ -607,14 +639,15 @@ export class AirlockHost {
         return deadline === undefined ? {} : { deadline };
       },
       'network.pending': () => this.network.list().map(({ id, server, host, port, deadline }) => ({ id, server, host, port, deadline })),
-      'network.answer': ({ id, allow, remember }) => this.answerNetwork(id, allow, remember),
+      'network.answer': ({ id, allow, remember }) => this.answerNetwork(id, allow, remember, 'window'),
       'rules.list': () => this.rules(),
       'rules.add': (request) => this.addRule(request),
       'rules.remove': ({ server, tool }) => (this.removeRule(server, tool), {}),
       'audit.list': (query) => this.auditEntries(query),
       'audit.verify': async () => toAuditVerifyView(await this.audit.verify()),
-      'settings.get': () => ({ policyMode: this.policyMode() }),
+      'settings.get': () => this.settings(),
       'settings.setPolicyMode': ({ mode }) => this.setPolicyMode(mode),
+      'settings.setStrictDurability': ({ strict }) => this.setStrictDurability(strict),
       'gateway.status': () => this.gatewayStatus(),
       'gateway.startHttp': ({ port }) => this.startHttpGateway(port),
       'gateway.stopHttp': () => this.stopHttpGateway(),
@@ -635,10 +668,35 @@ export class AirlockHost {
     await this.install.dispose();
     await this.supervisor.stopAll();
     await this.launcher.close();
+    await this.networkAudit.flush();
+    await this.audit.close();
     for (const dispose of this.disposers.splice(0)) dispose();
   }
 
   // ── Internals ──────────────────────────────────────────────────────────
+
+  // The key that anchors the audit log's end; without one the log still records every call and says it cannot confirm its end.
+  private auditKey(): AuditKey | undefined {
+    const given = this.options.audit?.key;
+    if (given !== undefined) return given ?? undefined;
+    try {
+      return fileAuditKey(defaultAuditKeyPath(process.env, this.options.homeDir), this.options.dataDir);
+    } catch (error) {
+      this.auditNotices.push({ level: 'error', message: messageOf(error) });
+      return undefined;
+    }
+  }
+
+  // The values the person marked secret for a server: hidden in the audit log wherever they appear in its calls' arguments.
+  private secretValuesOf(server: string): string[] {
+    const record = this.store.read().servers[server];
+    if (!record || record.profile.secrets.length === 0) return [];
+    try {
+      return Object.values(this.secrets.values(server, record.profile.secrets));
+    } catch {
+      return [];
+    }
+  }
 
   /** Where a server's own persistent data lives (writable only when granted). */
   serverDataDir(name: string): string {

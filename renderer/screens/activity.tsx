@@ -34,10 +34,24 @@ export function ActivityScreen() {
       <div data-testid="audit-verify" aria-live="polite">
         {verify.status === 'ok' &&
           (verify.value.ok ? (
-            <p className="notice notice-ok">
-              <strong>Chain verified:</strong> {verify.value.entries.toLocaleString('en')} entries in {verify.value.files} file{verify.value.files === 1 ? '' : 's'}, none edited, removed or
-              reordered.
-            </p>
+            <div className="notice notice-ok">
+              <p>
+                <strong>Chain verified:</strong> {verify.value.entries.toLocaleString('en')} entries in {verify.value.files} file{verify.value.files === 1 ? '' : 's'}, none edited, removed or
+                reordered{verify.value.end === 'confirmed' ? ', and none cut from the end' : ''}.
+              </p>
+              {verify.value.problems.length > 0 && (
+                <ul className="small">
+                  {verify.value.problems.map((problem, i) => (
+                    <li key={i}>
+                      <code>
+                        <InertText text={`${problem.file}:${problem.line}`} />
+                      </code>{' '}
+                      — <InertText text={problem.message} />
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
           ) : (
             <div className="notice notice-error" role="alert">
               <strong>The activity log was changed outside Airlock.</strong>
@@ -146,13 +160,19 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
                 </td>
               )}
               <td data-label="Tool">
-                <code><InertText text={entry.tool} /></code>
+                {entry.kind === 'network' ? (
+                  <span className="small">
+                    network <code><InertText text={entry.target ?? ''} /></code>
+                  </span>
+                ) : (
+                  <code><InertText text={entry.tool} /></code>
+                )}
               </td>
               <td data-label="Who asked">
                 <InertText text={entry.caller} />
               </td>
               <td data-label="What happened">
-                {entry.kind === 'decision' ? (
+                {entry.kind !== 'outcome' ? (
                   <>
                     <Badge tone={verdictTone(entry.verdict)}>
                       <InertText text={entry.verdict ?? 'decided'} />

@@ -54,6 +54,40 @@ function PolicyModeSection() {
   );
 }
 
+/** How the audit log reaches the disk: within a short window (default), or before every call (strict). */
+function DurabilitySection() {
+  const [settings, , setSettings] = useQuery('settings.get', {});
+  const action = useAction();
+  // Shown at once; set back if the core refuses.
+  const [chosen, setChosen] = useState<boolean | undefined>();
+  const strict = chosen ?? (settings.status === 'ok' ? settings.value.strictDurability : false);
+  const windowMs = settings.status === 'ok' ? settings.value.flushWindowMs : undefined;
+  return (
+    <fieldset className="durability" data-testid="durability" disabled={settings.status !== 'ok'}>
+      <legend>How the activity log reaches the disk</legend>
+      <p className="muted">
+        Every decision is written before its call is sent, so a crash of Airlock loses nothing, and calls you answered are always flushed to disk first.
+        {windowMs !== undefined && ` Other entries reach the disk within ${windowMs} ms: a power cut in that moment can lose them.`}
+      </p>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={strict}
+          onChange={async (event) => {
+            const next = event.currentTarget.checked;
+            setChosen(next);
+            const value = await action.run(() => invoke('settings.setStrictDurability', { strict: next }));
+            if (value) setSettings(value);
+            setChosen(undefined);
+          }}
+        />{' '}
+        <strong>Strict durability.</strong> Flush every decision to disk before its call is sent. Nothing is lost even in a power cut; each call waits for the disk.
+      </label>
+      <FieldError message={action.error} />
+    </fieldset>
+  );
+}
+
 /** Every standing rule on one page (UX 15), each revocable in one click. */
 function RulesSection() {
   const [rules, reload] = useQuery('rules.list', {}, 'servers.didChange');
@@ -126,6 +160,7 @@ export function SettingsScreen() {
       </h1>
       <h2>Policy</h2>
       <PolicyModeSection />
+      <DurabilitySection />
       <h2>Standing rules</h2>
       <RulesSection />
       <h2>Other AI apps</h2>

@@ -1,16 +1,12 @@
-// decide() cost per call, audit append and verify rates, for `npm run bench`.
+// decide() cost per call, for `npm run bench` (the audit log's figures are in audit.ts).
 //
-//   import { measureDecide, measureAuditAppend, measureAuditVerify } from './policy-audit.mjs';
+//   import { measureDecide } from './policy-audit.mjs';
 //   node test/bench/policy-audit.mjs        # prints one JSON object per figure
 //
-// The policy and audit modules are TypeScript; they are loaded through jiti
+// The policy modules are TypeScript; they are loaded through jiti
 // (installed with vite), so this file runs under plain Node without a build.
 // Every figure comes with a baseline measured in the same run:
 //   decide          vs. fingerprinting the same definition (the work a call already does)
-//   audit append    vs. a bare appendFile + fsync of a line of the same size
-//   audit verify    vs. JSON.parse of every line of the same files
-import { mkdtemp, rm, open, readFile, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createJiti } from 'jiti';
@@ -22,8 +18,7 @@ const jiti = createJiti(import.meta.url);
 async function load() {
   const policy = await jiti.import(join(root, 'electron/core/policy/decide.ts'));
   const fingerprint = await jiti.import(join(root, 'electron/core/tools/fingerprint.ts'));
-  const audit = await jiti.import(join(root, 'electron/core/audit/audit-log.ts'));
-  return { ...policy, ...fingerprint, ...audit };
+  return { ...policy, ...fingerprint };
 }
 
 const median = (values) => {
@@ -71,73 +66,6 @@ export async function measureDecide({ n = 20_000, rounds = 5 } = {}) {
   return { name: 'policy-decide-us-per-call', value, baseline, ratio: value / baseline, unit: 'µs' };
 }
 
-/** Audit appends per second (decision, fsync'ed) against a bare append + fsync of the same line size. */
-export async function measureAuditAppend({ n = 300 } = {}) {
-  const { AuditLog } = await load();
-  const dir = await mkdtemp(join(tmpdir(), 'airlock-bench-audit-'));
-  try {
-    const log = new AuditLog({ dir });
-    const input = {
-      caller: { kind: 'client', name: 'bench' }, server: 'files', tool: 'write_file', fingerprint: 'a'.repeat(64),
-      arguments: { path: '/tmp/a', content: 'hello' }, verdict: 'allow', final: 'allow', reasons: ['You trust this server.'],
-    };
-    let t = process.hrtime.bigint();
-    let size = 0;
-    for (let i = 0; i < n; i++) size = JSON.stringify(await log.appendDecision(input)).length;
-    const auditSeconds = Number(process.hrtime.bigint() - t) / 1e9;
-    const line = Buffer.from(`${'x'.repeat(size)}\n`);
-    const plain = join(dir, 'plain.jsonl');
-    t = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) {
-      const h = await open(plain, 'a');
-      await h.write(line);
-      await h.sync();
-      await h.close();
-    }
-    const plainSeconds = Number(process.hrtime.bigint() - t) / 1e9;
-    const value = n / auditSeconds;
-    const baseline = n / plainSeconds;
-    return { name: 'audit-append-per-second', value, baseline, ratio: value / baseline, unit: 'entries/s' };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-/** Audit verify rate (entries/s) against parsing the same lines. */
-export async function measureAuditVerify({ n = 2000 } = {}) {
-  const { AuditLog } = await load();
-  const dir = await mkdtemp(join(tmpdir(), 'airlock-bench-verify-'));
-  try {
-    const log = new AuditLog({ dir, maxFileBytes: 256 * 1024 });
-    const input = {
-      caller: { kind: 'client', name: 'bench' }, server: 'files', tool: 'write_file', fingerprint: 'a'.repeat(64),
-      arguments: { path: '/tmp/a', content: 'hello' }, verdict: 'allow', final: 'allow', reasons: ['You trust this server.'],
-    };
-    await Promise.all(Array.from({ length: n }, () => log.appendDecision(input)));
-    const runs = [];
-    const base = [];
-    for (let r = 0; r < 3; r++) {
-      let t = process.hrtime.bigint();
-      const result = await log.verify();
-      if (!result.ok || result.entries !== n) throw new Error('verify failed in the bench');
-      runs.push(n / (Number(process.hrtime.bigint() - t) / 1e9));
-      t = process.hrtime.bigint();
-      let count = 0;
-      for (const f of (await readdir(dir)).filter((x) => x.endsWith('.jsonl'))) {
-        for (const l of (await readFile(join(dir, f), 'utf8')).split('\n')) if (l) count += JSON.parse(l).seq > 0 ? 1 : 0;
-      }
-      base.push(count / (Number(process.hrtime.bigint() - t) / 1e9));
-    }
-    const value = median(runs);
-    const baseline = median(base);
-    return { name: 'audit-verify-per-second', value, baseline, ratio: value / baseline, unit: 'entries/s' };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   console.log(JSON.stringify(await measureDecide()));
-  console.log(JSON.stringify(await measureAuditAppend()));
-  console.log(JSON.stringify(await measureAuditVerify()));
 }

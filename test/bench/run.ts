@@ -11,6 +11,7 @@ const benches: Array<{ file: string; args?: string[] }> = [
   { file: 'core.ts', args: ['--expose-gc', '--import', 'tsx'] },
   { file: 'sandbox-startup.mjs' },
   { file: 'policy-audit.mjs' },
+  { file: 'audit.ts', args: ['--import', 'tsx'] },
   { file: 'gateway.mjs' },
 ];
 

@@ -96,7 +96,9 @@ export function registerCallCommands(program: Command, context: CliContext): voi
               .map((entry) =>
                 entry.kind === 'decision'
                   ? `${entry.time} #${entry.seq} ${entry.caller} → ${entry.server} › ${inert(entry.tool)}: ${entry.verdict}${entry.answeredBy ? ` [${entry.answeredBy}]` : ''}`
-                  : `${entry.time} #${entry.seq}   ${entry.outcome} in ${entry.durationMs} ms`,
+                  : entry.kind === 'network'
+                    ? `${entry.time} #${entry.seq} ${entry.server} → network ${inert(entry.target ?? '')}: ${entry.verdict}${entry.repeats ? ` (${entry.repeats + 1} requests)` : ''}`
+                    : `${entry.time} #${entry.seq}   ${entry.outcome}${entry.durationMs ? ` in ${entry.durationMs} ms` : ''}${entry.outcome === 'unknown' && entry.reasons?.length ? ` — ${inert(entry.reasons.join(' '))}` : ''}`,
               )
               .join('\n')
           : 'No entries.',
@@ -104,11 +106,20 @@ export function registerCallCommands(program: Command, context: CliContext): voi
     });
   audit
     .command('verify')
-    .description('check the hash chain: finds an edited, removed or reordered entry and says where')
+    .description('check the hash chain and the end: finds an edited, removed, reordered or cut-off entry and says where')
     .action(async () => {
       const result = await (await context.api()).invoke('audit.verify', {});
       const problem = result.problems[0];
-      out(result, () => (result.ok ? `The audit log verifies: ${result.entries} entries in ${result.files} file(s).` : `The audit log does NOT verify: ${problem?.file}:${problem?.line}: ${problem?.message}`));
+      const end =
+        result.end === 'confirmed'
+          ? ' Its end is confirmed by the keyed record of where it ended.'
+          : result.end === 'unchecked'
+            ? ' Without the audit key, nothing confirms that no entries were cut from its end.'
+            : '';
+      const notes = result.problems.filter((item) => item !== problem || result.ok).map((item) => `  ${item.file}:${item.line}: ${item.message}`);
+      out(result, () =>
+        [result.ok ? `The audit log verifies: ${result.entries} entries in ${result.files} file(s).${end}` : `The audit log does NOT verify: ${problem?.file}:${problem?.line}: ${problem?.message}`, ...(result.ok ? notes : [])].join('\n'),
+      );
       if (!result.ok) context.exit(EXIT.failure);
     });
 }

@@ -88,7 +88,7 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
             const host = owned;
             void terminal
               .ask(`\n── Airlock: ${question.server} wants to reach ${inert(question.host)}:${question.port}, which it has no permission for. Allow this time? [y/N] `)
-              .then((answer) => host.answerNetwork(question.id, /^y(es)?$/i.test(answer), false))
+              .then((answer) => host.answerNetwork(question.id, /^y(es)?$/i.test(answer), false, 'terminal'))
               .catch(() => {});
           }
         },

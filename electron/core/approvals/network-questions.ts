@@ -18,20 +18,27 @@ export interface NetworkQuestion {
  * time; see the host).
  */
 export class NetworkQuestions {
-  private readonly pending = new Map<string, { question: NetworkQuestion; resolve: (allow: boolean) => void; timer: ReturnType<typeof setTimeout> }>();
+  private readonly pending = new Map<
+    string,
+    { question: NetworkQuestion; resolve: (allow: boolean) => void; reject: (error: Error) => void; timer: ReturnType<typeof setTimeout> }
+  >();
 
   constructor(
     private readonly onDidChange: () => void,
     private readonly timeoutMs = 60_000,
   ) {}
 
-  /** Opens a question; resolves true only if a person allowed it in time. */
+  /**
+   * Opens a question; resolves with the person's answer. Rejects with
+   * `NoAnswerError` when nobody answered in time or Airlock shut down, so
+   * "nobody answered" is never recorded as "denied by you".
+   */
   ask(server: string, host: string, port: number): Promise<boolean> {
     const now = Date.now();
     const question: NetworkQuestion = { id: randomBytes(12).toString('base64url'), server, host, port, openedAt: now, deadline: now + this.timeoutMs };
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => this.close(question.id, false), this.timeoutMs);
-      this.pending.set(question.id, { question, resolve, timer });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.close(question.id, new NoAnswerError('Nobody answered in time.')), this.timeoutMs);
+      this.pending.set(question.id, { question, resolve, reject, timer });
       this.onDidChange();
     });
   }
@@ -49,18 +56,24 @@ export class NetworkQuestions {
     return this.close(id, allow);
   }
 
-  /** Denies every open question (shutdown). */
+  /** Closes every open question unanswered (shutdown): each counts as a deny nobody gave. */
   denyAll(): void {
-    for (const id of [...this.pending.keys()]) this.close(id, false);
+    for (const id of [...this.pending.keys()]) this.close(id, new NoAnswerError('Airlock shut down before anyone answered.'));
   }
 
-  private close(id: string, allow: boolean): boolean {
+  private close(id: string, answer: boolean | NoAnswerError): boolean {
     const entry = this.pending.get(id);
     if (!entry) return false;
     clearTimeout(entry.timer);
     this.pending.delete(id);
-    entry.resolve(allow);
+    if (answer instanceof NoAnswerError) entry.reject(answer);
+    else entry.resolve(answer);
     this.onDidChange();
     return true;
   }
+}
+
+/** A network question closed without a person's answer (the request is denied; nobody denied it). */
+export class NoAnswerError extends Error {
+  override name = 'NoAnswerError';
 }

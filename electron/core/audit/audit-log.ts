@@ -1,99 +1,48 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { promises as fs, type Stats } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Caller, Rule, Verdict } from '../../../shared/domain';
-import { callDigest } from '../approvals/approval-tokens';
-import { canonicalJson, sha256OfCanonical } from '../tools/canonical-json';
-import { acquireFileLock } from './file-lock';
+import { isDiskFull, nodeAuditFileSystem, type AuditFileSystem } from './audit-fs';
+import type { AuditKey } from './audit-key';
+import {
+  ACTIVE_FILE,
+  GENESIS_HASH,
+  HEAD_BYTES,
+  HEAD_FILE,
+  LOCK_FILE,
+  ROTATED,
+  canonicalText,
+  checkHead,
+  sha256Hex,
+  damagedRunBytes,
+  headBytes,
+  sealEntry,
+  type AnchorFinding,
+  type AuditAnswer,
+  type AuditEntry,
+  type CallOutcome,
+  type DecisionEntry,
+  type NetworkDecider,
+  type NetworkEntry,
+  type OutcomeEntry,
+} from './entries';
+import { breakIfStale, takeFileLockSync, tryFileLockSync } from './file-lock';
+import { readAudit, verifyAudit, type AuditQuery, type AuditRecord, type ActivityRecord, type VerifyResult } from './audit-reader';
 import { redactArguments } from './redact';
+import { isSessionDead, newSessionId } from './session';
 
-/** prevHash of the very first entry. */
-export const GENESIS_HASH = '0'.repeat(64);
-/** The file being appended to; rotated files are `audit-000001.jsonl`, … */
-export const ACTIVE_FILE = 'audit.jsonl';
-const ROTATED = /^audit-(\d{6,})\.jsonl$/;
-const HEAD_FILE = 'audit.head.json';
-const LOCK_FILE = 'audit.lock';
-
-/** How a call ended. `unknown`: timeout or lost connection — the server may have acted. */
-export type CallOutcome = 'ok' | 'tool-error' | 'unknown' | 'denied';
-
-/** Who answered a confirmation, and how (or why nobody did). */
-export interface AuditAnswer {
-  /** allow-once | allow-session | allow-always | deny | deny-always | expired | cancelled | console */
-  how: string;
-  /** The shell that answered: window | terminal | gateway | console … */
-  by?: string;
-  edited?: boolean;
-  confirmationId?: string;
-}
-
-/** Fields every entry has. */
-interface EntryCommon {
-  v: 1;
-  /** 1, 2, 3 … across all files. */
-  seq: number;
-  /** ISO time. */
-  time: string;
-  /** Joins a decision with its outcome. */
-  callId: string;
-  server: string;
-  tool: string;
-  /** `hash` of the previous entry (GENESIS_HASH for the first). */
-  prevHash: string;
-  /** sha256 of this entry's canonical JSON without `hash`. */
-  hash: string;
-}
-
-/** The decision on a call, written before the server sees anything. */
-export interface DecisionEntry extends EntryCommon {
-  type: 'decision';
-  caller: Caller;
-  fingerprint: string | null;
-  /** Arguments with secret-looking values redacted. */
-  arguments: unknown;
-  /** Paths of redacted values. */
-  redacted: string[];
-  /** sha256 of canonical (server, tool, exact arguments) — the approval token's digest. */
-  argumentsDigest: string;
-  /** What the policy said. */
-  verdict: Verdict;
-  /** What happened: allow (sent) or deny (not sent). */
-  final: 'allow' | 'deny';
-  reasons: string[];
-  /** What decided (`Decision.decidedBy.kind`). */
-  decidedBy?: string;
-  /** The rule that decided, if any. */
-  rule?: Rule;
-  answer?: AuditAnswer;
-}
-
-/** How a call ended, written after. */
-export interface OutcomeEntry extends EntryCommon {
-  type: 'outcome';
-  outcome: CallOutcome;
-  durationMs: number;
-  /** Airlock's short description (e.g. "timed out after 30 s"). */
-  detail?: string;
-}
+export * from './entries';
+export type { AuditQuery, AuditRecord, ActivityRecord, VerifyResult, AuditProblem, AuditNote } from './audit-reader';
 
 /**
- * Written when an append finds the log ending in an incomplete line (a crash
- * or a full disk cut a write short): the damaged bytes are sealed with a
- * newline and this entry, chained to the last good entry, records which line
- * was damaged and the sha256 of its bytes. `verify()` accepts exactly that
- * line, and reports it.
+ * How far an append must have gone before it resolves:
+ * - `written`: `write(2)` returned — the entry survives any crash of Airlock;
+ *   it is flushed to disk within the log's window (`flushWindowMs`).
+ * - `flushed`: `fsync(2)` returned — it survives a power cut too.
  */
-export interface RepairEntry extends EntryCommon {
-  type: 'repair';
-  /** 1-based line number of the damaged line in the same file. */
-  damagedLine: number;
-  damagedBytes: number;
-  damagedSha256: string;
-}
+export type AuditDurability = 'written' | 'flushed';
 
-/** One line of the log. */
-export type AuditEntry = DecisionEntry | OutcomeEntry | RepairEntry;
+/** How long at most between writing an entry and starting the fsync that flushes it (ms). */
+export const DEFAULT_FLUSH_WINDOW_MS = 50;
 
 /** What `appendDecision` takes. */
 export interface DecisionInput {
@@ -111,6 +60,8 @@ export interface DecisionInput {
   decidedBy?: string;
   rule?: Rule | null;
   answer?: AuditAnswer | null;
+  /** Values the person marked secret for this server: hidden wherever they appear in the arguments. Never written. */
+  secretValues?: readonly string[];
 }
 
 /** What `appendOutcome` takes. */
@@ -123,37 +74,36 @@ export interface OutcomeInput {
   detail?: string;
 }
 
-/** Where verification failed. `line` is 1-based within `file`. */
-export interface AuditProblem {
-  file: string;
-  line: number;
-  kind: 'malformed' | 'edited' | 'removed' | 'reordered' | 'broken-chain' | 'truncated';
-  message: string;
+/** What `appendNetwork` takes. */
+export interface NetworkInput {
+  server: string;
+  host: string;
+  port: number;
+  allowed: boolean;
+  reason: string;
+  decidedBy: NetworkDecider;
+  answeredBy?: string;
+  repeats?: number;
 }
 
-/** The result of `verify()`. */
-export interface VerifyResult {
-  ok: boolean;
-  entries: number;
-  files: string[];
-  problem?: AuditProblem;
-  /** Incomplete writes sealed by a repair entry (not tampering, but worth showing). */
-  repaired: { file: string; line: number }[];
+/** Per-append options. */
+export interface AppendOptions {
+  /** Default `written`. */
+  durability?: AuditDurability;
 }
 
-/** A decision with its outcome, as `read()` returns them (newest first). */
-export interface AuditRecord {
-  decision: DecisionEntry;
-  outcome?: OutcomeEntry;
+/** A timer the log can set and cancel (injectable, so a test can run the flush window by hand). */
+export interface FlushTimer {
+  set(callback: () => void, ms: number): { cancel(): void };
 }
 
-/** Filters for `read()`. `decision` matches the policy verdict, or the final allow/deny. */
-export interface AuditQuery {
-  server?: string;
-  tool?: string;
-  decision?: Verdict;
-  limit?: number;
-}
+const realTimer: FlushTimer = {
+  set(callback, ms) {
+    const handle = setTimeout(callback, ms);
+    handle.unref?.();
+    return { cancel: () => clearTimeout(handle) };
+  },
+};
 
 /** Construction options for `AuditLog`. */
 export interface AuditLogOptions {
@@ -165,57 +115,157 @@ export interface AuditLogOptions {
   now?: () => number;
   /** Lock wait limit (ms). */
   lockTimeoutMs?: number;
+  /** The key that anchors the end (see audit-key.ts). Without one, the head is only a hint. */
+  key?: AuditKey;
+  /** Entries written with `written` durability are fsynced at most this long after (ms). Default 50. */
+  flushWindowMs?: number;
+  /** The file operations of the append path (tests record or fail them). */
+  fs?: AuditFileSystem;
+  timer?: FlushTimer;
+  /** This process's session id (default: a new one; see session.ts). */
+  session?: string;
+  /** How far back from the end the first append looks for unfinished calls of stopped processes (bytes). Default 1 MiB. */
+  recoveryScanBytes?: number;
 }
+
+/** Why an audit write failed. */
+export type AuditWriteProblem = 'disk-full' | 'locked' | 'damaged' | 'io';
 
 /** An audit write failed: the call must not go ahead. */
 export class AuditWriteError extends Error {
   override name = 'AuditWriteError';
-}
-
-interface Tail {
-  seq: number;
-  hash: string;
-}
-
-interface Snapshot {
-  files: { name: string; bytes: Buffer; text: string }[];
-  head: Tail | null;
-}
-
-/** The log ends in an incomplete line: the next append seals it. */
-class DamagedTailError extends AuditWriteError {
   constructor(
     message: string,
-    readonly path: string,
+    readonly problem: AuditWriteProblem = 'io',
   ) {
     super(message);
   }
 }
 
+interface Tail {
+  seq: number;
+  hash: string;
+  /** The entry's format version (absent for the start of the log). */
+  v?: number;
+}
+
+interface Pending {
+  /** null: no entry, only the take-over checks (`recoverInterrupted`). */
+  body: Record<string, unknown> | null;
+  durability: AuditDurability;
+  resolve: (entry: AuditEntry | null) => void;
+  reject: (error: Error) => void;
+}
+
+interface ActiveFile {
+  fd: number;
+  ino: number;
+  size: number;
+  tail: Tail;
+}
+
+const MAX_BATCH = 512;
+/** The lock is kept between batches (a lease) and let go after this long without one (ms). */
+const LEASE_IDLE_MS = 25;
+/** While holding the lease, the lock file's time is refreshed this often, so nobody takes it for a dead holder's (ms). */
+const LEASE_TOUCH_MS = 5_000;
 /**
- * The audit log: append-only JSON lines, hash-chained across rotated files.
+ * While a lease is held, nobody else writes: the files are checked (active
+ * file unchanged, head still there, lock still ours, anyone waiting) at most
+ * this often, and at every fresh take of the lock (ms).
+ */
+const RECHECK_MS = 10;
+/** After handing the lock to a waiting process, this one waits this long before taking it again (ms). */
+const YIELD_MS = 25;
+/** A process that wants the lock says so with this file; the holder hands the lock over after its batch. */
+const WANT_FILE = 'audit.lock.want';
+
+// Leases still held when the process exits are let go (a killed process's lock is taken over as stale).
+const heldLeases = new Set<() => void>();
+let exitHook = false;
+function holdLease(release: () => void): void {
+  heldLeases.add(release);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const release of heldLeases) release();
+    });
+  }
+}
+/** A seal covers at most this many damaged lines (a torn write, and a torn seal of it); more is not a crash. */
+const MAX_DAMAGED_LINES = 4;
+const RECOVERED_DETAIL = 'Airlock stopped before the call finished; the server may have acted.';
+
+/**
+ * The audit log: append-only JSON lines, hash-chained across rotated files,
+ * with its end anchored by a keyed head record.
  *
- * - `appendDecision` is written and fsync'ed before it resolves: the
- *   pipeline sends the call only after it resolves (invariant 1).
- * - Appends from several processes stay one chain: each append takes a lock
- *   file, re-reads the tail hash, appends with O_APPEND, fsyncs, releases.
- * - `verify()` recomputes every hash and link and names the first bad line.
+ * - Appends are queued and written in batches: whoever calls while a batch
+ *   is being written joins the next one. A batch is one lock, one `write(2)`
+ *   of all its lines, one in-place write of the head — synchronous system
+ *   calls into the page cache, no disk wait. An append resolves once its
+ *   line is written (`written`), or once an fsync that covers it returned
+ *   (`flushed`).
+ * - Group commit: after a write, an fsync of the log (then the head) starts
+ *   within `flushWindowMs`, covering everything written until then. A power
+ *   cut can lose at most the entries of that window; a crash of Airlock
+ *   loses nothing that was written.
+ * - Several processes stay one chain: each batch takes the lock file,
+ *   checks the active file is the one it last wrote (inode and size; else
+ *   re-reads the tail), appends with O_APPEND, and releases.
+ * - When it takes over from another writer (first append, or someone else
+ *   wrote since), it checks the head against the tail and writes what it
+ *   found (`anchor` entries), seals a line a crash or a full disk cut short
+ *   (`repair`), and gives unfinished calls of processes that are gone the
+ *   outcome `unknown`.
  *
- * SECURITY: invariant 1 — the decision is in the log before the server
- * sees anything; a write failure rejects, and the caller must not send.
- * The chain detects edits, removals and reordering by anyone without the
- * ability to rewrite the whole tail (there is no key; a keyed chain is a
- * later step).
+ * SECURITY: invariant 1 — the decision is written (`write(2)` returned)
+ * before the caller sends the call, and flushed first when the caller asks
+ * for `flushed`; any failure rejects, and the caller must not send. The
+ * chain finds edits, removals and reordering; the keyed head finds entries
+ * cut from the end (issue 9.6).
  */
 export class AuditLog {
   readonly #dir: string;
   readonly #maxFileBytes: number;
   readonly #now: () => number;
   readonly #lockTimeoutMs: number;
-  #queue: Promise<unknown> = Promise.resolve();
-  // Tail cache: valid while the active file is the one we last wrote (same inode and size).
-  #cache: { ino: number; size: number; tail: Tail } | null = null;
-  #ready: Promise<void> | null = null;
+  readonly #key: AuditKey | undefined;
+  readonly #windowMs: number;
+  readonly #fs: AuditFileSystem;
+  readonly #timer: FlushTimer;
+  readonly #session: string;
+  readonly #recoveryScanBytes: number;
+
+  #queue: Pending[] = [];
+  #draining = false;
+  #dirReady = false;
+  #active: ActiveFile | null = null;
+  #headFd: number | null = null;
+  #headIno = -1;
+  #tookOver = false;
+  /** Files replaced since the last flush (rotated, or re-opened after another writer): fsynced, then closed. */
+  #retired: number[] = [];
+  #dirDirty = false;
+  #writeGen = 0;
+  #flushedGen = 0;
+  #durableSeq = 0;
+  #flushTimer: { cancel(): void } | null = null;
+  #flushing: Promise<void> | null = null;
+  #flushError: Error | null = null;
+  #closed = false;
+  /** The lock, kept between batches while this process appends (see `#tryLock`). */
+  #lease: { ino: number; release: () => void; touched: number } | null = null;
+  #leaseTimer: ReturnType<typeof setTimeout> | null = null;
+  #lastBatchAt = 0;
+  #yieldUntil = 0;
+  #announced = false;
+  /** When the files were last checked under the lock (0: at the next batch). */
+  #checkedAt = 0;
+  /** When this process last looked whether another one waits for the lock. */
+  #wantCheckedAt = 0;
+  /** While a reader of this process notes what to read, no batch is written. */
+  #readerGate: Promise<void> | null = null;
 
   /** See `AuditLogOptions`. Nothing is touched until the first call. */
   constructor(options: AuditLogOptions) {
@@ -223,6 +273,12 @@ export class AuditLog {
     this.#maxFileBytes = options.maxFileBytes ?? 8 * 1024 * 1024;
     this.#now = options.now ?? (() => Date.now());
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
+    this.#key = options.key;
+    this.#windowMs = options.flushWindowMs ?? DEFAULT_FLUSH_WINDOW_MS;
+    this.#fs = options.fs ?? nodeAuditFileSystem;
+    this.#timer = options.timer ?? realTimer;
+    this.#session = options.session ?? newSessionId();
+    this.#recoveryScanBytes = options.recoveryScanBytes ?? 1024 * 1024;
   }
 
   /** The folder holding the log. */
@@ -230,16 +286,28 @@ export class AuditLog {
     return this.#dir;
   }
 
+  /** This process's session id (written in each decision). */
+  get session(): string {
+    return this.#session;
+  }
+
+  /** The flush window (ms): the longest an entry waits in the page cache before its fsync starts. */
+  get flushWindowMs(): number {
+    return this.#windowMs;
+  }
+
   /**
-   * Appends the decision on a call and fsyncs it. Resolves with the entry
-   * written; rejects with `AuditWriteError` (then the call must not be sent).
+   * Appends the decision on a call. Resolves with the entry once it is
+   * written (or flushed, with `durability: 'flushed'`); rejects with
+   * `AuditWriteError` (then the call must not be sent).
    */
-  appendDecision(input: DecisionInput): Promise<DecisionEntry> {
+  appendDecision(input: DecisionInput, options: AppendOptions = {}): Promise<DecisionEntry> {
     const callId = input.callId ?? randomUUID();
-    const redaction = redactArguments(input.arguments);
+    const redaction = redactArguments(input.arguments, { secrets: input.secretValues ?? [] });
     let digest: string;
     try {
-      digest = callDigest(input.server, input.tool, input.arguments);
+      // callDigest (approval-tokens.ts), computed with the faster serialiser (same text).
+      digest = sha256Hex(canonicalText({ server: input.server, tool: input.tool, arguments: input.arguments }));
     } catch {
       digest = 'unavailable';
     }
@@ -256,15 +324,16 @@ export class AuditLog {
       verdict: input.verdict,
       final: input.final,
       reasons: [...input.reasons],
+      session: this.#session,
       ...(input.decidedBy ? { decidedBy: input.decidedBy } : {}),
       ...(input.rule ? { rule: input.rule } : {}),
       ...(input.answer ? { answer: input.answer } : {}),
     };
-    return this.#append(body) as Promise<DecisionEntry>;
+    return this.#append(body, options.durability) as Promise<DecisionEntry>;
   }
 
-  /** Appends how a call ended (fsync'ed too). */
-  appendOutcome(input: OutcomeInput): Promise<OutcomeEntry> {
+  /** Appends how a call ended. */
+  appendOutcome(input: OutcomeInput, options: AppendOptions = {}): Promise<OutcomeEntry> {
     const body = {
       type: 'outcome' as const,
       callId: input.callId,
@@ -274,347 +343,699 @@ export class AuditLog {
       durationMs: Math.max(0, Math.round(input.durationMs)),
       ...(input.detail !== undefined ? { detail: String(input.detail).slice(0, 500) } : {}),
     };
-    return this.#append(body) as Promise<OutcomeEntry>;
+    return this.#append(body, options.durability) as Promise<OutcomeEntry>;
+  }
+
+  /** Appends a network decision the sandbox's proxy took. */
+  appendNetwork(input: NetworkInput, options: AppendOptions = {}): Promise<NetworkEntry> {
+    const body = {
+      type: 'network' as const,
+      callId: '',
+      server: String(input.server),
+      tool: '',
+      host: String(input.host).slice(0, 300),
+      port: Number.isInteger(input.port) ? input.port : 0,
+      decision: input.allowed ? ('allow' as const) : ('deny' as const),
+      reason: String(input.reason),
+      decidedBy: input.decidedBy,
+      ...(input.answeredBy ? { answeredBy: input.answeredBy } : {}),
+      ...(input.repeats ? { repeats: input.repeats } : {}),
+    };
+    return this.#append(body, options.durability) as Promise<NetworkEntry>;
   }
 
   /**
-   * Checks the whole chain across files: every line parses, every hash
-   * matches its content, every entry links to the one before, sequence
-   * numbers run without gaps, and the log is not shorter than the last
-   * append recorded. Names the first bad file and line.
+   * Runs the take-over checks now (they run at the first append anyway):
+   * seals a damaged end, records what the head says, and gives unfinished
+   * calls of stopped processes the outcome `unknown`.
    */
-  async verify(): Promise<VerifyResult> {
-    const snap = await this.#snapshot();
-    const files = snap.files.map((f) => f.name);
-    let expectedPrev = GENESIS_HASH;
-    let expectedSeq = 1;
-    let entries = 0;
-    let last: { file: string; line: number } = { file: files[0] ?? ACTIVE_FILE, line: 0 };
-    let headChecked = false;
-    const repaired: { file: string; line: number }[] = [];
-    const fail = (problem: AuditProblem): VerifyResult => ({ ok: false, entries, files, problem, repaired });
+  async recoverInterrupted(): Promise<void> {
+    if (this.#tookOver) return;
+    await this.#append(null, 'written');
+  }
 
-    // Every sequence number present, to tell a moved entry from a missing one.
-    const present = new Set<number>();
-    for (const { text } of snap.files) {
-      for (const line of text.split('\n')) {
-        const m = /"seq":(\d+)/.exec(line);
-        if (m) present.add(Number(m[1]));
-      }
-    }
+  /** Flushes (fsync) everything written so far. */
+  async flush(): Promise<void> {
+    await this.#flushUpTo(this.#writeGen);
+  }
 
-    for (const { name, bytes } of snap.files) {
-      const raw = splitLines(bytes);
-      if (raw.length > 0 && !raw[raw.length - 1]!.terminated) {
-        return fail({
-          file: name,
-          line: raw.length,
-          kind: 'malformed',
-          message: 'The last line is incomplete (a write was cut short, or the file was edited); the next append seals it.',
-        });
-      }
-      for (let i = 0; i < raw.length; i++) {
-        const where = { file: name, line: i + 1 };
-        let entry: AuditEntry;
-        try {
-          entry = JSON.parse(raw[i]!.bytes.toString('utf8')) as AuditEntry;
-          if (!entry || typeof entry !== 'object' || typeof entry.hash !== 'string') throw new Error('shape');
-        } catch {
-          // Accepted only when the next line is a repair entry naming exactly these bytes.
-          if (sealedBy(raw[i + 1]?.bytes, i + 1, raw[i]!.bytes)) {
-            repaired.push(where);
-            continue;
-          }
-          return fail({ ...where, kind: 'malformed', message: 'This line is not an audit entry.' });
-        }
-        if (hashOf(entry) !== entry.hash) {
-          return fail({ ...where, kind: 'edited', message: 'This entry was changed after it was written.' });
-        }
-        if (entry.prevHash !== expectedPrev || entry.seq !== expectedSeq) {
-          let kind: AuditProblem['kind'] = 'broken-chain';
-          let message = 'This entry does not follow the one before it.';
-          if (typeof entry.seq === 'number' && entry.seq > expectedSeq && present.has(expectedSeq)) {
-            kind = 'reordered';
-            message = `Entry ${entry.seq} appears before entry ${expectedSeq}: entries were moved.`;
-          } else if (typeof entry.seq === 'number' && entry.seq > expectedSeq) {
-            kind = 'removed';
-            message =
-              entry.seq - 1 === expectedSeq
-                ? `Entry ${expectedSeq} is missing before this line.`
-                : `Entries ${expectedSeq}–${entry.seq - 1} are missing before this line.`;
-          } else if (typeof entry.seq === 'number' && entry.seq < expectedSeq) {
-            kind = 'reordered';
-            message = `Entry ${entry.seq} appears after entry ${expectedSeq - 1}: entries were moved.`;
-          } else {
-            message = 'The entry before this one was replaced or rewritten.';
-          }
-          return fail({ ...where, kind, message });
-        }
-        if (snap.head && entry.seq === snap.head.seq) {
-          if (entry.hash !== snap.head.hash) {
-            return fail({ ...where, kind: 'edited', message: 'This entry differs from the one Airlock last recorded.' });
-          }
-          headChecked = true;
-        }
-        expectedPrev = entry.hash;
-        expectedSeq = entry.seq + 1;
-        entries++;
-        last = where;
-      }
-    }
-    if (snap.head && !headChecked && snap.head.seq >= expectedSeq) {
-      return fail({
-        ...last,
-        kind: 'truncated',
-        message: `The log ends at entry ${expectedSeq - 1}, but Airlock wrote up to entry ${snap.head.seq}: entries at the end were removed.`,
-      });
-    }
-    return { ok: true, entries, files, repaired };
+  /** Flushes and closes the files; later appends reopen them. */
+  async close(): Promise<void> {
+    while (this.#draining || this.#queue.length) await new Promise((resolve) => setImmediate(resolve));
+    await this.flush().catch(() => undefined);
+    this.#flushTimer?.cancel();
+    this.#flushTimer = null;
+    if (this.#active) this.#retire(this.#active.fd);
+    this.#active = null;
+    this.#closeHead();
+    for (const fd of this.#retired.splice(0)) this.#closeQuietly(fd);
+    this.#dropLease(true);
+    this.#withdraw();
+    this.#closed = true;
   }
 
   /**
-   * Decisions with their outcomes, newest first, filtered. Reads every file
-   * (fine for the sizes a desktop log reaches; an index is a later step).
+   * Checks the whole chain across files (every line parses, every hash
+   * matches, every entry links to the one before, no gaps) and the end
+   * against the keyed head. Names the first bad file and line.
+   */
+  verify(): Promise<VerifyResult> {
+    return verifyAudit({ dir: this.#dir, key: this.#key, lock: () => this.#lockForReading() });
+  }
+
+  /**
+   * Decisions with their outcomes, newest first, filtered: reads from the
+   * end backwards and stops when `limit` calls are found (the first page of
+   * a log of a million entries reads only its tail).
    */
   async read(query: AuditQuery = {}): Promise<AuditRecord[]> {
-    const snap = await this.#snapshot();
-    const limit = query.limit ?? 100;
-    const outcomes = new Map<string, OutcomeEntry>();
-    const decisions: DecisionEntry[] = [];
-    for (const { text } of snap.files) {
-      for (const line of text.split('\n')) {
-        if (line === '') continue;
-        let e: AuditEntry;
-        try {
-          e = JSON.parse(line) as AuditEntry;
-        } catch {
-          continue; // verify() reports it; reading shows what can be read
-        }
-        if (e.type === 'outcome') outcomes.set(e.callId, e);
-        else if (e.type === 'decision') decisions.push(e);
-      }
-    }
-    const out: AuditRecord[] = [];
-    for (let i = decisions.length - 1; i >= 0 && out.length < limit; i--) {
-      const d = decisions[i]!;
-      if (query.server !== undefined && d.server !== query.server) continue;
-      if (query.tool !== undefined && d.tool !== query.tool) continue;
-      if (query.decision !== undefined && d.verdict !== query.decision && d.final !== query.decision) continue;
-      const o = outcomes.get(d.callId);
-      out.push(o ? { decision: d, outcome: o } : { decision: d });
-    }
-    return out;
+    const records = await readAudit({ dir: this.#dir, lock: () => this.#lockForReading() }, query, false);
+    return records as AuditRecord[];
+  }
+
+  /** As `read`, with network decisions among the calls (the Activity page). */
+  readActivity(query: AuditQuery = {}): Promise<ActivityRecord[]> {
+    return readAudit({ dir: this.#dir, lock: () => this.#lockForReading() }, query, true);
   }
 
   /** The log files in chain order (oldest first). */
   async files(): Promise<string[]> {
-    return (await this.#listFiles()).map((f) => f.name);
+    return listLogFiles(this.#fs, this.#dir);
   }
 
-  #append(body: Record<string, unknown>): Promise<AuditEntry> {
-    const run = this.#queue.then(() => this.#appendLocked(body));
-    this.#queue = run.catch(() => undefined);
+  // ── Appending ──────────────────────────────────────────────────────────
+
+  #append(body: Record<string, unknown> | null, durability: AuditDurability = 'written'): Promise<AuditEntry | null> {
+    this.#closed = false;
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ body, durability, resolve, reject });
+      if (!this.#draining) {
+        this.#draining = true;
+        // A microtask later, so appends made in the same turn (concurrent callers) share one batch.
+        queueMicrotask(() => void this.#drain());
+      }
+    });
+  }
+
+  // Writes queued entries batch by batch; waits only for the lock when another process holds it.
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queue.length) {
+        if (this.#flushError) {
+          // A flush failed: nothing more is accepted until one succeeds.
+          try {
+            await this.#flushUpTo(this.#writeGen);
+          } catch (error) {
+            this.#rejectAll(this.#queue.splice(0), this.#writeError(error, 'Airlock could not flush its audit log to disk'));
+            continue;
+          }
+        }
+        while (this.#readerGate) await this.#readerGate;
+        let release: (() => void) | undefined;
+        try {
+          release = this.#tryLock() ?? (await this.#waitForLock());
+        } catch (error) {
+          this.#rejectAll(this.#queue.splice(0), error instanceof AuditWriteError ? error : new AuditWriteError((error as Error).message, 'locked'));
+          continue;
+        }
+        const batch = this.#queue.splice(0, MAX_BATCH);
+        let written: (AuditEntry | null)[];
+        try {
+          written = this.#writeBatch(batch);
+        } catch (error) {
+          this.#rejectAll(batch, this.#writeError(error, 'Could not write the audit log'));
+          continue;
+        } finally {
+          release();
+        }
+        const gen = this.#writeGen;
+        batch.forEach((pending, i) => {
+          if (pending.durability === 'written') pending.resolve(written[i]!);
+          else
+            this.#flushUpTo(gen).then(
+              () => pending.resolve(written[i]!),
+              (error: unknown) => pending.reject(this.#writeError(error, 'Airlock could not flush its audit log to disk')),
+            );
+        });
+        if (this.#queue.length) await Promise.resolve();
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  #rejectAll(batch: Pending[], error: Error): void {
+    for (const pending of batch) pending.reject(error);
+  }
+
+  #writeError(error: unknown, what: string): AuditWriteError {
+    if (error instanceof AuditWriteError) return error;
+    if (isDiskFull(error)) {
+      return new AuditWriteError(`The disk holding Airlock's audit log (${this.#dir}) is full: ${what}. Free some space; nothing is sent until its decision can be recorded.`, 'disk-full');
+    }
+    return new AuditWriteError(`${what}: ${(error as Error).message}`, 'io');
+  }
+
+  // ── The lock: one writer at a time across processes ──────────────────
+  //
+  // Taking a lock file and removing it costs two directory changes, more
+  // than the rest of a batch. So a process keeps the lock between batches (a
+  // lease) and lets go when it has been idle for LEASE_IDLE_MS, or at once
+  // after a batch when another process has asked for it (WANT_FILE). Every
+  // batch checks the lock file is still the one it took (same inode).
+
+  /** The lock for one batch, without waiting: the lease held, or a fresh one; undefined when another process holds it. */
+  #tryLock(): (() => void) | undefined {
+    if (!this.#dirReady) {
+      try {
+        this.#fs.mkdirp(this.#dir);
+      } catch (error) {
+        throw this.#writeError(error, 'Cannot create the audit folder');
+      }
+      this.#dirReady = true;
+    }
+    try {
+      if (this.#lease && this.#checkDue() && !this.#leaseStillOurs()) this.#dropLease(false);
+      if (!this.#lease) {
+        if (Date.now() < this.#yieldUntil) return undefined;
+        const taken = takeFileLockSync(join(this.#dir, LOCK_FILE), this.#fs);
+        if (!taken) {
+          this.#announce();
+          return undefined;
+        }
+        this.#lease = { ...taken, touched: Date.now() };
+        holdLease(taken.release);
+        this.#withdraw();
+        // Others may have written since this process last held the lock.
+        this.#checkedAt = 0;
+      }
+    } catch (error) {
+      throw this.#writeError(error, 'Cannot lock the audit log');
+    }
+    return () => this.#afterBatch();
+  }
+
+  #checkDue(): boolean {
+    return Date.now() - this.#checkedAt >= RECHECK_MS;
+  }
+
+  #leaseStillOurs(): boolean {
+    const lease = this.#lease!;
+    const lockPath = join(this.#dir, LOCK_FILE);
+    const now = Date.now();
+    if (now - lease.touched > LEASE_TOUCH_MS) {
+      try {
+        this.#fs.touch(lockPath);
+      } catch {
+        // checked below
+      }
+      lease.touched = now;
+    }
+    return this.#fs.stat(lockPath)?.ino === lease.ino;
+  }
+
+  // After a batch: hand the lock over when another process asked for it; otherwise keep it until idle.
+  #afterBatch(): void {
+    this.#lastBatchAt = Date.now();
+    const now = this.#lastBatchAt;
+    if (now - this.#wantCheckedAt >= RECHECK_MS && ((this.#wantCheckedAt = now), this.#fs.stat(join(this.#dir, WANT_FILE)))) {
+      this.#dropLease(true);
+      this.#yieldUntil = Date.now() + YIELD_MS;
+      return;
+    }
+    if (this.#leaseTimer) return;
+    const check = () => {
+      const idle = Date.now() - this.#lastBatchAt;
+      if (idle >= LEASE_IDLE_MS || this.#closed) {
+        this.#leaseTimer = null;
+        // Not while a batch of this process is being written (they are synchronous: this runs between them).
+        this.#dropLease(true);
+      } else {
+        this.#leaseTimer = setTimeout(check, LEASE_IDLE_MS - idle);
+        this.#leaseTimer.unref?.();
+      }
+    };
+    this.#leaseTimer = setTimeout(check, LEASE_IDLE_MS);
+    this.#leaseTimer.unref?.();
+  }
+
+  #dropLease(release: boolean): void {
+    const lease = this.#lease;
+    this.#lease = null;
+    if (this.#leaseTimer) clearTimeout(this.#leaseTimer);
+    this.#leaseTimer = null;
+    if (!lease) return;
+    heldLeases.delete(lease.release);
+    if (release) lease.release();
+  }
+
+  // Tells the holder this process waits (it hands the lock over after its batch).
+  #announce(): void {
+    if (this.#announced) return;
+    try {
+      this.#fs.close(this.#fs.createExclusive(join(this.#dir, WANT_FILE)));
+    } catch {
+      // someone else is waiting too: the file says enough
+    }
+    this.#announced = true;
+  }
+
+  #withdraw(): void {
+    if (!this.#announced) return;
+    this.#announced = false;
+    try {
+      this.#fs.unlink(join(this.#dir, WANT_FILE));
+    } catch {
+      // gone already (another waiter may put it back)
+    }
+  }
+
+  async #waitForLock(): Promise<() => void> {
+    const started = Date.now();
+    let wait = 1;
+    for (;;) {
+      await breakIfStale(join(this.#dir, LOCK_FILE), 30_000);
+      if (Date.now() - started > this.#lockTimeoutMs) {
+        this.#withdraw();
+        throw new AuditWriteError(`Could not lock ${join(this.#dir, LOCK_FILE)} within ${this.#lockTimeoutMs} ms; another Airlock process holds it.`, 'locked');
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
+      wait = Math.min(wait * 2, 10);
+      // Another waiter that got the lock removes the request: put it back.
+      if (this.#announced && !this.#fs.stat(join(this.#dir, WANT_FILE))) this.#announced = false;
+      const release = this.#tryLock();
+      if (release) return release;
+    }
+  }
+
+  // For readers: no batch is written (here or elsewhere) while they note which files to read and how far.
+  async #lockForReading(): Promise<() => void> {
+    try {
+      this.#fs.mkdirp(this.#dir);
+      this.#dirReady = true;
+    } catch {
+      // a reader of a missing folder reads nothing
+    }
+    while (this.#readerGate) await this.#readerGate;
+    let open!: () => void;
+    this.#readerGate = new Promise((resolve) => (open = resolve));
+    let release: (() => void) | undefined;
+    try {
+      release = this.#tryLock() ?? (await this.#waitForLock());
+    } catch (error) {
+      this.#readerGate = null;
+      open();
+      throw error;
+    }
+    return () => {
+      release!();
+      this.#readerGate = null;
+      open();
+    };
+  }
+
+  // Under the lock, synchronously: find the tail, take over if needed, rotate, write the batch and the head.
+  #writeBatch(batch: Pending[]): (AuditEntry | null)[] {
+    const files = this.#fs;
+    const activePath = join(this.#dir, ACTIVE_FILE);
+    const active = this.#active;
+    // Under a lease checked a moment ago nobody else writes: the file is the one this process last wrote.
+    const check = active === null || this.#checkDue();
+    const stat = check ? files.stat(activePath) : { ino: active.ino, size: active.size };
+    const current = active !== null && stat !== null && stat.ino === active.ino && stat.size === active.size;
+    const prefix: Record<string, unknown>[] = [];
+    let tail: Tail;
+    let sealing = false;
+    if (current) {
+      tail = active.tail;
+    } else {
+      const taken = this.#takeOver(stat, prefix);
+      tail = taken.tail;
+      sealing = taken.sealing;
+    }
+
+    const entries: (AuditEntry | null)[] = [];
+    // A damaged line ends without a newline: the repair entry starts on a fresh line, in the same write.
+    const chunks: string[] = sealing ? ['\n'] : [];
+    const add = (body: Record<string, unknown>): AuditEntry => {
+      const { entry, line } = sealEntry({ v: 2, seq: tail.seq + 1, time: new Date(this.#now()).toISOString(), prevHash: tail.hash, ...body });
+      tail = { seq: entry.seq, hash: entry.hash };
+      chunks.push(line, '\n');
+      return entry;
+    };
+    for (const body of prefix) add(body);
+    for (const pending of batch) entries.push(pending.body ? add(pending.body) : null);
+    if (chunks.length === 0) return entries;
+
+    let file = this.#active ?? this.#openActive(tail);
+    // Rotate after the tail is known; a damaged end is sealed in its own file first. The chain continues across the rename.
+    if (!sealing && file.size >= this.#maxFileBytes) file = this.#rotate(file);
+    const bytes = Buffer.from(chunks.join(''), 'utf8');
+    this.#writeAll(file, bytes);
+    file.size += bytes.length;
+    file.tail = tail;
+    this.#writeGen += 1;
+    this.#writeHead(tail, check);
+    if (check) this.#checkedAt = Date.now();
+    this.#scheduleFlush();
+    return entries;
+  }
+
+  #openActive(tail: Tail): ActiveFile {
+    let fd: number;
+    try {
+      fd = this.#fs.openAppend(join(this.#dir, ACTIVE_FILE));
+    } catch (error) {
+      throw this.#writeError(error, 'Could not open the audit log');
+    }
+    const opened = this.#fs.fstat(fd);
+    if (opened.size === 0) this.#dirDirty = true;
+    this.#active = { fd, ino: opened.ino, size: opened.size, tail };
+    return this.#active;
+  }
+
+  // SECURITY: invariant 1 — O_APPEND, all of the batch in one write (looped
+  // only if the kernel takes less); a failure part-way leaves a torn line that
+  // the next batch seals, and rejects every entry of this batch.
+  #writeAll(file: ActiveFile, bytes: Buffer): void {
+    let offset = 0;
+    try {
+      while (offset < bytes.length) {
+        const n = this.#fs.write(file.fd, bytes, offset, bytes.length - offset, null);
+        if (n <= 0) throw new Error('no progress writing the audit log');
+        offset += n;
+      }
+    } catch (error) {
+      // The file may now end in a part of this batch, or the batch held a seal or take-over notes that
+      // were not written: forget what this process knew, so the next batch re-reads (and seals) the end.
+      this.#retire(file.fd);
+      this.#active = null;
+      throw error;
+    }
+  }
+
+  // Another writer touched the log since our last batch, or this is our first:
+  // read the tail, seal a torn end, compare the head, recover stopped calls.
+  // The active file is (re)opened only when something is written.
+  #takeOver(stat: { ino: number; size: number } | null, prefix: Record<string, unknown>[]): { tail: Tail; sealing: boolean } {
+    const activePath = join(this.#dir, ACTIVE_FILE);
+    if (this.#active) this.#retire(this.#active.fd);
+    this.#active = null;
+    let tail: Tail;
+    let sealing = false;
+    if (stat && stat.size > 0) {
+      const found = readLastEntry(this.#fs, activePath);
+      if (found.kind === 'damaged') {
+        const sealed = this.#sealDamagedEnd(activePath);
+        tail = sealed.tail;
+        if (sealed.repair) prefix.push(sealed.repair);
+        sealing = true;
+      } else {
+        tail = found.tail;
+      }
+    } else {
+      tail = this.#tailOfRotated();
+    }
+    const anchor = this.#anchorFinding(tail);
+    if (anchor) prefix.push(anchor);
+    if (!this.#tookOver) prefix.push(...this.#interruptedCalls(activePath));
+    this.#tookOver = true;
+    return { tail, sealing };
+  }
+
+  // The active file ends in an incomplete line: a repair entry chained to the
+  // last good entry (or the file before) records the damaged bytes — the run
+  // of lines after the last entry that parses (a seal that was itself cut
+  // short by a full disk leaves two).
+  #sealDamagedEnd(path: string): { tail: Tail; repair?: Record<string, unknown> } {
+    const bytes = readWhole(this.#fs, path);
+    const lines = splitLines(bytes);
+    if (!lines.length || lines.at(-1)!.terminated) throw new AuditWriteError('The audit log could not be repaired; run `airlock audit verify`.', 'damaged');
+    // Only the newline was lost: the entry is whole; end its line and chain on.
+    const whole = parseTail(lines.at(-1)!.bytes.toString('utf8'));
+    if (whole) return { tail: whole };
+    let first = lines.length - 1;
+    let tail: Tail | undefined;
+    while (first > 0) {
+      tail = parseTail(lines[first - 1]!.bytes.toString('utf8'));
+      if (tail) break;
+      first -= 1;
+    }
+    if (lines.length - first > MAX_DAMAGED_LINES) {
+      throw new AuditWriteError('The end of the audit log is damaged over several lines (not a write cut short); run `airlock audit verify`.', 'damaged');
+    }
+    // The damaged run starts the file: chain to the file before.
+    tail ??= this.#tailOfRotated(basename(path));
+    const run = damagedRunBytes(lines.slice(first).map((line) => line.bytes));
+    return {
+      tail,
+      repair: {
+        type: 'repair',
+        callId: '',
+        server: '',
+        tool: '',
+        damagedLine: first + 1,
+        ...(lines.length - first > 1 ? { damagedLines: lines.length - first } : {}),
+        damagedBytes: run.length,
+        damagedSha256: createHash('sha256').update(run).digest('hex'),
+      },
+    };
+  }
+
+  // The last entry of the newest rotated file (before `before`, if given).
+  #tailOfRotated(before?: string): Tail {
+    const rotated = listRotated(this.#fs, this.#dir).map((r) => r.name);
+    const own = before ? rotated.indexOf(before) : -1;
+    const name = own >= 0 ? rotated[own - 1] : rotated.at(-1);
+    if (!name) return { seq: 0, hash: GENESIS_HASH };
+    const found = readLastEntry(this.#fs, join(this.#dir, name));
+    if (found.kind === 'damaged') throw new AuditWriteError(`The rotated audit file ${name} ends with an incomplete line; run \`airlock audit verify\`.`, 'damaged');
+    return found.tail;
+  }
+
+  // What the head says about the end, against the tail just read.
+  #anchorFinding(tail: Tail): Record<string, unknown> | undefined {
+    const check = checkHead(readHeadText(this.#fs, join(this.#dir, HEAD_FILE)), this.#key);
+    const note = (finding: AnchorFinding, detail: string, headSeq?: number) => ({ type: 'anchor', callId: '', server: '', tool: '', finding, detail, ...(headSeq !== undefined ? { headSeq } : {}) });
+    switch (check.status) {
+      case 'missing':
+        return tail.seq === 0 ? undefined : note('head-missing', `The record of where the log ended (${HEAD_FILE}) was missing: Airlock cannot confirm that no entries after entry ${tail.seq} were cut off.`);
+      case 'malformed':
+      case 'forged':
+        return note('head-forged', `The record of where the log ended does not verify with Airlock's key: it was changed outside Airlock. Entries after entry ${tail.seq} may have been cut off.`);
+      case 'other-key':
+        return note('head-other-key', `The record of where the log ended was made with another key (an Airlock process that does not share this one's key, or forged): Airlock cannot confirm that no entries after entry ${tail.seq} were cut off.`, check.head.seq);
+      case 'unkeyed':
+        // After an entry this version wrote (v2), a head without a key was put there by someone else.
+        if (tail.v === 2) {
+          return note('head-forged', `The record of where the log ended carried no key, though Airlock keys it: it was replaced outside Airlock. Entries after entry ${tail.seq} may have been cut off.`, check.head.seq);
+        }
+        return note('head-unkeyed', `The record of where the log ended carried no key (written by an older Airlock): the end up to entry ${tail.seq} is taken as found.`, check.head.seq);
+      case 'valid':
+      case 'unchecked': {
+        const { head } = check;
+        this.#durableSeq = Math.min(head.durable ?? 0, tail.seq);
+        if (head.seq > tail.seq) {
+          const unflushed = tail.seq >= (head.durable ?? 0);
+          return note(
+            'truncated',
+            `The log ended at entry ${tail.seq}, but Airlock had written up to entry ${head.seq}: entries ${tail.seq + 1}–${head.seq} were ${unflushed ? 'lost (they were not yet flushed to disk when the machine stopped) or cut off' : 'cut off'}.`,
+            head.seq,
+          );
+        }
+        if (head.seq === tail.seq && head.hash !== tail.hash) {
+          return note('rewritten', `The log's last entry (${tail.seq}) is not the one Airlock wrote there: the end was rewritten.`, head.seq);
+        }
+        if (head.seq < tail.seq) {
+          return note('unanchored-entries', `Entries ${head.seq + 1}–${tail.seq} came after the recorded end (written just before a crash, or added by hand).`, head.seq);
+        }
+        return undefined;
+      }
+    }
+  }
+
+  // Decisions of processes that are gone, sent (final allow) and without an
+  // outcome, near the end of the log: their outcome is unknown.
+  #interruptedCalls(activePath: string): Record<string, unknown>[] {
+    const found: { seq: number; body: Record<string, unknown> }[] = [];
+    const ended = new Set<string>();
+    const dead = new Map<string, boolean>();
+    let budget = this.#recoveryScanBytes;
+    const paths = [...listRotated(this.#fs, this.#dir).map((r) => join(this.#dir, r.name)), activePath].reverse();
+    for (const path of paths) {
+      if (budget <= 0) break;
+      let bytes: Buffer;
+      try {
+        bytes = readEnd(this.#fs, path, budget);
+      } catch {
+        break;
+      }
+      budget -= bytes.length;
+      const lines = bytes.toString('utf8').split('\n');
+      // The first piece may be a partial line when the window started mid-line; the last may be a torn one.
+      for (let i = lines.length - 1; i >= 0; i--) {
+        const line = lines[i]!;
+        if (!line.includes('"callId":"') || line.includes('"callId":""')) continue;
+        let entry: AuditEntry;
+        try {
+          entry = JSON.parse(line) as AuditEntry;
+        } catch {
+          continue;
+        }
+        if (entry.type === 'outcome') ended.add(entry.callId);
+        else if (entry.type === 'decision' && entry.final === 'allow' && !ended.has(entry.callId) && typeof entry.session === 'string' && entry.session !== this.#session) {
+          let gone = dead.get(entry.session);
+          if (gone === undefined) dead.set(entry.session, (gone = isSessionDead(entry.session)));
+          if (gone) {
+            ended.add(entry.callId);
+            found.push({
+              seq: entry.seq,
+              body: { type: 'outcome', callId: entry.callId, server: entry.server, tool: entry.tool, outcome: 'unknown', durationMs: 0, detail: RECOVERED_DETAIL, recovered: true },
+            });
+          }
+        }
+      }
+    }
+    return found.sort((a, b) => a.seq - b.seq).map((x) => x.body);
+  }
+
+  #rotate(file: ActiveFile): ActiveFile {
+    const files = this.#fs;
+    const rotated = listRotated(files, this.#dir);
+    const next = (rotated.at(-1)?.n ?? 0) + 1;
+    const activePath = join(this.#dir, ACTIVE_FILE);
+    files.rename(activePath, join(this.#dir, `audit-${String(next).padStart(6, '0')}.jsonl`));
+    this.#retire(file.fd);
+    this.#dirDirty = true;
+    const fd = files.openAppend(activePath);
+    const opened = files.fstat(fd);
+    this.#active = { fd, ino: opened.ino, size: opened.size, tail: file.tail };
+    return this.#active;
+  }
+
+  // The head is rewritten in place after each batch. It is a record, not the
+  // entry itself: a failure here does not undo the batch (the next take-over notes it).
+  #writeHead(tail: Tail, check = true): void {
+    const files = this.#fs;
+    const path = join(this.#dir, HEAD_FILE);
+    try {
+      // Still the file at the path (not deleted or replaced since)? Checked with the others.
+      const stat = check || this.#headFd === null ? files.stat(path) : { ino: this.#headIno, size: HEAD_BYTES };
+      if (this.#headFd !== null && (!stat || stat.ino !== this.#headIno)) this.#closeHead();
+      if (this.#headFd === null) {
+        this.#headFd = files.openInPlace(path);
+        this.#headIno = files.fstat(this.#headFd).ino;
+        if (!stat) this.#dirDirty = true;
+      }
+      const record = headBytes(tail.seq, tail.hash, Math.min(this.#durableSeq, tail.seq), this.#key);
+      files.write(this.#headFd, record, 0, HEAD_BYTES, 0);
+    } catch {
+      this.#closeHead();
+    }
+  }
+
+  #closeHead(): void {
+    if (this.#headFd !== null) this.#closeQuietly(this.#headFd);
+    this.#headFd = null;
+  }
+
+  #retire(fd: number): void {
+    this.#retired.push(fd);
+  }
+
+  #closeQuietly(fd: number): void {
+    try {
+      this.#fs.close(fd);
+    } catch {
+      // already closed
+    }
+  }
+
+  // ── Flushing (group commit) ───────────────────────────────────────────
+
+  #scheduleFlush(): void {
+    if (this.#flushTimer || this.#flushedGen >= this.#writeGen) return;
+    this.#flushTimer = this.#timer.set(() => {
+      this.#flushTimer = null;
+      this.#flushUpTo(this.#writeGen).catch(() => undefined);
+    }, this.#windowMs);
+  }
+
+  // Resolves once an fsync that started after write generation `gen` returned.
+  async #flushUpTo(gen: number): Promise<void> {
+    while (this.#flushedGen < gen) {
+      if (this.#flushing) {
+        await this.#flushing.catch(() => undefined);
+        if (this.#flushError && this.#flushedGen < gen) {
+          // The flush that covered us failed: try once more, ourselves.
+          await this.#flushOnce();
+        }
+        continue;
+      }
+      await this.#flushOnce();
+    }
+  }
+
+  #flushOnce(): Promise<void> {
+    if (this.#flushing) return this.#flushing;
+    const run = this.#doFlush();
+    this.#flushing = run;
+    void run.then(
+      () => (this.#flushing = null),
+      () => (this.#flushing = null),
+    );
     return run;
   }
 
-  async #ensureDir(): Promise<void> {
-    this.#ready ??= fs.mkdir(this.#dir, { recursive: true, mode: 0o700 }).then(() => undefined);
-    await this.#ready;
-  }
-
-  async #appendLocked(body: Record<string, unknown>): Promise<AuditEntry> {
+  async #doFlush(): Promise<void> {
+    const gen = this.#writeGen;
+    const seq = this.#active?.tail.seq ?? 0;
+    const retired = this.#retired.splice(0);
+    const fds = [...retired, ...(this.#active ? [this.#active.fd] : [])];
+    const dirDirty = this.#dirDirty;
+    this.#dirDirty = false;
     try {
-      await this.#ensureDir();
+      // The log first, then its folder (new and renamed files), then the head: the head never names an entry the disk may not hold.
+      await Promise.all(fds.map((fd) => this.#fs.fsync(fd)));
+      if (dirDirty) await this.#fs.fsyncDir(this.#dir);
+      this.#flushError = null;
     } catch (error) {
-      throw new AuditWriteError(`Cannot create the audit folder: ${(error as Error).message}`);
+      this.#retired.unshift(...retired);
+      if (dirDirty) this.#dirDirty = true;
+      this.#flushError = error as Error;
+      throw error;
     }
-    let release;
-    try {
-      release = await acquireFileLock(join(this.#dir, LOCK_FILE), { timeoutMs: this.#lockTimeoutMs });
-    } catch (error) {
-      throw new AuditWriteError((error as Error).message);
+    for (const fd of retired) this.#closeQuietly(fd);
+    this.#flushedGen = Math.max(this.#flushedGen, gen);
+    if (seq > this.#durableSeq) {
+      this.#durableSeq = seq;
+      this.#refreshHead();
     }
+    if (this.#headFd !== null) await this.#fs.fsync(this.#headFd).catch(() => undefined);
+  }
+
+  // After a flush, the head records the new durable point, if nobody else wrote since.
+  #refreshHead(): void {
+    const active = this.#active;
+    if (!active || this.#closed || this.#readerGate) return;
+    let release: (() => void) | undefined;
     try {
-      const active = join(this.#dir, ACTIVE_FILE);
-      const stat = await statOrNull(active);
-      let tail: Tail;
-      try {
-        tail = await this.#tail(active, stat);
-      } catch (error) {
-        if (!(error instanceof DamagedTailError)) throw error;
-        tail = await this.#sealDamagedEnd(error.path);
-      }
-      // Rotate after the tail is known (and sealed if damaged); the chain continues across the rename.
-      if (stat && stat.size >= this.#maxFileBytes) await this.#rotate(active);
-      const withoutHash = {
-        v: 1 as const,
-        seq: tail.seq + 1,
-        time: new Date(this.#now()).toISOString(),
-        prevHash: tail.hash,
-        ...body,
-      };
-      const entry = { ...withoutHash, hash: sha256OfCanonical(withoutHash) } as AuditEntry;
-      const line = Buffer.from(`${canonicalJson(entry)}\n`, 'utf8');
-      // SECURITY: invariant 1 — O_APPEND, one write, fsync before resolving.
-      await this.#appendBytes(active, line, { seq: entry.seq, hash: entry.hash });
-      // The head lets verify() notice entries cut from the end; it is a hint, written after.
-      await writeHead(join(this.#dir, HEAD_FILE), { seq: entry.seq, hash: entry.hash }).catch(() => undefined);
-      return entry;
-    } catch (error) {
-      if (error instanceof AuditWriteError) throw error;
-      throw new AuditWriteError(`Could not write the audit log: ${(error as Error).message}`);
+      release = this.#lease && this.#leaseStillOurs() ? () => undefined : tryFileLockSync(join(this.#dir, LOCK_FILE), this.#fs);
+      if (!release) return;
+      const stat = this.#fs.stat(join(this.#dir, ACTIVE_FILE));
+      if (stat && stat.ino === active.ino && stat.size === active.size) this.#writeHead(active.tail);
+    } catch {
+      // the next batch writes it
     } finally {
-      await release();
+      release?.();
     }
-  }
-
-  // One O_APPEND write (looped if the kernel writes less), then fsync.
-  async #appendBytes(active: string, bytes: Buffer, tail: Tail): Promise<void> {
-    const handle = await fs.open(active, 'a', 0o600);
-    try {
-      let off = 0;
-      while (off < bytes.length) {
-        const { bytesWritten } = await handle.write(bytes, off, bytes.length - off);
-        if (bytesWritten <= 0) throw new Error('no progress writing the audit log');
-        off += bytesWritten;
-      }
-      await handle.sync();
-      const after = await handle.stat();
-      this.#cache = { ino: after.ino, size: after.size, tail };
-    } finally {
-      await handle.close();
-    }
-  }
-
-  // The active file ends in an incomplete line: seal it with a newline and a
-  // repair entry chained to the last good entry. Anything else wrong with
-  // the end of the log is left for a person (fail closed).
-  async #sealDamagedEnd(path: string): Promise<Tail> {
-    const bytes = await fs.readFile(path);
-    const lines = splitLines(bytes);
-    const damaged = lines.at(-1);
-    if (!damaged || damaged.terminated) throw new AuditWriteError('The audit log could not be repaired; run `airlock audit verify`.');
-    let tail: Tail;
-    if (lines.length >= 2) {
-      try {
-        const prev = JSON.parse(lines[lines.length - 2]!.bytes.toString('utf8')) as AuditEntry;
-        if (typeof prev.seq !== 'number' || typeof prev.hash !== 'string') throw new Error('shape');
-        tail = { seq: prev.seq, hash: prev.hash };
-      } catch {
-        throw new AuditWriteError('The audit log is damaged beyond its last line; run `airlock audit verify`.');
-      }
-    } else {
-      // The damaged line is the file's first: chain to the file before it.
-      const names = (await this.#listRotated()).map((r) => r.name);
-      const own = names.indexOf(basename(path));
-      const before = own >= 0 ? names[own - 1] : names.at(-1);
-      tail = before ? await readTail(join(this.#dir, before)) : { seq: 0, hash: GENESIS_HASH };
-    }
-    const withoutHash = {
-      v: 1 as const,
-      seq: tail.seq + 1,
-      time: new Date(this.#now()).toISOString(),
-      prevHash: tail.hash,
-      type: 'repair' as const,
-      callId: '',
-      server: '',
-      tool: '',
-      damagedLine: lines.length,
-      damagedBytes: damaged.bytes.length,
-      damagedSha256: createHash('sha256').update(damaged.bytes).digest('hex'),
-    };
-    const entry = { ...withoutHash, hash: sha256OfCanonical(withoutHash) };
-    const sealed = { seq: entry.seq, hash: entry.hash };
-    await this.#appendBytes(path, Buffer.from(`\n${canonicalJson(entry)}\n`, 'utf8'), sealed);
-    return sealed;
-  }
-
-  async #rotate(active: string): Promise<void> {
-    const rotated = await this.#listRotated();
-    const next = (rotated.at(-1)?.n ?? 0) + 1;
-    // The chain continues: the next entry's prevHash is this file's last hash (read via the rotated file).
-    await fs.rename(active, join(this.#dir, `audit-${String(next).padStart(6, '0')}.jsonl`));
-    this.#cache = null;
-  }
-
-  async #tail(active: string, stat: Stats | null): Promise<Tail> {
-    if (stat && stat.size > 0) {
-      if (this.#cache && this.#cache.ino === stat.ino && this.#cache.size === stat.size) return this.#cache.tail;
-      return readTail(active);
-    }
-    // Empty or missing active file: chain to the last rotated file.
-    const rotated = await this.#listRotated();
-    const lastFile = rotated.at(-1);
-    if (!lastFile) return { seq: 0, hash: GENESIS_HASH };
-    return readTail(join(this.#dir, lastFile.name));
-  }
-
-  async #listRotated(): Promise<{ name: string; n: number }[]> {
-    const names = await fs.readdir(this.#dir).catch(() => [] as string[]);
-    return names
-      .map((name) => ({ name, m: ROTATED.exec(name) }))
-      .filter((x): x is { name: string; m: RegExpExecArray } => x.m !== null)
-      .map((x) => ({ name: x.name, n: Number(x.m[1]) }))
-      .sort((a, b) => a.n - b.n);
-  }
-
-  async #listFiles(): Promise<{ name: string }[]> {
-    const rotated = await this.#listRotated();
-    const out: { name: string }[] = rotated.map((r) => ({ name: r.name }));
-    if (await statOrNull(join(this.#dir, ACTIVE_FILE))) out.push({ name: ACTIVE_FILE });
-    return out;
-  }
-
-  // Opens every file under the lock (so no append or rotation is half-way),
-  // notes sizes, releases, then reads up to those sizes.
-  async #snapshot(): Promise<Snapshot> {
-    const names = await fs.readdir(this.#dir).catch(() => null);
-    if (names === null) return { files: [], head: null };
-    const release = await acquireFileLock(join(this.#dir, LOCK_FILE), { timeoutMs: this.#lockTimeoutMs });
-    const opened: { name: string; handle: fs.FileHandle; size: number }[] = [];
-    let head: Tail | null = null;
-    try {
-      for (const f of await this.#listFiles()) {
-        const handle = await fs.open(join(this.#dir, f.name), 'r');
-        opened.push({ name: f.name, handle, size: (await handle.stat()).size });
-      }
-      try {
-        const h = JSON.parse(await fs.readFile(join(this.#dir, HEAD_FILE), 'utf8')) as Tail;
-        if (typeof h.seq === 'number' && typeof h.hash === 'string') head = h;
-      } catch {
-        head = null;
-      }
-    } finally {
-      await release();
-    }
-    const files: Snapshot['files'] = [];
-    for (const o of opened) {
-      try {
-        const buf = Buffer.alloc(o.size);
-        let off = 0;
-        while (off < o.size) {
-          const { bytesRead } = await o.handle.read(buf, off, o.size - off, off);
-          if (bytesRead === 0) break;
-          off += bytesRead;
-        }
-        const bytes = buf.subarray(0, off);
-        files.push({ name: o.name, bytes, text: bytes.toString('utf8') });
-      } finally {
-        await o.handle.close();
-      }
-    }
-    return { files, head };
   }
 }
 
-/** sha256 of an entry's canonical JSON without its `hash` member. */
-export function hashOf(entry: AuditEntry | Record<string, unknown>): string {
-  const { hash: _ignored, ...rest } = entry as Record<string, unknown>;
-  return sha256OfCanonical(rest);
-}
+// ── File helpers (synchronous, through the injected file system) ─────────
 
 /** A line's bytes (without the newline) and whether a newline ended it. */
-function splitLines(bytes: Buffer): { bytes: Buffer; terminated: boolean }[] {
+export function splitLines(bytes: Buffer): { bytes: Buffer; terminated: boolean }[] {
   const out: { bytes: Buffer; terminated: boolean }[] = [];
   let start = 0;
   for (;;) {
@@ -627,85 +1048,100 @@ function splitLines(bytes: Buffer): { bytes: Buffer; terminated: boolean }[] {
   return out;
 }
 
-// True when `next` is a well-formed repair entry for exactly `damaged` at `line`.
-function sealedBy(next: Buffer | undefined, line: number, damaged: Buffer): boolean {
-  if (!next) return false;
+function listRotated(files: AuditFileSystem, dir: string): { name: string; n: number }[] {
+  let names: string[];
   try {
-    const e = JSON.parse(next.toString('utf8')) as RepairEntry;
-    return (
-      e.type === 'repair' &&
-      e.damagedLine === line &&
-      e.damagedBytes === damaged.length &&
-      e.damagedSha256 === createHash('sha256').update(damaged).digest('hex')
-    );
+    names = files.readdir(dir);
   } catch {
-    return false;
+    return [];
+  }
+  return names
+    .map((name) => ({ name, m: ROTATED.exec(name) }))
+    .filter((x): x is { name: string; m: RegExpExecArray } => x.m !== null)
+    .map((x) => ({ name: x.name, n: Number(x.m[1]) }))
+    .sort((a, b) => a.n - b.n);
+}
+
+/** The log files in chain order (oldest first). */
+export function listLogFiles(files: AuditFileSystem, dir: string): string[] {
+  const out = listRotated(files, dir).map((r) => r.name);
+  if (files.stat(join(dir, ACTIVE_FILE))) out.push(ACTIVE_FILE);
+  return out;
+}
+
+function parseTail(line: string): Tail | undefined {
+  try {
+    const entry = JSON.parse(line) as AuditEntry;
+    if (typeof entry.seq !== 'number' || typeof entry.hash !== 'string') return undefined;
+    return { seq: entry.seq, hash: entry.hash, v: entry.v };
+  } catch {
+    return undefined;
   }
 }
 
-const HEAD_BYTES = 160;
-
-// Overwrites the head record in place (fixed size, no truncation): truncating
-// and rewriting a small file makes ext4 flush it (auto_da_alloc), which cost
-// more than the fsync of the entry itself.
-async function writeHead(path: string, head: Tail): Promise<void> {
-  let handle: fs.FileHandle;
+function withFd<T>(files: AuditFileSystem, path: string, use: (fd: number) => T): T {
+  const fd = files.openRead(path);
   try {
-    handle = await fs.open(path, 'r+');
-  } catch {
-    handle = await fs.open(path, 'w', 0o600);
-  }
-  try {
-    const record = Buffer.from(`${JSON.stringify(head).padEnd(HEAD_BYTES - 1, ' ')}\n`, 'utf8');
-    await handle.write(record, 0, record.length, 0);
+    return use(fd);
   } finally {
-    await handle.close();
+    files.close(fd);
   }
 }
 
-async function statOrNull(path: string): Promise<Stats | null> {
-  try {
-    return await fs.stat(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+/** Up to `max` bytes from the end of a file. */
+function readEnd(files: AuditFileSystem, path: string, max: number): Buffer {
+  return withFd(files, path, (fd) => {
+    const size = files.fstat(fd).size;
+    const start = Math.max(0, size - max);
+    const buf = Buffer.alloc(size - start);
+    let off = 0;
+    while (off < buf.length) {
+      const n = files.read(fd, buf, off, buf.length - off, start + off);
+      if (n === 0) break;
+      off += n;
+    }
+    return buf.subarray(0, off);
+  });
 }
 
-// Reads the last complete line of a file (growing the window for long lines).
-async function readTail(path: string): Promise<Tail> {
-  const handle = await fs.open(path, 'r');
-  try {
-    const size = (await handle.stat()).size;
-    if (size === 0) return { seq: 0, hash: GENESIS_HASH };
+function readWhole(files: AuditFileSystem, path: string): Buffer {
+  return readEnd(files, path, Number.MAX_SAFE_INTEGER);
+}
+
+// The last complete entry of a file, growing the window for long lines.
+function readLastEntry(files: AuditFileSystem, path: string): { kind: 'ok'; tail: Tail } | { kind: 'damaged' } {
+  return withFd(files, path, (fd) => {
+    const size = files.fstat(fd).size;
+    if (size === 0) return { kind: 'ok', tail: { seq: 0, hash: GENESIS_HASH } };
     let window = 64 * 1024;
     for (;;) {
       const start = Math.max(0, size - window);
       const buf = Buffer.alloc(size - start);
-      await handle.read(buf, 0, buf.length, start);
-      const text = buf.toString('utf8');
-      if (!text.endsWith('\n')) {
-        // SECURITY: invariant 1 — fail closed rather than chain onto a damaged line.
-        throw new DamagedTailError('The audit log ends with an incomplete line.', path);
+      let off = 0;
+      while (off < buf.length) {
+        const n = files.read(fd, buf, off, buf.length - off, start + off);
+        if (n === 0) break;
+        off += n;
       }
-      const body = text.slice(0, -1);
-      const nl = body.lastIndexOf('\n');
+      // SECURITY: invariant 1 — never chain onto a damaged line: seal it first.
+      if (buf[off - 1] !== 0x0a) return { kind: 'damaged' };
+      const body = buf.subarray(0, off - 1);
+      const nl = body.lastIndexOf(0x0a);
       if (nl >= 0 || start === 0) {
-        const lastLine = body.slice(nl + 1);
-        let entry: AuditEntry;
-        try {
-          entry = JSON.parse(lastLine) as AuditEntry;
-        } catch {
-          throw new AuditWriteError('The last audit entry cannot be read; run `airlock audit verify`.');
-        }
-        if (typeof entry.seq !== 'number' || typeof entry.hash !== 'string') {
-          throw new AuditWriteError('The last audit entry is damaged; run `airlock audit verify`.');
-        }
-        return { seq: entry.seq, hash: entry.hash };
+        const tail = parseTail(body.subarray(nl + 1).toString('utf8'));
+        if (!tail) throw new AuditWriteError('The last audit entry cannot be read; run `airlock audit verify`.', 'damaged');
+        return { kind: 'ok', tail };
       }
       window *= 4;
     }
-  } finally {
-    await handle.close();
+  });
+}
+
+function readHeadText(files: AuditFileSystem, path: string): string | null {
+  if (!files.stat(path)) return null;
+  try {
+    return readEnd(files, path, 4096).toString('utf8').trim();
+  } catch {
+    return '';
   }
 }

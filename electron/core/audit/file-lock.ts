@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
+import { nodeAuditFileSystem, type AuditFileSystem } from './audit-fs';
 
 /** Options for `acquireFileLock`. */
 export interface FileLockOptions {
@@ -8,16 +9,68 @@ export interface FileLockOptions {
   timeoutMs?: number;
   /** A lock older than this (ms) whose holder cannot be shown alive is taken over. */
   staleMs?: number;
+  /** The file operations (tests inject failures). */
+  fs?: AuditFileSystem;
 }
 
 /** Releases a lock; safe to call twice. */
 export type ReleaseLock = () => Promise<void>;
 
 /**
- * A cross-process lock: a file created with O_CREAT|O_EXCL holding the
- * owner's pid, host and a nonce. Waits with jittered back-off; takes over a
- * lock whose holder died (same host, pid gone) or that is older than
- * `staleMs`. Throws when the lock cannot be had within `timeoutMs`.
+ * Tries once, without waiting, to take the lock: a file created with
+ * O_CREAT|O_EXCL holding the owner's pid, host and a nonce. Returns a
+ * synchronous release, or undefined when another holder has it. Release
+ * removes the file only if it is still the one this call created (same
+ * inode), so a lock taken over as stale is never removed by its old owner.
+ */
+export function tryFileLockSync(lockPath: string, files: AuditFileSystem = nodeAuditFileSystem): (() => void) | undefined {
+  return takeFileLockSync(lockPath, files)?.release;
+}
+
+/** As `tryFileLockSync`, also saying which file (inode) is the lock, so a holder can check it still is. */
+export function takeFileLockSync(lockPath: string, files: AuditFileSystem = nodeAuditFileSystem): { ino: number; release: () => void } | undefined {
+  let fd: number;
+  try {
+    fd = files.createExclusive(lockPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw error;
+  }
+  let ino: number;
+  try {
+    const owner = Buffer.from(`${process.pid} ${hostname()} ${randomBytes(8).toString('hex')}`);
+    files.write(fd, owner, 0, owner.length, 0);
+    ino = files.fstat(fd).ino;
+  } catch (error) {
+    files.close(fd);
+    try {
+      files.unlink(lockPath);
+    } catch {
+      // nothing to undo
+    }
+    throw error;
+  }
+  files.close(fd);
+  let released = false;
+  return {
+    ino,
+    release: () => {
+      if (released) return;
+      released = true;
+      try {
+        if (files.stat(lockPath)?.ino === ino) files.unlink(lockPath);
+      } catch {
+        // gone already
+      }
+    },
+  };
+}
+
+/**
+ * A cross-process lock (see `tryFileLockSync`). Waits with jittered
+ * back-off; takes over a lock whose holder died (same host, pid gone) or
+ * that is older than `staleMs`. Throws when the lock cannot be had within
+ * `timeoutMs`.
  *
  * Every process that appends to the audit log takes this lock around
  * reading the tail hash and writing, so two processes stay one chain.
@@ -25,28 +78,11 @@ export type ReleaseLock = () => Promise<void>;
 export async function acquireFileLock(lockPath: string, options: FileLockOptions = {}): Promise<ReleaseLock> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
-  const owner = `${process.pid} ${hostname()} ${randomBytes(8).toString('hex')}`;
   const started = Date.now();
   let wait = 1;
   for (;;) {
-    try {
-      const handle = await fs.open(lockPath, 'wx', 0o600);
-      try {
-        await handle.writeFile(owner);
-      } finally {
-        await handle.close();
-      }
-      let released = false;
-      return async () => {
-        if (released) return;
-        released = true;
-        // Only remove the lock if it is still ours (it may have been taken over as stale).
-        const now = await fs.readFile(lockPath, 'utf8').catch(() => '');
-        if (now === owner) await fs.unlink(lockPath).catch(() => undefined);
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+    const release = tryFileLockSync(lockPath, options.fs);
+    if (release) return async () => release();
     await breakIfStale(lockPath, staleMs);
     if (Date.now() - started > timeoutMs) {
       throw new Error(`Could not lock ${lockPath} within ${timeoutMs} ms; another Airlock process holds it.`);
@@ -56,7 +92,8 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
   }
 }
 
-async function breakIfStale(lockPath: string, staleMs: number): Promise<void> {
+/** Removes the lock if its holder died (same host, pid gone) or it is older than `staleMs`. */
+export async function breakIfStale(lockPath: string, staleMs: number): Promise<void> {
   let content: string;
   let mtimeMs: number;
   try {

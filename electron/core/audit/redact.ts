@@ -1,11 +1,16 @@
 /**
- * Redaction of secret-looking values before arguments reach the audit log:
- * values under keys that name a secret (token, password, secret, api_key,
- * authorization, cookie, credential, private key…) and strings that look
- * like keys whatever their key (provider key prefixes, JWTs, PEM private
- * keys, bearer tokens, passwords in URLs, long random-looking strings).
- * Errs towards hiding: a hash in an argument may be hidden too; the log keeps
- * the digest of the exact arguments, so nothing is lost for verification.
+ * Redaction before arguments reach the audit log, by what the values are —
+ * never by what the server named its parameters (a server that names a
+ * parameter `api_token` must not be able to keep what was sent to it out of
+ * the log; issue 9.8):
+ * - the values the person marked secret for that server (its granted
+ *   secrets), wherever they appear, inside longer strings too;
+ * - strings that look like keys whatever their place (provider key
+ *   prefixes, JWTs, PEM private keys, bearer tokens, passwords in URLs,
+ *   long random-looking strings).
+ * Errs towards hiding a value that looks like a key: a hash in an argument
+ * may be hidden too; the log keeps the digest of the exact arguments, so
+ * nothing is lost for verification.
  */
 
 /** The marker written in place of a secret. */
@@ -13,32 +18,8 @@ export const REDACTED = '[redacted]';
 
 const MAX_DEPTH = 32;
 const MAX_STRING = 16 * 1024;
-
-// Compared against the key lowercased with separators removed ("API-Key" → "apikey").
-const SECRET_KEY_PARTS = [
-  'password',
-  'passwd',
-  'passphrase',
-  'secret',
-  'token',
-  'apikey',
-  'authorization',
-  'credential',
-  'privatekey',
-  'accesskey',
-  'cookie',
-  'bearer',
-  'sessionid',
-  'signature',
-];
-const SECRET_KEY_EXACT = new Set(['auth', 'pwd', 'pass', 'pin', 'otp', 'sig']);
-
-/** True when a key names a secret (`api_key`, `X-Auth-Token`, `password`, `clientSecret`…). */
-export function isSecretKey(key: string): boolean {
-  const k = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  if (SECRET_KEY_EXACT.has(k)) return true;
-  return SECRET_KEY_PARTS.some((part) => k.includes(part));
-}
+/** A marked secret shorter than this is hidden only where it is the whole value (a short one would hide ordinary text). */
+const MIN_SECRET_SUBSTRING = 4;
 
 const VALUE_PATTERNS: RegExp[] = [
   /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
@@ -91,56 +72,80 @@ export interface Redaction {
   paths: string[];
 }
 
+/** What `redactArguments` hides besides values that look like secrets. */
+export interface RedactOptions {
+  /** The values the person marked secret (the server's granted secrets). */
+  secrets?: readonly string[];
+}
+
+/** Hides each marked secret inside a string: whole-value matches for short ones, every occurrence for the rest. */
+function hideMarked(value: string, secrets: readonly string[]): string {
+  let out = value;
+  for (const secret of secrets) {
+    if (secret.length === 0) continue;
+    if (secret.length < MIN_SECRET_SUBSTRING) {
+      if (out === secret) out = REDACTED;
+    } else if (out.includes(secret)) {
+      out = out.split(secret).join(REDACTED);
+    }
+  }
+  return out;
+}
+
 /**
- * Copies `value` with secret-looking values replaced by `[redacted]`,
- * over-long strings shortened and very deep nesting cut off. Never throws;
- * `__proto__` keys are copied as plain data.
+ * Copies `value` with the marked secrets and secret-looking values replaced
+ * by `[redacted]`, over-long strings shortened and very deep nesting cut
+ * off. Object keys are data too: a key holding a secret is replaced. Never
+ * throws; `__proto__` keys are copied as plain data.
  *
  * SECURITY: secrets passed in arguments must not end up in a plain-text log
- * (SECURITY.md 10: credentials are never kept in plain files).
+ * (SECURITY.md 10: credentials are never kept in plain files); what the
+ * server named a parameter decides nothing.
  */
-export function redactArguments(value: unknown): Redaction {
+export function redactArguments(value: unknown, options: RedactOptions = {}): Redaction {
   const paths: string[] = [];
-  const walk = (v: unknown, path: string, depth: number, secretKey: boolean): unknown => {
+  // Longest first, so a secret that contains another is hidden whole.
+  const secrets = [...new Set((options.secrets ?? []).filter((secret) => typeof secret === 'string' && secret.length > 0))].sort((a, b) => b.length - a.length);
+  const clean = (text: string): { value: string; redacted: boolean } => {
+    const marked = hideMarked(text, secrets);
+    const r = redactString(marked);
+    return { value: r.value, redacted: r.redacted || marked !== text };
+  };
+  const walk = (v: unknown, path: string, depth: number): unknown => {
     if (depth > MAX_DEPTH) {
       paths.push(path);
       return '[too deep]';
     }
     if (typeof v === 'string') {
-      if (secretKey) {
-        paths.push(path || '/');
-        return REDACTED;
-      }
-      // Cut first, so the patterns only ever see a bounded string.
-      const cut = v.length > MAX_STRING ? v.slice(0, MAX_STRING) : v;
+      // Marked secrets are looked for in the whole string; the patterns only ever see a bounded one.
+      const marked = hideMarked(v, secrets);
+      const cut = marked.length > MAX_STRING ? marked.slice(0, MAX_STRING) : marked;
       const r = redactString(cut);
-      if (r.redacted) paths.push(path || '/');
-      return v.length > MAX_STRING ? `${r.value}…[${v.length - MAX_STRING} more characters]` : r.value;
+      if (r.redacted || marked !== v) paths.push(path || '/');
+      return marked.length > MAX_STRING ? `${r.value}…[${marked.length - MAX_STRING} more characters]` : r.value;
     }
     if (v === null || typeof v === 'boolean') return v;
     if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
-    if (Array.isArray(v)) {
-      if (secretKey) {
-        paths.push(path);
-        return REDACTED;
-      }
-      return v.map((item, i) => walk(item, `${path}/${i}`, depth + 1, false));
-    }
+    if (Array.isArray(v)) return v.map((item, i) => walk(item, `${path}/${i}`, depth + 1));
     if (typeof v === 'object') {
-      if (secretKey) {
-        paths.push(path);
-        return REDACTED;
-      }
       const out: Record<string, unknown> = Object.create(null);
+      let hiddenKeys = 0;
       for (const [k, member] of Object.entries(v as Record<string, unknown>)) {
-        out[k] = walk(member, `${path}/${k}`, depth + 1, isSecretKey(k));
+        const key = k.length > MAX_STRING ? { value: `${k.slice(0, 64)}…`, redacted: true } : clean(k);
+        let name = key.value;
+        if (key.redacted) {
+          hiddenKeys += 1;
+          name = `${REDACTED}#${hiddenKeys}`;
+          paths.push(`${path}/${name}`);
+        }
+        out[name] = walk(member, `${path}/${name}`, depth + 1);
       }
       return out;
     }
     return undefined;
   };
   try {
-    return { value: walk(value, '', 0, false), paths };
+    return { value: walk(value, '', 0), paths };
   } catch {
     return { value: REDACTED, paths: ['/'] };
   }

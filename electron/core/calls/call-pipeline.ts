@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PolicyMode, Rule, ServerRecord } from '../../../shared/domain';
 import type { ConfirmationOutcome, ConfirmationRegistry, SessionGrants } from '../approvals';
-import type { AuditAnswer, AuditLog, CallOutcome } from '../audit';
+import { AuditWriteError, type AuditAnswer, type AuditDurability, type AuditLog, type CallOutcome } from '../audit';
 import { AirlockError } from '../errors';
 import type { GatewayCallRequest } from '../gateway/gateway-core';
 import { decide, type Decision, type ToolCall } from '../policy/decide';
@@ -30,9 +30,12 @@ export interface CallResult {
 export interface CallPipelineDeps {
   /**
    * The persisted state, read once per call (another Airlock process may
-   * have changed a rule or a grant since the last one).
+   * have changed a rule or a grant since the last one). `strictDurability`:
+   * every decision is flushed to disk before its call is sent.
    */
-  state(): { servers: Readonly<Record<string, ServerRecord>>; rules: readonly Rule[]; settings: { policyMode: PolicyMode } };
+  state(): { servers: Readonly<Record<string, ServerRecord>>; rules: readonly Rule[]; settings: { policyMode: PolicyMode; strictDurability?: boolean } };
+  /** The values the person marked secret for a server (its granted secrets): hidden in the audit log wherever they appear. */
+  secretValues?(server: string): readonly string[];
   /** The tool's current definition from the live listing. */
   lookupTool(server: string, tool: string): IndexedTool | undefined;
   /** Makes sure the server is running and listed (starts it if enabled). */
@@ -59,6 +62,12 @@ export interface CallPipelineDeps {
  * The one choke point every tool call passes: the policy decides, a person
  * confirms what needs confirming, the decision is written to the audit log,
  * and only then does the server see the call; the outcome is written after.
+ *
+ * Durability: the decision is written to the OS (`write(2)` returned)
+ * before the call is sent, which survives any crash of Airlock; it is
+ * flushed to disk within the audit log's window — or before the call when a
+ * person answered a confirmation (their seconds dwarf an fsync) or strict
+ * durability is on. Outcomes never wait for the disk, except in strict mode.
  *
  * SECURITY: invariant 1 — nothing is sent unless `decide` said allow or a
  * person approved this exact call (single-use token bound to the arguments
@@ -108,6 +117,7 @@ export class CallPipeline {
     let final: 'allow' | 'deny' = decision.verdict === 'allow' ? 'allow' : 'deny';
     let rule: Rule | undefined = decision.decidedBy.kind === 'rule' ? decision.decidedBy.rule : undefined;
     let denialMessage: string | undefined;
+    let personAnswered = false;
 
     if (decision.verdict === 'ask' && indexed) {
       if (request.caller.kind === 'user') {
@@ -132,6 +142,7 @@ export class CallPipeline {
         request.signal?.removeEventListener('abort', onAbort);
         const resolved = this.resolveOutcome(outcome, request);
         answer = resolved.answer;
+        personAnswered = outcome.kind === 'approved' || outcome.kind === 'denied';
         if (resolved.rule) {
           this.deps.saveRule(resolved.rule);
           rule = resolved.rule;
@@ -146,39 +157,53 @@ export class CallPipeline {
     }
     if (final === 'deny' && !denialMessage) denialMessage = `Airlock denied this call: ${decision.reasons.join(' ')}`;
 
-    const entry = await this.deps.audit.appendDecision({
-      callId,
-      caller: request.caller,
-      server: request.server,
-      tool: request.tool,
-      fingerprint: decision.fingerprint,
-      arguments: args,
-      verdict: decision.verdict,
-      final,
-      reasons: decision.reasons,
-      decidedBy: decision.decidedBy.kind,
-      rule: rule ?? null,
-      answer: answer ?? null,
-    });
+    const strict = state.settings.strictDurability === true;
+    const durability: AuditDurability = strict || personAnswered ? 'flushed' : 'written';
+    let entry;
+    try {
+      // SECURITY: invariant 1 — the call goes out only after this resolves: written (or flushed, as chosen above).
+      entry = await this.deps.audit.appendDecision(
+        {
+          callId,
+          caller: request.caller,
+          server: request.server,
+          tool: request.tool,
+          fingerprint: decision.fingerprint,
+          arguments: args,
+          verdict: decision.verdict,
+          final,
+          reasons: decision.reasons,
+          decidedBy: decision.decidedBy.kind,
+          rule: rule ?? null,
+          answer: answer ?? null,
+          secretValues: this.deps.secretValues?.(request.server) ?? [],
+        },
+        { durability },
+      );
+    } catch (error) {
+      // Fail closed: without its decision on record, the call is not sent.
+      const why = error instanceof AuditWriteError ? error.message : `Could not write the audit log: ${error instanceof Error ? error.message : String(error)}`;
+      throw new AirlockError('unavailable', `Airlock did not send this call, because it could not record the decision first. ${why}`);
+    }
     this.deps.onDidAppend?.(entry.seq);
 
     if (final === 'deny') {
-      return this.finish({ callId, outcome: 'denied', message: denialMessage, decision, started, request });
+      return this.finish({ callId, outcome: 'denied', message: denialMessage, decision, started, request, strict });
     }
 
     try {
       const result = await this.sendWithRetry(request, args, decision);
       const outcome: CallOutcome = result.isError ? 'tool-error' : 'ok';
-      return this.finish({ callId, outcome, result, decision, started, request });
+      return this.finish({ callId, outcome, result, decision, started, request, strict });
     } catch (error) {
       if (error instanceof ToolCallError && !error.outcomeUnknown) {
-        return this.finish({ callId, outcome: 'tool-error', message: `${error.message}`, decision, started, request, detail: error.kind });
+        return this.finish({ callId, outcome: 'tool-error', message: `${error.message}`, decision, started, request, detail: error.kind, strict });
       }
       const message =
         error instanceof ToolCallError
           ? `Outcome unknown — the server may have acted. ${error.message} Airlock did not retry it.`
           : `Outcome unknown — the server may have acted. ${error instanceof Error ? error.message : String(error)}`;
-      return this.finish({ callId, outcome: 'unknown', message, decision, started, request, detail: error instanceof ToolCallError ? error.kind : 'error' });
+      return this.finish({ callId, outcome: 'unknown', message, decision, started, request, detail: error instanceof ToolCallError ? error.kind : 'error', strict });
     }
   }
 
@@ -233,17 +258,29 @@ export class CallPipeline {
     started: number;
     request: CallRequest;
     detail?: string;
+    strict: boolean;
   }): Promise<CallResult> {
     const durationMs = this.deps.now() - input.started;
-    const entry = await this.deps.audit.appendOutcome({
-      callId: input.callId,
-      server: input.request.server,
-      tool: input.request.tool,
-      outcome: input.outcome,
-      durationMs,
-      ...(input.detail || input.message ? { detail: input.detail ?? input.message } : {}),
-    });
-    this.deps.onDidAppend?.(entry.seq);
-    return { callId: input.callId, outcome: input.outcome, result: input.result, message: input.message, decision: input.decision, durationMs };
+    let message = input.message;
+    try {
+      const entry = await this.deps.audit.appendOutcome(
+        {
+          callId: input.callId,
+          server: input.request.server,
+          tool: input.request.tool,
+          outcome: input.outcome,
+          durationMs,
+          ...(input.detail || input.message ? { detail: input.detail ?? input.message } : {}),
+        },
+        { durability: input.strict ? 'flushed' : 'written' },
+      );
+      this.deps.onDidAppend?.(entry.seq);
+    } catch (error) {
+      // The call already happened: its result still reaches the caller. The decision is on record;
+      // a later Airlock process records this outcome as unknown if it never is.
+      const why = error instanceof Error ? error.message : String(error);
+      message = `${message ? `${message} ` : ''}Airlock could not record how this call ended: ${why}`;
+    }
+    return { callId: input.callId, outcome: input.outcome, result: input.result, message, decision: input.decision, durationMs };
   }
 }

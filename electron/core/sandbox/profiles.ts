@@ -107,6 +107,9 @@ export const SECRET_HOME_PATHS: readonly string[] = [
   '.config/configstore',
   '.yarnrc.yml',
   '.config/Code/User/globalStorage',
+  // Airlock's own: the audit log's anchor key and the list of data folders
+  '.config/airlock-keys',
+  '.local/state/airlock',
   // shell and REPL history (commands typed with secrets in them)
   '.bash_history',
   '.zsh_history',

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { AirlockError } from '../errors';
@@ -102,8 +102,20 @@ export class SecretStore {
     return this.cipher.decrypt(sealed);
   }
 
+  // The last parse, revalidated with one stat (a call's redaction reads the server's secrets: no file read when unchanged).
+  private cached: { stamp: string; file: SecretsFile } | undefined;
+
   private read(): SecretsFile {
-    if (!existsSync(this.path)) return { version: 1, protection: this.cipher?.id ?? 'none', servers: {} };
+    const stats = statSync(this.path, { bigint: true, throwIfNoEntry: false });
+    if (!stats) return { version: 1, protection: this.cipher?.id ?? 'none', servers: {} };
+    const stamp = `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+    if (this.cached?.stamp === stamp) return structuredClone(this.cached.file);
+    const file = this.readFile();
+    this.cached = { stamp, file };
+    return structuredClone(file);
+  }
+
+  private readFile(): SecretsFile {
     let parsed: unknown;
     try {
       parsed = JSON.parse(readFileSync(this.path, 'utf8'));

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Conf from 'conf';
 import { z } from 'zod';
@@ -10,7 +10,11 @@ import { AirlockError } from '../errors';
 export const StoreDataSchema = z.object({
   servers: z.record(ServerNameSchema, ServerRecordSchema),
   rules: z.array(RuleSchema),
-  settings: z.object({ policyMode: PolicyModeSchema }),
+  settings: z.object({
+    policyMode: PolicyModeSchema,
+    /** Flush every decision to disk before its call is sent (default: within the audit log's window). */
+    strictDurability: z.boolean().optional(),
+  }),
 });
 export type StoreData = z.infer<typeof StoreDataSchema>;
 
@@ -58,15 +62,27 @@ export type StoreBackendFactory = (options: ReturnType<typeof storeOptions>) => 
 
 const confFactory: StoreBackendFactory = (options) => new Conf(options) as unknown as StoreBackend;
 
+/** A temporary file an interrupted save left behind is removed once it is this old (ms). */
+const STALE_TEMP_MS = 60_000;
+
 /**
- * Airlock's persisted state: servers, rules and settings, validated on every
- * read. Writes are atomic (conf writes a temporary file and renames it). A file
- * that cannot be parsed or does not match the schema is moved aside (never
- * deleted) and the user is told, through `notices`, where it went.
+ * Airlock's persisted state: servers, rules and settings, validated when
+ * read. Writes are atomic (conf writes a temporary file, fsyncs it and
+ * renames it), so a save cut short leaves the old file or the new one,
+ * never half of one. A file that cannot be parsed or does not match the
+ * schema is moved aside (never deleted) and the user is told, through
+ * `notices`, where it went.
+ *
+ * No file read on the hot path: the last snapshot is kept (frozen) and
+ * revalidated with one `stat` — inode, size, modification and change time —
+ * so a rule saved by another process is seen by the next read, and an
+ * unchanged file is not read again.
  */
 export class AirlockStore {
   readonly notices: AppNotice[] = [];
   private readonly backend: StoreBackend;
+  private readonly file: string;
+  private cached: { stamp: string; data: StoreData } | undefined;
 
   constructor(
     readonly dataDir: string,
@@ -76,6 +92,8 @@ export class AirlockStore {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const options = storeOptions(dataDir);
     const path = join(dataDir, `${STORE_NAME}.json`);
+    this.file = path;
+    removeStaleTemps(dataDir, now().getTime());
     // Keep the exact bytes: opening may rewrite the file (conf merges in defaults).
     const original = existsSync(path) ? readFileSync(path) : undefined;
     let backend: StoreBackend;
@@ -105,24 +123,81 @@ export class AirlockStore {
     return this.backend.path;
   }
 
-  /** The current state, read from disk and validated. */
+  /**
+   * The current state, validated. Read from disk only when the file changed
+   * since the last read (one `stat` otherwise). The result is frozen: change
+   * it through `update`.
+   */
   read(): StoreData {
+    const stamp = fileStamp(this.file);
+    if (this.cached && stamp !== undefined && this.cached.stamp === stamp) return this.cached.data;
     const parsed = StoreDataSchema.safeParse(pick(this.backend.store));
     if (!parsed.success) {
+      this.cached = undefined;
       throw new AirlockError(
         'unavailable',
         `Airlock's settings file (${this.backend.path}) was changed to something invalid while Airlock was running: ${parsed.error.issues[0]?.message ?? 'unknown problem'}. Nothing was changed; fix or remove the file and restart Airlock.`,
       );
     }
-    return parsed.data;
+    const data = deepFreeze(parsed.data);
+    // The stamp from before the read: if the file changed in between, the next read sees a newer stamp and reads again.
+    this.cached = stamp === undefined ? undefined : { stamp, data };
+    return data;
   }
 
   /** Applies a change to the state and writes it atomically; the result is validated first. */
   update(change: (current: StoreData) => StoreData): StoreData {
     const next = StoreDataSchema.parse(change(this.read()));
-    this.backend.set(next as unknown as Record<string, unknown>);
-    return next;
+    try {
+      this.backend.set(next as unknown as Record<string, unknown>);
+    } catch (error) {
+      this.cached = undefined;
+      if (isDiskFull(error)) {
+        throw new AirlockError('unavailable', `The disk is full: Airlock could not save its settings (${this.file}). Nothing was changed; free some space and try again.`);
+      }
+      throw new AirlockError('unavailable', `Airlock could not save its settings (${this.file}): ${reason(error)}. Nothing was changed.`);
+    }
+    this.cached = undefined;
+    return deepFreeze(next);
   }
+}
+
+/** What identifies one version of a file: inode, size, modification and change time (ns). */
+function fileStamp(path: string): string | undefined {
+  const stats = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return stats ? `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}` : undefined;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value as Record<string, unknown>)) deepFreeze(member);
+  }
+  return value;
+}
+
+// Temporary files of saves cut short (atomic writes name them `airlock.json.tmp-…`).
+function removeStaleTemps(dataDir: string, now: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(dataDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(`${STORE_NAME}.json.tmp-`)) continue;
+    const path = join(dataDir, name);
+    try {
+      if (now - statSync(path).mtimeMs > STALE_TEMP_MS) rmSync(path, { force: true });
+    } catch {
+      // gone already
+    }
+  }
+}
+
+function isDiskFull(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
 /** The keys we own (conf keeps its own `__internal__` bookkeeping beside them). */

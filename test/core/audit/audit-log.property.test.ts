@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACTIVE_FILE, AuditLog } from '../../../electron/core/audit/audit-log';
+import { canonicalText } from '../../../electron/core/audit/entries';
+import { canonicalJson } from '../../../electron/core/tools/canonical-json';
 
 type Tamper =
   | { kind: 'edit'; at: number }
@@ -67,6 +69,21 @@ describe('AuditLog.verify: any single tamper is found at the right line', () => 
         },
       ),
       { numRuns: 60 },
+    );
+  });
+});
+
+describe('canonicalText is canonicalJson, built faster', () => {
+  it('gives the same text for any JSON-like value (with undefined members, __proto__ keys, odd numbers)', () => {
+    const value = fc.letrec((tie) => ({
+      leaf: fc.oneof(fc.string(), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.constant(-0)),
+      node: fc.oneof({ depthSize: 'small' }, tie('leaf'), fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', 'hash', 'constructor', '0', '1', '10', '2', '01', '4294967294', '4294967295', '-1')), tie('node'), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(canonicalText(v)).toBe(canonicalJson(v) ?? 'null');
+      }),
+      { numRuns: 500 },
     );
   });
 });

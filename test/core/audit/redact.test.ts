@@ -2,18 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync, utimesSync, existsSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, isSecretKey, redactArguments, redactString } from '../../../electron/core/audit/redact';
+import { REDACTED, redactArguments, redactString } from '../../../electron/core/audit/redact';
 import { acquireFileLock } from '../../../electron/core/audit/file-lock';
-
-describe('isSecretKey', () => {
-  it.each(['token', 'access_token', 'X-Auth-Token', 'password', 'PASSWD', 'secret', 'clientSecret', 'api_key', 'apiKey', 'API-KEY', 'authorization', 'Authorization', 'cookie', 'credentials', 'private_key', 'aws_access_key_id', 'auth', 'pwd', 'passphrase', 'session_id'])(
-    '%s is a secret key',
-    (key) => expect(isSecretKey(key)).toBe(true),
-  );
-  it.each(['path', 'author', 'content', 'query', 'key_name_hint_x', 'name', 'url', 'label', 'keyboard'])('%s is not', (key) => {
-    expect(isSecretKey(key)).toBe(false);
-  });
-});
 
 describe('redactString', () => {
   it.each([
@@ -43,10 +33,28 @@ describe('redactString', () => {
 });
 
 describe('redactArguments', () => {
-  it('hides whole values under secret keys, at any depth, and lists where', () => {
-    const r = redactArguments({ a: { password: 'x', nested: [{ token: { deep: 'y' } }] }, count: 3, max_tokens: 50, ok: true, nothing: null });
-    expect(r.value).toEqual({ a: { password: REDACTED, nested: [{ token: REDACTED }] }, count: 3, max_tokens: 50, ok: true, nothing: null });
-    expect(r.paths).toEqual(['/a/password', '/a/nested/0/token']);
+  it('what a parameter is called decides nothing: values under "secret" names are kept (issue 9.8)', () => {
+    const args = { a: { password: 'x', nested: [{ token: { deep: 'y' } }] }, api_key: 'plain words', count: 3, max_tokens: 50, ok: true, nothing: null };
+    const r = redactArguments(args);
+    expect(r.value).toEqual(args);
+    expect(r.paths).toEqual([]);
+  });
+
+  it('hides the values the person marked secret wherever they appear — whole, inside text, in keys — and lists where', () => {
+    const secret = 'hunter2-db-pass';
+    const r = redactArguments(
+      { query: `connect with ${secret} now`, list: ['ok', secret], nested: { [secret]: 1, plain: 'fine' }, pin: '42', short: 'x42y' },
+      { secrets: [secret, '42'] },
+    );
+    expect(r.value).toEqual({ query: `connect with ${REDACTED} now`, list: ['ok', REDACTED], nested: { [`${REDACTED}#1`]: 1, plain: 'fine' }, pin: REDACTED, short: 'x42y' });
+    expect(r.paths.sort()).toEqual(['/list/1', `/nested/${REDACTED}#1`, '/pin', '/query']);
+    expect(JSON.stringify(r.value)).not.toContain(secret);
+  });
+
+  it('a marked secret longer than the cut is still hidden beyond the first 16 KB', () => {
+    const secret = 'marked-secret-value';
+    const r = redactArguments({ s: `${'x '.repeat(10_000)}${secret}` }, { secrets: [secret] });
+    expect(JSON.stringify(r.value)).not.toContain(secret);
   });
 
   it('keeps __proto__ keys as data without touching prototypes', () => {

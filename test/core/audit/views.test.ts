@@ -12,7 +12,7 @@ describe('audit views', () => {
     try {
       const log = new AuditLog({ dir });
       const d = await log.appendDecision({
-        caller: { kind: 'user' }, server: 'files', tool: 'write_file', fingerprint: null, arguments: { token: 'x' },
+        caller: { kind: 'user' }, server: 'files', tool: 'write_file', fingerprint: null, arguments: { token: 'the-marked-secret' }, secretValues: ['the-marked-secret'],
         verdict: 'ask', final: 'allow', reasons: ['r'], answer: { how: 'allow-once', by: 'window', edited: true },
         rule: { server: 'files', tool: 'write_file', fingerprint: 'a'.repeat(64), effect: 'allow', createdAt: '2026-12-02' },
       });
@@ -21,7 +21,7 @@ describe('audit views', () => {
       expect(dv).toMatchObject({ kind: 'decision', caller: 'You', verdict: 'allowed after asking', answeredBy: 'allow-once (window), arguments edited', arguments: { token: '[redacted]' } });
       expect(ov).toMatchObject({ kind: 'outcome', caller: 'You', outcome: 'ok', durationMs: 5 });
       expect(ov!.seq).toBeGreaterThan(dv!.seq);
-      expect(AuditVerifyViewSchema.parse(toAuditVerifyView(await log.verify()))).toEqual({ ok: true, entries: 2, files: 1, problems: [] });
+      expect(AuditVerifyViewSchema.parse(toAuditVerifyView(await log.verify()))).toMatchObject({ ok: true, entries: 2, files: 1, problems: [] });
       const path = join(dir, 'audit.jsonl');
       writeFileSync(path, readFileSync(path, 'utf8').replace('"ok"', '"tool-error"'));
       const bad = AuditVerifyViewSchema.parse(toAuditVerifyView(await log.verify()));

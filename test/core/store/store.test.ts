@@ -1,9 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultSandboxProfile } from '../../../shared/domain';
-import { AirlockStore, STORE_VERSION } from '../../../electron/core/store/store';
+import Conf from 'conf';
+import { AirlockStore, STORE_VERSION, type StoreBackend, type StoreBackendFactory } from '../../../electron/core/store/store';
+import { killDuringSaves } from './support/kill-saves';
 import { defaultDataDir } from '../../../electron/core/data-dir';
 
 let dir: string;
@@ -90,5 +93,89 @@ describe('defaultDataDir', () => {
     ['linux', { AIRLOCK_DATA_DIR: '/data' }, '/data'],
   ] as const)('%s %j → %s (Electron’s userData for the app)', (platform, env, expected) => {
     expect(defaultDataDir(env as NodeJS.ProcessEnv, platform, '/home/u').replaceAll('\\', '/')).toBe(expected);
+  });
+});
+
+describe('AirlockStore: no file read on the hot path', () => {
+  /** conf, with every read of the file counted. */
+  function countingFactory() {
+    const reads = { count: 0 };
+    const factory: StoreBackendFactory = (options) => {
+      const conf = new Conf(options) as unknown as StoreBackend;
+      return {
+        get path() {
+          return conf.path;
+        },
+        get store() {
+          reads.count += 1;
+          return conf.store;
+        },
+        set: (object) => conf.set(object),
+      };
+    };
+    return { reads, factory };
+  }
+
+  it('an unchanged file is not read again: one stat per read', () => {
+    const { reads, factory } = countingFactory();
+    const store = new AirlockStore(dir, factory);
+    store.read();
+    const before = reads.count;
+    for (let i = 0; i < 100; i++) store.read();
+    expect(reads.count).toBe(before);
+  });
+
+  it('a rule saved by another instance on the same file is seen by the next read', () => {
+    const { reads, factory } = countingFactory();
+    const mine = new AirlockStore(dir, factory);
+    mine.read();
+    const other = new AirlockStore(dir);
+    other.update((data) => ({ ...data, rules: [{ server: 'files', tool: 'write_file', fingerprint: 'a'.repeat(64), effect: 'deny', createdAt: 'now' }] }));
+    const before = reads.count;
+    expect(mine.read().rules).toEqual([expect.objectContaining({ tool: 'write_file', effect: 'deny' })]);
+    expect(reads.count).toBe(before + 1);
+  });
+
+  it('a rule saved by another process is seen by the next read', () => {
+    const mine = new AirlockStore(dir);
+    expect(mine.read().rules).toEqual([]);
+    const result = spawnSync(process.execPath, ['--import', 'jiti/register', join(import.meta.dirname, 'fixtures/save-rule.ts'), dir, 'from_another_process'], {
+      encoding: 'utf8',
+      cwd: join(import.meta.dirname, '../../..'),
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(mine.read().rules.map((rule) => rule.tool)).toEqual(['from_another_process']);
+  });
+
+  it('what read() returns cannot be changed by accident (it is the cached snapshot)', () => {
+    const store = new AirlockStore(dir);
+    store.update((data) => ({ ...data, servers: { files: record } }));
+    const data = store.read();
+    expect(() => (data.rules as unknown as unknown[]).push({})).toThrow(TypeError);
+    expect(() => {
+      (data.servers.files as { trusted: boolean }).trusted = true;
+    }).toThrow(TypeError);
+    expect(store.read().servers.files!.trusted).toBe(false);
+  });
+});
+
+describe('AirlockStore: settings writes cut short (issue 16.2)', () => {
+  it('killed at random points during saves (6 times here; 100 in `npm run soak`): always loads, nothing saved is lost, never reset', async () => {
+    const report = await killDuringSaves(dir, 6);
+    expect(report).toMatchObject({ kills: 6, lost: 0, corrupt: 0, unopenable: 0 });
+    expect(report.acknowledged).toBeGreaterThanOrEqual(6);
+  }, 120_000);
+
+  it('temporary files a killed save left behind are removed once they are old', () => {
+    new AirlockStore(dir);
+    const stale = join(dir, 'airlock.json.tmp-1234567890abcdef');
+    const fresh = join(dir, 'airlock.json.tmp-2234567890abcdef');
+    writeFileSync(stale, '{"half');
+    writeFileSync(fresh, '{"half');
+    const old = (Date.now() - 10 * 60_000) / 1000;
+    utimesSync(stale, old, old);
+    new AirlockStore(dir);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
   });
 });

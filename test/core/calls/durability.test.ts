@@ -1,0 +1,169 @@
+/**
+ * How the choke point asks for durability (issue 15), checked where the
+ * order happens: the real pipeline, the real audit log on recorded file
+ * operations, and a real MCP server (the echo fixture, counting what reaches
+ * it) behind `callServer`, which marks the moment of sending.
+ * - an allowed call: its decision is written before the call is sent, and not
+ *   waited on for the disk; the flush is armed within the window;
+ * - a confirmation a person answered: the decision is flushed before the send;
+ * - strict durability: flushed before the send, for every call.
+ */
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultSandboxProfile, type Rule, type ServerRecord, type ToolDefinition } from '../../../shared/domain';
+import { ConfirmationRegistry, SessionGrants, systemClock } from '../../../electron/core/approvals';
+import { ACTIVE_FILE, AuditLog, DEFAULT_FLUSH_WINDOW_MS } from '../../../electron/core/audit/audit-log';
+import { CallPipeline } from '../../../electron/core/calls/call-pipeline';
+import { fingerprintTool } from '../../../electron/core/tools/fingerprint';
+import { manualTimer, recordingFs, type FsEvent } from '../audit/support/recording-fs';
+import { fixture } from '../host/host-support';
+
+let client: Client;
+let root: string;
+let records: string;
+let definition: ToolDefinition;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'airlock-pipeline-durability-'));
+  records = join(root, 'records');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(records);
+  client = new Client({ name: 'durability-test', version: '1' });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [fixture('servers/echo.mjs')], env: { AIRLOCK_RECORD_DIR: records, PATH: process.env.PATH ?? '' }, stderr: 'pipe' }),
+  );
+  definition = (await client.listTools()).tools.find((tool) => tool.name === 'echo') as unknown as ToolDefinition;
+});
+afterAll(async () => {
+  await client.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const callsReached = () => (existsSync(join(records, 'calls')) ? readFileSync(join(records, 'calls'), 'utf8').split('\n').filter(Boolean).length : 0);
+
+function pipeline(options: { strict?: boolean; rule?: boolean }) {
+  const dir = mkdtempSync(join(root, 'audit-'));
+  const fs = recordingFs();
+  const timer = manualTimer();
+  const audit = new AuditLog({ dir, fs, timer });
+  const fingerprint = fingerprintTool(definition);
+  const record: ServerRecord = {
+    name: 'echo',
+    spec: { command: process.execPath, args: [fixture('servers/echo.mjs')], env: {} },
+    provenance: { kind: 'local', executable: process.execPath, executableSha256: 'a'.repeat(64) },
+    profile: defaultSandboxProfile(),
+    trusted: false,
+    enabled: true,
+    approvedTools: { echo: { fingerprint, definition, approvedAt: '2026-12-02T00:00:00.000Z' } },
+    createdAt: '2026-12-02T00:00:00.000Z',
+  };
+  const rules: Rule[] = options.rule ? [{ server: 'echo', tool: 'echo', fingerprint, effect: 'allow', createdAt: '2026-12-02T00:00:00.000Z' }] : [];
+  const sessionGrants = new SessionGrants(systemClock);
+  const confirmations = new ConfirmationRegistry({ sessionGrants, defaultTimeoutMs: 10_000 });
+  // At the moment of sending: what had been written and flushed.
+  const atSend: FsEvent[][] = [];
+  const calls = new CallPipeline({
+    state: () => ({ servers: { echo: record }, rules, settings: { policyMode: 'default', strictDurability: options.strict === true } }),
+    lookupTool: (server, tool) => (server === 'echo' && tool === 'echo' ? { server, name: tool, definition, fingerprint } : undefined),
+    ensureReady: async () => {},
+    callServer: async (_server, tool, args) => {
+      atSend.push([...fs.events]);
+      fs.mark('send');
+      return (await client.callTool({ name: tool, arguments: args })) as never;
+    },
+    saveRule: () => {},
+    sessionGrants,
+    confirmations,
+    audit,
+    sandboxAvailable: () => true,
+    canAsk: () => true,
+    now: () => Date.now(),
+  });
+  return { fs, timer, audit, calls, confirmations, atSend };
+}
+
+async function answer(confirmations: ConfirmationRegistry, choice: 'allow-once' | 'deny'): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const open = confirmations.pending()[0];
+    if (open) {
+      expect(confirmations.answer(open.id, { choice, answeredBy: { shell: 'test' } }).ok).toBe(true);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('no confirmation opened');
+}
+
+const decisionWrite = (events: FsEvent[], message: string) =>
+  events.findIndex((e) => e.op === 'write' && e.file === ACTIVE_FILE && e.text!.includes('"type":"decision"') && e.text!.includes(message));
+const logSyncAfter = (events: FsEvent[], index: number) => events.findIndex((e, i) => i > index && e.op === 'fsync' && e.file === ACTIVE_FILE);
+
+describe('the choke point asks the audit log for the right durability', () => {
+  it('an allowed call: the decision is written before the call is sent, without waiting for the disk; the flush follows within the window', async () => {
+    const { fs, timer, audit, calls, atSend } = pipeline({ rule: true });
+    const before = callsReached();
+    const result = await calls.call({ server: 'echo', tool: 'echo', arguments: { message: 'auto-1' }, caller: { kind: 'client', name: 'Agent' } });
+    expect(result.outcome).toBe('ok');
+    expect(callsReached()).toBe(before + 1);
+    const sent = atSend[0]!;
+    const written = decisionWrite(sent, 'auto-1');
+    expect(written).toBeGreaterThanOrEqual(0);
+    expect(logSyncAfter(sent, written)).toBe(-1);
+    // The flush is armed, no later than the window, and covers the decision when it fires.
+    expect(timer.armed.length).toBeGreaterThan(0);
+    expect(Math.max(...timer.armed.map((t) => t.ms))).toBeLessThanOrEqual(DEFAULT_FLUSH_WINDOW_MS);
+    timer.fire();
+    await audit.flush();
+    expect(logSyncAfter(fs.events, decisionWrite(fs.events, 'auto-1'))).toBeGreaterThan(-1);
+  });
+
+  it('a confirmation a person answered: the decision is flushed before the call is sent', async () => {
+    const { calls, confirmations, atSend } = pipeline({});
+    const before = callsReached();
+    const pending = calls.call({ server: 'echo', tool: 'echo', arguments: { message: 'asked-1' }, caller: { kind: 'client', name: 'Agent' } });
+    await answer(confirmations, 'allow-once');
+    expect((await pending).outcome).toBe('ok');
+    expect(callsReached()).toBe(before + 1);
+    const sent = atSend[0]!;
+    expect(logSyncAfter(sent, decisionWrite(sent, 'asked-1'))).toBeGreaterThan(-1);
+  });
+
+  it('a confirmation a person denied: the decision is flushed before the caller hears, and nothing is sent', async () => {
+    const { fs, calls, confirmations, atSend } = pipeline({});
+    const before = callsReached();
+    const pending = calls.call({ server: 'echo', tool: 'echo', arguments: { message: 'denied-1' }, caller: { kind: 'client', name: 'Agent' } });
+    await answer(confirmations, 'deny');
+    expect((await pending).outcome).toBe('denied');
+    expect(atSend).toHaveLength(0);
+    expect(callsReached()).toBe(before);
+    expect(logSyncAfter(fs.events, decisionWrite(fs.events, 'denied-1'))).toBeGreaterThan(-1);
+  });
+
+  it('strict durability: every call’s decision is flushed before it is sent', async () => {
+    const { calls, atSend } = pipeline({ strict: true, rule: true });
+    for (const message of ['strict-1', 'strict-2']) {
+      expect((await calls.call({ server: 'echo', tool: 'echo', arguments: { message }, caller: { kind: 'client', name: 'Agent' } })).outcome).toBe('ok');
+    }
+    for (const [i, message] of ['strict-1', 'strict-2'].entries()) {
+      const sent = atSend[i]!;
+      expect(logSyncAfter(sent, decisionWrite(sent, message))).toBeGreaterThan(-1);
+    }
+  });
+
+  it('a decision that cannot be written (disk full) is not sent: the caller is told why', async () => {
+    const { fs, calls, atSend } = pipeline({ rule: true });
+    const before = callsReached();
+    await calls.call({ server: 'echo', tool: 'echo', arguments: { message: 'warm' }, caller: { kind: 'user' } });
+    fs.failNext('write', { code: 'ENOSPC', file: ACTIVE_FILE });
+    await expect(calls.call({ server: 'echo', tool: 'echo', arguments: { message: 'full-1' }, caller: { kind: 'client', name: 'Agent' } })).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringMatching(/did not send this call.*disk .* is full/s),
+    });
+    expect(atSend).toHaveLength(1);
+    expect(callsReached()).toBe(before + 1);
+  });
+});
