@@ -7,7 +7,7 @@
  * the names listed here.
  */
 import { z } from 'zod';
-import { PolicyModeSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema } from './domain';
+import { nameKeyedRecord, PolicyModeSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema } from './domain';
 import {
   AuditEntryViewSchema,
   AuditVerifyViewSchema,
@@ -47,10 +47,10 @@ const ByName = z.strictObject({ name: ServerNameSchema });
 /** Text a person typed: bounded. */
 const Text = (max = 4096) => z.string().max(max);
 /** Tool arguments: a JSON object (validated against the tool's schema in the core). */
-const Arguments = z.record(z.string().max(256), z.unknown());
+const Arguments = nameKeyedRecord(z.string().max(256), z.unknown());
 
 /** Values for a server's `user_config` fields, by key. */
-const UserConfigValues = z.record(z.string().max(128), z.union([Text(), z.number(), z.boolean(), z.array(Text()).max(64)]));
+const UserConfigValues = nameKeyedRecord(z.string().max(128), z.union([Text(), z.number(), z.boolean(), z.array(Text()).max(64)]));
 
 /** Where a server comes from, as the install screen asks for it. */
 export const InstallSourceSchema = z.discriminatedUnion('kind', [
@@ -175,7 +175,7 @@ export const channels = {
       name: ServerNameSchema,
       profile: EditableProfileSchema,
       trusted: z.boolean(),
-      secrets: z.record(z.string().max(128), Text(65536)),
+      secrets: nameKeyedRecord(z.string().max(128), Text(65536)),
       userConfig: UserConfigValues.optional(),
       enable: z.boolean(),
     }),

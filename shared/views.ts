@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
   CallerSchema,
   ImportOriginSchema,
+  nameKeyedRecord,
   PolicyModeSchema,
   ProvenanceSchema,
   SandboxProfileSchema,
@@ -70,7 +71,7 @@ export const ToolViewSchema = z.object({
   namespacedName: z.string(),
   title: z.string().optional(),
   description: z.string().optional(),
-  inputSchema: z.record(z.string(), z.unknown()),
+  inputSchema: nameKeyedRecord(z.string(), z.unknown()),
   /** The annotations exactly as the server sent them: claims. */
   claimed: ToolAnnotationsSchema.optional(),
   reading: ToolReadingViewSchema,
@@ -228,8 +229,8 @@ export const ConfirmationViewSchema = z.object({
   tool: z.string(),
   toolTitle: z.string().optional(),
   toolDescription: z.string().optional(),
-  inputSchema: z.record(z.string(), z.unknown()),
-  arguments: z.record(z.string(), z.unknown()),
+  inputSchema: nameKeyedRecord(z.string(), z.unknown()),
+  arguments: nameKeyedRecord(z.string(), z.unknown()),
   claimed: ToolAnnotationsSchema.optional(),
   reading: ToolReadingViewSchema,
   reasons: z.array(z.string()),

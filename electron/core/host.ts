@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APP_LABELS, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
+import { APP_LABELS, ownEntry, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, ServerDetail, ServerSummary } from '../../shared/views';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
@@ -185,7 +185,7 @@ export class AirlockHost {
   }
 
   record(name: string): ServerRecord {
-    const record = this.store.read().servers[name];
+    const record = ownEntry(this.store.read().servers, name);
     if (!record) throw new AirlockError('not-found', `There is no server named ${name}.`);
     return record;
   }
@@ -395,7 +395,7 @@ export class AirlockHost {
     const data = this.store.read();
     return data.rules.map((rule) => {
       // The live listing when the server runs; otherwise the definition the user approved.
-      const current = this.supervisor.tools.lookup(rule.server, rule.tool)?.fingerprint ?? data.servers[rule.server]?.approvedTools[rule.tool]?.fingerprint;
+      const current = this.supervisor.tools.lookup(rule.server, rule.tool)?.fingerprint ?? ownEntry(ownEntry(data.servers, rule.server)?.approvedTools, rule.tool)?.fingerprint;
       return { server: rule.server, tool: rule.tool, effect: rule.effect, createdAt: rule.createdAt, fingerprint: rule.fingerprint, current: current === rule.fingerprint };
     });
   }
@@ -407,8 +407,8 @@ export class AirlockHost {
   async addRule(request: { server: string; tool: string; effect: 'allow' | 'deny'; fingerprint: string; confirmDestructive?: boolean }): Promise<RuleView> {
     const record = this.record(request.server);
     if (record.enabled) await this.supervisor.start(request.server).catch(() => {});
-    const definition = this.supervisor.tools.lookup(request.server, request.tool)?.definition ?? record.approvedTools[request.tool]?.definition;
-    const fingerprint = this.supervisor.tools.lookup(request.server, request.tool)?.fingerprint ?? record.approvedTools[request.tool]?.fingerprint;
+    const definition = this.supervisor.tools.lookup(request.server, request.tool)?.definition ?? ownEntry(record.approvedTools, request.tool)?.definition;
+    const fingerprint = this.supervisor.tools.lookup(request.server, request.tool)?.fingerprint ?? ownEntry(record.approvedTools, request.tool)?.fingerprint;
     if (!definition || !fingerprint) throw new AirlockError('not-found', `${request.server} does not offer a tool named ${request.tool}.`);
     if (fingerprint !== request.fingerprint) throw new AirlockError('conflict', `${request.tool} changed since you reviewed it; review it again.`);
     if (request.effect === 'allow' && readTool(definition.annotations).toolClass === 'destructive' && !request.confirmDestructive) {

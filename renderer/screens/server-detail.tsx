@@ -5,6 +5,7 @@
  * diff, recent calls, and stop / restart / remove.
  */
 import { useEffect, useId, useState } from 'react';
+import { ownEntry } from '../../shared/domain';
 import type { ServerDetail, ToolView } from '../../shared/views';
 import { invoke, useAction, useQuery, useRefreshOn } from '../api';
 import { ArgvView } from '../components/argv-view';
@@ -274,7 +275,7 @@ function SecretsEditor({ server: s, onChange }: { server: ServerDetail; onChange
   const [newName, setNewName] = useState('');
   const newId = useId();
   const set = async (key: string) => {
-    const value = values[key] ?? '';
+    const value = ownEntry(values, key) ?? '';
     const result = await action.run(() => invoke('servers.setSecret', { name: s.name, key, value }));
     if (result) {
       setValues({ ...values, [key]: '' });
@@ -294,8 +295,8 @@ function SecretsEditor({ server: s, onChange }: { server: ServerDetail; onChange
               <label className="visually-hidden" htmlFor={`secret-${key}`}>
                 New value for {key}
               </label>
-              <input id={`secret-${key}`} type="password" autoComplete="off" value={values[key] ?? ''} onChange={(e) => setValues({ ...values, [key]: e.target.value })} />
-              <button type="button" className="small-button" disabled={action.busy || !(values[key] ?? '')} onClick={() => void set(key)}>
+              <input id={`secret-${key}`} type="password" autoComplete="off" value={ownEntry(values, key) ?? ''} onChange={(e) => setValues({ ...values, [key]: e.target.value })} />
+              <button type="button" className="small-button" disabled={action.busy || !(ownEntry(values, key) ?? '')} onClick={() => void set(key)}>
                 {isSet ? 'Replace' : 'Set'}
               </button>
               {isSet && (

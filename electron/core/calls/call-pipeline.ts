@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { PolicyMode, Rule, ServerRecord } from '../../../shared/domain';
+import { ownEntry, type PolicyMode, type Rule, type ServerRecord } from '../../../shared/domain';
 import type { ConfirmationOutcome, ConfirmationRegistry, SessionGrants } from '../approvals';
 import type { AuditAnswer, AuditLog, CallOutcome } from '../audit';
 import { AirlockError } from '../errors';
@@ -72,7 +72,7 @@ export class CallPipeline {
     const started = this.deps.now();
     const callId = randomUUID();
     const state = this.deps.state();
-    const record = state.servers[request.server];
+    const record = ownEntry(state.servers, request.server);
     if (!record) throw new AirlockError('not-found', `There is no server named ${request.server}.`);
     if (record.enabled) {
       try {
@@ -98,7 +98,7 @@ export class CallPipeline {
         rules,
         sessionGrants: this.deps.sessionGrants.list(),
         mode: state.settings.policyMode,
-        approved: record.approvedTools[request.tool],
+        approved: ownEntry(record.approvedTools, request.tool),
       },
       this.deps.now(),
     );

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { nameKeyedRecord, ownEntry } from '../../../shared/domain';
 import { AirlockError } from '../errors';
 
 /**
@@ -19,7 +20,8 @@ const SecretsFileSchema = z.object({
   version: z.literal(1),
   /** "none": plain text in a mode-0600 file; otherwise the cipher's id. */
   protection: z.string(),
-  servers: z.record(z.string(), z.record(z.string(), z.string())),
+  // Secret names can come from a bundle's manifest: names are data, never Object.prototype's.
+  servers: nameKeyedRecord(z.string(), nameKeyedRecord(z.string(), z.string())),
 });
 type SecretsFile = z.infer<typeof SecretsFileSchema>;
 
@@ -49,10 +51,10 @@ export class SecretStore {
   /** The values of the named secrets for a server (missing names are left out). */
   values(server: string, names: readonly string[]): Record<string, string> {
     const file = this.read();
-    const stored = file.servers[server] ?? {};
-    const out: Record<string, string> = {};
+    const stored = ownEntry(file.servers, server) ?? {};
+    const out = Object.create(null) as Record<string, string>;
     for (const name of names) {
-      const sealed = stored[name];
+      const sealed = ownEntry(stored, name);
       if (sealed !== undefined) out[name] = this.open(file, sealed, name);
     }
     return out;
@@ -60,7 +62,7 @@ export class SecretStore {
 
   set(server: string, name: string, value: string): void {
     this.change((file) => {
-      (file.servers[server] ??= {})[name] = this.seal(value);
+      (file.servers[server] ??= Object.create(null) as Record<string, string>)[name] = this.seal(value);
     });
   }
 
@@ -93,7 +95,7 @@ export class SecretStore {
   }
 
   private read(): SecretsFile {
-    if (!existsSync(this.path)) return { version: 1, protection: this.cipher?.id ?? 'none', servers: {} };
+    if (!existsSync(this.path)) return { version: 1, protection: this.cipher?.id ?? 'none', servers: Object.create(null) as SecretsFile['servers'] };
     let parsed: unknown;
     try {
       parsed = JSON.parse(readFileSync(this.path, 'utf8'));

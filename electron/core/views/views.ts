@@ -2,7 +2,7 @@
  * Builds the views the renderer and the CLI show from the core's state. The
  * shells hold no policy: every reading, preview and warning comes from here.
  */
-import { APP_LABELS, type PolicyMode, type Rule, type ServerRecord, type ServerState, type ToolDefinition } from '../../../shared/domain';
+import { APP_LABELS, ownEntry, type PolicyMode, type Rule, type ServerRecord, type ServerState, type ToolDefinition } from '../../../shared/domain';
 import type { ServerSummary, ToolReadingView, ToolView } from '../../../shared/views';
 import { readTool } from '../policy/annotations';
 import { summariseSandbox } from '../policy/containment';
@@ -44,13 +44,13 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
       rules: context.rules,
       sessionGrants: context.sessionGrants,
       mode: context.mode,
-      approved: record.approvedTools[definition.name],
+      approved: ownEntry(record.approvedTools, definition.name),
     },
     context.now,
   );
   const preview = toPolicyPreview(decision);
   const rule = context.rules.find((candidate) => candidate.server === record.name && candidate.tool === definition.name && candidate.fingerprint === fingerprint);
-  const approved = record.approvedTools[definition.name];
+  const approved = ownEntry(record.approvedTools, definition.name);
   let pendingChange: ToolView['pendingChange'];
   if (approved && approved.fingerprint !== fingerprint) {
     const diff = diffToolDefinitions(approved.definition, definition);
@@ -103,7 +103,7 @@ export function serverSummary(
 ): ServerSummary {
   const sandbox = summariseSandbox(record.profile);
   const pendingChanges = tools.filter((tool) => {
-    const approved = record.approvedTools[tool.definition.name];
+    const approved = ownEntry(record.approvedTools, tool.definition.name);
     return approved !== undefined && approved.fingerprint !== tool.fingerprint;
   }).length;
   return {
