@@ -83,7 +83,11 @@ export const ToolViewSchema = z.object({
   approvedAt: z.string().optional(),
   /** The definition changed since it was approved: paused until approved again. */
   pendingChange: z.object({ diff: DefinitionDiffViewSchema, suspicious: z.boolean() }).optional(),
-  /** New since the user last approved this server's tools. */
+  /**
+   * Not in the set the person approved: listed after install (or never
+   * reviewed). Pending review — its first call asks, whatever the server's
+   * trust or sandbox — until approved (`servers.approveChange`).
+   */
   isNew: z.boolean(),
   warnings: z.array(ToolWarningSchema),
 });
@@ -103,7 +107,10 @@ export const ServerSummarySchema = z.object({
   /** "npm @scope/pkg@1.2.3", "MCPB bundle (unsigned)", "local command". */
   source: z.string(),
   toolCount: z.number().int(),
+  /** Tools whose definition changed since it was approved (paused until approved again). */
   pendingChanges: z.number().int(),
+  /** Tools added after install, not reviewed yet (each asks before its first call until approved). */
+  newTools: z.number().int(),
   /** The last error the supervisor recorded (a crash, a sandbox refusal). */
   lastError: z.string().optional(),
 });

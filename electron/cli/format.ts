@@ -13,6 +13,7 @@ export function formatSummaryLine(server: ServerSummary): string {
     server.sandboxed ? 'sandboxed' : 'NOT SANDBOXED',
     server.network ? 'network' : 'no network',
     ...(server.pendingChanges ? [`${server.pendingChanges} pending change(s)`] : []),
+    ...(server.newTools ? [`${server.newTools} new tool(s) to review`] : []),
   ];
   return `${server.name.padEnd(20)} ${badges.join(' · ')}\n${' '.repeat(21)}${server.summary}`;
 }
@@ -61,6 +62,7 @@ export function formatTool(tool: ToolView): string {
   if (tool.description) lines.push(`      ${inert(tool.description.length > 300 ? `${tool.description.slice(0, 300)}…` : tool.description)}`);
   lines.push(`      claims: ${tool.reading.claims.join('; ')}`);
   if (tool.rule) lines.push(`      rule: ${tool.rule.effect} (since ${tool.rule.createdAt})`);
+  if (tool.isNew) lines.push('      NEW — added after install, not reviewed: its first call asks, whatever the trust or sandbox. Review it here, then `airlock approve SERVER TOOL`.');
   if (tool.pendingChange) lines.push(`      CHANGED since approval${tool.pendingChange.suspicious ? ' (SUSPICIOUS: it now claims to need less caution)' : ''}: ${tool.pendingChange.diff.changes.map((c) => c.field).join(', ')}`);
   for (const warning of tool.warnings) lines.push(`      warning: ${warning.message}`);
   return lines.join('\n');

@@ -46,6 +46,7 @@ export function ServerDetailScreen({ name }: { name: string }) {
 function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChange: (d: ServerDetail) => void; reload: () => void }) {
   const action = useAction();
   const pending = s.tools.filter((t) => t.pendingChange);
+  const added = s.tools.filter((t) => t.isNew);
   const saved = editable(s.profile);
   const savedKey = JSON.stringify(saved);
   // Edits show at once; the core's answer (or a refusal) puts back what is saved.
@@ -121,6 +122,19 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
           </p>
           {pending.map((tool) => (
             <PendingChange key={tool.name} server={s.name} tool={tool} onApproved={onChange} />
+          ))}
+        </section>
+      )}
+
+      {added.length > 0 && (
+        <section className="panel panel-warn" aria-labelledby="new-tools-title" data-testid="new-tools">
+          <h2 id="new-tools-title">New since you added it</h2>
+          <p>
+            The server listed these tools after you reviewed it. Each asks before it runs — whatever the server’s trust or sandbox — until you
+            review and approve it. The server wrote their names and descriptions.
+          </p>
+          {added.map((tool) => (
+            <PendingNewTool key={tool.name} server={s.name} tool={tool} onApproved={onChange} />
           ))}
         </section>
       )}
@@ -226,6 +240,37 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
       <h2>Remove</h2>
       <RemoveServer name={s.name} />
     </section>
+  );
+}
+
+function PendingNewTool({ server, tool, onApproved }: { server: string; tool: ToolView; onApproved: (d: ServerDetail) => void }) {
+  const action = useAction();
+  return (
+    <article className="pending-change" data-testid={`new-${visible(tool.name)}`}>
+      <h3>
+        <code><InertText text={tool.name} /></code> <Badge tone="warn">Added after install</Badge>
+      </h3>
+      {tool.description && <InertText text={tool.description} block fold={400} className="small" />}
+      <p className="small">
+        Airlock reads it as <strong>{tool.reading.class}</strong>, from its claims: <InertText text={tool.reading.claims.join('; ')} />
+      </p>
+      <p className="small">
+        Fingerprint: <code className="hash">{tool.fingerprint}</code>
+      </p>
+      <FieldError message={action.error} />
+      <div className="actions">
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={async () => {
+            const value = await action.run(() => invoke('servers.approveChange', { name: server, tool: tool.name, fingerprint: tool.fingerprint }));
+            if (value) onApproved(value);
+          }}
+        >
+          Approve this tool
+        </button>
+      </div>
+    </article>
   );
 }
 

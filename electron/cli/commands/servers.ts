@@ -276,7 +276,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
 
   program
     .command('approve')
-    .description('approve the changed definition of a tool after reviewing it with `airlock show`')
+    .description('approve a changed or new (added after install) tool after reviewing it with `airlock show`')
     .argument('<name>')
     .argument('<tool>')
     .option('-y, --yes', 'answer yes to the question')

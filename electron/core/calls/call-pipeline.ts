@@ -6,6 +6,7 @@ import type { AuditAnswer, AuditLog, CallOutcome } from '../audit';
 import { AirlockError } from '../errors';
 import type { GatewayCallRequest } from '../gateway/gateway-core';
 import { decide, type Decision, type ToolCall } from '../policy/decide';
+import { reviewState } from '../policy/review';
 import type { IndexedTool } from '../servers/tool-index';
 import { ToolCallError } from '../servers/tool-call-error';
 
@@ -98,7 +99,7 @@ export class CallPipeline {
         rules,
         sessionGrants: this.deps.sessionGrants.list(),
         mode: state.settings.policyMode,
-        approved: ownEntry(record.approvedTools, request.tool),
+        approved: approvalOf(record, request.tool, indexed?.fingerprint),
       },
       this.deps.now(),
     );
@@ -246,4 +247,10 @@ export class CallPipeline {
     this.deps.onDidAppend?.(entry.seq);
     return { callId: input.callId, outcome: input.outcome, result: input.result, message: input.message, decision: input.decision, durationMs };
   }
+}
+
+/** The person's approval for this tool name (changed or not), read by own entry; undefined: the tool is new. */
+function approvalOf(record: ServerRecord, tool: string, fingerprint: string | undefined) {
+  const review = reviewState(record.approvedTools, tool, fingerprint ?? '');
+  return review.kind === 'new' ? undefined : review.approved;
 }

@@ -55,7 +55,13 @@ export interface PolicyFacts {
   /** Session grants (any server/tool; only matching, unexpired ones count). */
   sessionGrants: readonly SessionGrant[];
   mode: PolicyMode;
-  /** The definition the user approved (`ServerRecord.approvedTools[tool]`), if any. */
+  /**
+   * The definition the person approved for this tool name (`ServerRecord.approvedTools`),
+   * read by own entry. Absent: the tool is not in the approved set — it is *new*
+   * (added after install, or never reviewed) and its first call asks, whatever the
+   * server's trust or containment. Absence fails closed: a caller that forgets to
+   * pass it gets a question, never a silent allow.
+   */
   approved?: ApprovedTool | undefined;
   /** Earlier definitions Airlock kept, to show what changed since a voided rule. */
   earlierDefinitions?: readonly ApprovedTool[] | undefined;
@@ -79,6 +85,8 @@ export interface DecisionFlags {
   voidedRules: VoidedRule[];
   /** The definition differs from the one the user approved. */
   changedSinceApproval: { approvedFingerprint: ToolFingerprint } | null;
+  /** The tool is not in the set the person approved: it appeared after install (or was never reviewed). */
+  unreviewed: boolean;
   /** Annotation loosening found in the change (suspicious after approval). */
   suspiciousLoosening: Loosening[];
   /** Claims or defaults to an open world while its sandbox gives it no network. */
@@ -99,6 +107,7 @@ export type DecidedBy =
   | { kind: 'rule'; rule: Rule }
   | { kind: 'session-grant'; grant: SessionGrant }
   | { kind: 'definition-changed' }
+  | { kind: 'new-tool' }
   | { kind: 'strict-mode' }
   | { kind: 'trusted-read-only' }
   | { kind: 'contained-read-only' }
@@ -138,6 +147,8 @@ export const REASONS = {
   voided: 'The tool changed since you made a rule for it, so that rule no longer counts.',
   voidedGrant: 'The tool changed since you allowed it for this session, so that permission no longer counts.',
   changedSinceApproval: 'The tool changed since you approved it; review what changed.',
+  unreviewed:
+    'This tool is new: it was not among the tools you reviewed when you added the server (added after install), so Airlock asks before it runs, whatever the server’s trust or sandbox. Approve it on the server’s page to add it to what you reviewed.',
   suspicious: 'Suspicious: the change makes the tool claim to need less caution than before.',
   strict: 'Strict mode asks before every call.',
   strictOverridesAllow: 'You allowed this tool before, but strict mode asks anyway.',
@@ -162,6 +173,7 @@ const NO_FLAGS = (): DecisionFlags => ({
   contradictory: false,
   voidedRules: [],
   changedSinceApproval: null,
+  unreviewed: false,
   suspiciousLoosening: [],
   openWorldWithoutNetwork: false,
   unsandboxed: false,
@@ -198,11 +210,12 @@ function failClosed(reason: string, decidedBy: DecidedBy, extra?: Partial<Decisi
  *    grant for it → allow (strict mode: ask, see below);
  * 4. a rule or grant for an older fingerprint, or a definition that differs
  *    from the approved one → ask, with what changed;
- * 5. strict mode → ask;
- * 6. trusted + explicit read-only → allow;
- * 7. contained (profile and a working sandbox) + read-only claim → allow,
+ * 5. a tool not in the approved set (new: added after install) → ask;
+ * 6. strict mode → ask;
+ * 7. trusted + explicit read-only → allow;
+ * 8. contained (profile and a working sandbox) + read-only claim → allow,
  *    even untrusted;
- * 8. everything else → ask (destructive with the stronger dialog).
+ * 9. everything else → ask (destructive with the stronger dialog).
  *
  * Strict mode asks for everything, including calls a standing allow rule or
  * session grant would allow; only denials (unknown tool, blocked, deny rule,
@@ -213,7 +226,8 @@ function failClosed(reason: string, decidedBy: DecidedBy, extra?: Partial<Decisi
  * through), invariant 2 (an untrusted server's annotations never reduce
  * prompts — the only relaxation for an untrusted server is containment,
  * which the sandbox enforces), invariant 3 (rules bind to fingerprints),
- * invariant 4 (retry only idempotent tools of trusted servers). Fails closed.
+ * what the person never saw does not run unasked (row 5: trust and
+ * containment relax only tools the person reviewed), invariant 4 (retry only idempotent tools of trusted servers). Fails closed.
  */
 export function decide(call: ToolCall, facts: PolicyFacts, now: number): Decision {
   try {
@@ -290,9 +304,10 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
     }
   }
   const approved = facts.approved;
-  if (approved && typeof approved.fingerprint === 'string' && approved.fingerprint !== fingerprint) {
-    flags.changedSinceApproval = { approvedFingerprint: approved.fingerprint };
-  }
+  // SECURITY: what the person never saw does not run unasked — anything but a well-formed
+  // approval (absent, or not an object with a fingerprint) counts as not reviewed.
+  if (!approved || typeof approved !== 'object' || typeof approved.fingerprint !== 'string') flags.unreviewed = true;
+  else if (approved.fingerprint !== fingerprint) flags.changedSinceApproval = { approvedFingerprint: approved.fingerprint };
 
   // What changed: against the definition a voided rule was made for, else the approved one.
   let changes: DefinitionDiff | null = null;
@@ -347,9 +362,16 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
     if (flags.voidedRules.some((v) => v.source === 'rule')) reasons.push(REASONS.voided);
     if (flags.voidedRules.some((v) => v.source === 'session-grant')) reasons.push(REASONS.voidedGrant);
     if (flags.changedSinceApproval) reasons.push(REASONS.changedSinceApproval);
+    if (flags.unreviewed) reasons.push(REASONS.unreviewed);
     if (flags.suspiciousLoosening.length > 0) reasons.push(REASONS.suspicious);
     if (strict) reasons.push(REASONS.strict);
     return { ...base, verdict: 'ask', reasons: [...reasons, ...describe()], decidedBy: { kind: 'definition-changed' } };
+  }
+
+  // A tool the person never reviewed: its first call asks, whatever the server's trust or
+  // containment (the install probe's reading covered only what it listed then).
+  if (flags.unreviewed) {
+    return { ...base, verdict: 'ask', reasons: [REASONS.unreviewed, ...(strict ? [REASONS.strict] : []), ...describe()], decidedBy: { kind: 'new-tool' } };
   }
 
   if (strict) {

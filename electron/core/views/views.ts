@@ -8,6 +8,7 @@ import { readTool } from '../policy/annotations';
 import { summariseSandbox } from '../policy/containment';
 import { decide, type SessionGrant } from '../policy/decide';
 import { diffToolDefinitions } from '../policy/diff';
+import { reviewState } from '../policy/review';
 import { toDiffView, toPolicyPreview, toReadingView } from '../policy/views';
 import type { IndexedTool } from '../servers/tool-index';
 import { toolWarnings } from '../tools/tool-warnings';
@@ -36,6 +37,8 @@ export interface ToolViewContext {
 /** One tool with its claims, Airlock's reading, the effective decision and warnings. */
 export function toolView(definition: ToolDefinition, fingerprint: string, context: ToolViewContext): ToolView {
   const { record } = context;
+  const review = reviewState(record.approvedTools, definition.name, fingerprint);
+  const approved = review.kind === 'new' ? undefined : review.approved;
   const decision = decide(
     { server: record.name, tool: definition.name, arguments: {}, caller: { kind: 'client', name: 'an AI app' } },
     {
@@ -44,16 +47,15 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
       rules: context.rules,
       sessionGrants: context.sessionGrants,
       mode: context.mode,
-      approved: ownEntry(record.approvedTools, definition.name),
+      approved,
     },
     context.now,
   );
   const preview = toPolicyPreview(decision);
   const rule = context.rules.find((candidate) => candidate.server === record.name && candidate.tool === definition.name && candidate.fingerprint === fingerprint);
-  const approved = ownEntry(record.approvedTools, definition.name);
   let pendingChange: ToolView['pendingChange'];
-  if (approved && approved.fingerprint !== fingerprint) {
-    const diff = diffToolDefinitions(approved.definition, definition);
+  if (review.kind === 'changed') {
+    const diff = diffToolDefinitions(review.approved.definition, definition);
     pendingChange = { diff: toDiffView(diff), suspicious: diff.suspicious };
   }
   return {
@@ -67,9 +69,9 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
     preview,
     fingerprint,
     ...(rule ? { rule: { effect: rule.effect, createdAt: rule.createdAt } } : {}),
-    ...(approved && approved.fingerprint === fingerprint ? { approvedAt: approved.approvedAt } : {}),
+    ...(review.kind === 'approved' ? { approvedAt: review.approved.approvedAt } : {}),
     ...(pendingChange ? { pendingChange } : {}),
-    isNew: !approved,
+    isNew: review.kind === 'new',
     warnings: toolWarnings(definition, {
       server: record.name,
       otherServersTools: context.otherServersTools,
@@ -102,10 +104,7 @@ export function serverSummary(
   tools: readonly { definition: ToolDefinition; fingerprint: string }[],
 ): ServerSummary {
   const sandbox = summariseSandbox(record.profile);
-  const pendingChanges = tools.filter((tool) => {
-    const approved = ownEntry(record.approvedTools, tool.definition.name);
-    return approved !== undefined && approved.fingerprint !== tool.fingerprint;
-  }).length;
+  const states = tools.map((tool) => reviewState(record.approvedTools, tool.definition.name, tool.fingerprint).kind);
   return {
     name: record.name,
     state: status.state,
@@ -116,7 +115,8 @@ export function serverSummary(
     summary: sandbox.line,
     source: sourceLabel(record),
     toolCount: tools.length,
-    pendingChanges,
+    pendingChanges: states.filter((state) => state === 'changed').length,
+    newTools: states.filter((state) => state === 'new').length,
     ...(status.lastError ? { lastError: status.lastError } : {}),
   };
 }

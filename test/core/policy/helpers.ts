@@ -48,6 +48,8 @@ export interface FactsInput {
   grants?: SessionGrant[];
   mode?: 'default' | 'strict';
   missing?: boolean;
+  /** The tool is not in the approved set (new: added after install). Default: approved as it is now. */
+  unreviewed?: boolean;
 }
 
 export function facts(input: FactsInput = {}): PolicyFacts {
@@ -63,6 +65,7 @@ export function facts(input: FactsInput = {}): PolicyFacts {
     rules: input.rules ?? [],
     sessionGrants: input.grants ?? [],
     mode: input.mode ?? 'default',
+    ...(input.unreviewed ? {} : { approved: { fingerprint: fingerprintTool(definition), definition, approvedAt: '2026-12-01T00:00:00.000Z' } }),
   };
 }
 
