@@ -151,6 +151,15 @@ export const channels = {
     response: ServerDetailSchema,
     doc: 'Renderer, pending changes: approves the changed definition the person saw (by its fingerprint).',
   },
+  'servers.approveCode': {
+    request: z.strictObject({
+      name: ServerNameSchema,
+      /** The hashes the person saw, per file: approving pins exactly these. */
+      files: z.array(z.strictObject({ path: Text(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })).min(1).max(4),
+    }),
+    response: ServerDetailSchema,
+    doc: "Renderer, detail page: approves a local server's changed code (the hashes the person saw) and pins it; the 'always allow' rules and session permissions made for the old code are removed (denials stay).",
+  },
   'servers.revokeRules': { request: ByName, response: ServerDetailSchema, doc: "Renderer, detail page: removes every rule and session grant for a server's tools." },
 
   // ── Install ────────────────────────────────────────────────────────────

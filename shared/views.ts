@@ -93,6 +93,21 @@ export const ToolViewSchema = z.object({
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
 
+/** A local server's code as pinned and as found at its last start (executable, script). */
+export const CodeChangeViewSchema = z.object({
+  files: z.array(
+    z.object({
+      role: z.enum(['executable', 'script']),
+      path: z.string(),
+      /** sha256 the person approved. */
+      approved: z.string(),
+      /** sha256 at its last start; null when the file could not be read. */
+      current: z.string().nullable(),
+    }),
+  ),
+});
+export type CodeChangeView = z.infer<typeof CodeChangeViewSchema>;
+
 /** One row of the Servers list. */
 export const ServerSummarySchema = z.object({
   name: ServerNameSchema,
@@ -111,6 +126,8 @@ export const ServerSummarySchema = z.object({
   pendingChanges: z.number().int(),
   /** Tools added after install, not reviewed yet (each asks before its first call until approved). */
   newTools: z.number().int(),
+  /** Its executable or script changed since it was approved (found at its last start): every call asks. */
+  codeChanged: z.boolean(),
   /** The last error the supervisor recorded (a crash, a sandbox refusal). */
   lastError: z.string().optional(),
 });
@@ -146,6 +163,8 @@ export const ServerDetailSchema = ServerSummarySchema.extend({
   profile: SandboxProfileSchema,
   /** Names of secrets that have a value (values are never sent to the renderer). */
   secretsSet: z.array(z.string()),
+  /** Its code changed since it was approved: old and new hash of each file, until the person approves the new code. */
+  codeChange: CodeChangeViewSchema.optional(),
   tools: z.array(ToolViewSchema),
   logs: z.array(LogLineViewSchema),
   recentCalls: z.array(AuditEntryViewSchema),

@@ -14,6 +14,7 @@ export function formatSummaryLine(server: ServerSummary): string {
     server.network ? 'network' : 'no network',
     ...(server.pendingChanges ? [`${server.pendingChanges} pending change(s)`] : []),
     ...(server.newTools ? [`${server.newTools} new tool(s) to review`] : []),
+    ...(server.codeChanged ? ['CODE CHANGED since approved'] : []),
   ];
   return `${server.name.padEnd(20)} ${badges.join(' · ')}\n${' '.repeat(21)}${server.summary}`;
 }
@@ -79,6 +80,14 @@ export function formatDetail(detail: ServerDetail): string {
     `  secrets: ${detail.profile.secrets.join(', ') || 'none'}${detail.secretsSet.length ? ` (set: ${detail.secretsSet.join(', ')})` : ''}`,
   );
   if (detail.profile.unsandboxed) lines.push(`  !! runs WITHOUT a sandbox (you consented on ${detail.profile.unsandboxed.consentedAt})`);
+  if (detail.codeChange) {
+    lines.push('!! Its code changed since you approved it. Every call asks; "always allow" rules made before do not count.');
+    for (const file of detail.codeChange.files) {
+      if (file.current === file.approved) continue;
+      lines.push(`  ${file.role} ${file.path}`, `    approved sha256 ${file.approved}`, `    now      ${file.current === null ? '(cannot be read)' : `sha256 ${file.current}`}`);
+    }
+    lines.push(`  Review the change, then pin the new code: airlock approve ${detail.name} --code`);
+  }
   lines.push(`Tools (${detail.tools.length}):`);
   for (const tool of detail.tools) lines.push(formatTool(tool));
   return lines.join('\n');

@@ -10,12 +10,14 @@ import { AuditLog } from './audit';
 import { toAuditEntryViews, toAuditVerifyView } from './audit/views';
 import { toConfirmationView } from './approvals/views';
 import { CallPipeline, type CallRequest, type CallResult } from './calls/call-pipeline';
+import { CodeHasher, CodePins } from './code-pins';
 import { AirlockError } from './errors';
 import { connectApp, ConnectError, previewConnect, undoConnect, type ConnectApp } from './connect';
 import type { GatewayCore } from './gateway/gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
 import { InstallFlow } from './install-flow/install-flow';
 import { readTool } from './policy/annotations';
+import type { CodeChange } from './policy/decide';
 import { isContained, summariseSandbox } from './policy/containment';
 import { NetworkQuestions } from './approvals/network-questions';
 import { checkSandboxSupport } from './sandbox/capability';
@@ -80,6 +82,8 @@ export class AirlockHost {
   readonly launcher: AirlockSandboxLauncher;
   readonly install: InstallFlow;
   readonly network: NetworkQuestions;
+  /** Local servers' code, re-hashed at every start against what the person approved. */
+  readonly codePins: CodePins;
   private readonly pipeline: CallPipeline;
   private readonly checkSandbox: () => SandboxSupport;
   private sandbox: SandboxSupport;
@@ -108,6 +112,7 @@ export class AirlockHost {
         mayAsk: (_server, profile) => !isContained(profile),
         ...options.launcherOptions,
       });
+    this.codePins = new CodePins({ hasher: new CodeHasher({ dataDir }), now: () => Date.now() });
     this.supervisor = new Supervisor({
       ...options.supervisor,
       launcher: this.launcher,
@@ -137,6 +142,7 @@ export class AirlockHost {
       confirmations: this.confirmations,
       audit: this.audit,
       sandboxAvailable: () => this.sandbox.supported,
+      codeChange: (server, record) => this.codePins.check(server, record.provenance, 'call'),
       canAsk: () => options.hooks.canAsk?.() ?? false,
       now: () => Date.now(),
       onDidAppend: (seq) => options.hooks.emit('audit.didAppend', { seq }),
@@ -208,6 +214,7 @@ export class AirlockHost {
       ...(record.importedFrom ? { importedFrom: record.importedFrom } : {}),
       profile: record.profile,
       secretsSet: this.secrets.names(name),
+      ...codeChangeView(this.codePins.changeOf(name, record.provenance)),
       tools: tools.map((tool) => toolView(tool.definition, tool.fingerprint, context)),
       logs: this.supervisor.log(name).slice(-300).map((line) => ({ time: new Date(line.at).toISOString(), source: line.source, text: line.text })),
       recentCalls: recent.flatMap(toAuditEntryViews),
@@ -259,6 +266,7 @@ export class AirlockHost {
       return { ...data, servers, rules: data.rules.filter((rule) => rule.server !== name) };
     });
     this.sessionGrants.revoke(name);
+    this.codePins.forget(name);
     this.secrets.deleteAll(name);
     const installDir = record.provenance.kind === 'local' ? undefined : record.provenance.installDir;
     for (const dir of [installDir, this.serverDataDir(name)]) {
@@ -323,6 +331,44 @@ export class AirlockHost {
       ...record,
       approvedTools: { ...record.approvedTools, [tool]: { fingerprint, definition: current.definition, approvedAt: new Date().toISOString() } },
     }));
+    return this.serverDetail(name);
+  }
+
+  /**
+   * Approves a local server's changed code — the hashes the person saw, file
+   * by file — and pins it. The "always allow" rules and session permissions
+   * made for the old code are removed: they were made for code that no
+   * longer runs ("always deny" rules stay: they only ever ask less of the
+   * new code). Refused when the code changed again since (or the hashes do
+   * not match).
+   */
+  async approveCode(name: string, files: ReadonlyArray<{ path: string; sha256: string }>): Promise<ServerDetail> {
+    const record = this.record(name);
+    const change = this.codePins.changeOf(name, record.provenance);
+    if (!change) throw new AirlockError('conflict', `${name}'s code has not changed since you approved it (as of its last start); there is nothing to approve.`);
+    const unreadable = change.files.find((file) => file.current === null);
+    if (unreadable) throw new AirlockError('unavailable', `${unreadable.path} cannot be read, so there is no new code to approve. Restore it, or remove the server.`);
+    const seen = new Map(files.map((file) => [file.path, file.sha256]));
+    if (change.files.length !== seen.size || change.files.some((file) => seen.get(file.path) !== file.current)) {
+      throw new AirlockError('conflict', `${name}'s code changed again since you looked at it; review the new hashes.`);
+    }
+    this.store.update((data) => {
+      const current = ownEntry(data.servers, name);
+      if (!current || current.provenance.kind !== 'local') throw new AirlockError('not-found', `There is no local server named ${name}.`);
+      const pinned = Object.fromEntries(change.files.map((file) => [file.role, file.current!]));
+      const provenance = {
+        ...current.provenance,
+        executableSha256: pinned.executable ?? current.provenance.executableSha256,
+        ...(current.provenance.script ? { script: { ...current.provenance.script, sha256: pinned.script ?? current.provenance.script.sha256 } } : {}),
+      };
+      return {
+        ...data,
+        servers: { ...data.servers, [name]: { ...current, provenance } },
+        rules: data.rules.filter((rule) => !(rule.server === name && rule.effect === 'allow')),
+      };
+    });
+    this.sessionGrants.revoke(name);
+    this.emitServers();
     return this.serverDetail(name);
   }
 
@@ -395,8 +441,11 @@ export class AirlockHost {
     const data = this.store.read();
     return data.rules.map((rule) => {
       // The live listing when the server runs; otherwise the definition the user approved.
-      const current = this.supervisor.tools.lookup(rule.server, rule.tool)?.fingerprint ?? ownEntry(ownEntry(data.servers, rule.server)?.approvedTools, rule.tool)?.fingerprint;
-      return { server: rule.server, tool: rule.tool, effect: rule.effect, createdAt: rule.createdAt, fingerprint: rule.fingerprint, current: current === rule.fingerprint };
+      const record = ownEntry(data.servers, rule.server);
+      const current = this.supervisor.tools.lookup(rule.server, rule.tool)?.fingerprint ?? ownEntry(record?.approvedTools, rule.tool)?.fingerprint;
+      // An allow made before a code change does not count (approving the new code removes it); a deny still denies.
+      const codeChanged = record !== undefined && this.codePins.changeOf(rule.server, record.provenance) !== null;
+      return { server: rule.server, tool: rule.tool, effect: rule.effect, createdAt: rule.createdAt, fingerprint: rule.fingerprint, current: current === rule.fingerprint && !(codeChanged && rule.effect === 'allow') };
     });
   }
 
@@ -576,6 +625,7 @@ export class AirlockHost {
       'servers.setSecret': ({ name, key, value }) => this.setSecret(name, key, value),
       'servers.clearSecret': ({ name, key }) => this.clearSecret(name, key),
       'servers.approveChange': ({ name, tool, fingerprint }) => this.approveChange(name, tool, fingerprint),
+      'servers.approveCode': ({ name, files }) => this.approveCode(name, files),
       'servers.revokeRules': ({ name }) => this.revokeRules(name),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),
@@ -642,9 +692,13 @@ export class AirlockHost {
     return join(this.options.dataDir, 'server-data', name);
   }
 
-  private supervisedServer(name: string) {
-    const record = this.store.read().servers[name];
+  /** What the supervisor starts, read afresh at every start — after re-hashing a local server's code. */
+  private async supervisedServer(name: string) {
+    const record = ownEntry(this.store.read().servers, name);
     if (!record) return undefined;
+    // SECURITY: a code change since approval voids the rules made before (decide() asks);
+    // the hashes are taken before the process runs, at every start, restarts included.
+    await this.codePins.check(name, record.provenance, 'start');
     return {
       spec: record.spec,
       profile: record.profile,
@@ -659,7 +713,12 @@ export class AirlockHost {
 
   private summary(record: ServerRecord): ServerSummary {
     const status = this.supervisor.status(record.name);
-    return serverSummary(record, { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}) }, toolsOf(record, this.supervisor.tools.get(record.name)?.tools));
+    return serverSummary(
+      record,
+      { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}) },
+      toolsOf(record, this.supervisor.tools.get(record.name)?.tools),
+      this.codePins.changeOf(record.name, record.provenance),
+    );
   }
 
   private toolContext(record: ServerRecord): ToolViewContext {
@@ -677,6 +736,7 @@ export class AirlockHost {
       sandboxAvailable: this.sandbox.supported,
       otherServersTools,
       now: Date.now(),
+      codeChange: this.codePins.changeOf(record.name, record.provenance),
     };
   }
 
@@ -713,6 +773,11 @@ const ENGAGED_GRACE_MS = 60_000;
 
 /** The apps `connect` knows, as people call them. */
 const CONNECT_APPS: Array<{ app: ConnectApp; label: string }> = (['claude', 'vscode', 'cursor'] as const).map((app) => ({ app, label: APP_LABELS[app] }));
+
+/** The detail page's view of a code change (old and new hash per file), if there is one. */
+function codeChangeView(change: CodeChange | null): Pick<ServerDetail, 'codeChange'> {
+  return change ? { codeChange: { files: change.files.map((file) => ({ role: file.role, path: file.path, approved: file.approved, current: file.current })) } } : {};
+}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

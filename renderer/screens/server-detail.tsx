@@ -114,6 +114,8 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
         </div>
       )}
 
+      {s.codeChange && <CodeChanged server={s} onApproved={onChange} />}
+
       {pending.length > 0 && (
         <section className="panel panel-warn" aria-labelledby="pending-title" data-testid="pending-changes">
           <h2 id="pending-title">Changed since you approved it</h2>
@@ -239,6 +241,54 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
 
       <h2>Remove</h2>
       <RemoveServer name={s.name} />
+    </section>
+  );
+}
+
+function CodeChanged({ server: s, onApproved }: { server: ServerDetail; onApproved: (d: ServerDetail) => void }) {
+  const action = useAction();
+  const change = s.codeChange!;
+  const changed = change.files.filter((file) => file.current !== file.approved);
+  const readable = change.files.every((file) => file.current !== null);
+  return (
+    <section className="panel panel-warn" aria-labelledby="code-changed-title" data-testid="code-changed">
+      <h2 id="code-changed-title">Its code changed since you approved it</h2>
+      <p>
+        Airlock checks this server’s files each time it starts. They differ from what you approved, so every call asks, and the “always allow” rules
+        and session permissions you made before do not count. Approving the new code pins it and removes those rules; your “always deny” rules stay.
+      </p>
+      <dl className="facts">
+        {changed.map((file) => (
+          <div key={`${file.role}:${file.path}`}>
+            <dt>
+              {file.role === 'script' ? 'Script' : 'Program'} <code>{file.path}</code>
+            </dt>
+            <dd>
+              approved sha256 <code className="hash">{file.approved}</code>
+              <br />
+              now {file.current === null ? <strong>cannot be read</strong> : <>sha256 <code className="hash">{file.current}</code></>}
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <FieldError message={action.error} />
+      {readable ? (
+        <div className="actions">
+          <button
+            type="button"
+            disabled={action.busy}
+            onClick={async () => {
+              const files = change.files.map((file) => ({ path: file.path, sha256: file.current! }));
+              const value = await action.run(() => invoke('servers.approveCode', { name: s.name, files }));
+              if (value) onApproved(value);
+            }}
+          >
+            Approve the new code
+          </button>
+        </div>
+      ) : (
+        <p className="muted">A file cannot be read, so there is nothing to approve. Restore it, or remove the server.</p>
+      )}
     </section>
   );
 }

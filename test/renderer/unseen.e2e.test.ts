@@ -3,15 +3,18 @@
  * names that are data: a server whose tools, arguments and prompts are all
  * inherited property names (`constructor`, `__proto__`, …) shows every tool
  * and sends every argument typed in the console; a server that lists a tool
- * after install shows it as "New since you added it" until approved.
+ * after install shows it as "New since you added it" until approved; a
+ * local server whose script was edited shows the old and new hash until its
+ * new code is approved.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRendererHost, REPO, waitForText, type RendererHost } from './renderer-support';
 
 const HOSTILE = join(REPO, 'test/fixtures/names/hostile-names.mjs');
 const LATE = join(REPO, 'test/fixtures/unseen/late-tools.mjs');
+const NOTES = join(REPO, 'test/fixtures/unseen/notes.mjs');
 const NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__lookupGetter__'];
 
 describe('names are data, and new tools are new, in the window', () => {
@@ -72,6 +75,26 @@ describe('names are data, and new tools are new, in the window', () => {
     await added.waitFor({ state: 'detached' });
     await waitForText(page.getByTestId('tool-row-peek'), 'Runs without asking');
     expect(existsSync(join(records, 'calls')) ? readFileSync(join(records, 'calls'), 'utf8') : '').not.toMatch(/^peek$/m);
+    expect(t.consoleErrors).toEqual([]);
+  });
+
+  it('a local server whose script changed shows old and new hash, and approving pins the new code', async () => {
+    const { page } = t;
+    const script = join(t.folder('code'), 'notes-server.mjs');
+    writeFileSync(script, `import ${JSON.stringify(NOTES)};\n`);
+    await t.add('notes', [process.execPath, script, records], { profile: { filesystem: { read: [], write: [records], persistentData: false } } });
+    writeFileSync(script, `import ${JSON.stringify(NOTES)};\n// edited\n`);
+    await t.host.restartServer('notes');
+    await t.open('#/servers/notes');
+    const panel = page.getByTestId('code-changed');
+    await panel.waitFor();
+    const pinned = (t.host.record('notes').provenance as { script: { sha256: string } }).script.sha256;
+    expect(await panel.textContent()).toMatch(new RegExp(`Script ${script.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*approved sha256 ${pinned}.*now sha256 [0-9a-f]{64}`, 's'));
+    await waitForText(page.getByTestId('server-badges'), 'Code changed since approved');
+    await t.harness.screenshot('server-detail-code-changed');
+    await panel.getByRole('button', { name: 'Approve the new code' }).click();
+    await panel.waitFor({ state: 'detached' });
+    expect((t.host.record('notes').provenance as { script: { sha256: string } }).script.sha256).not.toBe(pinned);
     expect(t.consoleErrors).toEqual([]);
   });
 });

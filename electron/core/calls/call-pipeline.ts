@@ -5,7 +5,7 @@ import type { ConfirmationOutcome, ConfirmationRegistry, SessionGrants } from '.
 import type { AuditAnswer, AuditLog, CallOutcome } from '../audit';
 import { AirlockError } from '../errors';
 import type { GatewayCallRequest } from '../gateway/gateway-core';
-import { decide, type Decision, type ToolCall } from '../policy/decide';
+import { decide, type CodeChange, type Decision, type ToolCall } from '../policy/decide';
 import { reviewState } from '../policy/review';
 import type { IndexedTool } from '../servers/tool-index';
 import { ToolCallError } from '../servers/tool-call-error';
@@ -49,6 +49,11 @@ export interface CallPipelineDeps {
   confirmations: ConfirmationRegistry;
   audit: AuditLog;
   sandboxAvailable(): boolean;
+  /**
+   * Re-checks a local server's code and returns its change since it was
+   * approved (null: none, or not a local server).
+   */
+  codeChange(server: string, record: ServerRecord): Promise<CodeChange | null>;
   /** True when some shell can show a confirmation right now (a window, a terminal). */
   canAsk(): boolean;
   now(): number;
@@ -83,6 +88,7 @@ export class CallPipeline {
         void error;
       }
     }
+    const codeChange = await this.deps.codeChange(request.server, record);
     const indexed = this.deps.lookupTool(request.server, request.tool);
     const call: ToolCall = { server: request.server, tool: request.tool, arguments: request.arguments, caller: request.caller };
     const rules = state.rules;
@@ -95,6 +101,7 @@ export class CallPipeline {
           blocked: !record.enabled,
           profile: record.profile,
           sandboxAvailable: this.deps.sandboxAvailable() || record.profile.unsandboxed !== undefined,
+          codeChange,
         },
         rules,
         sessionGrants: this.deps.sessionGrants.list(),

@@ -34,6 +34,21 @@ export interface SessionGrant {
   expiresAt?: number;
 }
 
+/** One file of a local server's code: the hash pinned when the person approved it, and the hash at its last start. */
+export interface CodeFile {
+  role: 'executable' | 'script';
+  path: string;
+  /** sha256 the person approved (at install, or when they last approved its code). */
+  approved: string;
+  /** sha256 found at the server's last start; null when the file could not be read. */
+  current: string | null;
+}
+
+/** The server's code differs from what the person approved (at least one file). */
+export interface CodeChange {
+  files: CodeFile[];
+}
+
 /** What Airlock knows about the server, none of it from the server itself. */
 export interface ServerFacts {
   /** The user chose to trust this server's annotations. */
@@ -43,6 +58,11 @@ export interface ServerFacts {
   profile: SandboxProfile;
   /** The OS sandbox runs on this machine and wraps this server. */
   sandboxAvailable: boolean;
+  /**
+   * Its executable or script changed since the person approved it (found at
+   * its last start); absent or null: unchanged, or not a local server.
+   */
+  codeChange?: CodeChange | null | undefined;
 }
 
 /** Everything `decide()` looks at besides the call. */
@@ -87,6 +107,8 @@ export interface DecisionFlags {
   changedSinceApproval: { approvedFingerprint: ToolFingerprint } | null;
   /** The tool is not in the set the person approved: it appeared after install (or was never reviewed). */
   unreviewed: boolean;
+  /** The server's code changed since the person approved it: every rule and grant made before is void. */
+  codeChanged: CodeChange | null;
   /** Annotation loosening found in the change (suspicious after approval). */
   suspiciousLoosening: Loosening[];
   /** Claims or defaults to an open world while its sandbox gives it no network. */
@@ -108,6 +130,7 @@ export type DecidedBy =
   | { kind: 'session-grant'; grant: SessionGrant }
   | { kind: 'definition-changed' }
   | { kind: 'new-tool' }
+  | { kind: 'code-changed' }
   | { kind: 'strict-mode' }
   | { kind: 'trusted-read-only' }
   | { kind: 'contained-read-only' }
@@ -147,6 +170,8 @@ export const REASONS = {
   voided: 'The tool changed since you made a rule for it, so that rule no longer counts.',
   voidedGrant: 'The tool changed since you allowed it for this session, so that permission no longer counts.',
   changedSinceApproval: 'The tool changed since you approved it; review what changed.',
+  codeChanged:
+    'The server’s code changed since you approved it, so every rule and permission you made before no longer counts and Airlock asks before each call. Review the change on the server’s page and approve the new code to pin it.',
   unreviewed:
     'This tool is new: it was not among the tools you reviewed when you added the server (added after install), so Airlock asks before it runs, whatever the server’s trust or sandbox. Approve it on the server’s page to add it to what you reviewed.',
   suspicious: 'Suspicious: the change makes the tool claim to need less caution than before.',
@@ -174,6 +199,7 @@ const NO_FLAGS = (): DecisionFlags => ({
   voidedRules: [],
   changedSinceApproval: null,
   unreviewed: false,
+  codeChanged: null,
   suspiciousLoosening: [],
   openWorldWithoutNetwork: false,
   unsandboxed: false,
@@ -206,6 +232,8 @@ function failClosed(reason: string, decidedBy: DecidedBy, extra?: Partial<Decisi
  * Order (first match wins), the table of ARCHITECTURE.md:
  * 1. unknown tool → deny; blocked server → deny;
  * 2. a deny rule for the current fingerprint → deny;
+ * 2b. the server's code changed since it was approved (re-hashed at each
+ *    start) → ask, whatever rules or grants say (they were made for the old code);
  * 3. an allow rule for the current fingerprint, or an unexpired session
  *    grant for it → allow (strict mode: ask, see below);
  * 4. a rule or grant for an older fingerprint, or a definition that differs
@@ -335,6 +363,19 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
     return { ...base, verdict: 'deny', reasons: [REASONS.denyRule], retry: 'never', decidedBy: { kind: 'rule', rule: denyRule } };
   }
 
+  // The server's code changed since the person approved it: nothing made for the old code counts.
+  const code = server.codeChange;
+  if (code !== undefined && code !== null) {
+    // SECURITY: a code change that cannot be read is still a change (fails closed).
+    flags.codeChanged = { files: Array.isArray(code.files) ? code.files.map((file) => ({ ...file })) : [] };
+    return {
+      ...base,
+      verdict: 'ask',
+      reasons: [REASONS.codeChanged, ...flags.codeChanged.files.filter((file) => file.current !== file.approved).map(describeCodeFile), ...(strict ? [REASONS.strict] : []), ...describe()],
+      decidedBy: { kind: 'code-changed' },
+    };
+  }
+
   // The user's own standing allow for this exact definition.
   const allowRule = currentRules.find((r) => r.effect === 'allow');
   const grant = currentGrants[0];
@@ -427,6 +468,13 @@ function describeTool(
   }
   if (retry === 'never' && reading.toolClass !== 'read-only') out.push(REASONS.noRetry);
   return out;
+}
+
+/** "Its script /path: sha256 0123456789ab… → fedcba987654…", in Airlock's words. */
+function describeCodeFile(file: CodeFile): string {
+  const short = (hash: unknown) => (typeof hash === 'string' ? `${hash.slice(0, 12)}…` : '?');
+  const now = file.current === null ? 'cannot be read now' : `sha256 ${short(file.approved)} → ${short(file.current)}`;
+  return `Its ${file.role === 'script' ? 'script' : 'program'} ${String(file.path)}: ${now}.`;
 }
 
 function findOlderDefinition(flags: DecisionFlags, facts: PolicyFacts): ToolDefinition | undefined {

@@ -6,7 +6,7 @@ import { APP_LABELS, ownEntry, type PolicyMode, type Rule, type ServerRecord, ty
 import type { ServerSummary, ToolReadingView, ToolView } from '../../../shared/views';
 import { readTool } from '../policy/annotations';
 import { summariseSandbox } from '../policy/containment';
-import { decide, type SessionGrant } from '../policy/decide';
+import { decide, type CodeChange, type SessionGrant } from '../policy/decide';
 import { diffToolDefinitions } from '../policy/diff';
 import { reviewState } from '../policy/review';
 import { toDiffView, toPolicyPreview, toReadingView } from '../policy/views';
@@ -32,6 +32,8 @@ export interface ToolViewContext {
   /** Other servers' tool names, for collisions and cross-references. */
   otherServersTools: ReadonlyMap<string, readonly string[]>;
   now: number;
+  /** The server's code changed since it was approved (found at its last start). */
+  codeChange?: CodeChange | null;
 }
 
 /** One tool with its claims, Airlock's reading, the effective decision and warnings. */
@@ -43,7 +45,13 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
     { server: record.name, tool: definition.name, arguments: {}, caller: { kind: 'client', name: 'an AI app' } },
     {
       tool: { definition, fingerprint },
-      server: { trusted: record.trusted, blocked: false, profile: record.profile, sandboxAvailable: context.sandboxAvailable || record.profile.unsandboxed !== undefined },
+      server: {
+        trusted: record.trusted,
+        blocked: false,
+        profile: record.profile,
+        sandboxAvailable: context.sandboxAvailable || record.profile.unsandboxed !== undefined,
+        codeChange: context.codeChange ?? null,
+      },
       rules: context.rules,
       sessionGrants: context.sessionGrants,
       mode: context.mode,
@@ -102,6 +110,7 @@ export function serverSummary(
   record: ServerRecord,
   status: { state: ServerState; lastError?: string },
   tools: readonly { definition: ToolDefinition; fingerprint: string }[],
+  codeChange: CodeChange | null = null,
 ): ServerSummary {
   const sandbox = summariseSandbox(record.profile);
   const states = tools.map((tool) => reviewState(record.approvedTools, tool.definition.name, tool.fingerprint).kind);
@@ -117,6 +126,7 @@ export function serverSummary(
     toolCount: tools.length,
     pendingChanges: states.filter((state) => state === 'changed').length,
     newTools: states.filter((state) => state === 'new').length,
+    codeChanged: codeChange !== null,
     ...(status.lastError ? { lastError: status.lastError } : {}),
   };
 }

@@ -62,6 +62,8 @@ interface State {
   missing: boolean;
   /** The approved set holds this tool as it is now, an older definition of it, or not at all (new). */
   reviewed: 'current' | 'older' | 'none';
+  /** The server's code changed since it was approved. */
+  codeChanged: boolean;
 }
 
 const stateArb = (fps = [CURRENT, OLD]): fc.Arbitrary<State> =>
@@ -76,6 +78,7 @@ const stateArb = (fps = [CURRENT, OLD]): fc.Arbitrary<State> =>
     mode: fc.constantFrom('default' as const, 'strict' as const),
     missing: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
     reviewed: fc.constantFrom('current' as const, 'current' as const, 'older' as const, 'none' as const),
+    codeChanged: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
   });
 
 function toFacts(s: State, annotations = s.annotations, fingerprint = CURRENT): PolicyFacts {
@@ -87,7 +90,13 @@ function toFacts(s: State, annotations = s.annotations, fingerprint = CURRENT): 
   };
   return {
     ...(s.missing ? {} : { tool: { definition, fingerprint } }),
-    server: { trusted: s.trusted, ...(s.blocked !== undefined ? { blocked: s.blocked } : {}), profile: s.profile, sandboxAvailable: s.sandboxAvailable },
+    server: {
+      trusted: s.trusted,
+      ...(s.blocked !== undefined ? { blocked: s.blocked } : {}),
+      profile: s.profile,
+      sandboxAvailable: s.sandboxAvailable,
+      ...(s.codeChanged ? { codeChange: { files: [{ role: 'script' as const, path: '/srv/x.js', approved: OLD, current: CURRENT }] } } : {}),
+    },
     rules: s.rules,
     sessionGrants: s.grants,
     mode: s.mode,
@@ -179,6 +188,19 @@ describe('decide(): properties over random states', () => {
           expect(standing?.fingerprint).toBe(CURRENT);
         }
         if (!s.blocked && !s.missing && d.verdict !== 'deny') expect(d.flags.unreviewed).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('a code change voids every rule and grant: after it, nothing is allowed, and only a denial still denies', () => {
+    fc.assert(
+      fc.property(stateArb(), (s0) => {
+        const s = { ...s0, codeChanged: true };
+        const d = decide(call(), toFacts(s), NOW);
+        expect(d.verdict).not.toBe('allow');
+        if (d.verdict === 'deny') expect(['blocked', 'unknown-tool', 'rule', 'policy-error']).toContain(d.decidedBy.kind);
+        if (d.decidedBy.kind === 'rule') expect(d.decidedBy.rule.effect).toBe('deny');
       }),
       { numRuns: RUNS },
     );

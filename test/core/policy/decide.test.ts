@@ -14,6 +14,7 @@ import {
   facts,
   grantFor,
   ruleFor,
+  SCRIPT_CHANGE,
   tool,
   uncontained,
   type FactsInput,
@@ -79,6 +80,15 @@ describe('decide(): the policy table of ARCHITECTURE.md (default mode)', () => {
     rows.push([`new tool, ${name}, the person's allow rule for this exact definition`, (d) => ({ annotations: a, unreviewed: true, rules: [ruleFor(d, 'allow')] }), 'allow', 'rule']);
     rows.push([`new tool, ${name}, the person's session grant for this exact definition`, (d) => ({ annotations: a, unreviewed: true, grants: [grantFor(d)] }), 'allow', 'session-grant']);
     rows.push([`new tool, ${name}, allow rule for an older definition`, (d) => ({ annotations: a, trusted: true, profile: contained(), unreviewed: true, rules: [ruleFor(d, 'allow', OLD_FP)] }), 'ask', 'definition-changed']);
+  }
+  // | any (its code changed since approved) | any | allow rule or grant made before | ask — they were made for the old code |
+  for (const [name, a] of classes) {
+    rows.push([`code changed, ${name}, trusted+contained, no rule`, { annotations: a, trusted: true, profile: contained(), codeChanged: true }, 'ask', 'code-changed']);
+    rows.push([`code changed, ${name}, allow rule for this definition`, (d) => ({ annotations: a, codeChanged: true, rules: [ruleFor(d, 'allow')] }), 'ask', 'code-changed']);
+    rows.push([`code changed, ${name}, session grant`, (d) => ({ annotations: a, codeChanged: true, grants: [grantFor(d)] }), 'ask', 'code-changed']);
+    rows.push([`code changed, ${name}, new tool`, { annotations: a, trusted: true, codeChanged: true, unreviewed: true }, 'ask', 'code-changed']);
+    rows.push([`code changed, ${name}, deny rule still denies`, (d) => ({ annotations: a, codeChanged: true, rules: [ruleFor(d, 'deny')] }), 'deny', 'rule']);
+    rows.push([`code changed, ${name}, blocked`, { annotations: a, codeChanged: true, blocked: true }, 'deny', 'blocked']);
   }
   // | any | any | allow rule for this fingerprint, or session grant | allow |
   for (const [name, a] of classes) {
@@ -253,6 +263,29 @@ describe('decide(): the rules of issue 4', () => {
       const d = decide(call(), facts({ annotations: READ_ONLY, trusted: true, unreviewed: true, mode: 'strict' }), NOW);
       expect(d.verdict).toBe('ask');
       expect(d.reasons.slice(0, 2)).toEqual([REASONS.unreviewed, REASONS.strict]);
+    });
+  });
+
+  describe('a code change voids rules like a changed definition (issue 10 5)', () => {
+    it('says what changed: old and new hash of the edited file, in Airlock’s words', () => {
+      const def = tool(READ_ONLY);
+      const d = decide(call(), facts({ definition: def, trusted: true, profile: contained(), codeChanged: true, rules: [ruleFor(def, 'allow')] }), NOW);
+      expect(d).toMatchObject({ verdict: 'ask', decidedBy: { kind: 'code-changed' } });
+      expect(d.flags.codeChanged).toEqual(SCRIPT_CHANGE);
+      expect(d.reasons[0]).toBe(REASONS.codeChanged);
+      expect(d.reasons[1]).toBe(`Its script /home/me/server.js: sha256 ${'a'.repeat(12)}… → ${'b'.repeat(12)}….`);
+    });
+
+    it('an unreadable file is a change; a malformed change fails closed', () => {
+      const unreadable = { files: [{ role: 'executable' as const, path: '/usr/bin/x', approved: 'a'.repeat(64), current: null }] };
+      const f = facts({ annotations: READ_ONLY, trusted: true });
+      expect(decide(call(), { ...f, server: { ...f.server, codeChange: unreadable } }, NOW).reasons[1]).toBe('Its program /usr/bin/x: cannot be read now.');
+      expect(decide(call(), { ...f, server: { ...f.server, codeChange: {} as never } }, NOW).decidedBy.kind).toBe('code-changed');
+    });
+
+    it('no code change (null or absent): the table as before', () => {
+      const f = facts({ annotations: READ_ONLY, trusted: true });
+      expect(decide(call(), { ...f, server: { ...f.server, codeChange: null } }, NOW).decidedBy.kind).toBe('trusted-read-only');
     });
   });
 

@@ -50,7 +50,12 @@ export interface FactsInput {
   missing?: boolean;
   /** The tool is not in the approved set (new: added after install). Default: approved as it is now. */
   unreviewed?: boolean;
+  /** The server's code changed since it was approved (found at its last start). */
+  codeChanged?: boolean;
 }
+
+/** A script edited since it was approved. */
+export const SCRIPT_CHANGE = { files: [{ role: 'script' as const, path: '/home/me/server.js', approved: 'a'.repeat(64), current: 'b'.repeat(64) }] };
 
 export function facts(input: FactsInput = {}): PolicyFacts {
   const definition = input.definition ?? tool(input.annotations);
@@ -61,6 +66,7 @@ export function facts(input: FactsInput = {}): PolicyFacts {
       ...(input.blocked !== undefined ? { blocked: input.blocked } : {}),
       profile: input.profile ?? uncontained(),
       sandboxAvailable: input.sandboxAvailable ?? true,
+      ...(input.codeChanged ? { codeChange: SCRIPT_CHANGE } : {}),
     },
     rules: input.rules ?? [],
     sessionGrants: input.grants ?? [],
