@@ -136,6 +136,7 @@ export class AirlockHost {
       ensureReady: async (server) => {
         if (this.supervisor.state(server) !== 'ready') await this.supervisor.start(server);
       },
+      toolsSettled: (server) => this.supervisor.toolsSettled(server),
       callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
       saveRule: (rule) => this.saveRule(rule),
       sessionGrants: this.sessionGrants,
@@ -150,7 +151,12 @@ export class AirlockHost {
     const emitApprovals = () => options.hooks.emit('approvals.didChange', this.pendingConfirmations());
     this.disposers.push(this.confirmations.onDidOpen(emitApprovals), this.confirmations.onDidClose(emitApprovals));
     const stateSub = this.supervisor.onDidChangeState(() => this.emitServers());
-    const toolsSub = this.supervisor.onDidChangeTools(() => this.emitServers());
+    const toolsSub = this.supervisor.onDidChangeTools(({ server }) => {
+      // SECURITY: a question about a tool that changed while it was open is withdrawn; the
+      // pipeline asks again with the new definition (issue 9, item 8).
+      this.confirmations.cancelChanged(server, (tool) => this.supervisor.tools.lookup(server, tool)?.fingerprint);
+      this.emitServers();
+    });
     this.disposers.push(() => stateSub.dispose(), () => toolsSub.dispose());
   }
 

@@ -93,7 +93,14 @@ export type ConfirmationOutcome =
       rule?: Rule;
     }
   | { kind: 'expired'; id: string; at: number }
-  | { kind: 'cancelled'; id: string; at: number; reason: string };
+  | {
+      kind: 'cancelled';
+      id: string;
+      at: number;
+      reason: string;
+      /** `definition-changed`: the tool changed while the person was being asked (the caller may ask again). */
+      cause?: 'definition-changed';
+    };
 
 /** Why an answer was refused. */
 export type AnswerRefusal =
@@ -333,7 +340,8 @@ export class ConfirmationRegistry {
       args = copy;
     }
 
-    const token = this.#tokens.issue(request.server, request.tool, args, id);
+    // SECURITY: the approval is for the definition the person saw; consume() refuses it for another.
+    const token = this.#tokens.issue(request.server, request.tool, args, id, request.fingerprint);
     const outcome: ConfirmationOutcome = {
       kind: 'approved',
       id,
@@ -363,10 +371,12 @@ export class ConfirmationRegistry {
 
   /**
    * Checks and burns an approval token right before the call is sent:
-   * accepted once, only for exactly the approved server, tool and arguments.
+   * accepted once, only for exactly the approved server, tool and arguments,
+   * and — given the tool's `fingerprint` now — only if it is still the
+   * definition the person saw.
    */
-  consume(token: unknown, server: string, tool: string, args: unknown): ConsumeResult {
-    return this.#tokens.consume(token, server, tool, args);
+  consume(token: unknown, server: string, tool: string, args: unknown, fingerprint?: string): ConsumeResult {
+    return this.#tokens.consume(token, server, tool, args, fingerprint);
   }
 
   /** The requests still waiting, oldest first. */
@@ -383,6 +393,34 @@ export class ConfirmationRegistry {
   cancelAll(reason: string): void {
     const at = this.#clock.now();
     for (const id of [...this.#pending.keys()]) this.#close(id, { kind: 'cancelled', id, at, reason });
+  }
+
+  /**
+   * A server's tools changed: cancels its pending requests whose tool is no
+   * longer defined as the person is being shown (`current` gives a tool's
+   * fingerprint now; undefined: the server no longer offers it). Their
+   * callers learn the cause and may ask again with the new definition.
+   * Returns the ids cancelled.
+   *
+   * SECURITY: an approval binds to the definition shown — a change while a
+   * confirmation is open cancels it (issue 9, item 8).
+   */
+  cancelChanged(server: string, current: (tool: string) => string | undefined): string[] {
+    const at = this.#clock.now();
+    const cancelled: string[] = [];
+    for (const [id, pending] of [...this.#pending]) {
+      const { request } = pending;
+      if (request.server !== server || current(request.tool) === request.fingerprint) continue;
+      this.#close(id, {
+        kind: 'cancelled',
+        id,
+        at,
+        reason: 'the tool changed while you were being asked; Airlock asks again with its new definition',
+        cause: 'definition-changed',
+      });
+      cancelled.push(id);
+    }
+    return cancelled;
   }
 
   /** Cancels one pending request (e.g. its caller went away). Returns false if it was not pending. */
