@@ -6,7 +6,7 @@ import type { Decision, SessionGrant, ToolCall } from '../policy/decide';
 import type { DefinitionDiff } from '../policy/diff';
 import { canonicalJson } from '../tools/canonical-json';
 import { ApprovalTokens, type ConsumeResult } from './approval-tokens';
-import { validateAgainstSchema, isJsonValue, type SchemaProblem } from './argument-schema';
+import { checkAgainstSchema, isJsonValue, MAX_VALIDATION_STEPS, type SchemaProblem } from './argument-schema';
 import { systemClock, type Clock } from './clock';
 import type { SessionGrants } from './session-grants';
 
@@ -331,9 +331,18 @@ export class ConfirmationRegistry {
       if (e === null || typeof e !== 'object' || Array.isArray(e) || !isJsonValue(e)) {
         return refuse('invalid-arguments', 'The edited arguments must be a JSON object.');
       }
-      const problems = validateAgainstSchema(request.inputSchema, e);
-      if (problems.length > 0) {
-        return { ok: false, reason: 'invalid-arguments', message: 'The edited arguments do not fit the tool’s schema.', problems };
+      // SECURITY: the schema is the server's — the check has a cost limit (argument-schema.ts).
+      const checked = checkAgainstSchema(request.inputSchema, e);
+      if (checked.tooCostly) {
+        return {
+          ok: false,
+          reason: 'invalid-arguments',
+          message: `Airlock cannot check edited arguments against this tool’s schema: it is too complex to check within Airlock’s limit of ${MAX_VALIDATION_STEPS.toLocaleString('en')} steps (a server-written schema can take forever to check). The request is still open: allow the arguments as they were sent, or deny.`,
+          problems: checked.problems,
+        };
+      }
+      if (checked.problems.length > 0) {
+        return { ok: false, reason: 'invalid-arguments', message: 'The edited arguments do not fit the tool’s schema.', problems: checked.problems };
       }
       const copy = cloneJson(e);
       edited = canonicalJson(copy) !== canonicalJson(args);

@@ -409,3 +409,19 @@ describe('an approval binds to the definition shown (issue 9, item 8)', () => {
     expect(registry.cancelChanged('elsewhere', () => undefined)).toEqual([otherServer.request.id]);
   });
 });
+
+describe('edited arguments are checked within a cost limit (issue 10, item 6)', () => {
+  it('against a 26-level exponential schema they are refused with a clear message; the request stays open', async () => {
+    const defs: Record<string, unknown> = { a0: { type: 'string' } };
+    for (let i = 1; i <= 26; i += 1) defs[`a${i}`] = { allOf: [{ $ref: `#/$defs/a${i - 1}` }, { $ref: `#/$defs/a${i - 1}` }] };
+    const PICK: ToolDefinition = { name: 'pick', inputSchema: { type: 'object', $defs: defs, properties: { x: { $ref: '#/$defs/a26' } } }, annotations: { destructiveHint: false } };
+    const { registry, open, call } = setup(PICK);
+    const { request, outcome } = open({ ...call, arguments: { x: 'sent' } });
+    const refused = registry.answer(request.id, { choice: 'allow-once', editedArguments: { x: 'edited' }, answeredBy: by });
+    expect(refused).toMatchObject({ ok: false, reason: 'invalid-arguments' });
+    expect(refused.ok === false && refused.message).toMatch(/too complex to check within Airlock’s limit of 100,000 steps.*still open: allow the arguments as they were sent, or deny/);
+    expect(registry.pending().map((r) => r.id)).toEqual([request.id]);
+    expect(registry.answer(request.id, { choice: 'allow-once', answeredBy: by }).ok).toBe(true);
+    expect(await outcome).toMatchObject({ kind: 'approved', arguments: { x: 'sent' }, edited: false });
+  });
+});
