@@ -84,6 +84,7 @@ export class AirlockHost {
   readonly network: NetworkQuestions;
   /** Local servers' code, re-hashed at every start against what the person approved. */
   readonly codePins: CodePins;
+  private readonly codeHasher: CodeHasher;
   private readonly pipeline: CallPipeline;
   private readonly checkSandbox: () => SandboxSupport;
   private sandbox: SandboxSupport;
@@ -112,7 +113,8 @@ export class AirlockHost {
         mayAsk: (_server, profile) => !isContained(profile),
         ...options.launcherOptions,
       });
-    this.codePins = new CodePins({ hasher: new CodeHasher({ dataDir }), now: () => Date.now() });
+    this.codeHasher = new CodeHasher({ dataDir });
+    this.codePins = new CodePins({ hasher: this.codeHasher, now: () => Date.now() });
     this.supervisor = new Supervisor({
       ...options.supervisor,
       launcher: this.launcher,
@@ -126,6 +128,7 @@ export class AirlockHost {
       ...(options.homeDir ? { homeDir: options.homeDir } : {}),
       ...(options.nodePath ? { nodePath: options.nodePath } : {}),
       toolContext: (record) => this.toolContext(record),
+      hashFile: (path) => this.codeHasher.sha256(path),
       onDidChange: () => this.emitServers(),
       startServer: (name) => this.supervisor.start(name),
       stopServer: (name) => this.supervisor.stop(name),

@@ -63,6 +63,8 @@ export interface InstallFlowDeps {
   /** The npm command (default `npm` on PATH). */
   npmCommand?: string;
   toolContext(record: ServerRecord): ToolViewContext;
+  /** How a local server's files are hashed (the code hasher, so its first start need not hash them again). */
+  hashFile?(path: string): Promise<string>;
   onDidChange(): void;
   startServer(name: string): Promise<void>;
   stopServer(name: string): Promise<void>;
@@ -102,7 +104,10 @@ export class InstallFlow {
         draft = { id, dir, candidate: bundle.candidate, bundle, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
       } else {
         const [command, ...args] = source.argv;
-        const candidate = await prepareLocalCommand({ command: command!, args }, { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+        const candidate = await prepareLocalCommand(
+          { command: command!, args },
+          { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.deps.hashFile ? { hashFile: (path: string) => this.deps.hashFile!(path) } : {}) },
+        );
         draft = { id, candidate, installed: true, secretValues: {}, profile: defaultSandboxProfile() };
       }
     } catch (error) {
