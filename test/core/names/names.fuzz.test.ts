@@ -101,6 +101,17 @@ describe('a server whose every name is an inherited property, in the real sandbo
     expect(t.host.rules().filter((rule) => rule.server === 'names')).toEqual([]);
   });
 
+  it('approving a tool named __proto__ or constructor again keeps every approval as its own entry', async () => {
+    for (const name of ['__proto__', 'constructor']) {
+      const tool = t.host.supervisor.tools.lookup('names', name)!;
+      await t.host.approveChange('names', name, tool.fingerprint);
+    }
+    const approved = t.host.record('names').approvedTools;
+    expect(Object.keys(approved).sort()).toEqual([...FIXTURE_NAMES].sort());
+    expect(Object.getPrototypeOf(approved)).toBeNull();
+    expect(ownEntry(approved, '__proto__')?.definition.name).toBe('__proto__');
+  });
+
   it('calls: each tool is decided by its own definition and gets exactly the arguments sent, names included', async () => {
     const args = Object.fromEntries(FIXTURE_NAMES.map((name) => [name, `value of ${name}`]));
     // As a client's JSON arrives: `__proto__` an own key like the others.
