@@ -5,6 +5,8 @@
  * either way; this only helps a person type them.
  */
 
+import { ownEntry } from '../shared/domain';
+
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum';
 export interface Field {
   name: string;
@@ -40,9 +42,10 @@ export function fieldsOf(schema: Record<string, unknown>): Field[] | undefined {
 
 /** Builds the arguments from the form's text values; a message for the first problem. */
 export function argumentsFrom(fields: Field[], values: Record<string, string>): { value?: Record<string, unknown>; error?: string } {
-  const out: Record<string, unknown> = {};
+  // Argument names are the server's: a null-prototype object keeps `__proto__` and friends as plain entries.
+  const out = Object.create(null) as Record<string, unknown>;
   for (const field of fields) {
-    const text = values[field.name] ?? '';
+    const text = ownEntry(values, field.name) ?? '';
     if (field.kind === 'boolean') {
       if (text === 'true') out[field.name] = true;
       else if (text === 'false') out[field.name] = false;

@@ -6,6 +6,47 @@
  */
 import { z } from 'zod';
 
+/**
+ * A record keyed by names someone else chose — a server's tool and argument
+ * names, a bundle's setting keys, a config file's entries. Parsed into a
+ * null-prototype object, key for key (an own `__proto__` included), so a name
+ * like `constructor` or `__proto__` is an entry like any other and can never
+ * read or replace `Object.prototype`. (zod's own `z.record` assigns keys to a
+ * plain object: `__proto__` is lost and replaces the result's prototype.)
+ *
+ * SECURITY: names are data (issue 9, item 5) — every map keyed by a
+ * server-chosen name is a `Map` or a null-prototype object.
+ */
+export function nameKeyedRecord<K extends z.ZodType<string>, V extends z.ZodType>(key: K, value: V) {
+  return z
+    .custom<Record<string, unknown>>((input) => input !== null && typeof input === 'object' && !Array.isArray(input), { message: 'expected an object' })
+    .transform((input, ctx) => {
+      const out = Object.create(null) as Record<z.output<K>, z.output<V>>;
+      for (const [name, member] of Object.entries(input)) {
+        const checkedKey = key.safeParse(name);
+        if (!checkedKey.success) {
+          for (const issue of checkedKey.error.issues) ctx.addIssue({ ...issue, path: [name], message: `the name: ${issue.message}` } as never);
+          continue;
+        }
+        const checked = value.safeParse(member);
+        if (!checked.success) {
+          for (const issue of checked.error.issues) ctx.addIssue({ ...issue, path: [name, ...issue.path] } as never);
+          continue;
+        }
+        Object.defineProperty(out, name, { value: checked.data, enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    });
+}
+
+/**
+ * The entry a record holds under `name` as its own; never an inherited
+ * property (`constructor`, `toString`, …) of a plain object.
+ */
+export function ownEntry<V>(record: Readonly<Record<string, V>> | null | undefined, name: string): V | undefined {
+  return record !== null && record !== undefined && Object.prototype.hasOwnProperty.call(record, name) ? record[name] : undefined;
+}
+
 /** A server's short name: what the user calls it and what namespaces its tools. */
 export const ServerNameSchema = z
   .string()
@@ -32,10 +73,10 @@ export const ToolDefinitionSchema = z
     name: z.string(),
     title: z.string().optional(),
     description: z.string().optional(),
-    inputSchema: z.record(z.string(), z.unknown()),
-    outputSchema: z.record(z.string(), z.unknown()).optional(),
+    inputSchema: nameKeyedRecord(z.string(), z.unknown()),
+    outputSchema: nameKeyedRecord(z.string(), z.unknown()).optional(),
     annotations: ToolAnnotationsSchema.optional(),
-    _meta: z.record(z.string(), z.unknown()).optional(),
+    _meta: nameKeyedRecord(z.string(), z.unknown()).optional(),
   })
   .passthrough();
 export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
@@ -50,7 +91,7 @@ export const ServerSpecSchema = z.object({
   args: z.array(z.string()),
   cwd: z.string().optional(),
   /** Plain (non-secret) environment variables the user granted. */
-  env: z.record(z.string(), z.string()),
+  env: nameKeyedRecord(z.string(), z.string()),
 });
 export type ServerSpec = z.infer<typeof ServerSpecSchema>;
 
@@ -166,7 +207,7 @@ export const ServerRecordSchema = z.object({
   /** Enabled servers start with Airlock; new and imported servers start disabled. */
   enabled: z.boolean(),
   /** Tools as approved, keyed by tool name. */
-  approvedTools: z.record(z.string(), ApprovedToolSchema),
+  approvedTools: nameKeyedRecord(z.string(), ApprovedToolSchema),
   createdAt: z.string(),
 });
 export type ServerRecord = z.infer<typeof ServerRecordSchema>;

@@ -7,7 +7,7 @@
  * the names listed here.
  */
 import { z } from 'zod';
-import { PolicyModeSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema } from './domain';
+import { nameKeyedRecord, PolicyModeSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema } from './domain';
 import {
   AuditEntryViewSchema,
   AuditVerifyViewSchema,
@@ -47,10 +47,10 @@ const ByName = z.strictObject({ name: ServerNameSchema });
 /** Text a person typed: bounded. */
 const Text = (max = 4096) => z.string().max(max);
 /** Tool arguments: a JSON object (validated against the tool's schema in the core). */
-const Arguments = z.record(z.string().max(256), z.unknown());
+const Arguments = nameKeyedRecord(z.string().max(256), z.unknown());
 
 /** Values for a server's `user_config` fields, by key. */
-const UserConfigValues = z.record(z.string().max(128), z.union([Text(), z.number(), z.boolean(), z.array(Text()).max(64)]));
+const UserConfigValues = nameKeyedRecord(z.string().max(128), z.union([Text(), z.number(), z.boolean(), z.array(Text()).max(64)]));
 
 /** Where a server comes from, as the install screen asks for it. */
 export const InstallSourceSchema = z.discriminatedUnion('kind', [
@@ -151,6 +151,15 @@ export const channels = {
     response: ServerDetailSchema,
     doc: 'Renderer, pending changes: approves the changed definition the person saw (by its fingerprint).',
   },
+  'servers.approveCode': {
+    request: z.strictObject({
+      name: ServerNameSchema,
+      /** The hashes the person saw, per file: approving pins exactly these. */
+      files: z.array(z.strictObject({ path: Text(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })).min(1).max(4),
+    }),
+    response: ServerDetailSchema,
+    doc: "Renderer, detail page: approves a local server's changed code (the hashes the person saw) and pins it; the 'always allow' rules and session permissions made for the old code are removed (denials stay).",
+  },
   'servers.revokeRules': { request: ByName, response: ServerDetailSchema, doc: "Renderer, detail page: removes every rule and session grant for a server's tools." },
 
   // ── Install ────────────────────────────────────────────────────────────
@@ -175,7 +184,7 @@ export const channels = {
       name: ServerNameSchema,
       profile: EditableProfileSchema,
       trusted: z.boolean(),
-      secrets: z.record(z.string().max(128), Text(65536)),
+      secrets: nameKeyedRecord(z.string().max(128), Text(65536)),
       userConfig: UserConfigValues.optional(),
       enable: z.boolean(),
     }),

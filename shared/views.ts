@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
   CallerSchema,
   ImportOriginSchema,
+  nameKeyedRecord,
   PolicyModeSchema,
   ProvenanceSchema,
   SandboxProfileSchema,
@@ -70,7 +71,7 @@ export const ToolViewSchema = z.object({
   namespacedName: z.string(),
   title: z.string().optional(),
   description: z.string().optional(),
-  inputSchema: z.record(z.string(), z.unknown()),
+  inputSchema: nameKeyedRecord(z.string(), z.unknown()),
   /** The annotations exactly as the server sent them: claims. */
   claimed: ToolAnnotationsSchema.optional(),
   reading: ToolReadingViewSchema,
@@ -82,11 +83,30 @@ export const ToolViewSchema = z.object({
   approvedAt: z.string().optional(),
   /** The definition changed since it was approved: paused until approved again. */
   pendingChange: z.object({ diff: DefinitionDiffViewSchema, suspicious: z.boolean() }).optional(),
-  /** New since the user last approved this server's tools. */
+  /**
+   * Not in the set the person approved: listed after install (or never
+   * reviewed). Pending review — its first call asks, whatever the server's
+   * trust or sandbox — until approved (`servers.approveChange`).
+   */
   isNew: z.boolean(),
   warnings: z.array(ToolWarningSchema),
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
+
+/** A local server's code as pinned and as found at its last start (executable, script). */
+export const CodeChangeViewSchema = z.object({
+  files: z.array(
+    z.object({
+      role: z.enum(['executable', 'script']),
+      path: z.string(),
+      /** sha256 the person approved. */
+      approved: z.string(),
+      /** sha256 at its last start; null when the file could not be read. */
+      current: z.string().nullable(),
+    }),
+  ),
+});
+export type CodeChangeView = z.infer<typeof CodeChangeViewSchema>;
 
 /** One row of the Servers list. */
 export const ServerSummarySchema = z.object({
@@ -102,7 +122,12 @@ export const ServerSummarySchema = z.object({
   /** "npm @scope/pkg@1.2.3", "MCPB bundle (unsigned)", "local command". */
   source: z.string(),
   toolCount: z.number().int(),
+  /** Tools whose definition changed since it was approved (paused until approved again). */
   pendingChanges: z.number().int(),
+  /** Tools added after install, not reviewed yet (each asks before its first call until approved). */
+  newTools: z.number().int(),
+  /** Its executable or script changed since it was approved (found at its last start): every call asks. */
+  codeChanged: z.boolean(),
   /** The last error the supervisor recorded (a crash, a sandbox refusal). */
   lastError: z.string().optional(),
 });
@@ -143,6 +168,8 @@ export const ServerDetailSchema = ServerSummarySchema.extend({
   profile: SandboxProfileSchema,
   /** Names of secrets that have a value (values are never sent to the renderer). */
   secretsSet: z.array(z.string()),
+  /** Its code changed since it was approved: old and new hash of each file, until the person approves the new code. */
+  codeChange: CodeChangeViewSchema.optional(),
   tools: z.array(ToolViewSchema),
   logs: z.array(LogLineViewSchema),
   recentCalls: z.array(AuditEntryViewSchema),
@@ -233,8 +260,8 @@ export const ConfirmationViewSchema = z.object({
   tool: z.string(),
   toolTitle: z.string().optional(),
   toolDescription: z.string().optional(),
-  inputSchema: z.record(z.string(), z.unknown()),
-  arguments: z.record(z.string(), z.unknown()),
+  inputSchema: nameKeyedRecord(z.string(), z.unknown()),
+  arguments: nameKeyedRecord(z.string(), z.unknown()),
   claimed: ToolAnnotationsSchema.optional(),
   reading: ToolReadingViewSchema,
   reasons: z.array(z.string()),

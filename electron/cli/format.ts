@@ -13,6 +13,8 @@ export function formatSummaryLine(server: ServerSummary): string {
     server.sandboxed ? 'sandboxed' : 'NOT SANDBOXED',
     server.network ? 'network' : 'no network',
     ...(server.pendingChanges ? [`${server.pendingChanges} pending change(s)`] : []),
+    ...(server.newTools ? [`${server.newTools} new tool(s) to review`] : []),
+    ...(server.codeChanged ? ['CODE CHANGED since approved'] : []),
   ];
   return `${server.name.padEnd(20)} ${badges.join(' · ')}\n${' '.repeat(21)}${server.summary}`;
 }
@@ -61,6 +63,7 @@ export function formatTool(tool: ToolView): string {
   if (tool.description) lines.push(`      ${inert(tool.description.length > 300 ? `${tool.description.slice(0, 300)}…` : tool.description)}`);
   lines.push(`      claims: ${tool.reading.claims.join('; ')}`);
   if (tool.rule) lines.push(`      rule: ${tool.rule.effect} (since ${tool.rule.createdAt})`);
+  if (tool.isNew) lines.push('      NEW — added after install, not reviewed: its first call asks, whatever the trust or sandbox. Review it here, then `airlock approve SERVER TOOL`.');
   if (tool.pendingChange) lines.push(`      CHANGED since approval${tool.pendingChange.suspicious ? ' (SUSPICIOUS: it now claims to need less caution)' : ''}: ${tool.pendingChange.diff.changes.map((c) => c.field).join(', ')}`);
   for (const warning of tool.warnings) lines.push(`      warning: ${warning.message}`);
   return lines.join('\n');
@@ -77,6 +80,14 @@ export function formatDetail(detail: ServerDetail): string {
     `  secrets: ${detail.profile.secrets.join(', ') || 'none'}${detail.secretsSet.length ? ` (set: ${detail.secretsSet.join(', ')})` : ''}`,
   );
   if (detail.profile.unsandboxed) lines.push(`  !! runs WITHOUT a sandbox (you consented on ${detail.profile.unsandboxed.consentedAt})`);
+  if (detail.codeChange) {
+    lines.push('!! Its code changed since you approved it. Every call asks; "always allow" rules made before do not count.');
+    for (const file of detail.codeChange.files) {
+      if (file.current === file.approved) continue;
+      lines.push(`  ${file.role} ${file.path}`, `    approved sha256 ${file.approved}`, `    now      ${file.current === null ? '(cannot be read)' : `sha256 ${file.current}`}`);
+    }
+    lines.push(`  Review the change, then pin the new code: airlock approve ${detail.name} --code`);
+  }
   lines.push(`Tools (${detail.tools.length}):`);
   for (const tool of detail.tools) lines.push(formatTool(tool));
   return lines.join('\n');

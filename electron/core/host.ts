@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APP_LABELS, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
+import { APP_LABELS, ownEntry, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
@@ -11,12 +11,14 @@ import { NetworkDecisionRecorder } from './audit/network-record';
 import { toActivityViews, toAuditEntryViews, toAuditVerifyView } from './audit/views';
 import { toConfirmationView } from './approvals/views';
 import { CallPipeline, type CallRequest, type CallResult } from './calls/call-pipeline';
+import { CodeHasher, CodePins } from './code-pins';
 import { AirlockError } from './errors';
 import { connectApp, ConnectError, previewConnect, undoConnect, type ConnectApp } from './connect';
 import type { GatewayCore } from './gateway/gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
 import { InstallFlow } from './install-flow/install-flow';
 import { readTool } from './policy/annotations';
+import type { CodeChange } from './policy/decide';
 import { isContained, summariseSandbox } from './policy/containment';
 import { NetworkQuestions, NoAnswerError } from './approvals/network-questions';
 import { checkSandboxSupport } from './sandbox/capability';
@@ -89,6 +91,9 @@ export class AirlockHost {
   readonly launcher: AirlockSandboxLauncher;
   readonly install: InstallFlow;
   readonly network: NetworkQuestions;
+  /** Local servers' code, re-hashed at every start against what the person approved. */
+  readonly codePins: CodePins;
+  private readonly codeHasher: CodeHasher;
   private readonly pipeline: CallPipeline;
   private readonly checkSandbox: () => SandboxSupport;
   private sandbox: SandboxSupport;
@@ -123,6 +128,8 @@ export class AirlockHost {
         mayAsk: (_server, profile) => !isContained(profile),
         ...options.launcherOptions,
       });
+    this.codeHasher = new CodeHasher({ dataDir });
+    this.codePins = new CodePins({ hasher: this.codeHasher, now: () => Date.now() });
     this.supervisor = new Supervisor({
       ...options.supervisor,
       launcher: this.launcher,
@@ -136,6 +143,7 @@ export class AirlockHost {
       ...(options.homeDir ? { homeDir: options.homeDir } : {}),
       ...(options.nodePath ? { nodePath: options.nodePath } : {}),
       toolContext: (record) => this.toolContext(record),
+      hashFile: (path) => this.codeHasher.sha256(path),
       onDidChange: () => this.emitServers(),
       startServer: (name) => this.supervisor.start(name),
       stopServer: (name) => this.supervisor.stop(name),
@@ -146,6 +154,7 @@ export class AirlockHost {
       ensureReady: async (server) => {
         if (this.supervisor.state(server) !== 'ready') await this.supervisor.start(server);
       },
+      toolsSettled: (server) => this.supervisor.toolsSettled(server),
       callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
       secretValues: (server) => this.secretValuesOf(server),
       saveRule: (rule) => this.saveRule(rule),
@@ -153,6 +162,7 @@ export class AirlockHost {
       confirmations: this.confirmations,
       audit: this.audit,
       sandboxAvailable: () => this.sandbox.supported,
+      codeChange: (server, record) => this.codePins.check(server, record.provenance, 'call'),
       canAsk: () => options.hooks.canAsk?.() ?? false,
       now: () => Date.now(),
       onDidAppend: (seq) => options.hooks.emit('audit.didAppend', { seq }),
@@ -160,7 +170,12 @@ export class AirlockHost {
     const emitApprovals = () => options.hooks.emit('approvals.didChange', this.pendingConfirmations());
     this.disposers.push(this.confirmations.onDidOpen(emitApprovals), this.confirmations.onDidClose(emitApprovals));
     const stateSub = this.supervisor.onDidChangeState(() => this.emitServers());
-    const toolsSub = this.supervisor.onDidChangeTools(() => this.emitServers());
+    const toolsSub = this.supervisor.onDidChangeTools(({ server }) => {
+      // SECURITY: a question about a tool that changed while it was open is withdrawn; the
+      // pipeline asks again with the new definition (issue 9, item 8).
+      this.confirmations.cancelChanged(server, (tool) => this.supervisor.tools.lookup(server, tool)?.fingerprint);
+      this.emitServers();
+    });
     this.disposers.push(() => stateSub.dispose(), () => toolsSub.dispose());
   }
 
@@ -201,7 +216,7 @@ export class AirlockHost {
   }
 
   record(name: string): ServerRecord {
-    const record = this.store.read().servers[name];
+    const record = ownEntry(this.store.read().servers, name);
     if (!record) throw new AirlockError('not-found', `There is no server named ${name}.`);
     return record;
   }
@@ -224,6 +239,7 @@ export class AirlockHost {
       ...(record.importedFrom ? { importedFrom: record.importedFrom } : {}),
       profile: record.profile,
       secretsSet: this.secrets.names(name),
+      ...codeChangeView(this.codePins.changeOf(name, record.provenance)),
       tools: tools.map((tool) => toolView(tool.definition, tool.fingerprint, context)),
       logs: this.supervisor.log(name).slice(-300).map((line) => ({ time: new Date(line.at).toISOString(), source: line.source, text: line.text })),
       recentCalls: recent.flatMap(toAuditEntryViews),
@@ -275,6 +291,7 @@ export class AirlockHost {
       return { ...data, servers, rules: data.rules.filter((rule) => rule.server !== name) };
     });
     this.sessionGrants.revoke(name);
+    this.codePins.forget(name);
     this.secrets.deleteAll(name);
     const installDir = record.provenance.kind === 'local' ? undefined : record.provenance.installDir;
     for (const dir of [installDir, this.serverDataDir(name)]) {
@@ -340,6 +357,44 @@ export class AirlockHost {
       ...record,
       approvedTools: { ...record.approvedTools, [tool]: { fingerprint, definition: current.definition, approvedAt: new Date().toISOString() } },
     }));
+    return this.serverDetail(name);
+  }
+
+  /**
+   * Approves a local server's changed code — the hashes the person saw, file
+   * by file — and pins it. The "always allow" rules and session permissions
+   * made for the old code are removed: they were made for code that no
+   * longer runs ("always deny" rules stay: they only ever ask less of the
+   * new code). Refused when the code changed again since (or the hashes do
+   * not match).
+   */
+  async approveCode(name: string, files: ReadonlyArray<{ path: string; sha256: string }>): Promise<ServerDetail> {
+    const record = this.record(name);
+    const change = this.codePins.changeOf(name, record.provenance);
+    if (!change) throw new AirlockError('conflict', `${name}'s code has not changed since you approved it (as of its last start); there is nothing to approve.`);
+    const unreadable = change.files.find((file) => file.current === null);
+    if (unreadable) throw new AirlockError('unavailable', `${unreadable.path} cannot be read, so there is no new code to approve. Restore it, or remove the server.`);
+    const seen = new Map(files.map((file) => [file.path, file.sha256]));
+    if (change.files.length !== seen.size || change.files.some((file) => seen.get(file.path) !== file.current)) {
+      throw new AirlockError('conflict', `${name}'s code changed again since you looked at it; review the new hashes.`);
+    }
+    this.store.update((data) => {
+      const current = ownEntry(data.servers, name);
+      if (!current || current.provenance.kind !== 'local') throw new AirlockError('not-found', `There is no local server named ${name}.`);
+      const pinned = Object.fromEntries(change.files.map((file) => [file.role, file.current!]));
+      const provenance = {
+        ...current.provenance,
+        executableSha256: pinned.executable ?? current.provenance.executableSha256,
+        ...(current.provenance.script ? { script: { ...current.provenance.script, sha256: pinned.script ?? current.provenance.script.sha256 } } : {}),
+      };
+      return {
+        ...data,
+        servers: { ...data.servers, [name]: { ...current, provenance } },
+        rules: data.rules.filter((rule) => !(rule.server === name && rule.effect === 'allow')),
+      };
+    });
+    this.sessionGrants.revoke(name);
+    this.emitServers();
     return this.serverDetail(name);
   }
 
@@ -418,8 +473,11 @@ export class AirlockHost {
     const data = this.store.read();
     return data.rules.map((rule) => {
       // The live listing when the server runs; otherwise the definition the user approved.
-      const current = this.supervisor.tools.lookup(rule.server, rule.tool)?.fingerprint ?? data.servers[rule.server]?.approvedTools[rule.tool]?.fingerprint;
-      return { server: rule.server, tool: rule.tool, effect: rule.effect, createdAt: rule.createdAt, fingerprint: rule.fingerprint, current: current === rule.fingerprint };
+      const record = ownEntry(data.servers, rule.server);
+      const current = this.supervisor.tools.lookup(rule.server, rule.tool)?.fingerprint ?? ownEntry(record?.approvedTools, rule.tool)?.fingerprint;
+      // An allow made before a code change does not count (approving the new code removes it); a deny still denies.
+      const codeChanged = record !== undefined && this.codePins.changeOf(rule.server, record.provenance) !== null;
+      return { server: rule.server, tool: rule.tool, effect: rule.effect, createdAt: rule.createdAt, fingerprint: rule.fingerprint, current: current === rule.fingerprint && !(codeChanged && rule.effect === 'allow') };
     });
   }
 
@@ -430,8 +488,8 @@ export class AirlockHost {
   async addRule(request: { server: string; tool: string; effect: 'allow' | 'deny'; fingerprint: string; confirmDestructive?: boolean }): Promise<RuleView> {
     const record = this.record(request.server);
     if (record.enabled) await this.supervisor.start(request.server).catch(() => {});
-    const definition = this.supervisor.tools.lookup(request.server, request.tool)?.definition ?? record.approvedTools[request.tool]?.definition;
-    const fingerprint = this.supervisor.tools.lookup(request.server, request.tool)?.fingerprint ?? record.approvedTools[request.tool]?.fingerprint;
+    const definition = this.supervisor.tools.lookup(request.server, request.tool)?.definition ?? ownEntry(record.approvedTools, request.tool)?.definition;
+    const fingerprint = this.supervisor.tools.lookup(request.server, request.tool)?.fingerprint ?? ownEntry(record.approvedTools, request.tool)?.fingerprint;
     if (!definition || !fingerprint) throw new AirlockError('not-found', `${request.server} does not offer a tool named ${request.tool}.`);
     if (fingerprint !== request.fingerprint) throw new AirlockError('conflict', `${request.tool} changed since you reviewed it; review it again.`);
     if (request.effect === 'allow' && readTool(definition.annotations).toolClass === 'destructive' && !request.confirmDestructive) {
@@ -611,6 +669,7 @@ export class AirlockHost {
       'servers.setSecret': ({ name, key, value }) => this.setSecret(name, key, value),
       'servers.clearSecret': ({ name, key }) => this.clearSecret(name, key),
       'servers.approveChange': ({ name, tool, fingerprint }) => this.approveChange(name, tool, fingerprint),
+      'servers.approveCode': ({ name, files }) => this.approveCode(name, files),
       'servers.revokeRules': ({ name }) => this.revokeRules(name),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),
@@ -703,11 +762,15 @@ export class AirlockHost {
     return join(this.options.dataDir, 'server-data', name);
   }
 
-  private supervisedServer(name: string) {
-    let record = this.store.read().servers[name];
+  /** What the supervisor starts, read afresh at every start — after pinning grants and re-hashing a local server's code. */
+  private async supervisedServer(name: string) {
+    let record = ownEntry(this.store.read().servers, name);
     if (!record) return undefined;
     // A store from before grants were pinned: pin them now, at this start.
     if (needsPins(record.profile)) record = this.updateRecord(name, (current) => ({ ...current, profile: pinGrants(current.profile, current.profile) }));
+    // SECURITY: a code change since approval voids the rules made before (decide() asks);
+    // the hashes are taken before the process runs, at every start, restarts included.
+    await this.codePins.check(name, record.provenance, 'start');
     return {
       spec: record.spec,
       profile: record.profile,
@@ -722,7 +785,12 @@ export class AirlockHost {
 
   private summary(record: ServerRecord): ServerSummary {
     const status = this.supervisor.status(record.name);
-    return serverSummary(record, { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}) }, toolsOf(record, this.supervisor.tools.get(record.name)?.tools));
+    return serverSummary(
+      record,
+      { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}) },
+      toolsOf(record, this.supervisor.tools.get(record.name)?.tools),
+      this.codePins.changeOf(record.name, record.provenance),
+    );
   }
 
   private toolContext(record: ServerRecord): ToolViewContext {
@@ -740,6 +808,7 @@ export class AirlockHost {
       sandboxAvailable: this.sandbox.supported,
       otherServersTools,
       now: Date.now(),
+      codeChange: this.codePins.changeOf(record.name, record.provenance),
     };
   }
 
@@ -776,6 +845,11 @@ const ENGAGED_GRACE_MS = 60_000;
 
 /** The apps `connect` knows, as people call them. */
 const CONNECT_APPS: Array<{ app: ConnectApp; label: string }> = (['claude', 'vscode', 'cursor'] as const).map((app) => ({ app, label: APP_LABELS[app] }));
+
+/** The detail page's view of a code change (old and new hash per file), if there is one. */
+function codeChangeView(change: CodeChange | null): Pick<ServerDetail, 'codeChange'> {
+  return change ? { codeChange: { files: change.files.map((file) => ({ role: file.role, path: file.path, approved: file.approved, current: file.current })) } } : {};
+}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

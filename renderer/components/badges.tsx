@@ -27,7 +27,7 @@ export function SandboxBadge({ sandboxed }: { sandboxed: boolean }) {
 }
 
 /** Every badge the Servers list and the detail page show for a server. */
-export function ServerBadges({ server }: { server: Pick<ServerSummary, 'state' | 'trusted' | 'sandboxed' | 'network' | 'pendingChanges' | 'enabled'> }) {
+export function ServerBadges({ server }: { server: Pick<ServerSummary, 'state' | 'trusted' | 'sandboxed' | 'network' | 'pendingChanges' | 'newTools' | 'codeChanged' | 'enabled'> }) {
   const state = STATE_LABEL[server.state];
   return (
     <span className="badges" data-testid="server-badges">
@@ -38,6 +38,12 @@ export function ServerBadges({ server }: { server: Pick<ServerSummary, 'state' |
       {server.pendingChanges > 0 && (
         <Badge tone="warn">
           {server.pendingChanges} pending change{server.pendingChanges === 1 ? '' : 's'}
+        </Badge>
+      )}
+      {server.codeChanged && <Badge tone="danger">Code changed since approved</Badge>}
+      {server.newTools > 0 && (
+        <Badge tone="warn">
+          {server.newTools} new tool{server.newTools === 1 ? '' : 's'} to review
         </Badge>
       )}
     </span>

@@ -8,6 +8,7 @@
  * the core validates the arguments against the schema anyway.
  */
 import { useId, useMemo, useState } from 'react';
+import { ownEntry } from '../../shared/domain';
 import type { CallResultView, ToolView } from '../../shared/views';
 import { invoke, useAction } from '../api';
 import { Badge } from './badges';
@@ -120,7 +121,7 @@ function ToolForm({ server, tool }: { server: string; tool: ToolView }) {
                 <span className="muted small">{field.kind}</span>
               </label>
               {field.kind === 'boolean' || field.kind === 'enum' ? (
-                <select id={id} value={values[field.name] ?? ''} onChange={(e) => setValues({ ...values, [field.name]: e.target.value })}>
+                <select id={id} value={ownEntry(values, field.name) ?? ''} onChange={(e) => setValues({ ...values, [field.name]: e.target.value })}>
                   <option value="">{field.required ? 'Choose…' : '(leave out)'}</option>
                   {(field.kind === 'boolean' ? [true, false] : (field.options ?? [])).map((option) => (
                     <option key={String(option)} value={String(option)}>
@@ -133,7 +134,7 @@ function ToolForm({ server, tool }: { server: string; tool: ToolView }) {
                   id={id}
                   type="text"
                   inputMode={field.kind === 'string' ? 'text' : 'decimal'}
-                  value={values[field.name] ?? ''}
+                  value={ownEntry(values, field.name) ?? ''}
                   required={field.required}
                   spellCheck={false}
                   onChange={(e) => setValues({ ...values, [field.name]: e.target.value })}

@@ -194,7 +194,7 @@ export function ToolsTable({
                   </div>
                 )}
                 <InertText text={tool.description} block fold={160} className="tool-description small" />
-                {tool.isNew && <Badge tone="warn">New</Badge>}
+                {tool.isNew && <Badge tone="warn">New: added after install</Badge>}
                 <Warnings warnings={tool.warnings} />
               </th>
               <td data-label="The server says">

@@ -4,7 +4,7 @@
  * enable. Cancel at every step removes the draft in the core.
  */
 import { useEffect, useId, useRef, useState } from 'react';
-import { ServerNameSchema } from '../../shared/domain';
+import { ownEntry, ServerNameSchema } from '../../shared/domain';
 import type { InstallSource, ResponseOf } from '../../shared/ipc';
 import type { Disclosure, ImportEntryView, ProbeReport } from '../../shared/views';
 import { invoke, useAction, useAppInfo } from '../api';
@@ -550,7 +550,7 @@ type ConfigValues = Record<string, string | boolean>;
 type UserConfigValues = Record<string, string | number | boolean | string[]>;
 
 function configDefaults(d: Disclosure): ConfigValues {
-  const out: ConfigValues = {};
+  const out = Object.create(null) as ConfigValues;
   for (const field of d.userConfig) {
     const value = field.default;
     if (field.type === 'boolean') out[field.key] = value === true;
@@ -562,9 +562,10 @@ function configDefaults(d: Disclosure): ConfigValues {
 
 /** The values to send, or undefined while a required one is missing or a number is not a number. */
 function configValues(d: Disclosure, values: ConfigValues): UserConfigValues | undefined {
-  const out: UserConfigValues = {};
+  // Setting keys are the bundle's: a null-prototype object keeps every one as a plain entry.
+  const out = Object.create(null) as UserConfigValues;
   for (const field of d.userConfig) {
-    const value = values[field.key];
+    const value = ownEntry(values, field.key);
     if (field.type === 'boolean') {
       out[field.key] = value === true;
       continue;
@@ -592,7 +593,7 @@ function UserConfigFields({ disclosure: d, values, onChange }: { disclosure: Dis
   const baseId = useId();
   const field = (f: ConfigField) => {
     const id = `${baseId}-${f.key}`;
-    const value = values[f.key];
+    const value = ownEntry(values, f.key);
     if (f.type === 'boolean') {
       return (
         <label className="check">

@@ -5,6 +5,7 @@
  * diff, recent calls, and stop / restart / remove.
  */
 import { useEffect, useId, useState } from 'react';
+import { ownEntry } from '../../shared/domain';
 import type { ServerDetail, ToolView } from '../../shared/views';
 import { invoke, useAction, useQuery, useRefreshOn } from '../api';
 import { ArgvView } from '../components/argv-view';
@@ -45,6 +46,7 @@ export function ServerDetailScreen({ name }: { name: string }) {
 function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChange: (d: ServerDetail) => void; reload: () => void }) {
   const action = useAction();
   const pending = s.tools.filter((t) => t.pendingChange);
+  const added = s.tools.filter((t) => t.isNew);
   const saved = editable(s.profile);
   const savedKey = JSON.stringify(saved);
   // Edits show at once; the core's answer (or a refusal) puts back what is saved.
@@ -112,6 +114,8 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
         </div>
       )}
 
+      {s.codeChange && <CodeChanged server={s} onApproved={onChange} />}
+
       {pending.length > 0 && (
         <section className="panel panel-warn" aria-labelledby="pending-title" data-testid="pending-changes">
           <h2 id="pending-title">Changed since you approved it</h2>
@@ -120,6 +124,19 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
           </p>
           {pending.map((tool) => (
             <PendingChange key={tool.name} server={s.name} tool={tool} onApproved={onChange} />
+          ))}
+        </section>
+      )}
+
+      {added.length > 0 && (
+        <section className="panel panel-warn" aria-labelledby="new-tools-title" data-testid="new-tools">
+          <h2 id="new-tools-title">New since you added it</h2>
+          <p>
+            The server listed these tools after you reviewed it. Each asks before it runs — whatever the server’s trust or sandbox — until you
+            review and approve it. The server wrote their names and descriptions.
+          </p>
+          {added.map((tool) => (
+            <PendingNewTool key={tool.name} server={s.name} tool={tool} onApproved={onChange} />
           ))}
         </section>
       )}
@@ -228,6 +245,85 @@ function Detail({ server: s, onChange, reload }: { server: ServerDetail; onChang
   );
 }
 
+function CodeChanged({ server: s, onApproved }: { server: ServerDetail; onApproved: (d: ServerDetail) => void }) {
+  const action = useAction();
+  const change = s.codeChange!;
+  const changed = change.files.filter((file) => file.current !== file.approved);
+  const readable = change.files.every((file) => file.current !== null);
+  return (
+    <section className="panel panel-warn" aria-labelledby="code-changed-title" data-testid="code-changed">
+      <h2 id="code-changed-title">Its code changed since you approved it</h2>
+      <p>
+        Airlock checks this server’s files each time it starts. They differ from what you approved, so every call asks, and the “always allow” rules
+        and session permissions you made before do not count. Approving the new code pins it and removes those rules; your “always deny” rules stay.
+      </p>
+      <dl className="facts">
+        {changed.map((file) => (
+          <div key={`${file.role}:${file.path}`}>
+            <dt>
+              {file.role === 'script' ? 'Script' : 'Program'} <code>{file.path}</code>
+            </dt>
+            <dd>
+              approved sha256 <code className="hash">{file.approved}</code>
+              <br />
+              now {file.current === null ? <strong>cannot be read</strong> : <>sha256 <code className="hash">{file.current}</code></>}
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <FieldError message={action.error} />
+      {readable ? (
+        <div className="actions">
+          <button
+            type="button"
+            disabled={action.busy}
+            onClick={async () => {
+              const files = change.files.map((file) => ({ path: file.path, sha256: file.current! }));
+              const value = await action.run(() => invoke('servers.approveCode', { name: s.name, files }));
+              if (value) onApproved(value);
+            }}
+          >
+            Approve the new code
+          </button>
+        </div>
+      ) : (
+        <p className="muted">A file cannot be read, so there is nothing to approve. Restore it, or remove the server.</p>
+      )}
+    </section>
+  );
+}
+
+function PendingNewTool({ server, tool, onApproved }: { server: string; tool: ToolView; onApproved: (d: ServerDetail) => void }) {
+  const action = useAction();
+  return (
+    <article className="pending-change" data-testid={`new-${visible(tool.name)}`}>
+      <h3>
+        <code><InertText text={tool.name} /></code> <Badge tone="warn">Added after install</Badge>
+      </h3>
+      {tool.description && <InertText text={tool.description} block fold={400} className="small" />}
+      <p className="small">
+        Airlock reads it as <strong>{tool.reading.class}</strong>, from its claims: <InertText text={tool.reading.claims.join('; ')} />
+      </p>
+      <p className="small">
+        Fingerprint: <code className="hash">{tool.fingerprint}</code>
+      </p>
+      <FieldError message={action.error} />
+      <div className="actions">
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={async () => {
+            const value = await action.run(() => invoke('servers.approveChange', { name: server, tool: tool.name, fingerprint: tool.fingerprint }));
+            if (value) onApproved(value);
+          }}
+        >
+          Approve this tool
+        </button>
+      </div>
+    </article>
+  );
+}
+
 function PendingChange({ server, tool, onApproved }: { server: string; tool: ToolView; onApproved: (d: ServerDetail) => void }) {
   const action = useAction();
   const [kept, setKept] = useState(false);
@@ -274,7 +370,7 @@ function SecretsEditor({ server: s, onChange }: { server: ServerDetail; onChange
   const [newName, setNewName] = useState('');
   const newId = useId();
   const set = async (key: string) => {
-    const value = values[key] ?? '';
+    const value = ownEntry(values, key) ?? '';
     const result = await action.run(() => invoke('servers.setSecret', { name: s.name, key, value }));
     if (result) {
       setValues({ ...values, [key]: '' });
@@ -294,8 +390,8 @@ function SecretsEditor({ server: s, onChange }: { server: ServerDetail; onChange
               <label className="visually-hidden" htmlFor={`secret-${key}`}>
                 New value for {key}
               </label>
-              <input id={`secret-${key}`} type="password" autoComplete="off" value={values[key] ?? ''} onChange={(e) => setValues({ ...values, [key]: e.target.value })} />
-              <button type="button" className="small-button" disabled={action.busy || !(values[key] ?? '')} onClick={() => void set(key)}>
+              <input id={`secret-${key}`} type="password" autoComplete="off" value={ownEntry(values, key) ?? ''} onChange={(e) => setValues({ ...values, [key]: e.target.value })} />
+              <button type="button" className="small-button" disabled={action.busy || !(ownEntry(values, key) ?? '')} onClick={() => void set(key)}>
                 {isSet ? 'Replace' : 'Set'}
               </button>
               {isSet && (

@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { defaultSandboxProfile } from '../../shared/domain';
+import { CodeHasher, CodePins, sha256OfFile } from '../../electron/core/code-pins';
 import { AirlockHost } from '../../electron/core/host';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -146,5 +147,33 @@ async function memory(): Promise<void> {
   }
 }
 
+/**
+ * Re-hashing a local server's code at each start and call (issue 10, item 5):
+ * the check of `node` and a script once their hashes are remembered, against
+ * hashing `node` itself (what every start would cost without the cache).
+ */
+async function codeCheck(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'airlock-bench-code-'));
+  try {
+    const pins = new CodePins({ hasher: new CodeHasher({ dataDir }), now: () => Date.now() });
+    const provenance = { kind: 'local' as const, executable: process.execPath, executableSha256: await sha256OfFile(process.execPath), script: { path: ECHO, sha256: await sha256OfFile(ECHO) } };
+    await pins.check('echo', provenance, 'start');
+    const cached: number[] = [];
+    const full: number[] = [];
+    for (let i = 0; i < 7; i += 1) {
+      let start = performance.now();
+      if ((await pins.check('echo', provenance, 'call')) !== null) throw new Error('the code check saw a change');
+      cached.push(performance.now() - start);
+      start = performance.now();
+      await sha256OfFile(process.execPath);
+      full.push(performance.now() - start);
+    }
+    figure('code-check-per-call-ms', median(cached), median(full), { unit: 'ms', goal: '<= 0.05 (a stat per file, not a hash)', note: 'baseline: hashing node itself' });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 await chokePoint();
+await codeCheck();
 if (process.env.BENCH_SKIP_MEMORY !== '1') await memory();

@@ -41,7 +41,7 @@ export function registerCallCommands(program: Command, context: CliContext): voi
     .description('list every rule')
     .action(async () => {
       const list = await (await context.api()).invoke('rules.list', {});
-      out(list, () => (list.length ? list.map((rule) => `${rule.effect.padEnd(5)} ${rule.server} › ${rule.tool}  (since ${rule.createdAt}${rule.current ? '' : '; VOID: the tool changed or is not listed'})`).join('\n') : 'No rules.'));
+      out(list, () => (list.length ? list.map((rule) => `${rule.effect.padEnd(5)} ${rule.server} › ${rule.tool}  (since ${rule.createdAt}${rule.current ? '' : '; VOID: the tool or the server’s code changed, or the tool is not listed'})`).join('\n') : 'No rules.'));
     });
   rules
     .command('add')

@@ -277,11 +277,23 @@ export function registerServerCommands(program: Command, context: CliContext): v
 
   program
     .command('approve')
-    .description('approve the changed definition of a tool after reviewing it with `airlock show`')
+    .description('approve a changed or new (added after install) tool, or with --code a local server\'s changed code, after reviewing it with `airlock show`')
     .argument('<name>')
-    .argument('<tool>')
+    .argument('[tool]')
+    .option('--code', "approve the server's changed code (the hashes `airlock show` prints) and pin it; its \"always allow\" rules made before are removed")
     .option('-y, --yes', 'answer yes to the question')
-    .action(async (name: string, tool: string, options: { yes?: boolean }) => {
+    .action(async (name: string, tool: string | undefined, options: { yes?: boolean; code?: boolean }) => {
+      if (options.code) {
+        if (tool !== undefined) throw new CliExit(EXIT.usage, 'Approve either a tool or the code (--code), not both.');
+        const change = (await warmDetail(context, name)).codeChange;
+        if (!change) throw new CliExit(EXIT.failure, `${name}'s code has not changed since you approved it.`);
+        const files = change.files.filter((file) => file.current !== null).map((file) => ({ path: file.path, sha256: file.current! }));
+        await confirmOrExit(io, `Pin ${name}'s new code (${files.map((file) => `${file.path} sha256 ${file.sha256.slice(0, 12)}…`).join(', ')}) and remove its "always allow" rules?`, options.yes);
+        const detail = await (await context.api()).invoke('servers.approveCode', { name, files });
+        out(detail.provenance, () => `Approved ${name}'s new code. Its calls follow the usual rules again; "always allow" rules made for the old code were removed.`);
+        return;
+      }
+      if (tool === undefined) throw new CliExit(EXIT.usage, 'Name the tool to approve, or use --code.');
       const current = (await warmDetail(context, name)).tools.find((candidate) => candidate.name === tool);
       if (!current) throw new CliExit(EXIT.failure, `${name} does not offer a tool named ${tool} right now.`);
       await confirmOrExit(io, `Approve the current definition of ${name} › ${tool}?`, options.yes);

@@ -11,7 +11,7 @@ export function callDigest(server: string, tool: string, args: unknown): string 
 }
 
 /** Why a token was not accepted. */
-export type ConsumeRefusal = 'unknown-token' | 'expired' | 'different-call';
+export type ConsumeRefusal = 'unknown-token' | 'expired' | 'different-call' | 'definition-changed';
 
 /** The result of `ApprovalTokens.consume`. */
 export type ConsumeResult =
@@ -22,6 +22,8 @@ interface TokenRecord {
   digest: string;
   expiresAt: number;
   confirmationId: string;
+  /** The tool definition the person saw (its fingerprint), when the approval is bound to one. */
+  fingerprint?: string;
 }
 
 /**
@@ -30,8 +32,9 @@ interface TokenRecord {
  * burns it, whatever the outcome.
  *
  * SECURITY: invariant 1 — an approval lets exactly one call through: the
- * one the person saw (edited arguments included), once, before it expires.
- * A token presented for a different call is burnt, not kept for a retry.
+ * one the person saw (edited arguments included), once, before it expires,
+ * to the tool as it was defined when they saw it (its fingerprint). A token
+ * presented for a different call or a changed tool is burnt, not kept.
  */
 export class ApprovalTokens {
   readonly #tokens = new Map<string, TokenRecord>();
@@ -44,23 +47,26 @@ export class ApprovalTokens {
     this.#ttlMs = ttlMs;
   }
 
-  /** Mints a token for one call. */
-  issue(server: string, tool: string, args: unknown, confirmationId: string): string {
+  /** Mints a token for one call, bound to the definition the person saw when `fingerprint` is given. */
+  issue(server: string, tool: string, args: unknown, confirmationId: string, fingerprint?: string): string {
     this.#prune();
     const token = randomBytes(32).toString('base64url');
     this.#tokens.set(token, {
       digest: callDigest(server, tool, args),
       expiresAt: this.#clock.now() + this.#ttlMs,
       confirmationId,
+      ...(fingerprint !== undefined ? { fingerprint } : {}),
     });
     return token;
   }
 
   /**
-   * Accepts a token once, and only for exactly the call it was minted for.
-   * Any attempt (accepted or not) burns the token.
+   * Accepts a token once, and only for exactly the call it was minted for —
+   * and, for a token bound to a definition, only while `fingerprint` (the
+   * tool's definition now) is still that one. Any attempt (accepted or not)
+   * burns the token.
    */
-  consume(token: unknown, server: string, tool: string, args: unknown): ConsumeResult {
+  consume(token: unknown, server: string, tool: string, args: unknown, fingerprint?: string): ConsumeResult {
     if (typeof token !== 'string') return { ok: false, reason: 'unknown-token', message: 'No approval was given for this call.' };
     const record = this.#tokens.get(token);
     if (!record) {
@@ -78,6 +84,9 @@ export class ApprovalTokens {
     }
     if (digest !== record.digest) {
       return { ok: false, reason: 'different-call', message: 'This approval was for a different call (server, tool or arguments differ).' };
+    }
+    if (record.fingerprint !== undefined && fingerprint !== undefined && fingerprint !== record.fingerprint) {
+      return { ok: false, reason: 'definition-changed', message: 'The tool changed after this approval was given; it was for the definition shown then.' };
     }
     return { ok: true, confirmationId: record.confirmationId, digest };
   }

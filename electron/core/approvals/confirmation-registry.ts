@@ -6,7 +6,7 @@ import type { Decision, SessionGrant, ToolCall } from '../policy/decide';
 import type { DefinitionDiff } from '../policy/diff';
 import { canonicalJson } from '../tools/canonical-json';
 import { ApprovalTokens, type ConsumeResult } from './approval-tokens';
-import { validateAgainstSchema, isJsonValue, type SchemaProblem } from './argument-schema';
+import { checkAgainstSchema, isJsonValue, MAX_VALIDATION_STEPS, type SchemaProblem } from './argument-schema';
 import { systemClock, type Clock } from './clock';
 import type { SessionGrants } from './session-grants';
 
@@ -93,7 +93,14 @@ export type ConfirmationOutcome =
       rule?: Rule;
     }
   | { kind: 'expired'; id: string; at: number }
-  | { kind: 'cancelled'; id: string; at: number; reason: string };
+  | {
+      kind: 'cancelled';
+      id: string;
+      at: number;
+      reason: string;
+      /** `definition-changed`: the tool changed while the person was being asked (the caller may ask again). */
+      cause?: 'definition-changed';
+    };
 
 /** Why an answer was refused. */
 export type AnswerRefusal =
@@ -324,16 +331,26 @@ export class ConfirmationRegistry {
       if (e === null || typeof e !== 'object' || Array.isArray(e) || !isJsonValue(e)) {
         return refuse('invalid-arguments', 'The edited arguments must be a JSON object.');
       }
-      const problems = validateAgainstSchema(request.inputSchema, e);
-      if (problems.length > 0) {
-        return { ok: false, reason: 'invalid-arguments', message: 'The edited arguments do not fit the tool’s schema.', problems };
+      // SECURITY: the schema is the server's — the check has a cost limit (argument-schema.ts).
+      const checked = checkAgainstSchema(request.inputSchema, e);
+      if (checked.tooCostly) {
+        return {
+          ok: false,
+          reason: 'invalid-arguments',
+          message: `Airlock cannot check edited arguments against this tool’s schema: it is too complex to check within Airlock’s limit of ${MAX_VALIDATION_STEPS.toLocaleString('en')} steps (a server-written schema can take forever to check). The request is still open: allow the arguments as they were sent, or deny.`,
+          problems: checked.problems,
+        };
+      }
+      if (checked.problems.length > 0) {
+        return { ok: false, reason: 'invalid-arguments', message: 'The edited arguments do not fit the tool’s schema.', problems: checked.problems };
       }
       const copy = cloneJson(e);
       edited = canonicalJson(copy) !== canonicalJson(args);
       args = copy;
     }
 
-    const token = this.#tokens.issue(request.server, request.tool, args, id);
+    // SECURITY: the approval is for the definition the person saw; consume() refuses it for another.
+    const token = this.#tokens.issue(request.server, request.tool, args, id, request.fingerprint);
     const outcome: ConfirmationOutcome = {
       kind: 'approved',
       id,
@@ -363,10 +380,12 @@ export class ConfirmationRegistry {
 
   /**
    * Checks and burns an approval token right before the call is sent:
-   * accepted once, only for exactly the approved server, tool and arguments.
+   * accepted once, only for exactly the approved server, tool and arguments,
+   * and — given the tool's `fingerprint` now — only if it is still the
+   * definition the person saw.
    */
-  consume(token: unknown, server: string, tool: string, args: unknown): ConsumeResult {
-    return this.#tokens.consume(token, server, tool, args);
+  consume(token: unknown, server: string, tool: string, args: unknown, fingerprint?: string): ConsumeResult {
+    return this.#tokens.consume(token, server, tool, args, fingerprint);
   }
 
   /** The requests still waiting, oldest first. */
@@ -383,6 +402,34 @@ export class ConfirmationRegistry {
   cancelAll(reason: string): void {
     const at = this.#clock.now();
     for (const id of [...this.#pending.keys()]) this.#close(id, { kind: 'cancelled', id, at, reason });
+  }
+
+  /**
+   * A server's tools changed: cancels its pending requests whose tool is no
+   * longer defined as the person is being shown (`current` gives a tool's
+   * fingerprint now; undefined: the server no longer offers it). Their
+   * callers learn the cause and may ask again with the new definition.
+   * Returns the ids cancelled.
+   *
+   * SECURITY: an approval binds to the definition shown — a change while a
+   * confirmation is open cancels it (issue 9, item 8).
+   */
+  cancelChanged(server: string, current: (tool: string) => string | undefined): string[] {
+    const at = this.#clock.now();
+    const cancelled: string[] = [];
+    for (const [id, pending] of [...this.#pending]) {
+      const { request } = pending;
+      if (request.server !== server || current(request.tool) === request.fingerprint) continue;
+      this.#close(id, {
+        kind: 'cancelled',
+        id,
+        at,
+        reason: 'the tool changed while you were being asked; Airlock asks again with its new definition',
+        cause: 'definition-changed',
+      });
+      cancelled.push(id);
+    }
+    return cancelled;
   }
 
   /** Cancels one pending request (e.g. its caller went away). Returns false if it was not pending. */

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { PolicyMode, Rule, ServerRecord } from '../../../shared/domain';
+import { ownEntry, type PolicyMode, type Rule, type ServerRecord } from '../../../shared/domain';
 import type { ConfirmationOutcome, ConfirmationRegistry, SessionGrants } from '../approvals';
 import { AuditWriteError, type AuditAnswer, type AuditDurability, type AuditLog, type CallOutcome } from '../audit';
 import { AirlockError } from '../errors';
 import type { GatewayCallRequest } from '../gateway/gateway-core';
-import { decide, type Decision, type ToolCall } from '../policy/decide';
+import { decide, type CodeChange, type Decision, type ToolCall } from '../policy/decide';
+import { reviewState } from '../policy/review';
 import type { IndexedTool } from '../servers/tool-index';
 import { ToolCallError } from '../servers/tool-call-error';
 
@@ -26,6 +27,23 @@ export interface CallResult {
   durationMs: number;
 }
 
+/** How many times one call asks a person when the tool keeps changing under the question. */
+const MAX_ASKS = 3;
+
+/** Said first in a question asked again because the tool changed under the first one. */
+export const CHANGED_WHILE_ASKED = 'The tool changed while you were being asked, so that question was withdrawn; this is its new definition.';
+
+/** One decision (and the person's answer, if asked) for a call. */
+interface Round {
+  decision: Decision;
+  /** The arguments to send: the caller's, or the ones the person edited. */
+  args: Record<string, unknown>;
+  final: 'allow' | 'deny';
+  answer?: AuditAnswer;
+  rule?: Rule;
+  denialMessage?: string;
+}
+
 /** What the pipeline needs from the rest of the core (narrow, so tests can pass the real parts). */
 export interface CallPipelineDeps {
   /**
@@ -40,6 +58,11 @@ export interface CallPipelineDeps {
   lookupTool(server: string, tool: string): IndexedTool | undefined;
   /** Makes sure the server is running and listed (starts it if enabled). */
   ensureReady(server: string): Promise<void>;
+  /**
+   * Resolves true once the server's listing is current (no tools/list_changed
+   * it sent is still unread), false when it keeps changing past a bound.
+   */
+  toolsSettled(server: string): Promise<boolean>;
   callServer(
     server: string,
     tool: string,
@@ -51,6 +74,11 @@ export interface CallPipelineDeps {
   confirmations: ConfirmationRegistry;
   audit: AuditLog;
   sandboxAvailable(): boolean;
+  /**
+   * Re-checks a local server's code and returns its change since it was
+   * approved (null: none, or not a local server).
+   */
+  codeChange(server: string, record: ServerRecord): Promise<CodeChange | null>;
   /** True when some shell can show a confirmation right now (a window, a terminal). */
   canAsk(): boolean;
   now(): number;
@@ -81,7 +109,7 @@ export class CallPipeline {
     const started = this.deps.now();
     const callId = randomUUID();
     const state = this.deps.state();
-    const record = state.servers[request.server];
+    const record = ownEntry(state.servers, request.server);
     if (!record) throw new AirlockError('not-found', `There is no server named ${request.server}.`);
     if (record.enabled) {
       try {
@@ -91,70 +119,13 @@ export class CallPipeline {
         void error;
       }
     }
-    const indexed = this.deps.lookupTool(request.server, request.tool);
+    const codeChange = await this.deps.codeChange(request.server, record);
     const call: ToolCall = { server: request.server, tool: request.tool, arguments: request.arguments, caller: request.caller };
-    const rules = state.rules;
-    const decision = decide(
-      call,
-      {
-        tool: indexed ? { definition: indexed.definition, fingerprint: indexed.fingerprint } : undefined,
-        server: {
-          trusted: record.trusted,
-          blocked: !record.enabled,
-          profile: record.profile,
-          sandboxAvailable: this.deps.sandboxAvailable() || record.profile.unsandboxed !== undefined,
-        },
-        rules,
-        sessionGrants: this.deps.sessionGrants.list(),
-        mode: state.settings.policyMode,
-        approved: record.approvedTools[request.tool],
-      },
-      this.deps.now(),
-    );
-
-    let args = request.arguments;
-    let answer: AuditAnswer | undefined;
-    let final: 'allow' | 'deny' = decision.verdict === 'allow' ? 'allow' : 'deny';
-    let rule: Rule | undefined = decision.decidedBy.kind === 'rule' ? decision.decidedBy.rule : undefined;
-    let denialMessage: string | undefined;
-    let personAnswered = false;
-
-    if (decision.verdict === 'ask' && indexed) {
-      if (request.caller.kind === 'user') {
-        // The person's own call in Airlock's console is itself their consent.
-        final = 'allow';
-        answer = { how: 'console', by: 'console' };
-      } else if (!this.deps.canAsk()) {
-        denialMessage = `This call needs a person's confirmation, and no Airlock window or terminal is available to ask. Open the Airlock app (or run the command in a terminal) and try again.`;
-        answer = { how: 'no-approver' };
-      } else {
-        const opened = this.deps.confirmations.open({
-          call,
-          decision,
-          definition: indexed.definition,
-          profile: record.profile,
-          serverTrusted: record.trusted,
-          timeoutMs: request.confirmationTimeoutMs,
-        });
-        const onAbort = () => this.deps.confirmations.cancel(opened.request.id, 'the caller cancelled the call');
-        request.signal?.addEventListener('abort', onAbort, { once: true });
-        const outcome = await opened.outcome;
-        request.signal?.removeEventListener('abort', onAbort);
-        const resolved = this.resolveOutcome(outcome, request);
-        answer = resolved.answer;
-        personAnswered = outcome.kind === 'approved' || outcome.kind === 'denied';
-        if (resolved.rule) {
-          this.deps.saveRule(resolved.rule);
-          rule = resolved.rule;
-        }
-        if (resolved.approvedArgs) {
-          args = resolved.approvedArgs;
-          final = 'allow';
-        } else {
-          denialMessage = resolved.message;
-        }
-      }
-    }
+    const round = await this.decideAndAsk(request, call, record, state, codeChange);
+    const { decision, args, answer, final, rule } = round;
+    let denialMessage = round.denialMessage;
+    // A person answered (approve or deny, in a window or on a terminal): their seconds dwarf an fsync.
+    const personAnswered = answer?.by !== undefined && answer.how !== 'console';
     if (final === 'deny' && !denialMessage) denialMessage = `Airlock denied this call: ${decision.reasons.join(' ')}`;
 
     const strict = state.settings.strictDurability === true;
@@ -191,6 +162,14 @@ export class CallPipeline {
       return this.finish({ callId, outcome: 'denied', message: denialMessage, decision, started, request, strict });
     }
 
+    // SECURITY: the allow or approval was for the definition decided on; if the server changed
+    // the tool while the decision was being written (a list_changed read since), it is not sent.
+    const settled = await this.deps.toolsSettled(request.server);
+    if (!settled || this.deps.lookupTool(request.server, request.tool)?.fingerprint !== decision.fingerprint) {
+      const message = `${request.tool} changed just before Airlock sent the call, so it was not sent. Call it again to review its new definition.`;
+      return this.finish({ callId, outcome: 'denied', message, decision, started, request, detail: 'definition-changed', strict });
+    }
+
     try {
       const result = await this.sendWithRetry(request, args, decision);
       const outcome: CallOutcome = result.isError ? 'tool-error' : 'ok';
@@ -204,6 +183,93 @@ export class CallPipeline {
           ? `Outcome unknown — the server may have acted. ${error.message} Airlock did not retry it.`
           : `Outcome unknown — the server may have acted. ${error instanceof Error ? error.message : String(error)}`;
       return this.finish({ callId, outcome: 'unknown', message, decision, started, request, detail: error instanceof ToolCallError ? error.kind : 'error', strict });
+    }
+  }
+
+  /**
+   * Decides the call on the listing as it is now and, when the policy asks,
+   * asks a person. A confirmation the tool changed under (cancelled by the
+   * registry, or approved for a definition that is no longer current) is
+   * asked again with the new definition, at most `MAX_ASKS` times in all.
+   */
+  private async decideAndAsk(
+    request: CallRequest,
+    call: ToolCall,
+    record: ServerRecord,
+    state: ReturnType<CallPipelineDeps['state']>,
+    codeChange: CodeChange | null,
+  ): Promise<Round> {
+    for (let asked = 0; ; ) {
+      // A tools/list_changed the server already sent is read before deciding.
+      const settled = await this.deps.toolsSettled(request.server);
+      const indexed = this.deps.lookupTool(request.server, request.tool);
+      let decision = decide(
+        call,
+        {
+          tool: indexed ? { definition: indexed.definition, fingerprint: indexed.fingerprint } : undefined,
+          server: {
+            trusted: record.trusted,
+            blocked: !record.enabled,
+            profile: record.profile,
+            sandboxAvailable: this.deps.sandboxAvailable() || record.profile.unsandboxed !== undefined,
+            codeChange,
+          },
+          rules: state.rules,
+          sessionGrants: this.deps.sessionGrants.list(),
+          mode: state.settings.policyMode,
+          approved: approvalOf(record, request.tool, indexed?.fingerprint),
+        },
+        this.deps.now(),
+      );
+      if (asked > 0) decision = { ...decision, reasons: [CHANGED_WHILE_ASKED, ...decision.reasons] };
+      const round: Round = {
+        decision,
+        args: request.arguments,
+        final: decision.verdict === 'allow' ? 'allow' : 'deny',
+        ...(decision.decidedBy.kind === 'rule' ? { rule: decision.decidedBy.rule } : {}),
+      };
+      if (!settled) return { ...round, final: 'deny', denialMessage: `${request.server} keeps changing its tools, so Airlock did not decide on ${request.tool}. Try again later.` };
+      if (decision.verdict !== 'ask' || !indexed) return round;
+      if (request.caller.kind === 'user') {
+        // The person's own call in Airlock's console is itself their consent.
+        return { ...round, final: 'allow', answer: { how: 'console', by: 'console' } };
+      }
+      if (!this.deps.canAsk()) {
+        return {
+          ...round,
+          answer: { how: 'no-approver' },
+          denialMessage: `This call needs a person's confirmation, and no Airlock window or terminal is available to ask. Open the Airlock app (or run the command in a terminal) and try again.`,
+        };
+      }
+      const opened = this.deps.confirmations.open({
+        call,
+        decision,
+        definition: indexed.definition,
+        profile: record.profile,
+        serverTrusted: record.trusted,
+        timeoutMs: request.confirmationTimeoutMs,
+      });
+      const onAbort = () => this.deps.confirmations.cancel(opened.request.id, 'the caller cancelled the call');
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      const outcome = await opened.outcome;
+      request.signal?.removeEventListener('abort', onAbort);
+      // The definition now, as the server last listed it (a list_changed already sent is read first).
+      const current = (await this.deps.toolsSettled(request.server)) ? this.deps.lookupTool(request.server, request.tool)?.fingerprint : undefined;
+      const resolved = this.resolveOutcome(outcome, request, current);
+      if (resolved.changed) {
+        // SECURITY: the person answered about a definition that is gone; that answer (and any rule
+        // it made) is for the old one. Ask again with the new definition, a bounded number of times.
+        asked += 1;
+        if (asked < MAX_ASKS) continue;
+        return { ...round, answer: resolved.answer, denialMessage: `${request.tool} kept changing while you were being asked, so Airlock did not send the call.` };
+      }
+      if (resolved.rule) this.deps.saveRule(resolved.rule);
+      return {
+        ...round,
+        ...(resolved.rule ? { rule: resolved.rule } : {}),
+        answer: resolved.answer,
+        ...(resolved.approvedArgs ? { args: resolved.approvedArgs, final: 'allow' as const } : { denialMessage: resolved.message }),
+      };
     }
   }
 
@@ -223,10 +289,18 @@ export class CallPipeline {
   private resolveOutcome(
     outcome: ConfirmationOutcome,
     request: CallRequest,
-  ): { approvedArgs?: Record<string, unknown>; answer: AuditAnswer; rule?: Rule; message?: string } {
+    currentFingerprint: string | undefined,
+  ): { approvedArgs?: Record<string, unknown>; answer: AuditAnswer; rule?: Rule; message?: string; changed?: boolean } {
+    if (outcome.kind === 'cancelled' && outcome.cause === 'definition-changed') {
+      return { answer: { how: 'cancelled', confirmationId: outcome.id }, changed: true };
+    }
     if (outcome.kind === 'approved') {
-      // SECURITY: invariant 1 — the token must match exactly what will be sent.
-      const consumed = this.deps.confirmations.consume(outcome.token, request.server, request.tool, outcome.arguments);
+      // SECURITY: invariant 1 — the token must match exactly what will be sent, to the tool as the
+      // person saw it (a tool no longer listed matches no definition: '' is never a fingerprint).
+      const consumed = this.deps.confirmations.consume(outcome.token, request.server, request.tool, outcome.arguments, currentFingerprint ?? '');
+      if (!consumed.ok && consumed.reason === 'definition-changed') {
+        return { answer: { how: 'refused-token', confirmationId: outcome.id }, changed: true };
+      }
       if (!consumed.ok) {
         return { answer: { how: 'refused-token', confirmationId: outcome.id }, message: `Airlock refused the approval: ${consumed.message}` };
       }
@@ -283,4 +357,10 @@ export class CallPipeline {
     }
     return { callId: input.callId, outcome: input.outcome, result: input.result, message, decision: input.decision, durationMs };
   }
+}
+
+/** The person's approval for this tool name (changed or not), read by own entry; undefined: the tool is new. */
+function approvalOf(record: ServerRecord, tool: string, fingerprint: string | undefined) {
+  const review = reviewState(record.approvedTools, tool, fingerprint ?? '');
+  return review.kind === 'new' ? undefined : review.approved;
 }

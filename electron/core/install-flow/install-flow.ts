@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { ServerRecord, ServerSpec } from '../../../shared/domain';
-import { APP_LABELS, defaultSandboxProfile, ServerNameSchema } from '../../../shared/domain';
+import type { ServerRecord, ServerSpec, ToolDefinition } from '../../../shared/domain';
+import { APP_LABELS, defaultSandboxProfile, ownEntry, ServerNameSchema } from '../../../shared/domain';
 import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
 import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../../../shared/views';
 import type { z } from 'zod';
@@ -48,7 +48,7 @@ interface Draft {
   profile: EditableProfile;
   /** Definitions the person saw at inspection (they become the approved ones). */
   probed?: ProbeReport;
-  probedTools?: Array<{ definition: ServerRecord['approvedTools'][string]['definition']; fingerprint: string }>;
+  probedTools?: Array<{ definition: ToolDefinition; fingerprint: string }>;
   /** For an update: the server this draft replaces when committed. */
   replaces?: string;
 }
@@ -64,6 +64,8 @@ export interface InstallFlowDeps {
   /** The npm command (default `npm` on PATH). */
   npmCommand?: string;
   toolContext(record: ServerRecord): ToolViewContext;
+  /** How a local server's files are hashed (the code hasher, so its first start need not hash them again). */
+  hashFile?(path: string): Promise<string>;
   onDidChange(): void;
   startServer(name: string): Promise<void>;
   stopServer(name: string): Promise<void>;
@@ -103,7 +105,10 @@ export class InstallFlow {
         draft = { id, dir, candidate: bundle.candidate, bundle, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
       } else {
         const [command, ...args] = source.argv;
-        const candidate = await prepareLocalCommand({ command: command!, args }, { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+        const candidate = await prepareLocalCommand(
+          { command: command!, args },
+          { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.deps.hashFile ? { hashFile: (path: string) => this.deps.hashFile!(path) } : {}) },
+        );
         draft = { id, candidate, installed: true, secretValues: {}, profile: defaultSandboxProfile() };
       }
     } catch (error) {
@@ -158,9 +163,11 @@ export class InstallFlow {
       const log = error instanceof ProbeError ? error.log.slice(-20).map((line) => line.text).join('\n') : '';
       throw new AirlockError('unavailable', `The server did not start in the locked sandbox: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}`);
     }
-    const record = this.previewRecord(draft, intended, false);
-    const context = this.deps.toolContext(record);
     const tools = result.tools.items;
+    // What the person reviews here becomes the approved set at commit: preview the tools as approved,
+    // so only what appears later (added after install) is new.
+    const record = { ...this.previewRecord(draft, intended, false), approvedTools: approvedSet(tools, new Date().toISOString()) };
+    const context = this.deps.toolContext(record);
     const report: ProbeReport = {
       serverInfo: {
         name: result.serverInfo?.name ?? '(no name given)',
@@ -215,7 +222,7 @@ export class InstallFlow {
       // Grants are pinned where they resolve now (an update keeps the pins of grants it keeps).
       profile: pinGrants({ ...request.profile, secrets: [...new Set([...request.profile.secrets, ...Object.keys(secrets)])] }, existing?.profile),
       enabled: request.enable,
-      approvedTools: Object.fromEntries((draft.probedTools ?? []).map((tool) => [tool.definition.name, { fingerprint: tool.fingerprint, definition: tool.definition, approvedAt: now }])),
+      approvedTools: approvedSet(draft.probedTools ?? [], now),
       createdAt: existing?.createdAt ?? now,
     };
     for (const [key, value] of Object.entries(secrets)) this.deps.secrets.set(name, key, value);
@@ -369,7 +376,7 @@ export class InstallFlow {
   private uniqueName(name: string): string {
     const taken = this.deps.store.read().servers;
     let result = name;
-    for (let n = 2; taken[result]; n += 1) result = `${name.slice(0, 44)}-${n}`;
+    for (let n = 2; ownEntry(taken, result); n += 1) result = `${name.slice(0, 44)}-${n}`;
     return result;
   }
 
@@ -395,6 +402,16 @@ export class InstallFlow {
     if (!path.trim()) throw new AirlockError('invalid-request', `Enter ${what}.`);
     return isAbsolute(path) ? path : resolve(this.deps.homeDir ?? process.cwd(), path);
   }
+}
+
+/** The tools a person reviewed, keyed by their (server-chosen) names in a null-prototype object. */
+function approvedSet(tools: ReadonlyArray<{ definition: ToolDefinition; fingerprint: string }>, approvedAt: string): ServerRecord['approvedTools'] {
+  const set = Object.create(null) as ServerRecord['approvedTools'];
+  for (const tool of tools) {
+    // The first definition of a name wins, as in the tool index.
+    if (!ownEntry(set, tool.definition.name)) set[tool.definition.name] = { fingerprint: tool.fingerprint, definition: tool.definition, approvedAt };
+  }
+  return set;
 }
 
 function sourceLabel(draft: Draft): string {

@@ -158,8 +158,10 @@ export interface LocalCommandInput {
  */
 export async function prepareLocalCommand(
   input: LocalCommandInput,
-  lookup: ExecutableLookup & { home?: string } = {},
+  lookup: ExecutableLookup & { home?: string; hashFile?: (path: string) => Promise<string> } = {},
 ): Promise<InstallCandidate> {
+  // The host passes its code hasher, so the hash pinned here is the one its first start finds remembered.
+  const hashFile = lookup.hashFile ?? sha256File;
   if (!input.command.trim()) throw new LocalCommandError('the command is empty');
   const cwd = input.cwd ?? lookup.cwd;
   const executable = await resolveExecutable(input.command, { ...lookup, ...(cwd ? { cwd } : {}) });
@@ -170,7 +172,7 @@ export async function prepareLocalCommand(
     const given = input.args[scriptIndex]!;
     const scriptPath = resolve(cwd ?? lookup.cwd ?? process.cwd(), given);
     try {
-      if ((await stat(scriptPath)).isFile()) script = { path: scriptPath, sha256: await sha256File(scriptPath) };
+      if ((await stat(scriptPath)).isFile()) script = { path: scriptPath, sha256: await hashFile(scriptPath) };
       else warnings.push(`the script “${given}” is not a file`);
     } catch {
       warnings.push(`the script “${given}” was not found (looked in ${scriptPath}); it cannot be hashed`);
@@ -179,7 +181,7 @@ export async function prepareLocalCommand(
   const provenance: Provenance = {
     kind: 'local',
     executable,
-    executableSha256: await sha256File(executable),
+    executableSha256: await hashFile(executable),
     ...(script ? { script } : {}),
   };
   const spec: ServerSpec = {

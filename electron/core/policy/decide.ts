@@ -34,6 +34,21 @@ export interface SessionGrant {
   expiresAt?: number;
 }
 
+/** One file of a local server's code: the hash pinned when the person approved it, and the hash at its last start. */
+export interface CodeFile {
+  role: 'executable' | 'script';
+  path: string;
+  /** sha256 the person approved (at install, or when they last approved its code). */
+  approved: string;
+  /** sha256 found at the server's last start; null when the file could not be read. */
+  current: string | null;
+}
+
+/** The server's code differs from what the person approved (at least one file). */
+export interface CodeChange {
+  files: CodeFile[];
+}
+
 /** What Airlock knows about the server, none of it from the server itself. */
 export interface ServerFacts {
   /** The user chose to trust this server's annotations. */
@@ -43,6 +58,11 @@ export interface ServerFacts {
   profile: SandboxProfile;
   /** The OS sandbox runs on this machine and wraps this server. */
   sandboxAvailable: boolean;
+  /**
+   * Its executable or script changed since the person approved it (found at
+   * its last start); absent or null: unchanged, or not a local server.
+   */
+  codeChange?: CodeChange | null | undefined;
 }
 
 /** Everything `decide()` looks at besides the call. */
@@ -55,7 +75,13 @@ export interface PolicyFacts {
   /** Session grants (any server/tool; only matching, unexpired ones count). */
   sessionGrants: readonly SessionGrant[];
   mode: PolicyMode;
-  /** The definition the user approved (`ServerRecord.approvedTools[tool]`), if any. */
+  /**
+   * The definition the person approved for this tool name (`ServerRecord.approvedTools`),
+   * read by own entry. Absent: the tool is not in the approved set — it is *new*
+   * (added after install, or never reviewed) and its first call asks, whatever the
+   * server's trust or containment. Absence fails closed: a caller that forgets to
+   * pass it gets a question, never a silent allow.
+   */
   approved?: ApprovedTool | undefined;
   /** Earlier definitions Airlock kept, to show what changed since a voided rule. */
   earlierDefinitions?: readonly ApprovedTool[] | undefined;
@@ -79,6 +105,10 @@ export interface DecisionFlags {
   voidedRules: VoidedRule[];
   /** The definition differs from the one the user approved. */
   changedSinceApproval: { approvedFingerprint: ToolFingerprint } | null;
+  /** The tool is not in the set the person approved: it appeared after install (or was never reviewed). */
+  unreviewed: boolean;
+  /** The server's code changed since the person approved it: every rule and grant made before is void. */
+  codeChanged: CodeChange | null;
   /** Annotation loosening found in the change (suspicious after approval). */
   suspiciousLoosening: Loosening[];
   /** Claims or defaults to an open world while its sandbox gives it no network. */
@@ -99,6 +129,8 @@ export type DecidedBy =
   | { kind: 'rule'; rule: Rule }
   | { kind: 'session-grant'; grant: SessionGrant }
   | { kind: 'definition-changed' }
+  | { kind: 'new-tool' }
+  | { kind: 'code-changed' }
   | { kind: 'strict-mode' }
   | { kind: 'trusted-read-only' }
   | { kind: 'contained-read-only' }
@@ -138,6 +170,10 @@ export const REASONS = {
   voided: 'The tool changed since you made a rule for it, so that rule no longer counts.',
   voidedGrant: 'The tool changed since you allowed it for this session, so that permission no longer counts.',
   changedSinceApproval: 'The tool changed since you approved it; review what changed.',
+  codeChanged:
+    'The server’s code changed since you approved it, so every rule and permission you made before no longer counts and Airlock asks before each call. Review the change on the server’s page and approve the new code to pin it.',
+  unreviewed:
+    'This tool is new: it was not among the tools you reviewed when you added the server (added after install), so Airlock asks before it runs, whatever the server’s trust or sandbox. Approve it on the server’s page to add it to what you reviewed.',
   suspicious: 'Suspicious: the change makes the tool claim to need less caution than before.',
   strict: 'Strict mode asks before every call.',
   strictOverridesAllow: 'You allowed this tool before, but strict mode asks anyway.',
@@ -162,6 +198,8 @@ const NO_FLAGS = (): DecisionFlags => ({
   contradictory: false,
   voidedRules: [],
   changedSinceApproval: null,
+  unreviewed: false,
+  codeChanged: null,
   suspiciousLoosening: [],
   openWorldWithoutNetwork: false,
   unsandboxed: false,
@@ -194,15 +232,18 @@ function failClosed(reason: string, decidedBy: DecidedBy, extra?: Partial<Decisi
  * Order (first match wins), the table of ARCHITECTURE.md:
  * 1. unknown tool → deny; blocked server → deny;
  * 2. a deny rule for the current fingerprint → deny;
+ * 2b. the server's code changed since it was approved (re-hashed at each
+ *    start) → ask, whatever rules or grants say (they were made for the old code);
  * 3. an allow rule for the current fingerprint, or an unexpired session
  *    grant for it → allow (strict mode: ask, see below);
  * 4. a rule or grant for an older fingerprint, or a definition that differs
  *    from the approved one → ask, with what changed;
- * 5. strict mode → ask;
- * 6. trusted + explicit read-only → allow;
- * 7. contained (profile and a working sandbox) + read-only claim → allow,
+ * 5. a tool not in the approved set (new: added after install) → ask;
+ * 6. strict mode → ask;
+ * 7. trusted + explicit read-only → allow;
+ * 8. contained (profile and a working sandbox) + read-only claim → allow,
  *    even untrusted;
- * 8. everything else → ask (destructive with the stronger dialog).
+ * 9. everything else → ask (destructive with the stronger dialog).
  *
  * Strict mode asks for everything, including calls a standing allow rule or
  * session grant would allow; only denials (unknown tool, blocked, deny rule,
@@ -213,7 +254,8 @@ function failClosed(reason: string, decidedBy: DecidedBy, extra?: Partial<Decisi
  * through), invariant 2 (an untrusted server's annotations never reduce
  * prompts — the only relaxation for an untrusted server is containment,
  * which the sandbox enforces), invariant 3 (rules bind to fingerprints),
- * invariant 4 (retry only idempotent tools of trusted servers). Fails closed.
+ * what the person never saw does not run unasked (row 5: trust and
+ * containment relax only tools the person reviewed), invariant 4 (retry only idempotent tools of trusted servers). Fails closed.
  */
 export function decide(call: ToolCall, facts: PolicyFacts, now: number): Decision {
   try {
@@ -290,9 +332,10 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
     }
   }
   const approved = facts.approved;
-  if (approved && typeof approved.fingerprint === 'string' && approved.fingerprint !== fingerprint) {
-    flags.changedSinceApproval = { approvedFingerprint: approved.fingerprint };
-  }
+  // SECURITY: what the person never saw does not run unasked — anything but a well-formed
+  // approval (absent, or not an object with a fingerprint) counts as not reviewed.
+  if (!approved || typeof approved !== 'object' || typeof approved.fingerprint !== 'string') flags.unreviewed = true;
+  else if (approved.fingerprint !== fingerprint) flags.changedSinceApproval = { approvedFingerprint: approved.fingerprint };
 
   // What changed: against the definition a voided rule was made for, else the approved one.
   let changes: DefinitionDiff | null = null;
@@ -318,6 +361,19 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
   const denyRule = currentRules.find((r) => r.effect === 'deny');
   if (denyRule) {
     return { ...base, verdict: 'deny', reasons: [REASONS.denyRule], retry: 'never', decidedBy: { kind: 'rule', rule: denyRule } };
+  }
+
+  // The server's code changed since the person approved it: nothing made for the old code counts.
+  const code = server.codeChange;
+  if (code !== undefined && code !== null) {
+    // SECURITY: a code change that cannot be read is still a change (fails closed).
+    flags.codeChanged = { files: Array.isArray(code.files) ? code.files.map((file) => ({ ...file })) : [] };
+    return {
+      ...base,
+      verdict: 'ask',
+      reasons: [REASONS.codeChanged, ...flags.codeChanged.files.filter((file) => file.current !== file.approved).map(describeCodeFile), ...(strict ? [REASONS.strict] : []), ...describe()],
+      decidedBy: { kind: 'code-changed' },
+    };
   }
 
   // The user's own standing allow for this exact definition.
@@ -347,9 +403,16 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
     if (flags.voidedRules.some((v) => v.source === 'rule')) reasons.push(REASONS.voided);
     if (flags.voidedRules.some((v) => v.source === 'session-grant')) reasons.push(REASONS.voidedGrant);
     if (flags.changedSinceApproval) reasons.push(REASONS.changedSinceApproval);
+    if (flags.unreviewed) reasons.push(REASONS.unreviewed);
     if (flags.suspiciousLoosening.length > 0) reasons.push(REASONS.suspicious);
     if (strict) reasons.push(REASONS.strict);
     return { ...base, verdict: 'ask', reasons: [...reasons, ...describe()], decidedBy: { kind: 'definition-changed' } };
+  }
+
+  // A tool the person never reviewed: its first call asks, whatever the server's trust or
+  // containment (the install probe's reading covered only what it listed then).
+  if (flags.unreviewed) {
+    return { ...base, verdict: 'ask', reasons: [REASONS.unreviewed, ...(strict ? [REASONS.strict] : []), ...describe()], decidedBy: { kind: 'new-tool' } };
   }
 
   if (strict) {
@@ -405,6 +468,13 @@ function describeTool(
   }
   if (retry === 'never' && reading.toolClass !== 'read-only') out.push(REASONS.noRetry);
   return out;
+}
+
+/** "Its script /path: sha256 0123456789ab… → fedcba987654…", in Airlock's words. */
+function describeCodeFile(file: CodeFile): string {
+  const short = (hash: unknown) => (typeof hash === 'string' ? `${hash.slice(0, 12)}…` : '?');
+  const now = file.current === null ? 'cannot be read now' : `sha256 ${short(file.approved)} → ${short(file.current)}`;
+  return `Its ${file.role === 'script' ? 'script' : 'program'} ${String(file.path)}: ${now}.`;
 }
 
 function findOlderDefinition(flags: DecisionFlags, facts: PolicyFacts): ToolDefinition | undefined {

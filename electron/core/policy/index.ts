@@ -4,3 +4,4 @@ export * from './containment';
 export * from './decide';
 export * from './diff';
 export * from './views';
+export * from './review';

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { nameKeyedRecord, ownEntry } from '../../../shared/domain';
 import { AirlockError } from '../errors';
 import { registerDataFolder } from '../sandbox/data-folders';
 
@@ -23,7 +24,8 @@ const SecretsFileSchema = z.object({
   version: z.literal(1),
   /** "none": plain text in a mode-0600 file; otherwise the cipher's id. */
   protection: z.string(),
-  servers: z.record(z.string(), z.record(z.string(), z.string())),
+  // Secret names can come from a bundle's manifest: names are data, never Object.prototype's.
+  servers: nameKeyedRecord(z.string(), nameKeyedRecord(z.string(), z.string())),
 });
 type SecretsFile = z.infer<typeof SecretsFileSchema>;
 
@@ -53,16 +55,16 @@ export class SecretStore {
 
   /** Names of the secrets stored for a server. */
   names(server: string): string[] {
-    return Object.keys(this.read().servers[server] ?? {}).sort();
+    return Object.keys(ownEntry(this.read().servers, server) ?? {}).sort();
   }
 
   /** The values of the named secrets for a server (missing names are left out). */
   values(server: string, names: readonly string[]): Record<string, string> {
     const file = this.read();
-    const stored = file.servers[server] ?? {};
-    const out: Record<string, string> = {};
+    const stored = ownEntry(file.servers, server) ?? {};
+    const out = Object.create(null) as Record<string, string>;
     for (const name of names) {
-      const sealed = stored[name];
+      const sealed = ownEntry(stored, name);
       if (sealed !== undefined) out[name] = this.open(file, sealed, name);
     }
     return out;
@@ -70,7 +72,7 @@ export class SecretStore {
 
   set(server: string, name: string, value: string): void {
     this.change((file) => {
-      (file.servers[server] ??= {})[name] = this.seal(value);
+      (file.servers[server] ??= Object.create(null) as Record<string, string>)[name] = this.seal(value);
     });
   }
 
@@ -107,12 +109,12 @@ export class SecretStore {
 
   private read(): SecretsFile {
     const stats = statSync(this.path, { bigint: true, throwIfNoEntry: false });
-    if (!stats) return { version: 1, protection: this.cipher?.id ?? 'none', servers: {} };
+    if (!stats) return { version: 1, protection: this.cipher?.id ?? 'none', servers: Object.create(null) as SecretsFile['servers'] };
     const stamp = `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
-    if (this.cached?.stamp === stamp) return structuredClone(this.cached.file);
+    if (this.cached?.stamp === stamp) return cloneSecretsFile(this.cached.file);
     const file = this.readFile();
     this.cached = { stamp, file };
-    return structuredClone(file);
+    return cloneSecretsFile(file);
   }
 
   private readFile(): SecretsFile {
@@ -139,4 +141,11 @@ export class SecretStore {
     chmodSync(temp, 0o600);
     renameSync(temp, this.path);
   }
+}
+
+/** A copy callers may change; maps keyed by names stay null-prototype (structuredClone would give them Object.prototype). */
+function cloneSecretsFile(file: SecretsFile): SecretsFile {
+  const servers = Object.create(null) as SecretsFile['servers'];
+  for (const [server, values] of Object.entries(file.servers)) servers[server] = Object.assign(Object.create(null) as Record<string, string>, values);
+  return { version: file.version, protection: file.protection, servers };
 }

@@ -102,6 +102,8 @@ interface Session {
   /** Listings are numbered when they start; an older one never replaces a newer one. */
   listingsStarted: number;
   listingApplied: number;
+  /** Waiting for the listing to be current again (see `toolsSettled`). */
+  settledWaiters: Array<() => void>;
 }
 
 interface Entry {
@@ -121,6 +123,16 @@ interface Entry {
 }
 
 class LaunchFailed extends Error {}
+
+/** A `tools/list_changed` was received and its listing is not applied yet. */
+function refreshPending(session: Session): boolean {
+  return !session.cancelled && (session.refreshTimer !== undefined || session.refreshing || session.refreshQueued);
+}
+
+/** Tells everyone waiting for the listing that it is current (or that the session ended). */
+function settle(session: Session): void {
+  for (const waiter of session.settledWaiters.splice(0)) waiter();
+}
 
 /** Is a spawn error one a retry cannot fix (missing or non-executable command)? */
 function isSpawnRefusal(error: unknown): boolean {
@@ -257,6 +269,28 @@ export class Supervisor {
     });
   }
 
+  /**
+   * Resolves true once the server's tool listing is current — no
+   * `tools/list_changed` it sent is still waiting to be read — or false when
+   * that takes longer than `maxWaitMs` (a server that keeps announcing
+   * changes). Resolves true at once for a server that is not running.
+   */
+  toolsSettled(name: string, maxWaitMs = 5_000): Promise<boolean> {
+    const session = this.entries.get(name)?.session;
+    if (!session || !refreshPending(session)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        session.settledWaiters = session.settledWaiters.filter((waiter) => waiter !== done);
+        resolve(false);
+      }, maxWaitMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      session.settledWaiters.push(done);
+    });
+  }
+
   /** Lists a ready server's tools again now (paging capped) and updates the index. */
   async listTools(name: string): Promise<ServerTools> {
     const entry = this.entries.get(name);
@@ -321,6 +355,7 @@ export class Supervisor {
           refreshQueued: false,
           listingsStarted: 0,
           listingApplied: 0,
+          settledWaiters: [],
         };
         entry.session = session;
         // The previous process group is gone before a new one starts.
@@ -412,6 +447,10 @@ export class Supervisor {
       }
     } finally {
       if (session.refreshTimer) clearTimeout(session.refreshTimer);
+      session.refreshTimer = undefined;
+      session.refreshQueued = false;
+      // Nobody waits on a listing that will not come: the session is over.
+      settle(session);
       if (outcome) {
         entry.log.push('airlock', entry.lastError ?? outcome.type);
         this.dispatch(entry, outcome, session);
@@ -442,7 +481,10 @@ export class Supervisor {
 
   private async refresh(entry: Entry, session: Session): Promise<void> {
     const connection = session.connection;
-    if (session.cancelled || !connection || entry.session !== session) return;
+    if (session.cancelled || !connection || entry.session !== session) {
+      settle(session);
+      return;
+    }
     session.refreshing = true;
     session.refreshQueued = false;
     try {
@@ -457,6 +499,7 @@ export class Supervisor {
         session.refreshQueued = false;
         this.scheduleRefresh(entry, session);
       }
+      if (!refreshPending(session)) settle(session);
     }
   }
 

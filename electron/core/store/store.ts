@@ -2,13 +2,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { join } from 'node:path';
 import Conf from 'conf';
 import { z } from 'zod';
-import { PolicyModeSchema, RuleSchema, ServerNameSchema, ServerRecordSchema } from '../../../shared/domain';
+import { nameKeyedRecord, PolicyModeSchema, RuleSchema, ServerNameSchema, ServerRecordSchema } from '../../../shared/domain';
 import type { AppNotice } from '../../../shared/ipc';
 import { AirlockError } from '../errors';
 
 /** Everything Airlock persists except secrets and the audit log. */
 export const StoreDataSchema = z.object({
-  servers: z.record(ServerNameSchema, ServerRecordSchema),
+  servers: nameKeyedRecord(ServerNameSchema, ServerRecordSchema),
   rules: z.array(RuleSchema),
   settings: z.object({
     policyMode: PolicyModeSchema,

@@ -2,12 +2,13 @@
  * Builds the views the renderer and the CLI show from the core's state. The
  * shells hold no policy: every reading, preview and warning comes from here.
  */
-import { APP_LABELS, type PolicyMode, type Rule, type ServerRecord, type ServerState, type ToolDefinition } from '../../../shared/domain';
+import { APP_LABELS, ownEntry, type PolicyMode, type Rule, type ServerRecord, type ServerState, type ToolDefinition } from '../../../shared/domain';
 import type { ServerSummary, ToolReadingView, ToolView } from '../../../shared/views';
 import { readTool } from '../policy/annotations';
 import { summariseSandbox } from '../policy/containment';
-import { decide, type SessionGrant } from '../policy/decide';
+import { decide, type CodeChange, type SessionGrant } from '../policy/decide';
 import { diffToolDefinitions } from '../policy/diff';
+import { reviewState } from '../policy/review';
 import { toDiffView, toPolicyPreview, toReadingView } from '../policy/views';
 import type { IndexedTool } from '../servers/tool-index';
 import { toolWarnings } from '../tools/tool-warnings';
@@ -31,29 +32,38 @@ export interface ToolViewContext {
   /** Other servers' tool names, for collisions and cross-references. */
   otherServersTools: ReadonlyMap<string, readonly string[]>;
   now: number;
+  /** The server's code changed since it was approved (found at its last start). */
+  codeChange?: CodeChange | null;
 }
 
 /** One tool with its claims, Airlock's reading, the effective decision and warnings. */
 export function toolView(definition: ToolDefinition, fingerprint: string, context: ToolViewContext): ToolView {
   const { record } = context;
+  const review = reviewState(record.approvedTools, definition.name, fingerprint);
+  const approved = review.kind === 'new' ? undefined : review.approved;
   const decision = decide(
     { server: record.name, tool: definition.name, arguments: {}, caller: { kind: 'client', name: 'an AI app' } },
     {
       tool: { definition, fingerprint },
-      server: { trusted: record.trusted, blocked: false, profile: record.profile, sandboxAvailable: context.sandboxAvailable || record.profile.unsandboxed !== undefined },
+      server: {
+        trusted: record.trusted,
+        blocked: false,
+        profile: record.profile,
+        sandboxAvailable: context.sandboxAvailable || record.profile.unsandboxed !== undefined,
+        codeChange: context.codeChange ?? null,
+      },
       rules: context.rules,
       sessionGrants: context.sessionGrants,
       mode: context.mode,
-      approved: record.approvedTools[definition.name],
+      approved,
     },
     context.now,
   );
   const preview = toPolicyPreview(decision);
   const rule = context.rules.find((candidate) => candidate.server === record.name && candidate.tool === definition.name && candidate.fingerprint === fingerprint);
-  const approved = record.approvedTools[definition.name];
   let pendingChange: ToolView['pendingChange'];
-  if (approved && approved.fingerprint !== fingerprint) {
-    const diff = diffToolDefinitions(approved.definition, definition);
+  if (review.kind === 'changed') {
+    const diff = diffToolDefinitions(review.approved.definition, definition);
     pendingChange = { diff: toDiffView(diff), suspicious: diff.suspicious };
   }
   return {
@@ -67,9 +77,9 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
     preview,
     fingerprint,
     ...(rule ? { rule: { effect: rule.effect, createdAt: rule.createdAt } } : {}),
-    ...(approved && approved.fingerprint === fingerprint ? { approvedAt: approved.approvedAt } : {}),
+    ...(review.kind === 'approved' ? { approvedAt: review.approved.approvedAt } : {}),
     ...(pendingChange ? { pendingChange } : {}),
-    isNew: !approved,
+    isNew: review.kind === 'new',
     warnings: toolWarnings(definition, {
       server: record.name,
       otherServersTools: context.otherServersTools,
@@ -100,12 +110,10 @@ export function serverSummary(
   record: ServerRecord,
   status: { state: ServerState; lastError?: string },
   tools: readonly { definition: ToolDefinition; fingerprint: string }[],
+  codeChange: CodeChange | null = null,
 ): ServerSummary {
   const sandbox = summariseSandbox(record.profile);
-  const pendingChanges = tools.filter((tool) => {
-    const approved = record.approvedTools[tool.definition.name];
-    return approved !== undefined && approved.fingerprint !== tool.fingerprint;
-  }).length;
+  const states = tools.map((tool) => reviewState(record.approvedTools, tool.definition.name, tool.fingerprint).kind);
   return {
     name: record.name,
     state: status.state,
@@ -116,7 +124,9 @@ export function serverSummary(
     summary: sandbox.line,
     source: sourceLabel(record),
     toolCount: tools.length,
-    pendingChanges,
+    pendingChanges: states.filter((state) => state === 'changed').length,
+    newTools: states.filter((state) => state === 'new').length,
+    codeChanged: codeChange !== null,
     ...(status.lastError ? { lastError: status.lastError } : {}),
   };
 }

@@ -76,6 +76,8 @@ describe('decide + confirmations + audit: invariant 1', () => {
               rules,
               sessionGrants: grants.list(),
               mode: 'default' as const,
+              // read and write were reviewed at install; wipe was listed later (new: it always asks first).
+              ...(call.tool === 'wipe' ? {} : { approved: { fingerprint: fingerprintTool(definition), definition, approvedAt: '2026-12-01T00:00:00.000Z' } }),
             };
             const decision = decide(call, facts, clock.now());
             let args = call.arguments;

@@ -374,3 +374,54 @@ describe('the approval token stays with the caller that opened the request', () 
     expect(JSON.stringify(result)).not.toContain(o.kind === 'approved' ? o.token : 'x');
   });
 });
+
+describe('an approval binds to the definition shown (issue 9, item 8)', () => {
+  it('the token is refused for another definition of the tool, and for one no longer listed', async () => {
+    const { registry, open, call, decision } = setup(EDIT);
+    for (const now of ['f'.repeat(64), '']) {
+      const { request, outcome } = open();
+      registry.answer(request.id, { choice: 'allow-once', answeredBy: by });
+      const o = await outcome;
+      if (o.kind !== 'approved') throw new Error('unreachable');
+      expect(registry.consume(o.token, 'files', 'edit', call.arguments, now)).toMatchObject({ ok: false, reason: 'definition-changed' });
+      // Burnt: not even the right definition can use it now.
+      expect(registry.consume(o.token, 'files', 'edit', call.arguments, decision.fingerprint!)).toMatchObject({ ok: false, reason: 'unknown-token' });
+    }
+    const { request, outcome } = open();
+    registry.answer(request.id, { choice: 'allow-once', answeredBy: by });
+    const o = await outcome;
+    if (o.kind !== 'approved') throw new Error('unreachable');
+    expect(registry.consume(o.token, 'files', 'edit', call.arguments, decision.fingerprint!)).toMatchObject({ ok: true });
+  });
+
+  it('cancelChanged withdraws only the questions whose tool is no longer defined as shown, saying why', async () => {
+    const { registry, open, call, decision } = setup(EDIT);
+    const same = open();
+    const changed = open({ ...call, tool: 'edit' });
+    const otherServer = open({ ...call, server: 'elsewhere' });
+    const current = (tool: string) => (tool === 'edit' ? decision.fingerprint! : undefined);
+    expect(registry.cancelChanged('files', current)).toEqual([]);
+    expect(registry.cancelChanged('files', () => 'f'.repeat(64)).sort()).toEqual([same.request.id, changed.request.id].sort());
+    expect(await same.outcome).toMatchObject({ kind: 'cancelled', cause: 'definition-changed', reason: expect.stringMatching(/changed while you were being asked/) });
+    expect(registry.pending().map((request) => request.id)).toEqual([otherServer.request.id]);
+    expect(registry.answer(same.request.id, { choice: 'allow-once', answeredBy: by })).toMatchObject({ ok: false, reason: 'already-answered' });
+    // A tool the server no longer offers is no longer defined as shown either.
+    expect(registry.cancelChanged('elsewhere', () => undefined)).toEqual([otherServer.request.id]);
+  });
+});
+
+describe('edited arguments are checked within a cost limit (issue 10, item 6)', () => {
+  it('against a 26-level exponential schema they are refused with a clear message; the request stays open', async () => {
+    const defs: Record<string, unknown> = { a0: { type: 'string' } };
+    for (let i = 1; i <= 26; i += 1) defs[`a${i}`] = { allOf: [{ $ref: `#/$defs/a${i - 1}` }, { $ref: `#/$defs/a${i - 1}` }] };
+    const PICK: ToolDefinition = { name: 'pick', inputSchema: { type: 'object', $defs: defs, properties: { x: { $ref: '#/$defs/a26' } } }, annotations: { destructiveHint: false } };
+    const { registry, open, call } = setup(PICK);
+    const { request, outcome } = open({ ...call, arguments: { x: 'sent' } });
+    const refused = registry.answer(request.id, { choice: 'allow-once', editedArguments: { x: 'edited' }, answeredBy: by });
+    expect(refused).toMatchObject({ ok: false, reason: 'invalid-arguments' });
+    expect(refused.ok === false && refused.message).toMatch(/too complex to check within Airlock’s limit of 100,000 steps.*still open: allow the arguments as they were sent, or deny/);
+    expect(registry.pending().map((r) => r.id)).toEqual([request.id]);
+    expect(registry.answer(request.id, { choice: 'allow-once', answeredBy: by }).ok).toBe(true);
+    expect(await outcome).toMatchObject({ kind: 'approved', arguments: { x: 'sent' }, edited: false });
+  });
+});

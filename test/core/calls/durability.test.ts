@@ -70,6 +70,8 @@ function pipeline(options: { strict?: boolean; rule?: boolean }) {
     state: () => ({ servers: { echo: record }, rules, settings: { policyMode: 'default', strictDurability: options.strict === true } }),
     lookupTool: (server, tool) => (server === 'echo' && tool === 'echo' ? { server, name: tool, definition, fingerprint } : undefined),
     ensureReady: async () => {},
+    toolsSettled: async () => true,
+    codeChange: async () => null,
     callServer: async (_server, tool, args) => {
       atSend.push([...fs.events]);
       fs.mark('send');

@@ -60,6 +60,10 @@ interface State {
   grants: SessionGrant[];
   mode: 'default' | 'strict';
   missing: boolean;
+  /** The approved set holds this tool as it is now, an older definition of it, or not at all (new). */
+  reviewed: 'current' | 'older' | 'none';
+  /** The server's code changed since it was approved. */
+  codeChanged: boolean;
 }
 
 const stateArb = (fps = [CURRENT, OLD]): fc.Arbitrary<State> =>
@@ -73,6 +77,8 @@ const stateArb = (fps = [CURRENT, OLD]): fc.Arbitrary<State> =>
     grants: fc.array(grantArb(fps), { maxLength: 2 }),
     mode: fc.constantFrom('default' as const, 'strict' as const),
     missing: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+    reviewed: fc.constantFrom('current' as const, 'current' as const, 'older' as const, 'none' as const),
+    codeChanged: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
   });
 
 function toFacts(s: State, annotations = s.annotations, fingerprint = CURRENT): PolicyFacts {
@@ -84,10 +90,17 @@ function toFacts(s: State, annotations = s.annotations, fingerprint = CURRENT): 
   };
   return {
     ...(s.missing ? {} : { tool: { definition, fingerprint } }),
-    server: { trusted: s.trusted, ...(s.blocked !== undefined ? { blocked: s.blocked } : {}), profile: s.profile, sandboxAvailable: s.sandboxAvailable },
+    server: {
+      trusted: s.trusted,
+      ...(s.blocked !== undefined ? { blocked: s.blocked } : {}),
+      profile: s.profile,
+      sandboxAvailable: s.sandboxAvailable,
+      ...(s.codeChanged ? { codeChange: { files: [{ role: 'script' as const, path: '/srv/x.js', approved: OLD, current: CURRENT }] } } : {}),
+    },
     rules: s.rules,
     sessionGrants: s.grants,
     mode: s.mode,
+    ...(s.reviewed === 'none' ? {} : { approved: { fingerprint: s.reviewed === 'current' ? fingerprint : OLD, definition, approvedAt: '2026-12-01T00:00:00.000Z' } }),
   };
 }
 
@@ -159,6 +172,35 @@ describe('decide(): properties over random states', () => {
           expect(['rule', 'session-grant', 'contained-read-only']).toContain(d.decidedBy.kind);
           if (d.decidedBy.kind === 'contained-read-only') expect(containedAndWorking(s)).toBe(true);
         }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('what the person never saw does not run unasked: a tool outside the approved set is allowed only by their own rule or grant for it', () => {
+    fc.assert(
+      fc.property(stateArb(), (s0) => {
+        const s = { ...s0, reviewed: 'none' as const };
+        const d = decide(call(), toFacts(s), NOW);
+        if (d.verdict === 'allow') {
+          expect(['rule', 'session-grant']).toContain(d.decidedBy.kind);
+          const standing = d.decidedBy.kind === 'rule' ? d.decidedBy.rule : d.decidedBy.kind === 'session-grant' ? d.decidedBy.grant : undefined;
+          expect(standing?.fingerprint).toBe(CURRENT);
+        }
+        if (!s.blocked && !s.missing && d.verdict !== 'deny') expect(d.flags.unreviewed).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('a code change voids every rule and grant: after it, nothing is allowed, and only a denial still denies', () => {
+    fc.assert(
+      fc.property(stateArb(), (s0) => {
+        const s = { ...s0, codeChanged: true };
+        const d = decide(call(), toFacts(s), NOW);
+        expect(d.verdict).not.toBe('allow');
+        if (d.verdict === 'deny') expect(['blocked', 'unknown-tool', 'rule', 'policy-error']).toContain(d.decidedBy.kind);
+        if (d.decidedBy.kind === 'rule') expect(d.decidedBy.rule.effect).toBe('deny');
       }),
       { numRuns: RUNS },
     );

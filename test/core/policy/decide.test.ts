@@ -14,6 +14,7 @@ import {
   facts,
   grantFor,
   ruleFor,
+  SCRIPT_CHANGE,
   tool,
   uncontained,
   type FactsInput,
@@ -67,6 +68,28 @@ describe('decide(): the policy table of ARCHITECTURE.md (default mode)', () => {
   rows.push(['untrusted, destructive', { annotations: DESTRUCTIVE }, 'ask', 'destructive']);
   rows.push(['untrusted, no annotations', { annotations: undefined }, 'ask', 'destructive']);
   rows.push(['untrusted, changes-things, contained', { annotations: CHANGES, profile: contained() }, 'ask', 'untrusted']);
+  // | any | not in the approved set (new: added after install) | none | ask — whatever trust or containment |
+  for (const [name, a] of classes) {
+    for (const trusted of [true, false]) {
+      for (const [where, profile] of [['contained', contained], ['uncontained', uncontained]] as const) {
+        rows.push([`new tool, ${name}, trusted=${trusted}, ${where}`, { annotations: a, trusted, profile: profile(), unreviewed: true }, 'ask', 'new-tool']);
+      }
+    }
+    rows.push([`new tool, ${name}, blocked server`, { annotations: a, trusted: true, blocked: true, unreviewed: true }, 'deny', 'blocked']);
+    rows.push([`new tool, ${name}, deny rule for it`, (d) => ({ annotations: a, trusted: true, profile: contained(), unreviewed: true, rules: [ruleFor(d, 'deny')] }), 'deny', 'rule']);
+    rows.push([`new tool, ${name}, the person's allow rule for this exact definition`, (d) => ({ annotations: a, unreviewed: true, rules: [ruleFor(d, 'allow')] }), 'allow', 'rule']);
+    rows.push([`new tool, ${name}, the person's session grant for this exact definition`, (d) => ({ annotations: a, unreviewed: true, grants: [grantFor(d)] }), 'allow', 'session-grant']);
+    rows.push([`new tool, ${name}, allow rule for an older definition`, (d) => ({ annotations: a, trusted: true, profile: contained(), unreviewed: true, rules: [ruleFor(d, 'allow', OLD_FP)] }), 'ask', 'definition-changed']);
+  }
+  // | any (its code changed since approved) | any | allow rule or grant made before | ask — they were made for the old code |
+  for (const [name, a] of classes) {
+    rows.push([`code changed, ${name}, trusted+contained, no rule`, { annotations: a, trusted: true, profile: contained(), codeChanged: true }, 'ask', 'code-changed']);
+    rows.push([`code changed, ${name}, allow rule for this definition`, (d) => ({ annotations: a, codeChanged: true, rules: [ruleFor(d, 'allow')] }), 'ask', 'code-changed']);
+    rows.push([`code changed, ${name}, session grant`, (d) => ({ annotations: a, codeChanged: true, grants: [grantFor(d)] }), 'ask', 'code-changed']);
+    rows.push([`code changed, ${name}, new tool`, { annotations: a, trusted: true, codeChanged: true, unreviewed: true }, 'ask', 'code-changed']);
+    rows.push([`code changed, ${name}, deny rule still denies`, (d) => ({ annotations: a, codeChanged: true, rules: [ruleFor(d, 'deny')] }), 'deny', 'rule']);
+    rows.push([`code changed, ${name}, blocked`, { annotations: a, codeChanged: true, blocked: true }, 'deny', 'blocked']);
+  }
   // | any | any | allow rule for this fingerprint, or session grant | allow |
   for (const [name, a] of classes) {
     rows.push([`allow rule, ${name}, untrusted`, (d) => ({ annotations: a, rules: [ruleFor(d, 'allow')] }), 'allow', 'rule']);
@@ -204,6 +227,65 @@ describe('decide(): the rules of issue 4', () => {
     it('closed world: no open-world reason', () => {
       const d = decide(call(), facts({ annotations: CHANGES }), NOW);
       expect(d.reasons.some((r) => r.includes('outside your machine'))).toBe(false);
+    });
+  });
+
+  describe('what the person never saw does not run unasked (issue 9 3c, issue 10 5)', () => {
+    it('a tool renamed on a trusted server is new: its first call asks, saying so', () => {
+      const approvedAs = tool(READ_ONLY, { name: 'do_thing_v1' });
+      const renamed = tool(READ_ONLY);
+      const f = facts({ definition: renamed, trusted: true, profile: contained(), unreviewed: true });
+      const d = decide(call(), f, NOW);
+      expect(d).toMatchObject({ verdict: 'ask', decidedBy: { kind: 'new-tool' } });
+      expect(d.flags.unreviewed).toBe(true);
+      expect(d.reasons[0]).toBe(REASONS.unreviewed);
+      expect(d.reasons[0]).toMatch(/added after install/);
+      // The old name's approval says nothing about the new name.
+      expect(approvedAs.name).not.toBe(renamed.name);
+    });
+
+    it('approving it (the approved set gains it) restores the table: trusted read-only runs', () => {
+      const def = tool(READ_ONLY);
+      expect(decide(call(), facts({ definition: def, trusted: true, unreviewed: true }), NOW).verdict).toBe('ask');
+      expect(decide(call(), facts({ definition: def, trusted: true }), NOW)).toMatchObject({ verdict: 'allow', decidedBy: { kind: 'trusted-read-only' } });
+    });
+
+    it.each([
+      ['an inherited function (what `approvedTools["constructor"]` gave)', Object.prototype.constructor],
+      ['null', null],
+      ['an approval without a fingerprint', { definition: tool(READ_ONLY), approvedAt: 'x' }],
+    ])('a malformed approval counts as not reviewed: %s', (_n, approved) => {
+      const f = { ...facts({ annotations: READ_ONLY, trusted: true, profile: contained() }), approved: approved as never };
+      expect(decide(call(), f, NOW)).toMatchObject({ verdict: 'ask', decidedBy: { kind: 'new-tool' } });
+    });
+
+    it('strict mode: a new tool asks, with both reasons', () => {
+      const d = decide(call(), facts({ annotations: READ_ONLY, trusted: true, unreviewed: true, mode: 'strict' }), NOW);
+      expect(d.verdict).toBe('ask');
+      expect(d.reasons.slice(0, 2)).toEqual([REASONS.unreviewed, REASONS.strict]);
+    });
+  });
+
+  describe('a code change voids rules like a changed definition (issue 10 5)', () => {
+    it('says what changed: old and new hash of the edited file, in Airlock’s words', () => {
+      const def = tool(READ_ONLY);
+      const d = decide(call(), facts({ definition: def, trusted: true, profile: contained(), codeChanged: true, rules: [ruleFor(def, 'allow')] }), NOW);
+      expect(d).toMatchObject({ verdict: 'ask', decidedBy: { kind: 'code-changed' } });
+      expect(d.flags.codeChanged).toEqual(SCRIPT_CHANGE);
+      expect(d.reasons[0]).toBe(REASONS.codeChanged);
+      expect(d.reasons[1]).toBe(`Its script /home/me/server.js: sha256 ${'a'.repeat(12)}… → ${'b'.repeat(12)}….`);
+    });
+
+    it('an unreadable file is a change; a malformed change fails closed', () => {
+      const unreadable = { files: [{ role: 'executable' as const, path: '/usr/bin/x', approved: 'a'.repeat(64), current: null }] };
+      const f = facts({ annotations: READ_ONLY, trusted: true });
+      expect(decide(call(), { ...f, server: { ...f.server, codeChange: unreadable } }, NOW).reasons[1]).toBe('Its program /usr/bin/x: cannot be read now.');
+      expect(decide(call(), { ...f, server: { ...f.server, codeChange: {} as never } }, NOW).decidedBy.kind).toBe('code-changed');
+    });
+
+    it('no code change (null or absent): the table as before', () => {
+      const f = facts({ annotations: READ_ONLY, trusted: true });
+      expect(decide(call(), { ...f, server: { ...f.server, codeChange: null } }, NOW).decidedBy.kind).toBe('trusted-read-only');
     });
   });
 

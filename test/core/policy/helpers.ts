@@ -48,7 +48,14 @@ export interface FactsInput {
   grants?: SessionGrant[];
   mode?: 'default' | 'strict';
   missing?: boolean;
+  /** The tool is not in the approved set (new: added after install). Default: approved as it is now. */
+  unreviewed?: boolean;
+  /** The server's code changed since it was approved (found at its last start). */
+  codeChanged?: boolean;
 }
+
+/** A script edited since it was approved. */
+export const SCRIPT_CHANGE = { files: [{ role: 'script' as const, path: '/home/me/server.js', approved: 'a'.repeat(64), current: 'b'.repeat(64) }] };
 
 export function facts(input: FactsInput = {}): PolicyFacts {
   const definition = input.definition ?? tool(input.annotations);
@@ -59,10 +66,12 @@ export function facts(input: FactsInput = {}): PolicyFacts {
       ...(input.blocked !== undefined ? { blocked: input.blocked } : {}),
       profile: input.profile ?? uncontained(),
       sandboxAvailable: input.sandboxAvailable ?? true,
+      ...(input.codeChanged ? { codeChange: SCRIPT_CHANGE } : {}),
     },
     rules: input.rules ?? [],
     sessionGrants: input.grants ?? [],
     mode: input.mode ?? 'default',
+    ...(input.unreviewed ? {} : { approved: { fingerprint: fingerprintTool(definition), definition, approvedAt: '2026-12-01T00:00:00.000Z' } }),
   };
 }
 
