@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APP_LABELS, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
+import { APP_LABELS, type Caller, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, ServerDetail, ServerSummary } from '../../shared/views';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
@@ -30,8 +30,14 @@ import { serverSummary, toolsOf, toolView, type ToolViewContext } from './views/
 export interface HostHooks {
   /** Pushes an event to whatever shows Airlock's state (a window, nothing in the CLI). */
   emit: EmitEvent;
-  /** True when a person can be asked right now (a window is open, a terminal is attached). */
-  canAsk?: () => boolean;
+  /**
+   * True when a person can be asked right now about a call that came
+   * through `origin`: the window can be asked about any call; a terminal
+   * only about the calls made through it. `origin` undefined: can anyone
+   * here be asked at all (a network question, for the window or the owner's
+   * own terminal)?
+   */
+  canAsk?: (origin?: string) => boolean;
   /** The shell's file picker (the Electron app); absent elsewhere. */
   pickFile?: (purpose: 'mcpb' | 'config' | 'folder') => Promise<string | undefined>;
   /** Logs a problem for developers; never shown raw to the user. */
@@ -66,6 +72,29 @@ export interface HostOptions {
 }
 
 /**
+ * A shell using the contract, as the owner knows it — never as it claims to
+ * be. It decides the caller kind of `tools.call`, which confirmations the
+ * shell is shown and may answer, and how its answers are recorded.
+ * - `window`: Airlock's own window (in this process): its console calls are
+ *   the person's (`user`); it sees and may answer every confirmation and
+ *   network question.
+ * - `terminal`: the `airlock` command or a gateway (this process or a client
+ *   process): its calls are `cli`; it is shown, and may answer, only the
+ *   confirmations of calls made through it (`origin`), and no network
+ *   question.
+ */
+export interface ShellIdentity {
+  kind: 'window' | 'terminal';
+  /** Where its own calls' confirmations are routed. */
+  origin: string;
+  /** A label for the log ("airlock gateway for Cursor"); data, never an identity. */
+  label?: string;
+}
+
+/** Airlock's own window, in the process that runs the servers. */
+export const WINDOW_SHELL: ShellIdentity = Object.freeze({ kind: 'window', origin: 'window' });
+
+/**
  * The composition root of the core: it builds every part from the data
  * folder and the shell's hooks, and is the one object the shells talk to.
  * It never imports Electron.
@@ -85,6 +114,9 @@ export class AirlockHost {
   private sandbox: SandboxSupport;
   private readonly disposers: Array<() => void> = [];
   private httpGateway: HttpGateway | undefined;
+  /** Calls in the pipeline now, and who waits for none (see `whenIdle`). */
+  private running = 0;
+  private readonly idleWaiters: Array<() => void> = [];
 
   constructor(private readonly options: HostOptions) {
     const { dataDir } = options;
@@ -137,7 +169,7 @@ export class AirlockHost {
       confirmations: this.confirmations,
       audit: this.audit,
       sandboxAvailable: () => this.sandbox.supported,
-      canAsk: () => options.hooks.canAsk?.() ?? false,
+      canAsk: (origin) => options.hooks.canAsk?.(origin) ?? false,
       now: () => Date.now(),
       onDidAppend: (seq) => options.hooks.emit('audit.didAppend', { seq }),
     });
@@ -338,12 +370,25 @@ export class AirlockHost {
   // ── Calls and confirmations ────────────────────────────────────────────
 
   /** The one choke point: every call from every caller goes through here. */
-  callTool(request: CallRequest): Promise<CallResult> {
-    return this.pipeline.call(request);
+  async callTool(request: CallRequest): Promise<CallResult> {
+    this.running += 1;
+    try {
+      return await this.pipeline.call(request);
+    } finally {
+      this.running -= 1;
+      if (this.running === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
   }
 
-  pendingConfirmations(): ConfirmationView[] {
-    return this.confirmations.pending().map((request) => {
+  /**
+   * Confirmations waiting for an answer, as `shell` may see them: the window
+   * every one; a terminal only those of calls made through it.
+   */
+  pendingConfirmations(shell: ShellIdentity = WINDOW_SHELL): ConfirmationView[] {
+    return this.confirmations
+      .pending()
+      .filter((request) => mayAnswer(shell, request))
+      .map((request) => {
       const record = this.store.read().servers[request.server];
       const view = toConfirmationView(request);
       // The sandbox as it is now (grants may have changed while the request waited).
@@ -351,14 +396,36 @@ export class AirlockHost {
     });
   }
 
-  answerConfirmation(id: string, answer: Omit<ConfirmationAnswer, 'answeredBy'>, answeredBy: Answerer): { accepted: boolean; reason?: string } {
+  /**
+   * Answers a confirmation. With `shell`, only one routed to that shell
+   * (SECURITY: invariant 1 — an answer comes from a shell that was shown the
+   * prompt; another process's confirmation reads as one Airlock never asked).
+   */
+  answerConfirmation(id: string, answer: Omit<ConfirmationAnswer, 'answeredBy'>, answeredBy: Answerer, shell: ShellIdentity = WINDOW_SHELL): { accepted: boolean; reason?: string } {
+    const request = this.confirmations.get(id);
+    if (request && !mayAnswer(shell, request)) return { accepted: false, reason: 'Airlock did not ask this.' };
     const result = this.confirmations.answer(id, { ...answer, answeredBy });
     return result.ok ? { accepted: true } : { accepted: false, reason: result.message };
   }
 
+  /**
+   * Resolves once no call is running (bounded by `timeoutMs`): before this
+   * process hands the servers to another, calls in flight finish here.
+   */
+  async whenIdle(timeoutMs: number): Promise<void> {
+    if (this.running === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   /** A running server wants a host it has no grant for: ask a person, if one can be asked. */
   private askNetwork(server: string, host: string, port: number): Promise<boolean> {
-    if (!(this.options.hooks.canAsk?.() ?? false)) return Promise.resolve(false);
+    if (!(this.options.hooks.canAsk?.(undefined) ?? false)) return Promise.resolve(false);
     return this.network.ask(server, host, port);
   }
 
@@ -557,9 +624,16 @@ export class AirlockHost {
 
   // ── IPC ────────────────────────────────────────────────────────────────
 
-  /** One handler per IPC channel; the shells wire them through the contract's wrapper. */
-  ipcHandlers(): IpcHandlers {
-    const window: Answerer = { shell: 'window' };
+  /**
+   * One handler per IPC channel for one shell; the shells wire them through
+   * the contract's wrapper. The window's by default; the owner passes each
+   * client process's identity (see `ShellIdentity`).
+   */
+  ipcHandlers(shell: ShellIdentity = WINDOW_SHELL): IpcHandlers {
+    const answerer: Answerer = { shell: shell.kind === 'window' ? 'window' : 'terminal' };
+    // SECURITY: invariant 1 — the caller kind comes from the shell the owner knows, never from the request.
+    const caller: Caller = shell.kind === 'window' ? { kind: 'user' } : { kind: 'cli' };
+    const window = shell.kind === 'window';
     return {
       'app.info': () => this.info(),
       'sandbox.status': () => this.sandboxStatus(),
@@ -583,28 +657,32 @@ export class AirlockHost {
       'install.commit': (request) => this.install.commit(request).then((record) => this.summary(record)),
       'install.cancel': async ({ draftId }) => (await this.install.cancel(draftId), {}),
       'tools.call': async ({ server, tool, arguments: args }): Promise<CallResultView> => {
-        const result = await this.callTool({ server, tool, arguments: args, caller: { kind: 'user' } });
+        const result = await this.callTool({ server, tool, arguments: args, caller, origin: shell.origin });
         return {
           outcome: result.outcome,
+          ...(result.nobodyToAsk ? { nobodyToAsk: true } : {}),
           content: result.result?.content ?? [],
           ...(result.result?.structuredContent !== undefined ? { structuredContent: result.result.structuredContent } : {}),
           ...(result.message ? { message: result.message } : {}),
           durationMs: result.durationMs,
         };
       },
-      'approvals.list': () => this.pendingConfirmations(),
+      'approvals.list': () => this.pendingConfirmations(shell),
       'approvals.answer': ({ id, choice, arguments: edited, confirmDestructiveAlways }) =>
         this.answerConfirmation(
           id,
           { choice, ...(edited ? { editedArguments: edited } : {}), ...(confirmDestructiveAlways ? { confirmDestructiveAlways } : {}) },
-          window,
+          answerer,
+          shell,
         ),
       'approvals.extend': ({ id }) => {
-        const deadline = this.extendConfirmation(id);
+        const request = this.confirmations.get(id);
+        const deadline = request && mayAnswer(shell, request) ? this.extendConfirmation(id) : undefined;
         return deadline === undefined ? {} : { deadline };
       },
-      'network.pending': () => this.network.list().map(({ id, server, host, port, deadline }) => ({ id, server, host, port, deadline })),
-      'network.answer': ({ id, allow, remember }) => this.answerNetwork(id, allow, remember),
+      // Network questions are the window's (and the owner's own terminal's, in its process).
+      'network.pending': () => (window ? this.network.list().map(({ id, server, host, port, deadline }) => ({ id, server, host, port, deadline })) : []),
+      'network.answer': ({ id, allow, remember }) => (window ? this.answerNetwork(id, allow, remember) : { accepted: false }),
       'rules.list': () => this.rules(),
       'rules.add': (request) => this.addRule(request),
       'rules.remove': ({ server, tool }) => (this.removeRule(server, tool), {}),
@@ -706,6 +784,11 @@ export class AirlockHost {
       this.options.hooks.log?.('could not emit servers.didChange', error);
     }
   }
+}
+
+/** True when `shell` is shown, and may answer, `request`: the window every one; a terminal those of its own calls. */
+function mayAnswer(shell: ShellIdentity, request: { origin?: string }): boolean {
+  return shell.kind === 'window' || (request.origin !== undefined && request.origin === shell.origin);
 }
 
 /** How long a confirmation waits after the person last engaged with it. */

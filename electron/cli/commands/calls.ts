@@ -15,7 +15,9 @@ export function registerCallCommands(program: Command, context: CliContext): voi
 
   program
     .command('call')
-    .description("call a tool yourself (your own call is your consent; it is checked against your rules and recorded)")
+    .description(
+      'call a tool yourself, checked against your rules and recorded; your own call is your consent, except in strict mode, for a tool that may delete or overwrite things, or one that changed since you approved it: those ask on this terminal (exit 4 without one)',
+    )
     .argument('<server>')
     .argument('<tool>')
     .option('--args <json>', 'the arguments as a JSON object', '{}')
@@ -32,7 +34,7 @@ export function registerCallCommands(program: Command, context: CliContext): voi
         const text = result.content.map((item) => contentText(item)).join('\n');
         return [result.message ? `${result.outcome}: ${result.message}` : '', text].filter(Boolean).join('\n');
       });
-      context.exit(result.outcome === 'ok' ? EXIT.ok : result.outcome === 'tool-error' ? EXIT.failure : EXIT.denied);
+      context.exit(result.outcome === 'ok' ? EXIT.ok : result.outcome === 'tool-error' ? EXIT.failure : result.nobodyToAsk ? EXIT.needsConfirmation : EXIT.denied);
     });
 
   const rules = program.command('rules').description('list, add and remove standing rules (each bound to the exact tool definition it was made for)');
@@ -95,7 +97,7 @@ export function registerCallCommands(program: Command, context: CliContext): voi
           ? entries
               .map((entry) =>
                 entry.kind === 'decision'
-                  ? `${entry.time} #${entry.seq} ${entry.caller} → ${entry.server} › ${inert(entry.tool)}: ${entry.verdict}${entry.answeredBy ? ` [${entry.answeredBy}]` : ''}`
+                  ? `${entry.time} #${entry.seq} ${inert(entry.caller)} → ${inert(entry.server)} › ${inert(entry.tool)}: ${inert(entry.verdict ?? '')}${entry.answeredBy ? ` [${inert(entry.answeredBy)}]` : ''}`
                   : `${entry.time} #${entry.seq}   ${entry.outcome} in ${entry.durationMs} ms`,
               )
               .join('\n')

@@ -2,14 +2,15 @@ import { createReadStream, createWriteStream, openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { APP_LABELS, callerLabel } from '../../../shared/domain';
+import { APP_LABELS } from '../../../shared/domain';
+import type { ConfirmationView } from '../../../shared/views';
 import { AirlockHost } from '../../core/host';
 import { connectApp, previewConnect, undoConnect, type ConnectApp } from '../../core/connect';
 import { loadOrCreateGatewayToken, serveStdio, startHttpGateway, GATEWAY_TOKEN_FILE } from '../../core/gateway';
-import type { ConfirmationRequest } from '../../core/approvals';
 import { SharedHost } from '../../core/ipc/shared-host';
 import { inert } from '../format';
 import { CliExit, EXIT } from '../output';
+import { terminalConfirmations } from '../terminal-confirmations';
 import { confirmOrExit, installFromDisclosure, type CliContext } from './servers';
 
 /**
@@ -43,21 +44,6 @@ function openTerminal(): { ask(question: string): Promise<string>; close(): void
   };
 }
 
-/** Shows a confirmation on the terminal and answers it; the safe answer is the default. */
-async function askOnTerminal(host: AirlockHost, terminal: NonNullable<ReturnType<typeof openTerminal>>, request: ConfirmationRequest): Promise<void> {
-  const who = callerLabel(request.caller);
-  const lines = [
-    '',
-    `── Airlock: ${who} wants to run ${request.server} › ${inert(request.tool)} ──`,
-    ...request.reasons.map((reason) => `  ${reason}`),
-    `  arguments: ${inert(JSON.stringify(request.arguments, null, 2)).split('\n').join('\n  ')}`,
-    request.confirmationKind === 'destructive' ? `Type the tool's name (${request.tool}) to allow it once; anything else denies: ` : 'Allow once? [y/N] ',
-  ];
-  const answer = await terminal.ask(lines.join('\n'));
-  const allowed = request.confirmationKind === 'destructive' ? answer === request.tool : /^y(es)?$/i.test(answer);
-  host.answerConfirmation(request.id, { choice: allowed ? 'allow-once' : 'deny' }, { shell: 'terminal' });
-}
-
 export function registerGatewayCommands(program: Command, context: CliContext & { dataDir(): string; version: string }): void {
   const { io } = context;
 
@@ -75,13 +61,18 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
       const log = (message: string) => process.stderr.write(`${message}\n`);
       const asked = new Set<string>();
       let owned: AirlockHost | undefined;
-      const shared = await SharedHost.open({
+      let shared: SharedHost | undefined;
+      // This gateway's own calls' confirmations, routed here by the owner (this process or another).
+      const confirmations = terminal ? terminalConfirmations(terminal, () => shared, log) : undefined;
+      shared = await SharedHost.open({
         dataDir: context.dataDir(),
+        role: 'gateway',
         label: `airlock gateway${options.client ? ` for ${options.client}` : ''}`,
         canAsk: () => terminal !== undefined,
         onEvent: (event, payload) => {
+          if (event === 'approvals.didChange') confirmations?.(payload as ConfirmationView[]);
           // A server this process runs asks to reach a host: ask on the terminal too.
-          if (event !== 'network.didChange' || !terminal || !owned) return;
+          if (event !== 'network.didChange' || !terminal || !owned || shared?.localHost !== owned) return;
           for (const question of payload as Array<{ id: string; server: string; host: string; port: number }>) {
             if (asked.has(question.id)) continue;
             asked.add(question.id);
@@ -95,14 +86,15 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
         createHost: (hooks) => new AirlockHost({ dataDir: context.dataDir(), version: context.version, hooks }),
         onOwner: async (host) => {
           owned = host;
-          if (terminal) host.confirmations.onDidOpen((request) => void askOnTerminal(host, terminal, request).catch(() => {}));
           await host.startEnabledServers();
         },
       });
       log(
-        shared.mode === 'owner'
-          ? `Airlock gateway: running the servers in this process${terminal ? '; confirmations are asked on this terminal' : '; with no terminal and no Airlock app, calls that need a confirmation are denied'}.`
-          : 'Airlock gateway: the Airlock app (or another gateway) runs the servers; confirmations appear there.',
+        `Airlock gateway: ${shared.mode === 'owner' ? 'running the servers in this process' : 'another Airlock process (the app, or another gateway) runs the servers'}; ${
+          terminal
+            ? "this gateway's calls that need a confirmation are asked on this terminal (and in the Airlock app's window, when it runs the servers)"
+            : "with no terminal here, this gateway's calls that need a confirmation are asked only in the Airlock app's window, and denied when it is not running"
+        }.`,
       );
       const servers = options.servers?.split(',').map((name) => name.trim()).filter(Boolean);
       const gatewayOptions = { ...(servers ? { servers } : {}), ...(options.client ? { clientName: options.client } : {}), log };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { PolicyMode, Rule, ServerRecord } from '../../../shared/domain';
+import type { Caller, PolicyMode, Rule, ServerRecord } from '../../../shared/domain';
 import type { ConfirmationOutcome, ConfirmationRegistry, SessionGrants } from '../approvals';
 import type { AuditAnswer, AuditLog, CallOutcome } from '../audit';
 import { AirlockError } from '../errors';
@@ -22,6 +22,8 @@ export interface CallResult {
   result?: CallToolResult;
   /** For anything but `ok`/`tool-error`: what happened, in words, and what to do. */
   message?: string;
+  /** The call needed a person's confirmation and no shell could ask one (the CLI exits 4). */
+  nobodyToAsk?: boolean;
   decision: Decision;
   durationMs: number;
 }
@@ -48,8 +50,12 @@ export interface CallPipelineDeps {
   confirmations: ConfirmationRegistry;
   audit: AuditLog;
   sandboxAvailable(): boolean;
-  /** True when some shell can show a confirmation right now (a window, a terminal). */
-  canAsk(): boolean;
+  /**
+   * True when some shell can show this call's confirmation right now: the
+   * window (it sees every confirmation), or the terminal of the shell the
+   * call came through (`origin`), which sees only its own calls'.
+   */
+  canAsk(origin: string | undefined): boolean;
   now(): number;
   /** Told after each audit append (the Activity page refreshes). */
   onDidAppend?(seq: number): void;
@@ -109,14 +115,20 @@ export class CallPipeline {
     let rule: Rule | undefined = decision.decidedBy.kind === 'rule' ? decision.decidedBy.rule : undefined;
     let denialMessage: string | undefined;
 
+    let nobodyToAsk = false;
     if (decision.verdict === 'ask' && indexed) {
-      if (request.caller.kind === 'user') {
-        // The person's own call in Airlock's console is itself their consent.
+      const own = ownCallConsent(request.caller, decision, state.settings.policyMode);
+      if (own) {
+        // The person's own call (the window's console; `airlock call` when nothing more is needed) is their consent.
         final = 'allow';
-        answer = { how: 'console', by: 'console' };
-      } else if (!this.deps.canAsk()) {
-        denialMessage = `This call needs a person's confirmation, and no Airlock window or terminal is available to ask. Open the Airlock app (or run the command in a terminal) and try again.`;
+        answer = { how: 'own-call', by: own };
+      } else if (!this.deps.canAsk(request.origin)) {
+        denialMessage =
+          request.caller.kind === 'cli'
+            ? `This call needs your confirmation (${cliConfirmationReason(decision, state.settings.policyMode)}), and there is no terminal to ask on. Run \`airlock call\` in a terminal, or open the Airlock app and answer there.`
+            : `This call needs a person's confirmation, and no Airlock window or terminal is available to ask. Open the Airlock app (or run the command in a terminal) and try again.`;
         answer = { how: 'no-approver' };
+        nobodyToAsk = true;
       } else {
         const opened = this.deps.confirmations.open({
           call,
@@ -125,6 +137,7 @@ export class CallPipeline {
           profile: record.profile,
           serverTrusted: record.trusted,
           timeoutMs: request.confirmationTimeoutMs,
+          ...(request.origin !== undefined ? { origin: request.origin } : {}),
         });
         const onAbort = () => this.deps.confirmations.cancel(opened.request.id, 'the caller cancelled the call');
         request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -163,7 +176,8 @@ export class CallPipeline {
     this.deps.onDidAppend?.(entry.seq);
 
     if (final === 'deny') {
-      return this.finish({ callId, outcome: 'denied', message: denialMessage, decision, started, request });
+      const denied = await this.finish({ callId, outcome: 'denied', message: denialMessage, decision, started, request });
+      return nobodyToAsk ? { ...denied, nobodyToAsk } : denied;
     }
 
     try {
@@ -246,4 +260,31 @@ export class CallPipeline {
     this.deps.onDidAppend?.(entry.seq);
     return { callId: input.callId, outcome: input.outcome, result: input.result, message: input.message, decision: input.decision, durationMs };
   }
+}
+
+/**
+ * When a person's own call is their consent (SECURITY: invariant 1 — the
+ * caller's kind is assigned by the owner from the connection, never claimed
+ * by it):
+ * - `user` (Airlock's own window): the click in its console is the consent;
+ * - `cli` (`airlock call`): only for a tool that is not destructive, in the
+ *   default mode, whose definition did not change since it was approved.
+ *   Strict mode, a destructive tool or a changed definition ask on the
+ *   terminal the command runs in (or in the window): any local process — an
+ *   agent's shell tool — can run `airlock call`, so the command line alone
+ *   is not proof that the person wants this call.
+ * Everything else asks.
+ */
+export function ownCallConsent(caller: Caller, decision: Decision, mode: PolicyMode): 'console' | 'command-line' | undefined {
+  if (caller.kind === 'user') return 'console';
+  if (caller.kind !== 'cli') return undefined;
+  return cliConfirmationReason(decision, mode) === undefined ? 'command-line' : undefined;
+}
+
+/** Why a `cli` call must be confirmed, in words; undefined when the command line is consent enough. */
+function cliConfirmationReason(decision: Decision, mode: PolicyMode): string | undefined {
+  if (mode === 'strict') return 'strict mode is on';
+  if (decision.confirmationKind === 'destructive') return 'the tool may delete or overwrite things';
+  if (decision.flags.changedSinceApproval || decision.flags.voidedRules.length > 0 || decision.changes) return 'the tool changed since you approved it';
+  return undefined;
 }
