@@ -491,6 +491,9 @@ function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : undefined;
 }
 
+/** How a lock handed to another process is marked (`<pid> handed`), so only that process takes it. */
+const HANDED = 'handed';
+
 /** The owner lock, held by this process. */
 interface LockHandle {
   release(): void;
@@ -512,9 +515,13 @@ function takeLock(lockPath: string): LockHandle | undefined {
       return lockHandle(lockPath);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(lockPath, 'utf8'));
-      // Handed to this process by the previous owner (see `OwnerSocket.close(handTo)`).
-      if (holder === process.pid) return lockHandle(lockPath);
+      const [pidText, mark] = readFileSync(lockPath, 'utf8').split(' ');
+      const holder = Number(pidText);
+      // Handed to this process by the previous owner (see `OwnerSocket.close(handTo)`): now it is ours.
+      if (holder === process.pid && mark === HANDED) {
+        writeFileSync(lockPath, String(process.pid), { mode: 0o600 });
+        return lockHandle(lockPath);
+      }
       if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) return undefined;
       rmSync(lockPath, { force: true });
     }
@@ -546,7 +553,7 @@ function lockHandle(lockPath: string): LockHandle {
       process.off('exit', release);
       if (!mine()) return;
       const temporary = `${lockPath}.${process.pid}.handover`;
-      writeFileSync(temporary, String(pid), { mode: 0o600 });
+      writeFileSync(temporary, `${pid} ${HANDED}`, { mode: 0o600 });
       renameSync(temporary, lockPath);
     },
   };
