@@ -37,6 +37,28 @@ export function registerCallCommands(program: Command, context: CliContext): voi
       context.exit(result.outcome === 'ok' ? EXIT.ok : result.outcome === 'tool-error' ? EXIT.failure : result.nobodyToAsk ? EXIT.needsConfirmation : EXIT.denied);
     });
 
+  program
+    .command('mode')
+    .description('show or set the policy mode: default (trust and containment spare some prompts) or strict (every call asks, `airlock call` too)')
+    .argument('[mode]', 'default | strict')
+    .action(async (mode: string | undefined) => {
+      const api = await context.api();
+      if (mode === undefined) {
+        const current = await api.invoke('settings.get', {});
+        out(current, () => `Policy mode: ${current.policyMode}`);
+        return;
+      }
+      if (mode !== 'default' && mode !== 'strict') throw new CliExit(EXIT.usage, 'Say `default` or `strict`.');
+      const current = (await api.invoke('settings.get', {})).policyMode;
+      // Leaving strict mode means fewer prompts: only a person at a terminal may do that here (no --yes).
+      if (current === 'strict' && mode === 'default') {
+        if (!io.confirm) throw new CliExit(EXIT.needsConfirmation, 'Leaving strict mode needs your confirmation on a terminal (or the Airlock app’s Settings).');
+        if (!(await io.confirm('Leave strict mode? Calls the policy allows will then run without asking.'))) throw new CliExit(EXIT.cancelled, 'Nothing was changed.');
+      }
+      const result = await api.invoke('settings.setPolicyMode', { mode });
+      out(result, () => `Policy mode: ${result.policyMode}`);
+    });
+
   const rules = program.command('rules').description('list, add and remove standing rules (each bound to the exact tool definition it was made for)');
   rules
     .command('list', { isDefault: true })
