@@ -78,6 +78,11 @@ describe('airlock add / list / show / call / audit', () => {
     const { code, out } = airlock(['call', 'files', 'read_text_file', '--args', JSON.stringify({ path: join(work, 'notes.md') })]);
     expect(out).toContain('hello from notes');
     expect(code).toBe(0);
+    // Nobody was asked: the log says it was the person's own call, from the command line (issue 11.8).
+    expect(json(['audit', '--tool', 'read_text_file']).value.find((entry: { kind: string }) => entry.kind === 'decision')).toMatchObject({
+      caller: 'You (command line)',
+      verdict: 'allowed: your own call (command line)',
+    });
     const bad = airlock(['call', 'files', 'read_text_file', '--args', '{not json']);
     expect(bad.code).toBe(2);
   });
