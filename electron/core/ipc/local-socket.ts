@@ -27,7 +27,7 @@
  *   a terminal to ask on; never another's, never a network question.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -493,6 +493,8 @@ function stringList(value: unknown): string[] | undefined {
 
 /** How a lock handed to another process is marked (`<pid> handed`), so only that process takes it. */
 const HANDED = 'handed';
+/** How long a handed lock waits for the process it was handed to. */
+const HANDOVER_LAPSE_MS = 30_000;
 
 /** The owner lock, held by this process. */
 interface LockHandle {
@@ -522,7 +524,9 @@ function takeLock(lockPath: string): LockHandle | undefined {
         writeFileSync(lockPath, String(process.pid), { mode: 0o600 });
         return lockHandle(lockPath);
       }
-      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) return undefined;
+      // A hand-over the named process never took up (it died, or the pid was not an Airlock's) lapses.
+      const lapsed = mark === HANDED && ageMs(lockPath) > HANDOVER_LAPSE_MS;
+      if (!lapsed && Number.isInteger(holder) && holder > 0 && isAlive(holder)) return undefined;
       rmSync(lockPath, { force: true });
     }
   }
@@ -557,6 +561,15 @@ function lockHandle(lockPath: string): LockHandle {
       renameSync(temporary, lockPath);
     },
   };
+}
+
+/** How long ago a file was last written; infinite when it is gone. */
+function ageMs(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }
 
 function isAlive(pid: number): boolean {
