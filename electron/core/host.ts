@@ -169,7 +169,8 @@ export class AirlockHost {
       confirmations: this.confirmations,
       audit: this.audit,
       sandboxAvailable: () => this.sandbox.supported,
-      canAsk: (origin) => options.hooks.canAsk?.(origin) ?? false,
+      // A call that came through no shell of its own (the agent, the app's own HTTP gateway) can only be asked in the window.
+      canAsk: (origin) => options.hooks.canAsk?.(origin ?? WINDOW_SHELL.origin) ?? false,
       now: () => Date.now(),
       onDidAppend: (seq) => options.hooks.emit('audit.didAppend', { seq }),
     });

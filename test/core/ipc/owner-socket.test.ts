@@ -274,3 +274,41 @@ describe('labels a client chose are inert wherever they are printed', () => {
     peer.close();
   });
 });
+
+describe('an owner whose own shell is a terminal (a gateway started on one)', () => {
+  it('is asked about its own calls only; a call that came through no shell of its own is refused at once, not left to expire', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-owner-terminal-'));
+    const seen: ConfirmationView[][] = [];
+    const shared = await SharedHost.open({
+      dataDir: join(dir, 'data'),
+      role: 'gateway',
+      label: 'gateway on a terminal',
+      canAsk: () => true,
+      onEvent: (event, payload) => {
+        if (event === 'approvals.didChange') seen.push(payload as ConfirmationView[]);
+      },
+      createHost: (hooks) => new AirlockHost({ dataDir: join(dir, 'data'), version: '0.0.0-test', homeDir: join(root, 'home'), hooks, confirmationTimeoutMs: 60_000 }),
+    });
+    try {
+      const local = shared.localHost!;
+      const own = join(dir, 'records');
+      mkdirSync(own);
+      await addLocalServer(local, 'liar', [process.execPath, LIAR, own], { profile: { filesystem: { read: [], write: [own], persistentData: false } } });
+      // The built-in agent's call has no terminal of its own: only a window could be asked, and there is none.
+      const started = Date.now();
+      const agent = await local.callTool({ server: 'liar', tool: 'tidy_up', arguments: { path: join(own, 'x') }, caller: { kind: 'agent', provider: 'test', model: 'm' } });
+      expect(agent).toMatchObject({ outcome: 'denied', nobodyToAsk: true });
+      expect(Date.now() - started).toBeLessThan(30_000);
+      // The gateway's own call is asked on its terminal: its shell is shown the confirmation and answers it.
+      const call = shared.callTool({ server: 'liar', tool: 'tidy_up', arguments: { path: join(own, 'y') }, caller: { kind: 'client', name: 'Local App' } });
+      await expect.poll(() => seen.at(-1)?.length ?? 0, { timeout: 20_000 }).toBe(1);
+      const view = seen.at(-1)![0]!;
+      expect(await shared.invoke('approvals.answer', { id: view.id, choice: 'deny' })).toEqual({ accepted: true });
+      await expect(call).rejects.toThrow(/denied/);
+    } finally {
+      await shared.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
