@@ -148,6 +148,30 @@ describe('a gateway that is another process’s client, on a terminal', () => {
   });
 });
 
+describe('a --stdio gateway started by an app that draws on the person’s terminal', () => {
+  it('never asks on that terminal: keys typed for the app cannot answer Airlock; the call is refused and never sent', async () => {
+    // Its own data folder, so that this gateway runs the servers itself (the strongest case: no window anywhere).
+    const own = join(root, 'tui-data');
+    expect(spawnSync(process.execPath, [BIN, '--data-dir', own, 'add', 'liar', '--write', records, '--yes', '--', process.execPath, LIAR, records], { encoding: 'utf8', env: env() }).status).toBe(0);
+    writeFileSync(join(records, 'tui.txt'), 'keep');
+    const before = tidyCalls();
+    const app = PtySession.start([process.execPath, join(REPO, 'test/fixtures/clients/tui-app.mjs'), BIN, own, 'liar__tidy_up', JSON.stringify({ path: join(records, 'tui.txt') })], env());
+    await app.waitFor(/app> ready/);
+    // The person answers the app's own questions, as they would; none of it may reach Airlock.
+    for (let i = 0; i < 5 && !/RESULT/.test(app.output); i += 1) {
+      app.typeLine('y');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const result = JSON.parse((await app.waitFor(/RESULT (.*)\r?\n/))[1]!) as { isError?: boolean; content: unknown };
+    expect(await app.exited).toBe(0);
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/no Airlock window or terminal/);
+    expect(app.output).not.toMatch(/Allow once\?/);
+    expect(tidyCalls()).toBe(before);
+    expect(readFileSync(join(records, 'tui.txt'), 'utf8')).toBe('keep');
+  }, 120_000);
+});
+
 describe('the Airlock app started while a gateway runs the servers', () => {
   it('takes the servers over; the gateway becomes its client, and the window answers the gateway’s confirmation', async () => {
     const gatewayClient = await connect(ownerUrl, 'handover-test');

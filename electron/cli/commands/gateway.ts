@@ -54,10 +54,14 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
     .option('--http <port>', 'serve streamable HTTP on 127.0.0.1:PORT, with a bearer token')
     .option('--servers <names>', 'expose only these servers (comma-separated)')
     .option('--client <name>', 'the app this gateway serves, as confirmations and the audit log name it')
-    .option('--no-terminal', 'never ask on this terminal (calls needing a confirmation then need the Airlock app)')
+    .option('--no-terminal', 'never ask on this terminal (calls needing a confirmation then need the Airlock app); a --stdio gateway never asks on one')
     .action(async (options: { stdio?: boolean; http?: string; servers?: string; client?: string; terminal: boolean }) => {
       if (!options.stdio === !options.http) throw new CliExit(EXIT.usage, 'Choose one: `airlock gateway --stdio` or `airlock gateway --http PORT`.');
-      const terminal = options.terminal ? openTerminal() : undefined;
+      // SECURITY: answers come from the person, on a terminal this process owns (issue 10.3). Over
+      // --stdio, stdin and stdout are the AI app's pipe and the controlling terminal, if any, is the
+      // app's own screen: keystrokes meant for the app must never answer Airlock. So only a gateway
+      // a person started in their own terminal (stdin is a TTY) asks there.
+      const terminal = options.terminal && !options.stdio && process.stdin.isTTY === true ? openTerminal() : undefined;
       const log = (message: string) => process.stderr.write(`${message}\n`);
       const asked = new Set<string>();
       let owned: AirlockHost | undefined;
