@@ -15,6 +15,7 @@ import { connectApp, ConnectError, previewConnect, undoConnect, type ConnectApp 
 import type { GatewayCore } from './gateway/gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
 import { InstallFlow } from './install-flow/install-flow';
+import { mayAnswer, WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { readTool } from './policy/annotations';
 import { isContained, summariseSandbox } from './policy/containment';
 import { NetworkQuestions } from './approvals/network-questions';
@@ -70,29 +71,6 @@ export interface HostOptions {
   /** How another app starts the stdio gateway (default: `airlock gateway --stdio` from PATH). */
   gatewayCommand?: { command: string; args: string[] };
 }
-
-/**
- * A shell using the contract, as the owner knows it — never as it claims to
- * be. It decides the caller kind of `tools.call`, which confirmations the
- * shell is shown and may answer, and how its answers are recorded.
- * - `window`: Airlock's own window (in this process): its console calls are
- *   the person's (`user`); it sees and may answer every confirmation and
- *   network question.
- * - `terminal`: the `airlock` command or a gateway (this process or a client
- *   process): its calls are `cli`; it is shown, and may answer, only the
- *   confirmations of calls made through it (`origin`), and no network
- *   question.
- */
-export interface ShellIdentity {
-  kind: 'window' | 'terminal';
-  /** Where its own calls' confirmations are routed. */
-  origin: string;
-  /** A label for the log ("airlock gateway for Cursor"); data, never an identity. */
-  label?: string;
-}
-
-/** Airlock's own window, in the process that runs the servers. */
-export const WINDOW_SHELL: ShellIdentity = Object.freeze({ kind: 'window', origin: 'window' });
 
 /**
  * The composition root of the core: it builds every part from the data
@@ -390,11 +368,11 @@ export class AirlockHost {
       .pending()
       .filter((request) => mayAnswer(shell, request))
       .map((request) => {
-      const record = this.store.read().servers[request.server];
-      const view = toConfirmationView(request);
-      // The sandbox as it is now (grants may have changed while the request waited).
-      return record ? { ...view, sandboxSummary: summariseSandbox(record.profile).line } : view;
-    });
+        const record = this.store.read().servers[request.server];
+        const view = toConfirmationView(request);
+        // The sandbox as it is now (grants may have changed while the request waited).
+        return record ? { ...view, sandboxSummary: summariseSandbox(record.profile).line } : view;
+      });
   }
 
   /**
@@ -787,11 +765,6 @@ export class AirlockHost {
   }
 }
 
-/** True when `shell` is shown, and may answer, `request`: the window every one; a terminal those of its own calls. */
-function mayAnswer(shell: ShellIdentity, request: { origin?: string }): boolean {
-  return shell.kind === 'window' || (request.origin !== undefined && request.origin === shell.origin);
-}
-
 /** How long a confirmation waits after the person last engaged with it. */
 const ENGAGED_GRACE_MS = 60_000;
 
@@ -801,4 +774,3 @@ const CONNECT_APPS: Array<{ app: ConnectApp; label: string }> = (['claude', 'vsc
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
-

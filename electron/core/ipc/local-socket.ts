@@ -37,7 +37,7 @@ import type { ConfirmationView } from '../../../shared/views';
 import { AirlockError } from '../errors';
 import type { GatewayCallRequest, GatewayCore, GatewayTool } from '../gateway/gateway-core';
 import { clientLabel } from '../gateway/gateway-server';
-import type { ShellIdentity } from '../host';
+import type { ShellIdentity } from './shell-identity';
 import { inertText } from '../servers/log-ring';
 import { dispatchIpc } from './dispatch';
 

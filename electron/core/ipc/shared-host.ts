@@ -8,7 +8,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { channelNames, type ChannelName, type EmitEvent, type IpcHandlers, type RequestOf, type ResponseOf } from '../../../shared/ipc';
 import { AirlockError } from '../errors';
 import type { GatewayCallRequest, GatewayCore, GatewayTool } from '../gateway/gateway-core';
-import { WINDOW_SHELL, type AirlockHost, type ShellIdentity } from '../host';
+import type { AirlockHost } from '../host';
+import { WINDOW_SHELL, type ShellIdentity } from './shell-identity';
 import { OwnerClient, OwnerSocket, type PeerHello } from './local-socket';
 
 export interface SharedHostOptions {
