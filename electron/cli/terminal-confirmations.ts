@@ -55,7 +55,7 @@ export function confirmationText(view: ConfirmationView): string {
   return [
     '',
     `── Airlock: ${inert(view.callerLabel)} wants to run ${inert(view.server)} › ${inert(view.tool)} ──`,
-    ...view.reasons.map((reason) => `  ${reason}`),
+    ...view.reasons.map((reason) => `  ${inert(reason)}`),
     `  arguments: ${inert(JSON.stringify(view.arguments, null, 2)).split('\n').join('\n  ')}`,
     view.destructive ? `Type the tool's name (${inert(view.tool)}) to allow it once; anything else denies: ` : 'Allow once? [y/N] ',
   ].join('\n');

@@ -62,7 +62,8 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
       // app's own screen: keystrokes meant for the app must never answer Airlock. So only a gateway
       // a person started in their own terminal (stdin is a TTY) asks there.
       const terminal = options.terminal && !options.stdio && process.stdin.isTTY === true ? openTerminal() : undefined;
-      const log = (message: string) => process.stderr.write(`${message}\n`);
+      // Messages can carry a server's or a client's words (a skipped tool's name): inert, like every label printed.
+      const log = (message: string) => process.stderr.write(`${inert(message)}\n`);
       const asked = new Set<string>();
       let owned: AirlockHost | undefined;
       let shared: SharedHost | undefined;

@@ -3,6 +3,11 @@
  * the owner runs an AirlockHost and serves the others; a client forwards
  * the same contract to the owner. If the owner goes away, the next request
  * makes this process the owner (see local-socket.ts).
+ *
+ * SECURITY: invariant 1 — this process's shell is the window only in the
+ * app, and only while the app owns the folder; so the app takes the servers
+ * over from a gateway that owns them, and every other process is a terminal
+ * shell, asked (and answering) only about its own calls.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { channelNames, type ChannelName, type EmitEvent, type IpcHandlers, type RequestOf, type ResponseOf } from '../../../shared/ipc';
