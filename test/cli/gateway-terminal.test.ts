@@ -206,6 +206,20 @@ describe('the Airlock app started while a gateway runs the servers', () => {
       expect(entries.find((entry) => entry.kind === 'decision')).toMatchObject({ caller: 'app “Owner App”', verdict: 'allowed after you answered in the window' });
       // One chain across both owners (a CLI process would be this test process's client, so ask the host directly).
       expect((await host.audit.verify()).ok).toBe(true);
+
+      // `airlock call` on a terminal, in strict mode: asked on its terminal and in the window. Answered in the
+      // window, the terminal's question is withdrawn and the command ends — nothing waits for a key.
+      host.setPolicyMode('strict');
+      writeFileSync(join(records, 'e.txt'), 'e');
+      const cli = PtySession.start([process.execPath, BIN, '--data-dir', dataDir, 'call', 'liar', 'tidy_up', '--args', JSON.stringify({ path: join(records, 'e.txt') })], env());
+      await cli.waitFor(/Allow once\? \[y\/N\]/);
+      await expect.poll(() => host.pendingConfirmations().length, { timeout: 30_000 }).toBe(1);
+      const asked = host.pendingConfirmations()[0]!;
+      expect(asked.caller).toEqual({ kind: 'cli' });
+      expect(host.answerConfirmation(asked.id, { choice: 'allow-once' }, { shell: 'window' })).toEqual({ accepted: true });
+      expect(await cli.exited).toBe(0);
+      expect(cli.output).toContain('answered elsewhere');
+      expect(tidyCalls()).toBe(calls + 2);
     } finally {
       await app.close();
     }

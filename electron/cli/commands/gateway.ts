@@ -14,10 +14,11 @@ import { terminalConfirmations } from '../terminal-confirmations';
 import { confirmOrExit, installFromDisclosure, type CliContext } from './servers';
 
 /**
- * A terminal a gateway can ask on even when its stdin and stdout carry MCP:
- * the process's controlling terminal (/dev/tty), when it has one.
+ * The terminal a person started this gateway in (its controlling terminal,
+ * /dev/tty), to ask about the gateway's own calls. Only used when stdin is
+ * that terminal: see the SECURITY note where it is opened.
  */
-function openTerminal(): { ask(question: string): Promise<string>; close(): void } | undefined {
+function openTerminal(): { ask(question: string, signal?: AbortSignal): Promise<string>; close(): void } | undefined {
   if (process.platform === 'win32') return undefined;
   let fd: number;
   try {
@@ -31,8 +32,8 @@ function openTerminal(): { ask(question: string): Promise<string>; close(): void
   // One question at a time; the MCP traffic on stdin/stdout goes on meanwhile.
   let queue: Promise<unknown> = Promise.resolve();
   return {
-    ask(question) {
-      const next = queue.then(() => rl.question(question));
+    ask(question, signal) {
+      const next = queue.then(() => rl.question(question, signal ? { signal } : {}));
       queue = next.catch(() => {});
       return next.then((answer) => answer.trim());
     },
