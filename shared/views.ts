@@ -143,9 +143,13 @@ export const AuditEntryViewSchema = z.object({
   /** A call's decision or outcome, or a network request a server made through its sandbox's proxy. */
   kind: z.enum(['decision', 'outcome', 'network']),
   callId: z.string(),
+  /** Who called, worded by kind: "You (console)", "You (command line)", "app “Claude Desktop”", "Airlock's agent (model)". */
   caller: z.string(),
+  /** The caller's kind, which only the owner assigns (a client's name is data). */
+  callerKind: z.enum(['user', 'cli', 'client', 'agent', 'unknown']),
   server: z.string(),
   tool: z.string(),
+  /** What happened, in words: "allowed", "allowed after you answered in the window", "refused: nobody could be asked", … */
   verdict: z.string().optional(),
   reasons: z.array(z.string()).optional(),
   answeredBy: z.string().optional(),
@@ -293,6 +297,8 @@ export const CallResultViewSchema = z.object({
   content: z.array(z.unknown()),
   structuredContent: z.unknown().optional(),
   message: z.string().optional(),
+  /** The call needed a person's confirmation and nobody could be asked (no window, no terminal to ask on). */
+  nobodyToAsk: z.boolean().optional(),
   durationMs: z.number(),
 });
 export type CallResultView = z.infer<typeof CallResultViewSchema>;

@@ -5,10 +5,10 @@ import type { CliIo } from './output';
 
 const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
 
-async function ask(question: string): Promise<string> {
+async function ask(question: string, signal?: AbortSignal): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    return await rl.question(question);
+    return await rl.question(question, signal ? { signal } : {});
   } finally {
     rl.close();
   }
@@ -22,7 +22,7 @@ const io: CliIo = {
     ? {
         // The safe answer is the default: only an explicit "y" or "yes" agrees.
         confirm: async (question: string) => /^y(es)?$/i.test((await ask(`${question} [y/N] `)).trim()),
-        prompt: (question: string) => ask(`${question} `),
+        prompt: (question: string, signal?: AbortSignal) => ask(`${question} `, signal),
       }
     : {}),
 };

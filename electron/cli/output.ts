@@ -8,8 +8,12 @@ export interface CliIo {
    * terminal is attached (then the command needs --yes, or is refused).
    */
   confirm?: (question: string) => Promise<boolean>;
-  /** Asks a person for a line of text (e.g. an edited value); undefined without a terminal. */
-  prompt?: (question: string) => Promise<string>;
+  /**
+   * Asks a person for a line of text (e.g. an edited value); undefined
+   * without a terminal. `signal` withdraws the question (it was answered
+   * elsewhere): the promise then rejects.
+   */
+  prompt?: (question: string, signal?: AbortSignal) => Promise<string>;
 }
 
 /** Exit codes the `airlock` command uses; scripts may rely on them. */

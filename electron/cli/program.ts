@@ -11,6 +11,8 @@ import { registerGatewayCommands } from './commands/gateway';
 import { registerServerCommands, type CliContext } from './commands/servers';
 import { registerSettingsCommands } from './commands/settings';
 import { CliExit, EXIT, type CliIo } from './output';
+import { terminalConfirmations } from './terminal-confirmations';
+import type { ConfirmationView } from '../../shared/views';
 
 /** How another app starts this CLI's gateway: absolute paths, since apps do not get the shell's PATH. */
 function gatewayCommand(dataDir: string): { command: string; args: string[] } {
@@ -40,14 +42,23 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .showHelpAfterError('(run `airlock --help` for usage)');
 
   const dataDir = () => program.opts<GlobalOptions>().dataDir ?? defaultDataDir(io.env);
+  // The confirmations of this command's own calls (`airlock call`), asked on its terminal when it has one.
+  let api: SharedHost | undefined;
+  const prompt = io.prompt;
+  const confirmations = prompt ? terminalConfirmations({ ask: async (question, signal) => (await prompt(question, signal)).trim() }, () => api, (message) => io.err(message)) : undefined;
   // The core runs here unless another Airlock process (the app, a gateway) owns the data folder.
   const openApi = (): Promise<SharedHost> => {
     shared ??= SharedHost.open({
       dataDir: dataDir(),
+      role: 'cli',
       label: 'airlock CLI',
-      canAsk: () => false,
+      // A terminal this command owns: stdin and stdout are a TTY (see cli/index.ts).
+      canAsk: () => prompt !== undefined,
+      onEvent: (event, payload) => {
+        if (event === 'approvals.didChange') confirmations?.(payload as ConfirmationView[]);
+      },
       createHost: (hooks) => new AirlockHost({ dataDir: dataDir(), version, hooks, gatewayCommand: gatewayCommand(dataDir()) }),
-    });
+    }).then((opened) => (api = opened));
     return shared;
   };
   const json = () => program.opts<GlobalOptions>().json === true;

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APP_LABELS, ownEntry, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
+import { APP_LABELS, ownEntry, type Caller, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
@@ -17,6 +17,7 @@ import { connectApp, ConnectError, previewConnect, undoConnect, type ConnectApp 
 import type { GatewayCore } from './gateway/gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
 import { InstallFlow } from './install-flow/install-flow';
+import { mayAnswer, WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { readTool } from './policy/annotations';
 import type { CodeChange } from './policy/decide';
 import { isContained, summariseSandbox } from './policy/containment';
@@ -35,8 +36,14 @@ import { serverSummary, toolsOf, toolView, type ToolViewContext } from './views/
 export interface HostHooks {
   /** Pushes an event to whatever shows Airlock's state (a window, nothing in the CLI). */
   emit: EmitEvent;
-  /** True when a person can be asked right now (a window is open, a terminal is attached). */
-  canAsk?: () => boolean;
+  /**
+   * True when a person can be asked right now about a call that came
+   * through `origin`: the window can be asked about any call; a terminal
+   * only about the calls made through it. `origin` undefined: can anyone
+   * here be asked at all (a network question, for the window or the owner's
+   * own terminal)?
+   */
+  canAsk?: (origin?: string) => boolean;
   /** The shell's file picker (the Electron app); absent elsewhere. */
   pickFile?: (purpose: 'mcpb' | 'config' | 'folder') => Promise<string | undefined>;
   /** Logs a problem for developers; never shown raw to the user. */
@@ -101,6 +108,9 @@ export class AirlockHost {
   private readonly auditNotices: AppNotice[] = [];
   private readonly networkAudit: NetworkDecisionRecorder;
   private httpGateway: HttpGateway | undefined;
+  /** Calls in the pipeline now, and who waits for none (see `whenIdle`). */
+  private running = 0;
+  private readonly idleWaiters: Array<() => void> = [];
 
   constructor(private readonly options: HostOptions) {
     const { dataDir } = options;
@@ -163,7 +173,8 @@ export class AirlockHost {
       audit: this.audit,
       sandboxAvailable: () => this.sandbox.supported,
       codeChange: (server, record) => this.codePins.check(server, record.provenance, 'call'),
-      canAsk: () => options.hooks.canAsk?.() ?? false,
+      // A call that came through no shell of its own (the agent, the app's own HTTP gateway) can only be asked in the window.
+      canAsk: (origin) => options.hooks.canAsk?.(origin ?? WINDOW_SHELL.origin) ?? false,
       now: () => Date.now(),
       onDidAppend: (seq) => options.hooks.emit('audit.didAppend', { seq }),
     });
@@ -410,22 +421,57 @@ export class AirlockHost {
   // ── Calls and confirmations ────────────────────────────────────────────
 
   /** The one choke point: every call from every caller goes through here. */
-  callTool(request: CallRequest): Promise<CallResult> {
-    return this.pipeline.call(request);
+  async callTool(request: CallRequest): Promise<CallResult> {
+    this.running += 1;
+    try {
+      return await this.pipeline.call(request);
+    } finally {
+      this.running -= 1;
+      if (this.running === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
   }
 
-  pendingConfirmations(): ConfirmationView[] {
-    return this.confirmations.pending().map((request) => {
-      const record = this.store.read().servers[request.server];
-      const view = toConfirmationView(request);
-      // The sandbox as it is now (grants may have changed while the request waited).
-      return record ? { ...view, sandboxSummary: summariseSandbox(record.profile).line } : view;
-    });
+  /**
+   * Confirmations waiting for an answer, as `shell` may see them: the window
+   * every one; a terminal only those of calls made through it.
+   */
+  pendingConfirmations(shell: ShellIdentity = WINDOW_SHELL): ConfirmationView[] {
+    return this.confirmations
+      .pending()
+      .filter((request) => mayAnswer(shell, request))
+      .map((request) => {
+        const record = this.store.read().servers[request.server];
+        const view = toConfirmationView(request);
+        // The sandbox as it is now (grants may have changed while the request waited).
+        return record ? { ...view, sandboxSummary: summariseSandbox(record.profile).line } : view;
+      });
   }
 
-  answerConfirmation(id: string, answer: Omit<ConfirmationAnswer, 'answeredBy'>, answeredBy: Answerer): { accepted: boolean; reason?: string } {
+  /**
+   * Answers a confirmation. With `shell`, only one routed to that shell
+   * (SECURITY: invariant 1 — an answer comes from a shell that was shown the
+   * prompt; another process's confirmation reads as one Airlock never asked).
+   */
+  answerConfirmation(id: string, answer: Omit<ConfirmationAnswer, 'answeredBy'>, answeredBy: Answerer, shell: ShellIdentity = WINDOW_SHELL): { accepted: boolean; reason?: string } {
+    const request = this.confirmations.get(id);
+    if (request && !mayAnswer(shell, request)) return { accepted: false, reason: 'Airlock did not ask this.' };
     const result = this.confirmations.answer(id, { ...answer, answeredBy });
     return result.ok ? { accepted: true } : { accepted: false, reason: result.message };
+  }
+
+  /**
+   * Resolves once no call is running (bounded by `timeoutMs`): before this
+   * process hands the servers to another, calls in flight finish here.
+   */
+  async whenIdle(timeoutMs: number): Promise<void> {
+    if (this.running === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /**
@@ -434,7 +480,7 @@ export class AirlockHost {
    * records "denied: nobody could be asked", not "denied by you".
    */
   private askNetwork(server: string, host: string, port: number): Promise<boolean> {
-    if (!(this.options.hooks.canAsk?.() ?? false)) return Promise.reject(new NoAnswerError('No window or terminal could ask.'));
+    if (!(this.options.hooks.canAsk?.(undefined) ?? false)) return Promise.reject(new NoAnswerError('No window or terminal could ask.'));
     return this.network.ask(server, host, port);
   }
 
@@ -650,9 +696,16 @@ export class AirlockHost {
 
   // ── IPC ────────────────────────────────────────────────────────────────
 
-  /** One handler per IPC channel; the shells wire them through the contract's wrapper. */
-  ipcHandlers(): IpcHandlers {
-    const window: Answerer = { shell: 'window' };
+  /**
+   * One handler per IPC channel for one shell; the shells wire them through
+   * the contract's wrapper. The window's by default; the owner passes each
+   * client process's identity (see `ShellIdentity`).
+   */
+  ipcHandlers(shell: ShellIdentity = WINDOW_SHELL): IpcHandlers {
+    const answerer: Answerer = { shell: shell.kind === 'window' ? 'window' : 'terminal' };
+    // SECURITY: invariant 1 — the caller kind comes from the shell the owner knows, never from the request.
+    const caller: Caller = shell.kind === 'window' ? { kind: 'user' } : { kind: 'cli' };
+    const window = shell.kind === 'window';
     return {
       'app.info': () => this.info(),
       'sandbox.status': () => this.sandboxStatus(),
@@ -677,28 +730,32 @@ export class AirlockHost {
       'install.commit': (request) => this.install.commit(request).then((record) => this.summary(record)),
       'install.cancel': async ({ draftId }) => (await this.install.cancel(draftId), {}),
       'tools.call': async ({ server, tool, arguments: args }): Promise<CallResultView> => {
-        const result = await this.callTool({ server, tool, arguments: args, caller: { kind: 'user' } });
+        const result = await this.callTool({ server, tool, arguments: args, caller, origin: shell.origin });
         return {
           outcome: result.outcome,
+          ...(result.nobodyToAsk ? { nobodyToAsk: true } : {}),
           content: result.result?.content ?? [],
           ...(result.result?.structuredContent !== undefined ? { structuredContent: result.result.structuredContent } : {}),
           ...(result.message ? { message: result.message } : {}),
           durationMs: result.durationMs,
         };
       },
-      'approvals.list': () => this.pendingConfirmations(),
+      'approvals.list': () => this.pendingConfirmations(shell),
       'approvals.answer': ({ id, choice, arguments: edited, confirmDestructiveAlways }) =>
         this.answerConfirmation(
           id,
           { choice, ...(edited ? { editedArguments: edited } : {}), ...(confirmDestructiveAlways ? { confirmDestructiveAlways } : {}) },
-          window,
+          answerer,
+          shell,
         ),
       'approvals.extend': ({ id }) => {
-        const deadline = this.extendConfirmation(id);
+        const request = this.confirmations.get(id);
+        const deadline = request && mayAnswer(shell, request) ? this.extendConfirmation(id) : undefined;
         return deadline === undefined ? {} : { deadline };
       },
-      'network.pending': () => this.network.list().map(({ id, server, host, port, deadline }) => ({ id, server, host, port, deadline })),
-      'network.answer': ({ id, allow, remember }) => this.answerNetwork(id, allow, remember, 'window'),
+      // Network questions are the window's (and the owner's own terminal's, in its process).
+      'network.pending': () => (window ? this.network.list().map(({ id, server, host, port, deadline }) => ({ id, server, host, port, deadline })) : []),
+      'network.answer': ({ id, allow, remember }) => (window ? this.answerNetwork(id, allow, remember, 'window') : { accepted: false }),
       'rules.list': () => this.rules(),
       'rules.add': (request) => this.addRule(request),
       'rules.remove': ({ server, tool }) => (this.removeRule(server, tool), {}),
@@ -854,4 +911,3 @@ function codeChangeView(change: CodeChange | null): Pick<ServerDetail, 'codeChan
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
-

@@ -55,10 +55,13 @@ async function main(): Promise<void> {
   const canAsk = () => true;
   const nodePath = findExecutable('node', process.env.PATH);
   const seen = new Set<string>();
-  // The app runs the servers unless another Airlock process (a gateway) already owns the data
-  // folder; then it is that process's client, and confirmations still come to this window.
+  // The app runs the servers. When another Airlock process (a gateway an AI app started) owns the
+  // data folder, it hands them over: the window is the person's own shell and must be in the owner
+  // to answer every confirmation (a client process only ever answers its own calls').
   const shared = await SharedHost.open({
     dataDir,
+    role: 'app',
+    takeOver: true,
     label: 'Airlock app',
     canAsk,
     onEvent: (event, payload) => {

@@ -138,7 +138,7 @@ describe('airlock gateway --http', () => {
     expect(verify.code).toBe(0);
     const entries = JSON.parse(airlock(['audit', '--json', '--limit', '100']).out) as Array<{ caller: string; kind: string }>;
     const callers = new Set(entries.filter((entry) => entry.kind === 'decision').map((entry) => entry.caller));
-    expect(callers.has('Test App')).toBe(true);
-    expect(callers.has('You')).toBe(true);
+    expect(callers.has('app “Test App”')).toBe(true);
+    expect(callers.has('You (command line)')).toBe(true);
   });
 });

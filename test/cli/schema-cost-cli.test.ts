@@ -63,7 +63,7 @@ beforeAll(async () => {
     owner.once('exit', (code) => reject(new Error(`the gateway exited (${code})`)));
   });
   // The window: a client of the owner that can ask a person.
-  window_ = (await OwnerClient.connect(dataDir, { canAsk: true, label: 'test window' }))!;
+  window_ = (await OwnerClient.connect(dataDir, { role: 'app', terminal: true, label: 'test window' }))!;
   expect(window_).toBeDefined();
 }, 120_000);
 

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PtySession } from '../support/pty';
 
 const REPO = join(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/airlock.js');
@@ -78,16 +79,77 @@ describe('airlock add / list / show / call / audit', () => {
     const { code, out } = airlock(['call', 'files', 'read_text_file', '--args', JSON.stringify({ path: join(work, 'notes.md') })]);
     expect(out).toContain('hello from notes');
     expect(code).toBe(0);
+    // Nobody was asked: the log says it was the person's own call, from the command line (issue 11.8).
+    expect(json(['audit', '--tool', 'read_text_file']).value.find((entry: { kind: string }) => entry.kind === 'decision')).toMatchObject({
+      caller: 'You (command line)',
+      verdict: 'allowed: your own call (command line)',
+    });
     const bad = airlock(['call', 'files', 'read_text_file', '--args', '{not json']);
     expect(bad.code).toBe(2);
   });
 
-  it('a write the sandbox blocks is a tool error (exit 1), the target unchanged', () => {
+  it('a destructive call with no terminal to ask on is refused before the server sees it (exit 4); nobody was asked, and the log says so', () => {
+    const target = join(work, 'from-a-script.txt');
+    const { code, out } = airlock(['call', 'files', 'write_file', '--args', JSON.stringify({ path: target, content: 'x' })]);
+    expect(code).toBe(4);
+    expect(out).toContain('needs your confirmation (the tool may delete or overwrite things), and there is no terminal to ask on');
+    expect(existsSync(target)).toBe(false);
+    expect(json(['audit', '--tool', 'write_file']).value.find((entry: { kind: string }) => entry.kind === 'decision')).toMatchObject({
+      caller: 'You (command line)',
+      callerKind: 'cli',
+      verdict: 'refused: nobody could be asked',
+    });
+  });
+
+  it('on a terminal, a destructive call asks first; typing the tool’s name runs it, anything else denies (exit 5)', async () => {
+    const target = join(work, 'typed.txt');
+    const call = (content: string) =>
+      PtySession.start([process.execPath, BIN, '--data-dir', dataDir, 'call', 'files', 'write_file', '--args', JSON.stringify({ path: target, content })], { ...process.env, HOME: home });
+    const refused = call('no');
+    await refused.waitFor(/Type the tool's name \(write_file\) to allow it once/);
+    expect(existsSync(target)).toBe(false);
+    refused.typeLine('y');
+    expect(await refused.exited).toBe(5);
+    expect(existsSync(target)).toBe(false);
+    const allowed = call('yes');
+    await allowed.waitFor(/You \(command line\) wants to run files › write_file/);
+    allowed.typeLine('write_file');
+    expect(await allowed.exited).toBe(0);
+    expect(readFileSync(target, 'utf8')).toBe('yes');
+    const decisions = json(['audit', '--tool', 'write_file']).value.filter((entry: { kind: string }) => entry.kind === 'decision');
+    expect(decisions[0]).toMatchObject({ caller: 'You (command line)', verdict: 'allowed after you answered in the terminal', answeredBy: 'allow once (terminal)' });
+    expect(decisions[1]).toMatchObject({ verdict: 'denied after you answered in the terminal', answeredBy: 'deny (terminal)' });
+  });
+
+  it('strict mode applies to `airlock call`: a read asks on the terminal, and with none is refused (exit 4); leaving strict mode needs a terminal too', async () => {
+    expect(json(['mode', 'strict']).value).toMatchObject({ policyMode: 'strict' });
+    const args = ['call', 'files', 'read_text_file', '--args', JSON.stringify({ path: join(work, 'notes.md') })];
+    const refused = airlock(args);
+    expect(refused.code).toBe(4);
+    expect(refused.out).toContain('strict mode is on');
+    expect(refused.out).not.toContain('hello from notes');
+    const asked = PtySession.start([process.execPath, BIN, '--data-dir', dataDir, ...args], { ...process.env, HOME: home });
+    await asked.waitFor(/Allow once\? \[y\/N\]/);
+    asked.typeLine('y');
+    expect(await asked.exited).toBe(0);
+    expect(asked.output).toContain('hello from notes');
+    expect(airlock(['mode', 'default']).code).toBe(4);
+    expect(json(['mode']).value).toMatchObject({ policyMode: 'strict' });
+    const leave = PtySession.start([process.execPath, BIN, '--data-dir', dataDir, 'mode', 'default'], { ...process.env, HOME: home });
+    await leave.waitFor(/Leave strict mode\?/);
+    leave.typeLine('y');
+    expect(await leave.exited).toBe(0);
+    expect(json(['mode']).value).toMatchObject({ policyMode: 'default' });
+  });
+
+  it('a write the sandbox blocks is a tool error (exit 1), the target unchanged — even with an "always allow" rule', () => {
     const target = join(home, '.bashrc');
     writeFileSync(target, 'original');
+    expect(airlock(['rules', 'add', 'files', 'write_file', 'allow', '--yes', '--confirm-destructive']).code).toBe(0);
     const { code } = airlock(['call', 'files', 'write_file', '--args', JSON.stringify({ path: target, content: 'pwned' })]);
     expect(code).toBe(1);
     expect(readFileSync(target, 'utf8')).toBe('original');
+    expect(airlock(['rules', 'remove', 'files', 'write_file']).code).toBe(0);
   });
 
   it('rules bind to the current definition; a destructive "always allow" needs the second confirmation', () => {

@@ -45,7 +45,7 @@ describe('a gateway client’s destructive call, approved in the window', () => 
     expect(result.isError).toBeFalsy();
     expect(readFileSync(target, 'utf8')).toBe('written after approval');
     const entries = await t.host.auditEntries({ server: 'files', tool: 'write_file' });
-    expect(entries.find((entry) => entry.kind === 'decision')).toMatchObject({ caller: 'Claude Desktop', verdict: 'allowed after asking' });
+    expect(entries.find((entry) => entry.kind === 'decision')).toMatchObject({ caller: 'app “Claude Desktop”', callerKind: 'client', verdict: 'allowed after you answered in the window' });
   });
 
   it('a denial in the window comes back to the app as a refusal, and the server never sees the call', async () => {

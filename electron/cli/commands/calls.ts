@@ -15,7 +15,9 @@ export function registerCallCommands(program: Command, context: CliContext): voi
 
   program
     .command('call')
-    .description("call a tool yourself (your own call is your consent; it is checked against your rules and recorded)")
+    .description(
+      'call a tool yourself, checked against your rules and recorded; your own call is your consent, except in strict mode, for a tool that may delete or overwrite things, or one that changed since you approved it: those ask on this terminal (exit 4 without one)',
+    )
     .argument('<server>')
     .argument('<tool>')
     .option('--args <json>', 'the arguments as a JSON object', '{}')
@@ -32,7 +34,29 @@ export function registerCallCommands(program: Command, context: CliContext): voi
         const text = result.content.map((item) => contentText(item)).join('\n');
         return [result.message ? `${result.outcome}: ${result.message}` : '', text].filter(Boolean).join('\n');
       });
-      context.exit(result.outcome === 'ok' ? EXIT.ok : result.outcome === 'tool-error' ? EXIT.failure : EXIT.denied);
+      context.exit(result.outcome === 'ok' ? EXIT.ok : result.outcome === 'tool-error' ? EXIT.failure : result.nobodyToAsk ? EXIT.needsConfirmation : EXIT.denied);
+    });
+
+  program
+    .command('mode')
+    .description('show or set the policy mode: default (trust and containment spare some prompts) or strict (every call asks, `airlock call` too)')
+    .argument('[mode]', 'default | strict')
+    .action(async (mode: string | undefined) => {
+      const api = await context.api();
+      if (mode === undefined) {
+        const current = await api.invoke('settings.get', {});
+        out(current, () => `Policy mode: ${current.policyMode}`);
+        return;
+      }
+      if (mode !== 'default' && mode !== 'strict') throw new CliExit(EXIT.usage, 'Say `default` or `strict`.');
+      const current = (await api.invoke('settings.get', {})).policyMode;
+      // Leaving strict mode means fewer prompts: only a person at a terminal may do that here (no --yes).
+      if (current === 'strict' && mode === 'default') {
+        if (!io.confirm) throw new CliExit(EXIT.needsConfirmation, 'Leaving strict mode needs your confirmation on a terminal (or the Airlock app’s Settings).');
+        if (!(await io.confirm('Leave strict mode? Calls the policy allows will then run without asking.'))) throw new CliExit(EXIT.cancelled, 'Nothing was changed.');
+      }
+      const result = await api.invoke('settings.setPolicyMode', { mode });
+      out(result, () => `Policy mode: ${result.policyMode}`);
     });
 
   const rules = program.command('rules').description('list, add and remove standing rules (each bound to the exact tool definition it was made for)');
@@ -95,9 +119,9 @@ export function registerCallCommands(program: Command, context: CliContext): voi
           ? entries
               .map((entry) =>
                 entry.kind === 'decision'
-                  ? `${entry.time} #${entry.seq} ${entry.caller} → ${entry.server} › ${inert(entry.tool)}: ${entry.verdict}${entry.answeredBy ? ` [${entry.answeredBy}]` : ''}`
+                  ? `${entry.time} #${entry.seq} ${inert(entry.caller)} → ${inert(entry.server)} › ${inert(entry.tool)}: ${inert(entry.verdict ?? '')}${entry.answeredBy ? ` [${inert(entry.answeredBy)}]` : ''}`
                   : entry.kind === 'network'
-                    ? `${entry.time} #${entry.seq} ${entry.server} → network ${inert(entry.target ?? '')}: ${entry.verdict}${entry.repeats ? ` (${entry.repeats + 1} requests)` : ''}`
+                    ? `${entry.time} #${entry.seq} ${inert(entry.server)} → network ${inert(entry.target ?? '')}: ${entry.verdict}${entry.repeats ? ` (${entry.repeats + 1} requests)` : ''}`
                     : `${entry.time} #${entry.seq}   ${entry.outcome}${entry.durationMs ? ` in ${entry.durationMs} ms` : ''}${entry.outcome === 'unknown' && entry.reasons?.length ? ` — ${inert(entry.reasons.join(' '))}` : ''}`,
               )
               .join('\n')

@@ -2,21 +2,23 @@ import { createReadStream, createWriteStream, openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { APP_LABELS, callerLabel } from '../../../shared/domain';
+import { APP_LABELS } from '../../../shared/domain';
+import type { ConfirmationView } from '../../../shared/views';
 import { AirlockHost } from '../../core/host';
 import { connectApp, previewConnect, undoConnect, type ConnectApp } from '../../core/connect';
 import { loadOrCreateGatewayToken, serveStdio, startHttpGateway, GATEWAY_TOKEN_FILE } from '../../core/gateway';
-import type { ConfirmationRequest } from '../../core/approvals';
 import { SharedHost } from '../../core/ipc/shared-host';
 import { inert } from '../format';
 import { CliExit, EXIT } from '../output';
+import { terminalConfirmations } from '../terminal-confirmations';
 import { confirmOrExit, installFromDisclosure, type CliContext } from './servers';
 
 /**
- * A terminal a gateway can ask on even when its stdin and stdout carry MCP:
- * the process's controlling terminal (/dev/tty), when it has one.
+ * The terminal a person started this gateway in (its controlling terminal,
+ * /dev/tty), to ask about the gateway's own calls. Only used when stdin is
+ * that terminal: see the SECURITY note where it is opened.
  */
-function openTerminal(): { ask(question: string): Promise<string>; close(): void } | undefined {
+function openTerminal(): { ask(question: string, signal?: AbortSignal): Promise<string>; close(): void } | undefined {
   if (process.platform === 'win32') return undefined;
   let fd: number;
   try {
@@ -30,8 +32,8 @@ function openTerminal(): { ask(question: string): Promise<string>; close(): void
   // One question at a time; the MCP traffic on stdin/stdout goes on meanwhile.
   let queue: Promise<unknown> = Promise.resolve();
   return {
-    ask(question) {
-      const next = queue.then(() => rl.question(question));
+    ask(question, signal) {
+      const next = queue.then(() => rl.question(question, signal ? { signal } : {}));
       queue = next.catch(() => {});
       return next.then((answer) => answer.trim());
     },
@@ -41,21 +43,6 @@ function openTerminal(): { ask(question: string): Promise<string>; close(): void
       output.destroy();
     },
   };
-}
-
-/** Shows a confirmation on the terminal and answers it; the safe answer is the default. */
-async function askOnTerminal(host: AirlockHost, terminal: NonNullable<ReturnType<typeof openTerminal>>, request: ConfirmationRequest): Promise<void> {
-  const who = callerLabel(request.caller);
-  const lines = [
-    '',
-    `── Airlock: ${who} wants to run ${request.server} › ${inert(request.tool)} ──`,
-    ...request.reasons.map((reason) => `  ${reason}`),
-    `  arguments: ${inert(JSON.stringify(request.arguments, null, 2)).split('\n').join('\n  ')}`,
-    request.confirmationKind === 'destructive' ? `Type the tool's name (${request.tool}) to allow it once; anything else denies: ` : 'Allow once? [y/N] ',
-  ];
-  const answer = await terminal.ask(lines.join('\n'));
-  const allowed = request.confirmationKind === 'destructive' ? answer === request.tool : /^y(es)?$/i.test(answer);
-  host.answerConfirmation(request.id, { choice: allowed ? 'allow-once' : 'deny' }, { shell: 'terminal' });
 }
 
 export function registerGatewayCommands(program: Command, context: CliContext & { dataDir(): string; version: string }): void {
@@ -68,20 +55,30 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
     .option('--http <port>', 'serve streamable HTTP on 127.0.0.1:PORT, with a bearer token')
     .option('--servers <names>', 'expose only these servers (comma-separated)')
     .option('--client <name>', 'the app this gateway serves, as confirmations and the audit log name it')
-    .option('--no-terminal', 'never ask on this terminal (calls needing a confirmation then need the Airlock app)')
+    .option('--no-terminal', 'never ask on this terminal (calls needing a confirmation then need the Airlock app); a --stdio gateway never asks on one')
     .action(async (options: { stdio?: boolean; http?: string; servers?: string; client?: string; terminal: boolean }) => {
       if (!options.stdio === !options.http) throw new CliExit(EXIT.usage, 'Choose one: `airlock gateway --stdio` or `airlock gateway --http PORT`.');
-      const terminal = options.terminal ? openTerminal() : undefined;
-      const log = (message: string) => process.stderr.write(`${message}\n`);
+      // SECURITY: answers come from the person, on a terminal this process owns (issue 10.3). Over
+      // --stdio, stdin and stdout are the AI app's pipe and the controlling terminal, if any, is the
+      // app's own screen: keystrokes meant for the app must never answer Airlock. So only a gateway
+      // a person started in their own terminal (stdin is a TTY) asks there.
+      const terminal = options.terminal && !options.stdio && process.stdin.isTTY === true ? openTerminal() : undefined;
+      // Messages can carry a server's or a client's words (a skipped tool's name): inert, like every label printed.
+      const log = (message: string) => process.stderr.write(`${inert(message)}\n`);
       const asked = new Set<string>();
       let owned: AirlockHost | undefined;
-      const shared = await SharedHost.open({
+      let shared: SharedHost | undefined;
+      // This gateway's own calls' confirmations, routed here by the owner (this process or another).
+      const confirmations = terminal ? terminalConfirmations(terminal, () => shared, log) : undefined;
+      shared = await SharedHost.open({
         dataDir: context.dataDir(),
+        role: 'gateway',
         label: `airlock gateway${options.client ? ` for ${options.client}` : ''}`,
         canAsk: () => terminal !== undefined,
         onEvent: (event, payload) => {
+          if (event === 'approvals.didChange') confirmations?.(payload as ConfirmationView[]);
           // A server this process runs asks to reach a host: ask on the terminal too.
-          if (event !== 'network.didChange' || !terminal || !owned) return;
+          if (event !== 'network.didChange' || !terminal || !owned || shared?.localHost !== owned) return;
           for (const question of payload as Array<{ id: string; server: string; host: string; port: number }>) {
             if (asked.has(question.id)) continue;
             asked.add(question.id);
@@ -95,14 +92,15 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
         createHost: (hooks) => new AirlockHost({ dataDir: context.dataDir(), version: context.version, hooks }),
         onOwner: async (host) => {
           owned = host;
-          if (terminal) host.confirmations.onDidOpen((request) => void askOnTerminal(host, terminal, request).catch(() => {}));
           await host.startEnabledServers();
         },
       });
       log(
-        shared.mode === 'owner'
-          ? `Airlock gateway: running the servers in this process${terminal ? '; confirmations are asked on this terminal' : '; with no terminal and no Airlock app, calls that need a confirmation are denied'}.`
-          : 'Airlock gateway: the Airlock app (or another gateway) runs the servers; confirmations appear there.',
+        `Airlock gateway: ${shared.mode === 'owner' ? 'running the servers in this process' : 'another Airlock process (the app, or another gateway) runs the servers'}; ${
+          terminal
+            ? "this gateway's calls that need a confirmation are asked on this terminal (and in the Airlock app's window, when it runs the servers)"
+            : "with no terminal here, this gateway's calls that need a confirmation are asked only in the Airlock app's window, and denied when it is not running"
+        }.`,
       );
       const servers = options.servers?.split(',').map((name) => name.trim()).filter(Boolean);
       const gatewayOptions = { ...(servers ? { servers } : {}), ...(options.client ? { clientName: options.client } : {}), log };

@@ -63,6 +63,12 @@ export interface ConfirmationRequest {
   openedAt: number;
   /** Epoch ms; no answer by then is a deny. */
   deadline: number;
+  /**
+   * The shell the call came through (a terminal of the owner or of one of
+   * its client processes). Its confirmation is routed there and to the
+   * window, nowhere else; absent: the window only.
+   */
+  origin?: string;
 }
 
 /** How a confirmation ended. Only `approved` lets a call through. */
@@ -131,6 +137,8 @@ export interface OpenConfirmation {
   deadline?: number;
   /** Relative timeout when no deadline is given. */
   timeoutMs?: number;
+  /** The shell the call came through (see `ConfirmationRequest.origin`). */
+  origin?: string;
 }
 
 /** A request just opened and the promise of its outcome (never rejects). */
@@ -259,6 +267,7 @@ export class ConfirmationRegistry {
       changes: decision.changes ? cloneJson(decision.changes) : null,
       openedAt: now,
       deadline,
+      ...(typeof input.origin === 'string' ? { origin: input.origin } : {}),
     });
     let resolve!: (o: ConfirmationOutcome) => void;
     const outcome = new Promise<ConfirmationOutcome>((r) => (resolve = r));

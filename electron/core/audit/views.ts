@@ -1,15 +1,22 @@
-import { callerLabel } from '../../../shared/domain';
 import type { AuditEntryView, AuditVerifyView } from '../../../shared/views';
-import type { ActivityRecord, AuditRecord, NetworkEntry, VerifyResult } from './audit-log';
+import { inertText } from '../servers/log-ring';
+import type { ActivityRecord, AuditAnswer, AuditRecord, DecisionEntry, NetworkEntry, VerifyResult } from './audit-log';
 
 /**
  * One call (its decision and, once written, its outcome) as rows for the
- * Activity page, newest first. The decision reads "allowed", "denied",
- * "allowed after asking" or "denied after asking".
+ * Activity page and `airlock audit`, newest first. The words say what
+ * happened, not what the policy first thought (issue 11.8): "allowed: your
+ * own call (command line)", "refused: nobody could be asked", "allowed after
+ * you answered in the terminal", "denied: nobody answered in time".
+ *
+ * SECURITY: names are data — who called is worded by the caller's kind,
+ * which only the owner assigns; a client's name is quoted as the app's and
+ * made inert, so an app calling itself "You" never reads like the person.
  */
 export function toAuditEntryViews(record: AuditRecord): AuditEntryView[] {
   const { decision, outcome } = record;
-  const caller = callerLabel(decision.caller);
+  const caller = auditCallerLabel(decision.caller);
+  const callerKind = kindOf(decision.caller);
   const rows: AuditEntryView[] = [];
   if (outcome) {
     rows.push({
@@ -18,6 +25,7 @@ export function toAuditEntryViews(record: AuditRecord): AuditEntryView[] {
       kind: 'outcome',
       callId: outcome.callId,
       caller,
+      callerKind,
       server: outcome.server,
       tool: outcome.tool,
       outcome: outcome.outcome,
@@ -26,18 +34,20 @@ export function toAuditEntryViews(record: AuditRecord): AuditEntryView[] {
       ...(outcome.detail ? { reasons: [outcome.detail] } : {}),
     });
   }
-  const answer = decision.answer;
+  const answer = decision.answer ?? undefined;
+  const answeredBy = answerWords(answer);
   rows.push({
     seq: decision.seq,
     time: decision.time,
     kind: 'decision',
     callId: decision.callId,
     caller,
+    callerKind,
     server: decision.server,
     tool: decision.tool,
-    verdict: `${decision.final === 'allow' ? 'allowed' : 'denied'}${decision.verdict === 'ask' ? ' after asking' : ''}`,
+    verdict: verdictWords(decision),
     reasons: [...decision.reasons],
-    ...(answer ? { answeredBy: `${answer.how}${answer.by ? ` (${answer.by})` : ''}${answer.edited ? ', arguments edited' : ''}` } : {}),
+    ...(answeredBy ? { answeredBy } : {}),
     arguments: decision.arguments,
     ...(decision.rule ? { rule: `${decision.rule.effect} rule made ${decision.rule.createdAt} for ${decision.rule.fingerprint.slice(0, 12)}` } : {}),
   });
@@ -86,6 +96,7 @@ export function toNetworkView(entry: NetworkEntry): AuditEntryView {
     kind: 'network',
     callId: '',
     caller: 'the server itself',
+    callerKind: 'unknown',
     server: entry.server,
     tool: '',
     target: `${entry.host.includes(':') ? `[${entry.host}]` : entry.host}:${entry.port}`,
@@ -98,6 +109,88 @@ export function toNetworkView(entry: NetworkEntry): AuditEntryView {
 /** Rows for the Activity page: calls and network decisions, newest first. */
 export function toActivityViews(record: ActivityRecord): AuditEntryView[] {
   return 'network' in record ? [toNetworkView(record.network)] : toAuditEntryViews(record);
+}
+
+/**
+ * Who called, by kind: "You (console)" (Airlock's window), "You (command
+ * line)" (`airlock call`), "app “Claude Desktop”" (a gateway client, its
+ * name quoted and inert), "Airlock's agent (model)". Entries written before
+ * callers were typed (`{ kind: 'agent', name }` was a gateway client) read
+ * as apps.
+ */
+export function auditCallerLabel(caller: unknown): string {
+  const c = (caller && typeof caller === 'object' ? caller : {}) as Record<string, unknown>;
+  const text = (value: unknown, fallback: string) => (typeof value === 'string' && value.length > 0 ? inertText(value.slice(0, 200)) : fallback);
+  switch (kindOf(caller)) {
+    case 'user':
+      return 'You (console)';
+    case 'cli':
+      return 'You (command line)';
+    case 'client':
+      return `app “${text(c.name, 'unnamed')}”`;
+    case 'agent':
+      return `Airlock's agent (${text(c.model, 'unknown model')})`;
+    default:
+      return 'an unknown caller';
+  }
+}
+
+function kindOf(caller: unknown): AuditEntryView['callerKind'] {
+  const c = (caller && typeof caller === 'object' ? caller : {}) as Record<string, unknown>;
+  if (c.kind === 'user' || c.kind === 'cli' || c.kind === 'client') return c.kind;
+  // Before callers were typed, a gateway client was recorded as { kind: 'agent', name }.
+  if (c.kind === 'agent') return typeof c.model === 'string' ? 'agent' : 'client';
+  return 'unknown';
+}
+
+const SHELL_WORDS: Record<string, string> = { window: 'in the window', terminal: 'in the terminal', gateway: 'in the terminal' };
+
+/** What happened to the call, in words. */
+function verdictWords(decision: DecisionEntry): string {
+  const allowed = decision.final === 'allow';
+  if (decision.verdict !== 'ask') return allowed ? 'allowed' : 'denied';
+  const answer = decision.answer ?? undefined;
+  switch (answer?.how) {
+    case 'own-call':
+      return `allowed: your own call (${answer.by === 'command-line' ? 'command line' : 'console'})`;
+    case 'console':
+      // Written before callers were typed: the person's own call (console or command line).
+      return 'allowed: your own call (console)';
+    case 'no-approver':
+      return 'refused: nobody could be asked';
+    case 'expired':
+      return 'denied: nobody answered in time';
+    case 'cancelled':
+      return 'not sent: the confirmation was cancelled';
+    case 'refused-token':
+      return 'denied: the approval did not match the call';
+    case 'allow-once':
+    case 'allow-session':
+    case 'allow-always':
+    case 'deny':
+    case 'deny-always': {
+      const where = answer.by ? (SHELL_WORDS[answer.by] ?? `(${inertText(answer.by)})`) : '';
+      return `${allowed ? 'allowed' : 'denied'} after you answered${where ? ` ${where}` : ''}`;
+    }
+    default:
+      return allowed ? 'allowed' : 'denied';
+  }
+}
+
+const CHOICE_WORDS: Record<string, string> = {
+  'allow-once': 'allow once',
+  'allow-session': 'allow for this session',
+  'allow-always': 'always allow',
+  deny: 'deny',
+  'deny-always': 'always deny',
+};
+
+/** The answer a person gave ("allow once (terminal), arguments edited"); nothing when nobody answered. */
+function answerWords(answer: AuditAnswer | undefined): string | undefined {
+  if (!answer) return undefined;
+  const choice = CHOICE_WORDS[answer.how];
+  if (!choice) return undefined;
+  return `${choice}${answer.by ? ` (${inertText(answer.by)})` : ''}${answer.edited ? ', arguments edited' : ''}`;
 }
 
 /** The Activity page's view of a verification (`AuditVerifyViewSchema`). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ownEntry, type PolicyMode, type Rule, type ServerRecord } from '../../../shared/domain';
+import { ownEntry, type Caller, type PolicyMode, type Rule, type ServerRecord } from '../../../shared/domain';
 import type { ConfirmationOutcome, ConfirmationRegistry, SessionGrants } from '../approvals';
 import { AuditWriteError, type AuditAnswer, type AuditDurability, type AuditLog, type CallOutcome } from '../audit';
 import { AirlockError } from '../errors';
@@ -23,6 +23,8 @@ export interface CallResult {
   result?: CallToolResult;
   /** For anything but `ok`/`tool-error`: what happened, in words, and what to do. */
   message?: string;
+  /** The call needed a person's confirmation and no shell could ask one (the CLI exits 4). */
+  nobodyToAsk?: boolean;
   decision: Decision;
   durationMs: number;
 }
@@ -42,6 +44,8 @@ interface Round {
   answer?: AuditAnswer;
   rule?: Rule;
   denialMessage?: string;
+  /** Refused because no shell could ask a person (not because anyone said no). */
+  nobodyToAsk?: boolean;
 }
 
 /** What the pipeline needs from the rest of the core (narrow, so tests can pass the real parts). */
@@ -79,8 +83,12 @@ export interface CallPipelineDeps {
    * approved (null: none, or not a local server).
    */
   codeChange(server: string, record: ServerRecord): Promise<CodeChange | null>;
-  /** True when some shell can show a confirmation right now (a window, a terminal). */
-  canAsk(): boolean;
+  /**
+   * True when some shell can show this call's confirmation right now: the
+   * window (it sees every confirmation), or the terminal of the shell the
+   * call came through (`origin`), which sees only its own calls'.
+   */
+  canAsk(origin: string | undefined): boolean;
   now(): number;
   /** Told after each audit append (the Activity page refreshes). */
   onDidAppend?(seq: number): void;
@@ -125,7 +133,7 @@ export class CallPipeline {
     const { decision, args, answer, final, rule } = round;
     let denialMessage = round.denialMessage;
     // A person answered (approve or deny, in a window or on a terminal): their seconds dwarf an fsync.
-    const personAnswered = answer?.by !== undefined && answer.how !== 'console';
+    const personAnswered = answer?.by !== undefined && answer.how !== 'own-call';
     if (final === 'deny' && !denialMessage) denialMessage = `Airlock denied this call: ${decision.reasons.join(' ')}`;
 
     const strict = state.settings.strictDurability === true;
@@ -159,7 +167,8 @@ export class CallPipeline {
     this.deps.onDidAppend?.(entry.seq);
 
     if (final === 'deny') {
-      return this.finish({ callId, outcome: 'denied', message: denialMessage, decision, started, request, strict });
+      const denied = await this.finish({ callId, outcome: 'denied', message: denialMessage, decision, started, request, strict });
+      return round.nobodyToAsk ? { ...denied, nobodyToAsk: true } : denied;
     }
 
     // SECURITY: the allow or approval was for the definition decided on; if the server changed
@@ -230,15 +239,20 @@ export class CallPipeline {
       };
       if (!settled) return { ...round, final: 'deny', denialMessage: `${request.server} keeps changing its tools, so Airlock did not decide on ${request.tool}. Try again later.` };
       if (decision.verdict !== 'ask' || !indexed) return round;
-      if (request.caller.kind === 'user') {
-        // The person's own call in Airlock's console is itself their consent.
-        return { ...round, final: 'allow', answer: { how: 'console', by: 'console' } };
+      const own = ownCallConsent(request.caller, decision, state.settings.policyMode);
+      if (own) {
+        // The person's own call (the window's console; `airlock call` when nothing more is needed) is their consent.
+        return { ...round, final: 'allow', answer: { how: 'own-call', by: own } };
       }
-      if (!this.deps.canAsk()) {
+      if (!this.deps.canAsk(request.origin)) {
         return {
           ...round,
           answer: { how: 'no-approver' },
-          denialMessage: `This call needs a person's confirmation, and no Airlock window or terminal is available to ask. Open the Airlock app (or run the command in a terminal) and try again.`,
+          nobodyToAsk: true,
+          denialMessage:
+            request.caller.kind === 'cli'
+              ? `This call needs your confirmation (${cliConfirmationReason(decision, state.settings.policyMode)}), and there is no terminal to ask on. Run \`airlock call\` in a terminal, or open the Airlock app and answer there.`
+              : `This call needs a person's confirmation, and no Airlock window or terminal is available to ask. Open the Airlock app (or run the command in a terminal) and try again.`,
         };
       }
       const opened = this.deps.confirmations.open({
@@ -248,6 +262,7 @@ export class CallPipeline {
         profile: record.profile,
         serverTrusted: record.trusted,
         timeoutMs: request.confirmationTimeoutMs,
+        ...(request.origin !== undefined ? { origin: request.origin } : {}),
       });
       const onAbort = () => this.deps.confirmations.cancel(opened.request.id, 'the caller cancelled the call');
       request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -363,4 +378,33 @@ export class CallPipeline {
 function approvalOf(record: ServerRecord, tool: string, fingerprint: string | undefined) {
   const review = reviewState(record.approvedTools, tool, fingerprint ?? '');
   return review.kind === 'new' ? undefined : review.approved;
+}
+
+/**
+ * When a person's own call is their consent (SECURITY: invariant 1 — the
+ * caller's kind is assigned by the owner from the connection, never claimed
+ * by it):
+ * - `user` (Airlock's own window): the click in its console is the consent;
+ * - `cli` (`airlock call`): only for a tool that is not destructive, in the
+ *   default mode, whose definition did not change since it was approved.
+ *   Strict mode, a destructive tool or a changed definition ask on the
+ *   terminal the command runs in (or in the window): any local process — an
+ *   agent's shell tool — can run `airlock call`, so the command line alone
+ *   is not proof that the person wants this call.
+ * Everything else asks.
+ */
+export function ownCallConsent(caller: Caller, decision: Decision, mode: PolicyMode): 'console' | 'command-line' | undefined {
+  if (caller.kind === 'user') return 'console';
+  if (caller.kind !== 'cli') return undefined;
+  return cliConfirmationReason(decision, mode) === undefined ? 'command-line' : undefined;
+}
+
+/** Why a `cli` call must be confirmed, in words; undefined when the command line is consent enough. */
+function cliConfirmationReason(decision: Decision, mode: PolicyMode): string | undefined {
+  if (mode === 'strict') return 'strict mode is on';
+  if (decision.confirmationKind === 'destructive') return 'the tool may delete or overwrite things';
+  if (decision.flags.changedSinceApproval || decision.flags.voidedRules.length > 0 || decision.changes) return 'the tool changed since you approved it';
+  if (decision.decidedBy.kind === 'new-tool') return 'the tool was added after you reviewed this server';
+  if (decision.decidedBy.kind === 'code-changed') return "the server's code changed since you approved it";
+  return undefined;
 }

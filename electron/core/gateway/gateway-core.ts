@@ -18,6 +18,12 @@ export interface GatewayCallRequest {
   signal?: AbortSignal;
   /** Progress from the server, relayed to the client. */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * The shell the call came through, set by the owner (never by a client):
+   * a confirmation is routed there (if that shell has a terminal) and to
+   * the window.
+   */
+  origin?: string;
 }
 
 /**

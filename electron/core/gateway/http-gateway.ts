@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -26,6 +26,14 @@ export interface HttpGatewayOptions extends GatewayServerOptions {
   maxSessions?: number;
   /** A session with no request for this long, and no open stream, is closed (default 1 hour). */
   idleSessionMs?: number;
+  /**
+   * Most connections open at once that have not yet shown the token (default
+   * 32). A new one beyond it closes the oldest of them, so idle or slow
+   * connections cannot keep a client with the token out.
+   */
+  maxUnauthenticated?: number;
+  /** A connection that has not shown the token is closed after this long without a byte (default 5 s). */
+  unauthenticatedIdleMs?: number;
 }
 
 /** A running HTTP gateway. */
@@ -36,6 +44,8 @@ export interface HttpGateway {
   host: LoopbackHost;
   /** Sessions open now. */
   sessionCount(): number;
+  /** Connections open now that have not shown the token. */
+  unauthenticatedCount(): number;
   /** Closes every session and the listening socket. */
   close(): Promise<void>;
 }
@@ -86,17 +96,49 @@ export async function startHttpGateway(core: GatewayCore, options: HttpGatewayOp
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
-  const httpServer = createServer((req, res) => {
+  const maxUnauthenticated = options.maxUnauthenticated ?? 32;
+  const unauthenticatedIdleMs = options.unauthenticatedIdleMs ?? 5_000;
+
+  // A server with no per-server connection limit: limits are kept below, by whether the token was shown.
+  const httpServer = createServer({ connectionsCheckingInterval: 1_000, headersTimeout: 5_000, requestTimeout: 60_000 }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       log(`gateway: HTTP request failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
       if (!res.headersSent) reject(res, 500, -32603, 'Internal error');
       else res.end();
     });
   });
-  // SSE streams stay open; cap how many sockets a client can hold.
-  httpServer.maxConnections = 4 * maxSessions + 16;
-  httpServer.headersTimeout = 10_000;
-  httpServer.requestTimeout = 60_000;
+  // SECURITY (unauthenticated resources are the attack surface): a connection is a stranger until
+  // a request on it shows the token. Strangers get a short idle timeout and a bounded number of
+  // places; a new one beyond that evicts the oldest stranger (a real client shows its token within
+  // milliseconds of connecting). Connections that showed the token are bounded by the sessions cap
+  // and never evicted by strangers. Whatever an idle flood does, a client with the token gets in.
+  const strangers = new Set<Socket>();
+  const admitted = new Set<Socket>();
+  // SSE streams stay open; this bounds the sockets clients with the token can hold.
+  const maxAdmitted = 4 * maxSessions + 16;
+  httpServer.on('connection', (socket: Socket) => {
+    strangers.add(socket);
+    socket.setTimeout(unauthenticatedIdleMs);
+    socket.once('close', () => {
+      strangers.delete(socket);
+      admitted.delete(socket);
+    });
+    while (strangers.size > maxUnauthenticated) {
+      const oldest = strangers.values().next().value as Socket;
+      strangers.delete(oldest);
+      oldest.destroy();
+    }
+  });
+  /** Marks a connection as one that showed the token; false when too many such connections are open. */
+  function admit(socket: Socket): boolean {
+    if (admitted.has(socket)) return true;
+    if (admitted.size >= maxAdmitted) return false;
+    strangers.delete(socket);
+    admitted.add(socket);
+    // SSE streams stay open as long as the client wants: no idle timeout once the token was shown.
+    socket.setTimeout(0);
+    return true;
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // SECURITY (DNS rebinding): the Host header must name this loopback listener exactly.
@@ -112,6 +154,10 @@ export async function startHttpGateway(core: GatewayCore, options: HttpGatewayOp
     if (!authorized(req.headers.authorization)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="airlock", error="invalid_token"');
       return reject(res, 401, -32001, 'Unauthorized: a valid bearer token is required');
+    }
+    if (!admit(req.socket)) {
+      res.setHeader('Connection', 'close');
+      return reject(res, 503, -32000, 'Too many connections; close one first');
     }
     if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
       res.setHeader('Allow', 'GET, POST, DELETE');
@@ -236,6 +282,7 @@ export async function startHttpGateway(core: GatewayCore, options: HttpGatewayOp
     port,
     host,
     sessionCount: () => sessions.size,
+    unauthenticatedCount: () => strangers.size,
     async close() {
       clearInterval(sweep);
       await Promise.allSettled([...sessions.values()].map((session) => session.server.close()));

@@ -3,27 +3,49 @@
  * the owner runs an AirlockHost and serves the others; a client forwards
  * the same contract to the owner. If the owner goes away, the next request
  * makes this process the owner (see local-socket.ts).
+ *
+ * SECURITY: invariant 1 — this process's shell is the window only in the
+ * app, and only while the app owns the folder; so the app takes the servers
+ * over from a gateway that owns them, and every other process is a terminal
+ * shell, asked (and answering) only about its own calls.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { channelNames, type ChannelName, type EmitEvent, type IpcHandlers, type RequestOf, type ResponseOf } from '../../../shared/ipc';
 import { AirlockError } from '../errors';
 import type { GatewayCallRequest, GatewayCore, GatewayTool } from '../gateway/gateway-core';
 import type { AirlockHost } from '../host';
-import { OwnerClient, OwnerSocket } from './local-socket';
+import { WINDOW_SHELL, type ShellIdentity } from './shell-identity';
+import { OwnerClient, OwnerSocket, type PeerHello } from './local-socket';
 
 export interface SharedHostOptions {
   dataDir: string;
-  /** Who this process is, for the owner's log ("Airlock app", "airlock gateway"). */
+  /**
+   * What this process is: Airlock's app (its window is the person's own
+   * shell: `user` calls, every confirmation), the `airlock` command, or a
+   * gateway (terminal shells: `cli` calls, only their own confirmations).
+   */
+  role: PeerHello['role'];
+  /** Who this process is, for the owner's log ("airlock gateway for Cursor"). */
   label: string;
-  /** True when this process can ask a person (a window, a terminal). */
+  /** True when this process can ask a person now (its window is open; it owns a terminal). */
   canAsk: () => boolean;
   /** Builds this process's host when it becomes the owner. */
-  createHost: (hooks: { emit: EmitEvent; canAsk: () => boolean }) => AirlockHost;
-  /** Events for this process's own shell (the window). */
+  createHost: (hooks: { emit: EmitEvent; canAsk: (origin?: string) => boolean }) => AirlockHost;
+  /** Events for this process's own shell (the window; a terminal's own confirmations). */
   onEvent?: EmitEvent;
   /** Called after this process became the owner (e.g. to start enabled servers). */
   onOwner?: (host: AirlockHost) => Promise<void> | void;
+  /**
+   * The app: when another Airlock process (a gateway started by an AI app)
+   * owns the folder, ask it to hand the servers over, so that the window —
+   * the person's own shell — runs in the owner and answers every
+   * confirmation. Others become this process's clients.
+   */
+  takeOver?: boolean;
 }
+
+/** How long a hand-over lets the calls in flight finish before the servers stop. */
+const HANDOVER_GRACE_MS = 30_000;
 
 export class SharedHost {
   private host: AirlockHost | undefined;
@@ -31,8 +53,14 @@ export class SharedHost {
   private client: OwnerClient | undefined;
   private readonly toolListeners = new Set<() => void>();
   private opening: Promise<void> | undefined;
+  /** While this process hands its servers to the app, requests wait, then go to the app. */
+  private handingOver: Promise<void> | undefined;
+  /** This process's own shell, as the owner (this one or another) treats it. */
+  private readonly shell: ShellIdentity;
 
-  private constructor(private readonly options: SharedHostOptions) {}
+  private constructor(private readonly options: SharedHostOptions) {
+    this.shell = options.role === 'app' ? WINDOW_SHELL : { kind: 'terminal', origin: 'local', label: options.label };
+  }
 
   static async open(options: SharedHostOptions): Promise<SharedHost> {
     const shared = new SharedHost(options);
@@ -50,11 +78,11 @@ export class SharedHost {
     return this.host;
   }
 
-  /** Calls a channel wherever the servers run. Throws AirlockError with the core's message. */
+  /** Calls a channel wherever the servers run, as this process's shell. Throws AirlockError with the core's message. */
   async invoke<C extends ChannelName>(channel: C, request: RequestOf<C>): Promise<ResponseOf<C>> {
     await this.ensure();
     if (this.host) {
-      const handler = this.host.ipcHandlers()[channel] as (request: RequestOf<C>) => Promise<ResponseOf<C>> | ResponseOf<C>;
+      const handler = this.host.ipcHandlers(this.shell)[channel] as (request: RequestOf<C>) => Promise<ResponseOf<C>> | ResponseOf<C>;
       return handler(request);
     }
     return this.client!.invoke(channel, request);
@@ -82,9 +110,14 @@ export class SharedHost {
     return this.host ? this.host.gatewayCore().listTools(servers) : this.client!.listTools(servers);
   }
 
+  /** A gateway's call. Its confirmation is routed to this process's terminal (and the window). */
   async callTool(request: GatewayCallRequest): Promise<CallToolResult> {
     await this.ensure();
-    return this.host ? this.host.gatewayCore().callTool(request) : this.client!.callTool(request);
+    if (this.host) {
+      const { origin: _claimed, ...rest } = request;
+      return this.host.gatewayCore().callTool(this.shell.kind === 'terminal' ? { ...rest, origin: this.shell.origin } : rest);
+    }
+    return this.client!.callTool(request);
   }
 
   async close(): Promise<void> {
@@ -97,6 +130,7 @@ export class SharedHost {
   }
 
   private async ensure(): Promise<void> {
+    while (this.handingOver) await this.handingOver;
     if (this.host || this.client) return;
     await this.connect();
   }
@@ -109,8 +143,21 @@ export class SharedHost {
   }
 
   private async connectOnce(): Promise<void> {
-    for (let attempt = 0; attempt < 50; attempt += 1) {
-      const client = await OwnerClient.connect(this.options.dataDir, { canAsk: this.options.canAsk(), label: this.options.label });
+    let askedToHandOver = false;
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      const client = await OwnerClient.connect(this.options.dataDir, { role: this.options.role, terminal: this.options.canAsk(), label: this.options.label });
+      if (client && this.options.takeOver && !askedToHandOver) {
+        // The app asks once; an owner that refuses keeps the servers, and the app is its client.
+        askedToHandOver = true;
+        const agreed = await client.handOver().then(
+          () => true,
+          () => false,
+        );
+        if (agreed) {
+          await client.closed();
+          continue;
+        }
+      }
       if (client) {
         this.client = client;
         client.onEvent((event, payload) => {
@@ -126,15 +173,24 @@ export class SharedHost {
       }
       const owner = await OwnerSocket.claim(this.options.dataDir, () => {
         const host = this.host!;
-        return { handlers: host.ipcHandlers(), gateway: host.gatewayCore(), callTool: (request) => host.gatewayCore().callTool(request) };
+        return {
+          handlers: (shell) => host.ipcHandlers(shell),
+          gateway: host.gatewayCore(),
+          callTool: (request) => host.gatewayCore().callTool(request),
+          pendingFor: (shell) => host.pendingConfirmations(shell),
+          // The app never hands over: its window is the person's own shell.
+          ...(this.options.role === 'app' ? {} : { handOver: (pid: number) => this.handOver(pid) }),
+        };
       });
       if (owner) {
         this.owner = owner;
         const emit: EmitEvent = (event, payload) => {
-          this.options.onEvent?.(event, payload);
+          // This process's own shell sees what it may: a terminal only its own calls' confirmations.
+          const local = event === 'approvals.didChange' ? (this.host?.pendingConfirmations(this.shell) ?? []) : payload;
+          this.options.onEvent?.(event, local as never);
           owner.broadcast(event, payload);
         };
-        this.host = this.options.createHost({ emit, canAsk: () => this.options.canAsk() || owner.hasAskers() });
+        this.host = this.options.createHost({ emit, canAsk: (origin) => this.canAsk(owner, origin) });
         this.host.gatewayCore().onDidChangeTools(() => {
           owner.broadcastToolsChanged();
           this.toolListeners.forEach((listener) => listener());
@@ -142,9 +198,45 @@ export class SharedHost {
         await this.options.onOwner?.(this.host);
         return;
       }
-      // Another process holds the lock but is not serving yet (starting up): wait and try again.
+      // Another process holds the lock but is not serving yet (starting up, or handing over): wait and try again.
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new AirlockError('unavailable', `Another Airlock process holds ${this.options.dataDir} but does not answer. If no Airlock is running, delete owner.lock in that folder.`);
+  }
+
+  /**
+   * Whether a person can be asked about a call that came through `origin`:
+   * the window about any; a terminal (this process's or a client's) about
+   * its own calls only. `origin` undefined: this process's own shell.
+   */
+  private canAsk(owner: OwnerSocket, origin: string | undefined): boolean {
+    if (this.shell.kind === 'window' && this.options.canAsk()) return true;
+    if (origin === undefined || origin === this.shell.origin) return this.options.canAsk();
+    return owner.peerCanAsk(origin);
+  }
+
+  /**
+   * Hands the servers to the Airlock app (`pid`): open confirmations are
+   * cancelled (their calls were not sent), calls in flight may finish, the
+   * servers stop, and the lock passes to the app, which no other process
+   * can take in between. This process becomes the app's client at its next
+   * request.
+   */
+  private handOver(pid: number): Promise<void> {
+    const host = this.host;
+    const owner = this.owner;
+    if (!host || !owner || this.handingOver) return this.handingOver ?? Promise.resolve();
+    this.handingOver = (async () => {
+      host.confirmations.cancelAll('the Airlock app took over the servers; ask again');
+      await host.whenIdle(HANDOVER_GRACE_MS);
+      await host.dispose();
+      await owner.close(pid);
+      this.host = undefined;
+      this.owner = undefined;
+    })().finally(() => {
+      this.handingOver = undefined;
+      this.toolListeners.forEach((listener) => listener());
+    });
+    return this.handingOver;
   }
 }
