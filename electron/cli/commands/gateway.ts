@@ -1,4 +1,5 @@
 import { createReadStream, createWriteStream, openSync } from 'node:fs';
+import { WriteStream } from 'node:tty';
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -6,17 +7,32 @@ import { APP_LABELS, callerLabel } from '../../../shared/domain';
 import { AirlockHost } from '../../core/host';
 import { connectApp, previewConnect, undoConnect, type ConnectApp } from '../../core/connect';
 import { loadOrCreateGatewayToken, serveStdio, startHttpGateway, GATEWAY_TOKEN_FILE } from '../../core/gateway';
-import type { ConfirmationRequest } from '../../core/approvals';
+import { renderCall, type ConfirmationRequest, type ObservedOutcome } from '../../core/approvals';
 import { SharedHost } from '../../core/ipc/shared-host';
+import { judgeTerminalAnswer, layoutTerminalPrompt, newAnswerCode, promptText } from '../confirmation-prompt';
 import { inert } from '../format';
 import { CliExit, EXIT } from '../output';
 import { confirmOrExit, installFromDisclosure, type CliContext } from './servers';
+
+/** Asks one question; resolves to the trimmed answer, or undefined when `signal` withdrew the question. */
+type Ask = (question: string, signal?: AbortSignal) => Promise<string | undefined>;
+
+/** A terminal Airlock asks on: one conversation at a time, and its width. */
+interface Terminal {
+  /** Asks one question (queued behind any conversation under way). */
+  ask(question: string): Promise<string | undefined>;
+  /** Runs a conversation of several questions that nothing else interleaves with. */
+  exclusive<T>(conversation: (ask: Ask, say: (text: string) => void) => Promise<T>): Promise<T>;
+  /** The terminal's width in columns now (80 when it cannot be told). */
+  columns(): number;
+  close(): void;
+}
 
 /**
  * A terminal a gateway can ask on even when its stdin and stdout carry MCP:
  * the process's controlling terminal (/dev/tty), when it has one.
  */
-function openTerminal(): { ask(question: string): Promise<string>; close(): void } | undefined {
+function openTerminal(): Terminal | undefined {
   if (process.platform === 'win32') return undefined;
   let fd: number;
   try {
@@ -27,35 +43,99 @@ function openTerminal(): { ask(question: string): Promise<string>; close(): void
   const input = createReadStream('', { fd, autoClose: false });
   const output = createWriteStream('', { fd, autoClose: false });
   const rl = createInterface({ input, output });
-  // One question at a time; the MCP traffic on stdin/stdout goes on meanwhile.
+  // The width comes from a second, write-only handle (a tty.WriteStream changes its handle's mode; the reader keeps its own).
+  let size: WriteStream | undefined;
+  try {
+    size = new WriteStream(openSync('/dev/tty', 'w'));
+    size.unref();
+  } catch {
+    size = undefined;
+  }
+  const ask: Ask = (question, signal) =>
+    rl.question(question, signal ? { signal } : {}).then(
+      (answer) => answer.trim(),
+      (error: unknown) => {
+        if (signal?.aborted) return undefined;
+        throw error;
+      },
+    );
+  // One conversation at a time; the MCP traffic on stdin/stdout goes on meanwhile.
   let queue: Promise<unknown> = Promise.resolve();
+  const exclusive: Terminal['exclusive'] = (conversation) => {
+    const next = queue.then(() => conversation(ask, (text) => output.write(text)));
+    queue = next.catch(() => {});
+    return next;
+  };
   return {
-    ask(question) {
-      const next = queue.then(() => rl.question(question));
-      queue = next.catch(() => {});
-      return next.then((answer) => answer.trim());
-    },
+    ask: (question) => exclusive((asking) => asking(question)),
+    exclusive,
+    columns: () => size?.columns || 80,
     close: () => {
       rl.close();
       input.destroy();
       output.destroy();
+      size?.destroy();
     },
   };
 }
 
-/** Shows a confirmation on the terminal and answers it; the safe answer is the default. */
-async function askOnTerminal(host: AirlockHost, terminal: NonNullable<ReturnType<typeof openTerminal>>, request: ConfirmationRequest): Promise<void> {
-  const who = callerLabel(request.caller);
-  const lines = [
-    '',
-    `── Airlock: ${who} wants to run ${request.server} › ${inert(request.tool)} ──`,
-    ...request.reasons.map((reason) => `  ${reason}`),
-    `  arguments: ${inert(JSON.stringify(request.arguments, null, 2)).split('\n').join('\n  ')}`,
-    request.confirmationKind === 'destructive' ? `Type the tool's name (${request.tool}) to allow it once; anything else denies: ` : 'Allow once? [y/N] ',
-  ];
-  const answer = await terminal.ask(lines.join('\n'));
-  const allowed = request.confirmationKind === 'destructive' ? answer === request.tool : /^y(es)?$/i.test(answer);
-  host.answerConfirmation(request.id, { choice: allowed ? 'allow-once' : 'deny' }, { shell: 'terminal' });
+/** How a confirmation ended elsewhere, in a line for the terminal that showed it. */
+function endedElsewhere(outcome: ObservedOutcome): string {
+  if (outcome.kind === 'expired') return 'The time to answer has passed: denied.';
+  if (outcome.kind === 'cancelled') return `Withdrawn: ${inert(outcome.reason)}`;
+  const where = outcome.answeredBy.shell === 'window' ? 'in the Airlock app' : 'elsewhere';
+  return `Answered ${where}: ${outcome.kind === 'approved' ? 'allowed' : 'denied'}.`;
+}
+
+/**
+ * Shows a confirmation on the terminal and answers it (see confirmation-prompt.ts):
+ * only the code drawn for this prompt allows; anything else denies. When the
+ * Airlock app can ask too, the terminal first offers it the question (one
+ * line; Enter opens the prompt here). A request answered elsewhere, or
+ * expired, takes its question off the terminal.
+ */
+async function askOnTerminal(host: AirlockHost, terminal: Terminal, request: ConfirmationRequest, appCanAsk: () => boolean): Promise<void> {
+  await terminal.exclusive(async (ask, say) => {
+    // Answered elsewhere or expired while an earlier question was on screen: nothing to ask.
+    if (!host.confirmations.get(request.id)) return;
+    const closed = new AbortController();
+    let ending = '';
+    const stop = host.confirmations.onDidClose((closedRequest, outcome) => {
+      if (closedRequest.id !== request.id) return;
+      ending = endedElsewhere(outcome);
+      closed.abort();
+    });
+    try {
+      if (appCanAsk()) {
+        const rendering = renderCall(request);
+        const typed = await ask(`\n── Airlock: ${rendering.headline}\n   It is waiting in the Airlock app. Press Enter to answer on this terminal instead. `, closed.signal);
+        if (typed === undefined) return say(`\n${ending}\n`);
+      }
+      const code = newAnswerCode();
+      let full = false;
+      for (;;) {
+        const prompt = layoutTerminalPrompt(request, { columns: terminal.columns(), code, full });
+        const typed = await ask(promptText(prompt), closed.signal);
+        if (typed === undefined) return say(`\n${ending}\n`);
+        const verdict = judgeTerminalAnswer(typed, prompt.expected);
+        if (verdict === 'more') {
+          full = true;
+          continue;
+        }
+        stop();
+        const result = host.answerConfirmation(request.id, { choice: verdict === 'allow' ? 'allow-once' : 'deny' }, { shell: 'terminal' });
+        return say(
+          result.accepted
+            ? verdict === 'allow'
+              ? 'Allowed once.\n'
+              : `Denied${typed.length > 0 ? ' (that was not the code)' : ''}.\n`
+            : `Airlock did not take this answer: ${inert(result.reason ?? 'the request is closed')}\n`,
+        );
+      }
+    } finally {
+      stop();
+    }
+  });
 }
 
 export function registerGatewayCommands(program: Command, context: CliContext & { dataDir(): string; version: string }): void {
@@ -75,6 +155,7 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
       const log = (message: string) => process.stderr.write(`${message}\n`);
       const asked = new Set<string>();
       let owned: AirlockHost | undefined;
+      let sharedHost: SharedHost | undefined;
       const shared = await SharedHost.open({
         dataDir: context.dataDir(),
         label: `airlock gateway${options.client ? ` for ${options.client}` : ''}`,
@@ -86,19 +167,26 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
             if (asked.has(question.id)) continue;
             asked.add(question.id);
             const host = owned;
+            // SECURITY: as for calls, only the code shown here allows — "y⏎" meant for another program on this terminal denies.
+            const code = newAnswerCode();
             void terminal
-              .ask(`\n── Airlock: ${question.server} wants to reach ${inert(question.host)}:${question.port}, which it has no permission for. Allow this time? [y/N] `)
-              .then((answer) => host.answerNetwork(question.id, /^y(es)?$/i.test(answer), false))
+              .ask(`\n── Airlock: ${inert(question.server)} wants to reach ${inert(question.host)}:${question.port}, which it has no permission for.\nTo allow this time, type the code “${code}” (anything else denies): `)
+              .then((answer) => host.answerNetwork(question.id, judgeTerminalAnswer(answer ?? '', code) === 'allow', false))
               .catch(() => {});
           }
         },
         createHost: (hooks) => new AirlockHost({ dataDir: context.dataDir(), version: context.version, hooks }),
         onOwner: async (host) => {
           owned = host;
-          if (terminal) host.confirmations.onDidOpen((request) => void askOnTerminal(host, terminal, request).catch(() => {}));
+          if (terminal) {
+            // SECURITY: prefer the app's window when one is connected — this terminal may be shared with another program.
+            const appCanAsk = () => sharedHost?.otherShellsCanAsk() ?? false;
+            host.confirmations.onDidOpen((request) => void askOnTerminal(host, terminal, request, appCanAsk).catch(() => {}));
+          }
           await host.startEnabledServers();
         },
       });
+      sharedHost = shared;
       log(
         shared.mode === 'owner'
           ? `Airlock gateway: running the servers in this process${terminal ? '; confirmations are asked on this terminal' : '; with no terminal and no Airlock app, calls that need a confirmation are denied'}.`

@@ -45,6 +45,15 @@ export class SharedHost {
     return this.host ? 'owner' : 'client';
   }
 
+  /**
+   * True when this process owns the data folder and another connected shell
+   * (the Airlock app's window) can ask a person: the terminal can then leave
+   * the question to it.
+   */
+  otherShellsCanAsk(): boolean {
+    return this.owner?.hasAskers() ?? false;
+  }
+
   /** This process's host when it is the owner. */
   get localHost(): AirlockHost | undefined {
     return this.host;
