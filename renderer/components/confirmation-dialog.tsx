@@ -68,6 +68,8 @@ export function ConfirmationCenter() {
   const previous = useRef<string | undefined>(undefined);
   const [announcement, setAnnouncement] = useState('');
   useEffect(() => {
+    // Nothing shown any more: the next request is a fresh one, not a swap.
+    if (!current) previous.current = undefined;
     if (!current || current.id === previous.current) return;
     const swapped = previous.current !== undefined;
     previous.current = current.id;

@@ -92,6 +92,7 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
     expect(existsSync(join(work, 'swap-b'))).toBe(false);
     // The change was announced (and shown while the buttons slept).
     expect(await page.getByTestId('confirmation-announcement').textContent()).toContain(`A different request is now shown: files › create_directory on path ${join(work, 'swap-b')}`);
+    expect(await page.getByTestId('confirmation-announcement').getAttribute('aria-live')).toBe('assertive');
 
     // After the pause, the same button answers B.
     await expect.poll(() => allow.isDisabled()).toBe(false);
@@ -121,6 +122,9 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
     expect(keys).toEqual(['source', 'destination', 'path']);
     expect(await dialog.locator('[data-key="path"]').getByTestId('argument-undeclared').textContent()).toBe('the tool does not declare this');
     expect(await dialog.getByTestId('argument-undeclared').count()).toBe(1);
+    // A request shown when none was: not announced as a swap.
+    expect(await dialog.getByTestId('confirmation-swapped').count()).toBe(0);
+    await expect.poll(() => dialog.getByTestId('confirmation-deny').getAttribute('aria-disabled')).toBe(null);
     await t.viewShot('confirmation-dialog-decoy');
     await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
     expect((await pending).outcome).toBe('denied');
