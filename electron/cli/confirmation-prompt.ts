@@ -65,6 +65,8 @@ export interface TerminalPromptOptions {
   full?: boolean;
   /** Said above the question when another screen can answer too (the Airlock app). */
   note?: string;
+  /** Now (epoch ms), to say how long is left before no answer means deny. */
+  now?: number;
 }
 
 /** Lays a confirmation out for a terminal `columns` wide. */
@@ -109,7 +111,8 @@ export function layoutTerminalPrompt(request: ConfirmationRequest, options: Term
 
   lines.push('─'.repeat(width));
   if (options.note) say(options.note);
-  say(`Anything but the answer below denies; “${MORE}” shows every argument in full.`);
+  const left = options.now === undefined ? undefined : Math.max(0, Math.round((request.deadline - options.now) / 1000));
+  say(`Anything but the answer below denies${left === undefined ? '' : `, and so does no answer within ${left} s`}; “${MORE}” shows every argument in full.`);
   // SECURITY: the real tool and target, in Airlock's words, on the last lines before the question.
   const targetWidth = Math.max(24, Math.floor(width * 0.8));
   say(`${destructive ? 'DESTRUCTIVE: ' : ''}${r.server} › ${r.tool}${targetPhrase(r.targets, targetWidth)}`, '  ');
@@ -117,6 +120,15 @@ export function layoutTerminalPrompt(request: ConfirmationRequest, options: Term
   const questionRows = wrap(`To allow this once, type ${destructive ? "the tool's name and the code" : 'the code'} “${expected}”:`, width);
   lines.push(...questionRows.slice(0, -1));
   return { lines, question: `${questionRows[questionRows.length - 1] ?? ''} `, expected };
+}
+
+/**
+ * The short form shown when the Airlock app can answer too: Airlock's one-line
+ * headline, wrapped by Airlock at the terminal's width, and how to answer here.
+ */
+export function layoutTerminalNotice(request: ConfirmationRequest, columns: number): string {
+  const width = Math.max(40, Math.min(160, Math.floor(columns) || 80)) - 1;
+  return ['', ...wrap(`── Airlock: ${renderCall(request).headline}`, width, '   '), ...wrap('The Airlock app can answer it. Press Enter to answer on this terminal instead.', width, '   ', '   ')].join('\n') + ' ';
 }
 
 /** The whole prompt as one string for readline's `question()`. */

@@ -120,6 +120,12 @@ describe('the terminal confirmation at 80 columns', () => {
     expect(text.split('\n').filter((row) => row.includes('verified'))).toHaveLength(1);
   });
 
+  it('says how long is left before no answer denies', () => {
+    const r = request(MKDIR, { path: '/home/me/new' });
+    const p = layoutTerminalPrompt(r, { columns: 80, code, now: r.openedAt + 15_000 });
+    expect(p.lines.slice(-3, -1).join(' ')).toBe('Anything but the answer below denies, and so does no answer within 45 s; “more” shows every argument in full.');
+  });
+
   it('flags an argument the tool does not declare', () => {
     const p = layoutTerminalPrompt(request(MKDIR, { path: '/home/me/new', mode: '0777' }), { columns: 80, code });
     expect(p.lines).toContain('  mode — ! the tool does not declare this');

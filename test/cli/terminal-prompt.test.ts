@@ -6,7 +6,7 @@
  *   naming notes.txt while the real path is .bashrc;
  * - item 3: "y⏎" typed for another program sharing the terminal.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -175,4 +175,35 @@ describe('the terminal confirmation, on a real 80-column terminal', () => {
     expect((await call).isError).toBeFalsy();
     expect(existsSync(dir)).toBe(true);
   }, 180_000);
+
+  it('with the Airlock app connected, the terminal leaves the question to it; Enter opens the prompt here', async () => {
+    const app = spawn(process.execPath, ['--import', 'jiti/register', join(import.meta.dirname, 'fixtures/app-window.ts'), dataDir], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const mode = await new Promise<string>((resolve, reject) => {
+        app.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+        app.once('exit', (code) => reject(new Error(`the app stand-in exited (${code})`)));
+      });
+      expect(mode).toBe('client');
+      const dir = join(work, 'made-with-app-open');
+      const call = client.callTool({ name: 'files__create_directory', arguments: { path: dir } }, undefined, { timeout: 120_000 });
+      const rows = await waitForScreen((r) => r.length > seen && /instead\.$/.test(r.at(-1)!.trimEnd()) && r.slice(seen).some((row) => row.startsWith('── Airlock: AI App wants')), 'the note that the app can answer');
+      seen = rows.length;
+      const notice = rows.slice(rows.findLastIndex((row) => row.startsWith('── Airlock: AI App wants')));
+      for (const row of notice) expect(row.length).toBeLessThanOrEqual(80);
+      expect(notice.map((row) => row.trim()).join(' ')).toBe(
+        `── Airlock: AI App wants to run files › create_directory on path ${dir} — it may change things. The Airlock app can answer it. Press Enter to answer on this terminal instead.`,
+      );
+      expect(existsSync(dir)).toBe(false);
+      type('');
+      const prompt = await nextPrompt(seen);
+      seen = prompt.end;
+      expect(prompt.rows.at(-1)).toBe(`files › create_directory on path ${dir}`);
+      type(prompt.code);
+      expect((await call).isError).toBeFalsy();
+      expect(existsSync(dir)).toBe(true);
+    } finally {
+      app.stdin!.end();
+      await new Promise((resolve) => (app.exitCode === null ? app.once('exit', resolve) : resolve(undefined)));
+    }
+  }, 120_000);
 });

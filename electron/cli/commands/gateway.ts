@@ -7,9 +7,9 @@ import { APP_LABELS, callerLabel } from '../../../shared/domain';
 import { AirlockHost } from '../../core/host';
 import { connectApp, previewConnect, undoConnect, type ConnectApp } from '../../core/connect';
 import { loadOrCreateGatewayToken, serveStdio, startHttpGateway, GATEWAY_TOKEN_FILE } from '../../core/gateway';
-import { renderCall, type ConfirmationRequest, type ObservedOutcome } from '../../core/approvals';
+import type { ConfirmationRequest, ObservedOutcome } from '../../core/approvals';
 import { SharedHost } from '../../core/ipc/shared-host';
-import { judgeTerminalAnswer, layoutTerminalPrompt, newAnswerCode, promptText } from '../confirmation-prompt';
+import { judgeTerminalAnswer, layoutTerminalNotice, layoutTerminalPrompt, newAnswerCode, promptText } from '../confirmation-prompt';
 import { inert } from '../format';
 import { CliExit, EXIT } from '../output';
 import { confirmOrExit, installFromDisclosure, type CliContext } from './servers';
@@ -107,14 +107,13 @@ async function askOnTerminal(host: AirlockHost, terminal: Terminal, request: Con
     });
     try {
       if (appCanAsk()) {
-        const rendering = renderCall(request);
-        const typed = await ask(`\n── Airlock: ${rendering.headline}\n   It is waiting in the Airlock app. Press Enter to answer on this terminal instead. `, closed.signal);
+        const typed = await ask(layoutTerminalNotice(request, terminal.columns()), closed.signal);
         if (typed === undefined) return say(`\n${ending}\n`);
       }
       const code = newAnswerCode();
       let full = false;
       for (;;) {
-        const prompt = layoutTerminalPrompt(request, { columns: terminal.columns(), code, full });
+        const prompt = layoutTerminalPrompt(request, { columns: terminal.columns(), code, full, now: Date.now() });
         const typed = await ask(promptText(prompt), closed.signal);
         if (typed === undefined) return say(`\n${ending}\n`);
         const verdict = judgeTerminalAnswer(typed, prompt.expected);
