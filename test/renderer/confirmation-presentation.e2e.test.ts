@@ -156,6 +156,24 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
     expect((await pending).outcome).toBe('denied');
   });
 
+  it('still fits 1200×800 with two long targets: they are folded, and the choices and buttons stay in view', async () => {
+    const { page } = t;
+    const deep = (name: string) => join(work, ...Array.from({ length: 12 }, (_, i) => `folder-number-${i}-with-a-long-name`), name);
+    const args = { source: deep('a.txt'), destination: deep('b.txt') };
+    const pending = t.host.callTool({ server: 'files', tool: 'move_file', arguments: args, caller: agent });
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(args.source.length).toBeGreaterThan(400);
+    for (const part of ['confirmation-headline', 'confirmation-reasons', 'confirmation-remember', 'confirm-object', 'confirmation-deny', 'confirmation-allow']) {
+      const where = await inView(dialog.getByTestId(part));
+      expect(where.visible, `${part} at ${where.top}–${where.bottom}`).toBe(true);
+    }
+    // Folded, with the whole value one click away.
+    expect(await page.getByTestId('confirmation-headline').getByRole('button', { name: /^Show all/ }).count()).toBe(2);
+    await page.keyboard.press('Escape');
+    expect((await pending).outcome).toBe('denied');
+  });
+
   it('quotes the server’s title as the server’s: “✓ Airlock verified” is never beside the tool’s name in Airlock’s words', async () => {
     const { page } = t;
     const liarDir = t.folder('liar');
