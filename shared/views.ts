@@ -253,8 +253,23 @@ export type ProbeReport = z.infer<typeof ProbeReportSchema>;
 /** A confirmation a person must answer (minted by the core). */
 export const ConfirmationViewSchema = z.object({
   id: z.string(),
-  /** Verb, object, consequence — written by Airlock, never by the server. */
+  /** Verb, object, consequence — written by Airlock, never by the server (one line: notifications, logs). */
   headline: z.string(),
+  /** Airlock's words for what the call may do, from its own reading ("it may delete or overwrite things"). */
+  consequence: z.string(),
+  /**
+   * What the call acts on: only arguments the tool's schema declares with a
+   * target-like name (path, source, destination, url…), in schema order.
+   * Values are the caller's: show them inert.
+   */
+  targets: z.array(z.object({ key: z.string(), values: z.array(z.string()) })),
+  /**
+   * Every argument as it will be sent, in the order the tool's schema declares
+   * them; arguments the schema does not declare come last, `declared: false`.
+   */
+  argumentList: z.array(z.object({ key: z.string(), value: z.unknown(), declared: z.boolean(), target: z.boolean() })),
+  /** The tool and its target in one line, restated right above the question ("files › write_file on path /x"). */
+  restatement: z.string(),
   caller: CallerSchema,
   callerLabel: z.string(),
   server: z.string(),

@@ -45,7 +45,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // The confirmations of this command's own calls (`airlock call`), asked on its terminal when it has one.
   let api: SharedHost | undefined;
   const prompt = io.prompt;
-  const confirmations = prompt ? terminalConfirmations({ ask: async (question, signal) => (await prompt(question, signal)).trim() }, () => api, (message) => io.err(message)) : undefined;
+  const confirmations = prompt
+    ? terminalConfirmations(
+        { ask: async (question, signal) => (await prompt(question, signal)).trim(), columns: () => process.stdout.columns || 80 },
+        () => api,
+        (message) => io.err(message),
+        { appCanAsk: () => api?.otherShellsCanAsk() ?? false },
+      )
+    : undefined;
   // The core runs here unless another Airlock process (the app, a gateway) owns the data folder.
   const openApi = (): Promise<SharedHost> => {
     shared ??= SharedHost.open({

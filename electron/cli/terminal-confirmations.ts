@@ -3,24 +3,34 @@
  * through this process — and answers them with what the person typed. The
  * owner routes to a terminal only its own calls' confirmations (see
  * core/ipc/local-socket.ts), whether this process runs the servers or is
- * another Airlock process's client, so this is one path for both.
+ * another Airlock process's client, so this is one path for both. What is
+ * shown, and what must be typed, is confirmation-prompt.ts.
  *
- * SECURITY: the safe answer is the default (anything but an explicit yes
- * denies); every label and value the server or the client chose is printed
- * inert, so it cannot rewrite the screen.
+ * SECURITY: invariant 1 — only the code drawn for that prompt allows
+ * (keystrokes meant for another program on the same terminal deny); every
+ * label and value the server or the client chose is laid out by Airlock,
+ * inert, behind the value gutter, so it cannot rewrite the screen.
  */
 import type { ConfirmationView } from '../../shared/views';
-import { inert } from './format';
+import { judgeTerminalAnswer, layoutTerminalNotice, layoutTerminalPrompt, newAnswerCode, promptText, terminalCallFromView } from './confirmation-prompt';
 
 /** A terminal a person reads and types on. */
 export interface AskingTerminal {
   /** Prints the question and resolves to the line typed (trimmed); rejects when `signal` withdraws it. */
   ask(question: string, signal?: AbortSignal): Promise<string>;
+  /** The terminal's width in columns now (80 when it cannot be told). */
+  columns?(): number;
 }
 
 /** Where answers go: the contract, as this process's shell. */
 export interface ConfirmationAnswerer {
   invoke(channel: 'approvals.answer', request: { id: string; choice: 'allow-once' | 'deny' }): Promise<{ accepted: boolean; reason?: string }>;
+}
+
+/** Options for `terminalConfirmations`. */
+export interface TerminalConfirmationOptions {
+  /** True when the Airlock app's window can answer too: the terminal first offers to leave the question to it. */
+  appCanAsk?: () => boolean;
 }
 
 /**
@@ -30,11 +40,17 @@ export interface ConfirmationAnswerer {
  * (answered in the window, expired, cancelled) is withdrawn from the
  * terminal, so nothing waits for a key that no longer means anything.
  */
-export function terminalConfirmations(terminal: AskingTerminal, answerer: () => ConfirmationAnswerer | undefined, log: (message: string) => void = () => {}): (pending: readonly ConfirmationView[]) => void {
+export function terminalConfirmations(
+  terminal: AskingTerminal,
+  answerer: () => ConfirmationAnswerer | undefined,
+  log: (message: string) => void = () => {},
+  options: TerminalConfirmationOptions = {},
+): (pending: readonly ConfirmationView[]) => void {
   const seen = new Set<string>();
   const asking = new Map<string, AbortController>();
   let open = new Set<string>();
   let queue: Promise<void> = Promise.resolve();
+  const columns = () => terminal.columns?.() ?? 80;
   return (pending) => {
     open = new Set(pending.map((view) => view.id));
     for (const [id, controller] of asking) if (!open.has(id)) controller.abort();
@@ -46,9 +62,25 @@ export function terminalConfirmations(terminal: AskingTerminal, answerer: () => 
           if (!open.has(view.id)) return;
           const controller = new AbortController();
           asking.set(view.id, controller);
+          const call = terminalCallFromView(view);
+          let verdict: 'allow' | 'deny';
           let typed: string;
           try {
-            typed = await terminal.ask(confirmationText(view), controller.signal);
+            // The app can answer too: one line here; Enter opens the whole prompt on this terminal.
+            if (options.appCanAsk?.()) await terminal.ask(layoutTerminalNotice(call, columns()), controller.signal);
+            const code = newAnswerCode();
+            let full = false;
+            for (;;) {
+              const prompt = layoutTerminalPrompt(call, { columns: columns(), code, full, now: Date.now() });
+              typed = await terminal.ask(promptText(prompt), controller.signal);
+              const judged = judgeTerminalAnswer(typed, prompt.expected);
+              if (judged === 'more') {
+                full = true;
+                continue;
+              }
+              verdict = judged;
+              break;
+            }
           } catch (error) {
             if (!controller.signal.aborted) throw error;
             log('\n(Airlock: that confirmation was answered elsewhere or has closed.)');
@@ -56,24 +88,13 @@ export function terminalConfirmations(terminal: AskingTerminal, answerer: () => 
           } finally {
             asking.delete(view.id);
           }
-          const allowed = view.destructive ? typed === view.tool : /^y(es)?$/i.test(typed);
           const target = answerer();
           if (!target) return;
-          const result = await target.invoke('approvals.answer', { id: view.id, choice: allowed ? 'allow-once' : 'deny' });
+          const result = await target.invoke('approvals.answer', { id: view.id, choice: verdict === 'allow' ? 'allow-once' : 'deny' });
           if (!result.accepted) log(`Airlock did not take that answer: ${result.reason ?? 'the confirmation had closed'}`);
+          else log(verdict === 'allow' ? 'Allowed once.' : `Denied${typed.length > 0 ? ' (that was not the code)' : ''}.`);
         })
         .catch((error: unknown) => log(`Airlock could not ask on this terminal: ${error instanceof Error ? error.message : String(error)}`));
     }
   };
-}
-
-/** The question as printed: who asks, what, why, the exact arguments, then what to type. */
-export function confirmationText(view: ConfirmationView): string {
-  return [
-    '',
-    `── Airlock: ${inert(view.callerLabel)} wants to run ${inert(view.server)} › ${inert(view.tool)} ──`,
-    ...view.reasons.map((reason) => `  ${inert(reason)}`),
-    `  arguments: ${inert(JSON.stringify(view.arguments, null, 2)).split('\n').join('\n  ')}`,
-    view.destructive ? `Type the tool's name (${inert(view.tool)}) to allow it once; anything else denies: ` : 'Allow once? [y/N] ',
-  ].join('\n');
 }

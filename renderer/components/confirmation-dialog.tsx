@@ -19,6 +19,14 @@ type Remember = 'once' | 'session' | 'always';
 /** How long after the last keystroke in a text field a new request waits before taking the focus (UX 9). */
 const TYPING_PAUSE_MS = 1200;
 
+/**
+ * How long a request that just took the dialog keeps its answer buttons
+ * asleep. SECURITY: invariant 1 — when request A is cancelled and queued
+ * request B takes its place, a click aimed at A (50–80 ms later) must not
+ * answer B (issue 10, item 4).
+ */
+export const SWAP_HOLD_MS = 500;
+
 /** True while the person is typing in a text field (a keystroke within the pause). */
 function useTyping(): boolean {
   const [typing, setTyping] = useState(false);
@@ -56,16 +64,46 @@ export function ConfirmationCenter() {
   useEffect(() => {
     if (current && !typing) setShownId(current.id);
   }, [current, typing]);
-  if (!current) return null;
+  // Announced to screen readers (and shown) when one request takes another's place.
+  const previous = useRef<string | undefined>(undefined);
+  const [announcement, setAnnouncement] = useState('');
+  useEffect(() => {
+    // Nothing shown any more: the next request is a fresh one, not a swap.
+    if (!current) previous.current = undefined;
+    if (!current || current.id === previous.current) return;
+    const swapped = previous.current !== undefined;
+    previous.current = current.id;
+    setAnnouncement(swapped ? `A different request is now shown: ${current.restatement}. Read it before answering.` : '');
+  }, [current]);
+  const live = (
+    <div className="visually-hidden" aria-live="assertive" data-testid="confirmation-announcement">
+      {announcement}
+    </div>
+  );
+  if (!current) return live;
   // Never take the focus mid-word: a request that arrives while the person types waits for a pause, announced.
   if (shownId !== current.id && typing) {
     return (
-      <div className="pending-banner" role="status" data-testid="confirmation-waiting">
-        A request is waiting for your answer; it opens when you stop typing.
-      </div>
+      <>
+        {live}
+        <div className="pending-banner" role="status" data-testid="confirmation-waiting">
+          A request is waiting for your answer; it opens when you stop typing.
+        </div>
+      </>
     );
   }
-  return <ConfirmationDialog key={current.id} confirmation={current} waiting={pending.length} onAnswered={onAnswered} />;
+  return (
+    <>
+      {live}
+      <ConfirmationDialog
+        key={current.id}
+        confirmation={current}
+        waiting={pending.length}
+        onAnswered={onAnswered}
+        swapped={previous.current !== undefined && previous.current !== current.id}
+      />
+    </>
+  );
 }
 
 /** Seconds left until the deadline, ticking. */
@@ -103,19 +141,75 @@ function ServerOrigin({ name }: { name: string }) {
   const server = servers.status === 'ok' ? servers.value.find((s) => s.name === name) : undefined;
   if (!server) return null;
   return (
-    <p className="muted small" data-testid="confirmation-origin">
-      From: <InertText text={server.source} />
+    <span data-testid="confirmation-origin">
+      {' · '}From: <InertText text={server.source} />
       {server.pendingChanges > 0 && (
         <>
           {' '}
           <Badge tone="warn">Changed since approved</Badge>
         </>
       )}
-    </p>
+    </span>
   );
 }
 
-export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { confirmation: ConfirmationView; waiting: number; onAnswered: (id: string) => void }) {
+/**
+ * The call's targets in Airlock's sentence: "on path /x", "on source a and
+ * destination b". Names come from the tool's schema, values from the caller:
+ * values are shown inert, in code style, folded.
+ */
+function Targets({ targets, fold }: { targets: ConfirmationView['targets']; fold: number }) {
+  if (targets.length === 0) return null;
+  return (
+    <>
+      {' on '}
+      {targets.map((target, i) => (
+        <span key={target.key}>
+          {i > 0 && (i === targets.length - 1 ? ' and ' : ', ')}
+          <span className="target-key">
+            <InertText text={target.key} />
+          </span>{' '}
+          {target.values.slice(0, 3).map((value, j) => (
+            <span key={j}>
+              {j > 0 && ', '}
+              <code className="target-value">
+                <InertText text={value} fold={fold} />
+              </code>
+            </span>
+          ))}
+          {target.values.length > 3 && ` and ${target.values.length - 3} more`}
+        </span>
+      ))}
+    </>
+  );
+}
+
+/** "files › write_file on path /x": the tool and its target, in Airlock's words (the restatement). */
+function ToolAndTarget({ c, fold }: { c: ConfirmationView; fold: number }) {
+  return (
+    <>
+      <code className="tool-ref">
+        <InertText text={c.server} /> › <InertText text={c.tool} />
+      </code>
+      <Targets targets={c.targets} fold={fold} />
+    </>
+  );
+}
+
+const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+
+export function ConfirmationDialog({
+  confirmation: c,
+  waiting,
+  onAnswered,
+  swapped = false,
+}: {
+  confirmation: ConfirmationView;
+  waiting: number;
+  onAnswered: (id: string) => void;
+  /** This request just took another's place in the dialog. */
+  swapped?: boolean;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const denyButton = useRef<HTMLButtonElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -127,6 +221,17 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
   const [alwaysConfirmed, setAlwaysConfirmed] = useState(false);
   const [sending, setSending] = useState(false);
   const [refusal, setRefusal] = useState<string | undefined>();
+  const [wasSwapped] = useState(swapped);
+  // SECURITY: invariant 1 — the answer buttons sleep for a moment after this request is shown,
+  // so a click aimed at the request before it cannot answer this one. They stay focusable
+  // (aria-disabled), so Deny can hold the focus; Escape still denies at once.
+  const shownAt = useRef(performance.now());
+  const [holding, setHolding] = useState(true);
+  useEffect(() => {
+    const timer = window.setTimeout(() => setHolding(false), SWAP_HOLD_MS);
+    return () => window.clearTimeout(timer);
+  }, []);
+  const asleep = () => performance.now() - shownAt.current < SWAP_HOLD_MS;
   const secondsLeft = useSecondsLeft(c.deadline);
   const expired = secondsLeft <= 0;
   // UX 6: the countdown pauses while the person engages — each interaction moves the deadline a
@@ -140,7 +245,7 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
     setEngaged(true);
     void invoke('approvals.extend', { id: c.id });
   }, [c.id]);
-  const ids = { title: useId(), desc: useId(), args: useId(), argsError: useId() };
+  const ids = { title: useId(), desc: useId(), args: useId(), argsError: useId(), why: useId() };
 
   const parsed = useMemo(() => (editing ? parseArguments(argsText) : { value: c.arguments }), [editing, argsText, c.arguments]);
   const needsAlwaysConfirm = c.destructive && remember === 'always';
@@ -176,6 +281,11 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
     },
     [c.id, c.arguments, remember, editing, parsed.value, needsAlwaysConfirm, onAnswered],
   );
+  /** A click on an answer button: ignored while the buttons sleep. */
+  const press = (kind: 'allow' | 'deny') => {
+    if (asleep()) return;
+    void answer(kind);
+  };
 
   useEffect(() => {
     const el = dialog.current;
@@ -196,7 +306,6 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
     if (target.dataset.allow !== undefined || target instanceof HTMLInputElement) event.preventDefault();
   };
 
-  const title = c.toolTitle ?? c.tool;
   return (
     <dialog
       ref={dialog}
@@ -204,6 +313,7 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
       aria-labelledby={ids.title}
       aria-describedby={ids.desc}
       data-testid="confirmation"
+      data-confirmation-id={c.id}
       onCancel={(event) => {
         // Escape means deny.
         event.preventDefault();
@@ -229,27 +339,28 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
             {expired ? 'Time is up: denied' : engaged ? `Paused while you read · denied ${secondsLeft} s after you stop` : `Denied automatically in ${secondsLeft} s`}
           </span>
         </div>
-        {c.destructive && (
-          <p className="destructive-flag">
-            <Badge tone="danger">Destructive</Badge> This call can delete or overwrite things. Read it carefully.
+        {wasSwapped && holding && (
+          <p className="swap-note small" data-testid="confirmation-swapped">
+            A different request took this place. Read it before answering.
           </p>
         )}
         <h2 id={ids.title} ref={heading} tabIndex={-1} className="confirm-headline" data-testid="confirmation-headline">
-          <InertText text={c.headline} fold={400} />
+          {c.caller.kind === 'user' || c.caller.kind === 'cli' ? 'You are about' : <InertText text={c.callerLabel} fold={80} />}
+          {c.caller.kind === 'user' || c.caller.kind === 'cli' ? ' to run ' : ' wants to run '}
+          <ToolAndTarget c={c} fold={160} />
         </h2>
-        <div id={ids.desc} className="confirm-who">
-          <p>
-            Asked by <strong><InertText text={c.callerLabel} /></strong> through the server <strong><InertText text={c.server} /></strong>{' '}
-            <span className="badges">
-              <TrustBadge trusted={c.serverTrusted} />
-              <SandboxBadge sandboxed={c.serverSandboxed} />
-            </span>
-          </p>
+        <p className={`confirm-consequence ${c.destructive ? 'destructive-flag' : ''}`} data-testid="confirmation-consequence">
+          {c.destructive && <Badge tone="danger">Destructive</Badge>} {sentence(c.consequence)}
+        </p>
+        <p id={ids.desc} className="confirm-meta small muted">
+          Asked by <InertText text={c.callerLabel} fold={80} /> · server <strong><InertText text={c.server} /></strong>{' '}
+          <span className="badges">
+            <TrustBadge trusted={c.serverTrusted} />
+            <SandboxBadge sandboxed={c.serverSandboxed} />
+          </span>
           <ServerOrigin name={c.server} />
-          <p className="muted small">
-            Its sandbox: <InertText text={c.sandboxSummary} />
-          </p>
-        </div>
+          {' · '}Its sandbox: <InertText text={c.sandboxSummary} />
+        </p>
       </div>
       <div className="confirm-body">
         {c.changes && (
@@ -269,19 +380,25 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
             )}
           </div>
           {!editing ? (
-            Object.keys(c.arguments).length === 0 ? (
+            c.argumentList.length === 0 ? (
               <p className="muted">No arguments.</p>
             ) : (
               <dl className="args" data-testid="confirmation-arguments">
-                {Object.entries(c.arguments).map(([key, value]) => (
-                  <div key={key} className="arg">
+                {c.argumentList.map((argument) => (
+                  <div key={argument.key} className={`arg ${argument.declared ? '' : 'arg-undeclared'}`} data-testid="confirmation-argument" data-key={visible(argument.key)}>
                     <dt>
                       <code>
-                        <InertText text={key} />
+                        <InertText text={argument.key} fold={60} />
                       </code>
+                      {argument.target && <span className="arg-tag">target</span>}
+                      {!argument.declared && (
+                        <span className="arg-tag arg-tag-warn" data-testid="argument-undeclared">
+                          the tool does not declare this
+                        </span>
+                      )}
                     </dt>
                     <dd>
-                      <ArgumentValue value={value} />
+                      <ArgumentValue value={argument.value} />
                     </dd>
                   </div>
                 ))}
@@ -320,66 +437,81 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
         </section>
 
         <section className="confirm-section">
-          <h3>
-            The tool: <code><InertText text={c.tool} /></code>
-            {c.toolTitle && c.toolTitle !== c.tool && (
+          <h3>About the tool — in the server’s words, not Airlock’s</h3>
+          <p className="server-words" data-testid="confirmation-server-words">
+            <code>
+              <InertText text={c.tool} />
+            </code>
+            {c.toolTitle !== undefined && c.toolTitle !== c.tool && (
               <>
                 {' '}
-                <span className="tool-title"><InertText text={c.toolTitle} /></span>
+                — the server calls it “<InertText text={c.toolTitle} fold={120} />”
               </>
             )}
-          </h3>
-          <InertText text={c.toolDescription} block fold={300} className="tool-description" empty="No description." />
+          </p>
+          <blockquote className="server-quote">
+            <InertText text={c.toolDescription} block fold={300} className="tool-description" empty="No description." />
+          </blockquote>
           <div className="claims-vs-reading">
             <Claims reading={c.reading} />
             <Reading reading={c.reading} />
           </div>
-          {c.reasons.length > 0 && (
-            <div className="reasons">
-              <span className="muted">Why Airlock asks:</span>
-              <ul>
-                {c.reasons.map((reason, i) => (
-                  <li key={i}>
-                    <InertText text={reason} />
-                  </li>
-                ))}
-              </ul>
-            </div>
-          )}
         </section>
+      </div>
+      <div className="confirm-foot">
+        {c.reasons.length > 0 && (
+          <div className="reasons confirm-why small" data-testid="confirmation-reasons" aria-labelledby={ids.why}>
+            <span id={ids.why} className="why-label">
+              Why Airlock asks:
+            </span>{' '}
+            {c.reasons.map((reason, i) => (
+              <span key={i}>
+                {i > 0 && ' '}
+                <InertText text={reason} />
+              </span>
+            ))}
+          </div>
+        )}
 
-        <fieldset className="remember">
-          <legend>For how long</legend>
+        <fieldset className="remember" data-testid="confirmation-remember">
+          <legend>Remember:</legend>
           {(['once', 'session', 'always'] as const).map((value) => (
             <label key={value} className="check">
               <input type="radio" name={`remember-${c.id}`} value={value} checked={remember === value} onChange={() => setRemember(value)} />{' '}
-              {value === 'once' ? 'Only this time' : value === 'session' ? 'For this session (until Airlock quits)' : `Always, for ${visible(title)}`}
+              {value === 'once' ? (
+                'Only this time'
+              ) : value === 'session' ? (
+                'For this session (until Airlock quits)'
+              ) : (
+                <>
+                  Always, for <InertText text={c.server} /> › <InertText text={c.tool} />
+                </>
+              )}
             </label>
           ))}
-          {remember === 'session' && (
-            <p className="small rule-preview" data-testid="rule-preview">
-              Until Airlock quits, <InertText text={c.server} /> › <InertText text={c.tool} /> runs without asking when you allow it now. “Deny” still only
-              denies this once.
-            </p>
-          )}
-          {remember === 'always' && (
-            <p className="small rule-preview" data-testid="rule-preview">
-              This saves a rule: always allow (or, with Deny, always deny) <InertText text={c.server} /> › <InertText text={c.tool} />, for as long as the tool’s
-              definition stays exactly as it is now. You can revoke it in Settings, under Standing rules.
-            </p>
-          )}
         </fieldset>
-      </div>
-      <div className="confirm-foot">
+        {remember === 'session' && (
+          <p className="small rule-preview" data-testid="rule-preview">
+            Until Airlock quits, <InertText text={c.server} /> › <InertText text={c.tool} /> runs without asking when you allow it now. “Deny” still only denies
+            this once.
+          </p>
+        )}
+        {remember === 'always' && (
+          <p className="small rule-preview" data-testid="rule-preview">
+            This saves a rule: always allow (or, with Deny, always deny) <InertText text={c.server} /> › <InertText text={c.tool} />, for as long as the tool’s
+            definition stays exactly as it is now. You can revoke it in Settings, under Standing rules.
+          </p>
+        )}
 
-        {c.destructive && (
+        {c.destructive ? (
           <label className="check confirm-object" data-testid="confirm-object">
-            <input type="checkbox" checked={objectConfirmed} onChange={(e) => setObjectConfirmed(e.target.checked)} disabled={expired} /> I have read it and want this to happen:{' '}
-            <strong>
-              <InertText text={c.tool} />
-            </strong>{' '}
-            — <InertText text={c.headline} fold={200} />
+            <input type="checkbox" checked={objectConfirmed} onChange={(e) => setObjectConfirmed(e.target.checked)} disabled={expired} /> I have read it and want
+            this to happen: <ToolAndTarget c={c} fold={120} />
           </label>
+        ) : (
+          <p className="confirm-restatement" data-testid="confirmation-restatement">
+            Allow <ToolAndTarget c={c} fold={120} />?
+          </p>
         )}
         {needsAlwaysConfirm && (
           <label className="check confirm-object" data-testid="confirm-always">
@@ -395,10 +527,26 @@ export function ConfirmationDialog({ confirmation: c, waiting, onAnswered }: { c
         )}
 
         <div className="confirm-buttons">
-          <button type="button" ref={denyButton} className="deny" onClick={() => void answer('deny')} disabled={sending}>
+          <button
+            type="button"
+            ref={denyButton}
+            className="deny"
+            onClick={() => press('deny')}
+            disabled={sending}
+            aria-disabled={holding ? true : undefined}
+            data-testid="confirmation-deny"
+          >
             {remember === 'always' ? 'Always deny' : 'Deny'}
           </button>
-          <button type="button" data-allow="" className={c.destructive ? 'danger-solid' : 'primary'} onClick={() => void answer('allow')} disabled={!canAllow}>
+          <button
+            type="button"
+            data-allow=""
+            className={c.destructive ? 'danger-solid' : 'primary'}
+            onClick={() => press('allow')}
+            disabled={!canAllow}
+            aria-disabled={holding ? true : undefined}
+            data-testid="confirmation-allow"
+          >
             {remember === 'once' ? (editing ? 'Allow once, as edited' : 'Allow once') : remember === 'session' ? 'Allow for this session' : 'Always allow'}
           </button>
         </div>

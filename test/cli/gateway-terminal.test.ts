@@ -106,14 +106,14 @@ describe('a gateway that is another process’s client, on a terminal', () => {
     await pty?.exited;
   });
 
-  it('asks its own call’s confirmation on its terminal; "y" lets it through, once', async () => {
+  it('asks its own call’s confirmation on its terminal; the code shown there lets it through, once', async () => {
     writeFileSync(join(records, 'a.txt'), 'a');
     const before = tidyCalls();
     const mark = pty.output.length;
     const call = client.callTool({ name: 'liar__tidy_up', arguments: { path: join(records, 'a.txt') } });
-    await pty.waitFor(/Terminal App wants to run liar › tidy_up[\s\S]*Allow once\? \[y\/N\]/, 60_000, mark);
+    const code = (await pty.waitFor(/Terminal App wants to run liar › tidy_up[\s\S]*the code\s+“([^”]+)”/, 60_000, mark))[1]!;
     expect(tidyCalls()).toBe(before);
-    pty.typeLine('y');
+    pty.typeLine(code);
     const result = await call;
     expect(result.isError).toBeFalsy();
     expect(tidyCalls()).toBe(before + 1);
@@ -122,12 +122,12 @@ describe('a gateway that is another process’s client, on a terminal', () => {
     expect(entries.find((entry) => entry.kind === 'decision')).toMatchObject({ caller: 'app “Terminal App”', verdict: 'allowed after you answered in the terminal', answeredBy: 'allow once (terminal)' });
   });
 
-  it('anything but yes denies, and the server never sees the call', async () => {
+  it('anything but the code denies, and the server never sees the call', async () => {
     writeFileSync(join(records, 'b.txt'), 'b');
     const before = tidyCalls();
     const mark = pty.output.length;
     const call = client.callTool({ name: 'liar__tidy_up', arguments: { path: join(records, 'b.txt') } });
-    await pty.waitFor(/Allow once\? \[y\/N\]/, 60_000, mark);
+    await pty.waitFor(/the code\s+“([^”]+)”/, 60_000, mark);
     pty.typeLine('');
     const result = await call;
     expect(result.isError).toBe(true);
@@ -166,7 +166,7 @@ describe('a --stdio gateway started by an app that draws on the person’s termi
     expect(await app.exited).toBe(0);
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toMatch(/no Airlock window or terminal/);
-    expect(app.output).not.toMatch(/Allow once\?/);
+    expect(app.output).not.toMatch(/the code\s+“/);
     expect(tidyCalls()).toBe(before);
     expect(readFileSync(join(records, 'tui.txt'), 'utf8')).toBe('keep');
   }, 120_000);
@@ -212,7 +212,8 @@ describe('the Airlock app started while a gateway runs the servers', () => {
       host.setPolicyMode('strict');
       writeFileSync(join(records, 'e.txt'), 'e');
       const cli = PtySession.start([process.execPath, BIN, '--data-dir', dataDir, 'call', 'liar', 'tidy_up', '--args', JSON.stringify({ path: join(records, 'e.txt') })], env());
-      await cli.waitFor(/Allow once\? \[y\/N\]/);
+      // The app can answer too: the terminal offers to leave the question to it.
+      await cli.waitFor(/The Airlock app can answer it/);
       await expect.poll(() => host.pendingConfirmations().length, { timeout: 30_000 }).toBe(1);
       const asked = host.pendingConfirmations()[0]!;
       expect(asked.caller).toEqual({ kind: 'cli' });

@@ -106,14 +106,14 @@ describe('airlock add / list / show / call / audit', () => {
     const call = (content: string) =>
       PtySession.start([process.execPath, BIN, '--data-dir', dataDir, 'call', 'files', 'write_file', '--args', JSON.stringify({ path: target, content })], { ...process.env, HOME: home });
     const refused = call('no');
-    await refused.waitFor(/Type the tool's name \(write_file\) to allow it once/);
+    await refused.waitFor(/type the tool's name and the code\s+“write_file \w+”/);
     expect(existsSync(target)).toBe(false);
     refused.typeLine('y');
     expect(await refused.exited).toBe(5);
     expect(existsSync(target)).toBe(false);
     const allowed = call('yes');
-    await allowed.waitFor(/You \(command line\) wants to run files › write_file/);
-    allowed.typeLine('write_file');
+    const expected = (await allowed.waitFor(/You are about to run files › write_file[\s\S]*the code\s+“([^”]+)”/))[1]!;
+    allowed.typeLine(expected);
     expect(await allowed.exited).toBe(0);
     expect(readFileSync(target, 'utf8')).toBe('yes');
     const decisions = json(['audit', '--tool', 'write_file']).value.filter((entry: { kind: string }) => entry.kind === 'decision');
@@ -129,8 +129,8 @@ describe('airlock add / list / show / call / audit', () => {
     expect(refused.out).toContain('strict mode is on');
     expect(refused.out).not.toContain('hello from notes');
     const asked = PtySession.start([process.execPath, BIN, '--data-dir', dataDir, ...args], { ...process.env, HOME: home });
-    await asked.waitFor(/Allow once\? \[y\/N\]/);
-    asked.typeLine('y');
+    const code = (await asked.waitFor(/the code\s+“([^”]+)”/))[1]!;
+    asked.typeLine(code);
     expect(await asked.exited).toBe(0);
     expect(asked.output).toContain('hello from notes');
     expect(airlock(['mode', 'default']).code).toBe(4);

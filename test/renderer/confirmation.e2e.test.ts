@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agent, FILESYSTEM_SERVER, nextConfirmation, openRendererHost, waitForText, type RendererHost } from './renderer-support';
 
@@ -20,6 +21,9 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     });
   });
   afterAll(() => t?.close());
+
+  /** Waits out the moment a newly shown request keeps its answer buttons asleep (SWAP_HOLD_MS), so what follows tests the rest. */
+  const awake = (dialog: Locator) => expect.poll(() => dialog.getByTestId('confirmation-deny').getAttribute('aria-disabled')).toBe(null);
 
   const writeCall = (file: string, content = 'draft') =>
     t.host.callTool({ server: 'files', tool: 'write_file', arguments: { path: join(work, file), content }, caller: agent });
@@ -42,6 +46,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     await waitForText(page.getByTestId('confirmation-origin'), `From: ${t.host.listServers()[0]!.source}`);
     // SECURITY: the destructive call focuses Deny, and Allow stays off until the person confirms the named object.
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
+    await awake(dialog);
     expect(await dialog.getByRole('button', { name: 'Allow once' }).isDisabled()).toBe(true);
     await t.viewShot('confirmation-dialog-light');
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -107,7 +112,8 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     await page.keyboard.press('Space');
     expect(await box.isChecked()).toBe(true);
     const allow = dialog.getByRole('button', { name: 'Allow once' });
-    expect(await allow.isDisabled()).toBe(false);
+    // (The buttons wake up a moment after the dialog opens: SWAP_HOLD_MS.)
+    await expect.poll(() => allow.isDisabled()).toBe(false);
     await allow.focus();
     await page.keyboard.press('Enter');
     await page.waitForTimeout(500);
@@ -125,6 +131,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     const second = writeCall('q2.txt');
     const dialog = page.getByRole('dialog');
     await waitForText(page.getByTestId('confirmation-queue'), '1 of 2 requests waiting');
+    await awake(dialog);
     await dialog.getByRole('radio', { name: /^Always, for/ }).check();
     expect(await dialog.getByTestId('rule-preview').textContent()).toContain('This saves a rule: always allow (or, with Deny, always deny) files › write_file');
     await dialog.getByTestId('confirm-object').getByRole('checkbox').check();
@@ -149,7 +156,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     expect(await dialog.getByTestId('confirm-object').count()).toBe(0);
-    expect(await dialog.getByRole('button', { name: 'Allow once' }).isDisabled()).toBe(false);
+    await expect.poll(() => dialog.getByRole('button', { name: 'Allow once' }).isDisabled()).toBe(false);
     await dialog.getByRole('radio', { name: /^For this session/ }).check();
     await dialog.getByRole('button', { name: 'Allow for this session' }).click();
     expect((await first).outcome).toBe('ok');

@@ -1,4 +1,5 @@
 import { createReadStream, createWriteStream, openSync } from 'node:fs';
+import { WriteStream } from 'node:tty';
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -8,9 +9,10 @@ import { AirlockHost } from '../../core/host';
 import { connectApp, previewConnect, undoConnect, type ConnectApp } from '../../core/connect';
 import { loadOrCreateGatewayToken, serveStdio, startHttpGateway, GATEWAY_TOKEN_FILE } from '../../core/gateway';
 import { SharedHost } from '../../core/ipc/shared-host';
+import { judgeTerminalAnswer, newAnswerCode } from '../confirmation-prompt';
 import { inert } from '../format';
 import { CliExit, EXIT } from '../output';
-import { terminalConfirmations } from '../terminal-confirmations';
+import { terminalConfirmations, type AskingTerminal } from '../terminal-confirmations';
 import { confirmOrExit, installFromDisclosure, type CliContext } from './servers';
 
 /**
@@ -18,7 +20,7 @@ import { confirmOrExit, installFromDisclosure, type CliContext } from './servers
  * /dev/tty), to ask about the gateway's own calls. Only used when stdin is
  * that terminal: see the SECURITY note where it is opened.
  */
-function openTerminal(): { ask(question: string, signal?: AbortSignal): Promise<string>; close(): void } | undefined {
+function openTerminal(): (AskingTerminal & { ask(question: string, signal?: AbortSignal): Promise<string>; close(): void }) | undefined {
   if (process.platform === 'win32') return undefined;
   let fd: number;
   try {
@@ -29,6 +31,14 @@ function openTerminal(): { ask(question: string, signal?: AbortSignal): Promise<
   const input = createReadStream('', { fd, autoClose: false });
   const output = createWriteStream('', { fd, autoClose: false });
   const rl = createInterface({ input, output });
+  // The width comes from a second, write-only handle (a tty.WriteStream changes its handle's mode; the reader keeps its own).
+  let size: WriteStream | undefined;
+  try {
+    size = new WriteStream(openSync('/dev/tty', 'w'));
+    size.unref();
+  } catch {
+    size = undefined;
+  }
   // One question at a time; the MCP traffic on stdin/stdout goes on meanwhile.
   let queue: Promise<unknown> = Promise.resolve();
   return {
@@ -37,10 +47,12 @@ function openTerminal(): { ask(question: string, signal?: AbortSignal): Promise<
       queue = next.catch(() => {});
       return next.then((answer) => answer.trim());
     },
+    columns: () => size?.columns || 80,
     close: () => {
       rl.close();
       input.destroy();
       output.destroy();
+      size?.destroy();
     },
   };
 }
@@ -69,7 +81,7 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
       let owned: AirlockHost | undefined;
       let shared: SharedHost | undefined;
       // This gateway's own calls' confirmations, routed here by the owner (this process or another).
-      const confirmations = terminal ? terminalConfirmations(terminal, () => shared, log) : undefined;
+      const confirmations = terminal ? terminalConfirmations(terminal, () => shared, log, { appCanAsk: () => shared?.otherShellsCanAsk() ?? false }) : undefined;
       shared = await SharedHost.open({
         dataDir: context.dataDir(),
         role: 'gateway',
@@ -83,9 +95,11 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
             if (asked.has(question.id)) continue;
             asked.add(question.id);
             const host = owned;
+            // SECURITY: as for calls, only the code shown here allows — "y⏎" meant for another program on this terminal denies.
+            const code = newAnswerCode();
             void terminal
-              .ask(`\n── Airlock: ${question.server} wants to reach ${inert(question.host)}:${question.port}, which it has no permission for. Allow this time? [y/N] `)
-              .then((answer) => host.answerNetwork(question.id, /^y(es)?$/i.test(answer), false, 'terminal'))
+              .ask(`\n── Airlock: ${inert(question.server)} wants to reach ${inert(question.host)}:${question.port}, which it has no permission for.\nTo allow this time, type the code “${code}” (anything else denies): `)
+              .then((answer) => host.answerNetwork(question.id, judgeTerminalAnswer(answer ?? '', code) === 'allow', false, 'terminal'))
               .catch(() => {});
           }
         },

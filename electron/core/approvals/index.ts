@@ -4,4 +4,5 @@ export * from './argument-schema';
 export * from './clock';
 export * from './confirmation-registry';
 export * from './session-grants';
+export * from './call-rendering';
 export * from './views';

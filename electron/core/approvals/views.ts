@@ -1,44 +1,36 @@
 import { callerLabel } from '../../../shared/domain';
 import type { ConfirmationView } from '../../../shared/views';
 import { toDiffView, toReadingView } from '../policy/views';
+import { renderCall } from './call-rendering';
 import type { ConfirmationRequest } from './confirmation-registry';
 
 export { callerLabel };
 
-const TARGET_KEYS = ['path', 'file', 'filename', 'filePath', 'file_path', 'target', 'destination', 'url', 'uri', 'name'];
-
 /**
  * Verb, object, consequence — built by Airlock from its reading, the
- * arguments and the caller, never from the server's description (UX.md 1):
- * "Claude Desktop wants to run files › write_file on /home/me/notes.md — it
- * may delete or overwrite things."
+ * declared arguments and the caller, never from the server's description
+ * (UX.md 1): "Claude Desktop wants to run files › write_file on path
+ * /home/me/notes.md — it may delete or overwrite things." See `renderCall`.
  */
 export function confirmationHeadline(request: ConfirmationRequest): string {
-  const who = request.caller.kind === 'user' || request.caller.kind === 'cli' ? 'You are about' : `${callerLabel(request.caller)} wants`;
-  let target = '';
-  for (const key of TARGET_KEYS) {
-    const v = request.arguments[key];
-    if (typeof v === 'string' && v.length > 0) {
-      target = ` on ${v.length > 120 ? `${v.slice(0, 119)}…` : v}`;
-      break;
-    }
-  }
-  const consequence =
-    request.reading.toolClass === 'destructive'
-      ? 'it may delete or overwrite things'
-      : request.reading.toolClass === 'changes-things'
-        ? 'it may change things'
-        : request.serverTrusted
-          ? 'it only reads'
-          : 'it says it only reads';
-  return `${who} to run ${request.server} › ${request.tool}${target} — ${consequence}.`;
+  return renderCall(request).headline;
 }
 
-/** The renderer's view of a pending confirmation (`ConfirmationViewSchema`). */
+/** The renderer's view of a pending confirmation (`ConfirmationViewSchema`), from the one rendering of the call. */
 export function toConfirmationView(request: ConfirmationRequest): ConfirmationView {
+  const rendering = renderCall(request);
   return {
     id: request.id,
-    headline: confirmationHeadline(request),
+    headline: rendering.headline,
+    consequence: rendering.consequence,
+    targets: rendering.targets.map((target) => ({ key: target.key, values: [...target.values] })),
+    argumentList: rendering.arguments.map((argument) => ({
+      key: argument.key,
+      value: structuredClone(argument.value),
+      declared: argument.declared,
+      target: argument.target,
+    })),
+    restatement: rendering.restatement,
     caller: { ...request.caller },
     callerLabel: callerLabel(request.caller),
     server: request.server,

@@ -104,6 +104,8 @@ export interface OwnerServices {
   pendingFor(shell: ShellIdentity): ConfirmationView[];
   /** Hands the servers to the process `pid` (the Airlock app); resolves once this process let go. */
   handOver?(pid: number): Promise<void>;
+  /** True when the owner's own window can ask a person now (told to clients, so a terminal can leave a question to it). */
+  windowCanAsk?(): boolean;
 }
 
 interface Peer {
@@ -227,7 +229,7 @@ export class OwnerSocket {
         peer = { socket, terminal: hello.terminal, shell: { kind: 'terminal', origin, label: `${hello.role}: ${hello.label}` } };
         this.services ??= factory();
         this.peers.set(socket, peer);
-        write(socket, { id: request.id, result: { ok: true, proof: prove(this.key, `owner:${hello.nonce}`) } });
+        write(socket, { id: request.id, result: { ok: true, proof: prove(this.key, `owner:${hello.nonce}`), windowCanAsk: this.services.windowCanAsk?.() === true } });
         return;
       }
       const services = this.services!;
@@ -295,6 +297,8 @@ export class OwnerSocket {
 
 /** A client of the owner: the same contract, run in the owner's process. */
 export class OwnerClient {
+  /** Said by the owner when this client connected: its own window (the Airlock app) can ask a person too. */
+  ownerWindowCanAsk = false;
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void; onProgress?: (p: { progress: number; total?: number; message?: string }) => void }>();
   private readonly listeners = new Set<(event: string, payload: unknown) => void>();
@@ -337,12 +341,13 @@ export class OwnerClient {
       throw new AirlockError('unavailable', `Airlock could not read ${keyPath}, which proves this process may use the servers another Airlock process runs: ${(error as Error).message}`);
     }
     const mine = randomBytes(32).toString('base64url');
-    const answer = (await client.request('hello', { ...hello, nonce: mine, proof: prove(key, `client:${nonce}`) })) as { proof?: unknown };
+    const answer = (await client.request('hello', { ...hello, nonce: mine, proof: prove(key, `client:${nonce}`) })) as { proof?: unknown; windowCanAsk?: unknown };
     // SECURITY: the owner proves the same, so a process that merely sits on the socket path cannot pose as Airlock.
     if (!proofMatches(key, `owner:${mine}`, answer?.proof)) {
       client.close();
       throw new AirlockError('unavailable', `The process serving ${socketPath} could not prove it is the Airlock that owns ${dataDir}.`);
     }
+    client.ownerWindowCanAsk = answer.windowCanAsk === true;
     return client;
   }
 

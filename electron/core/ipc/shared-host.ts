@@ -73,6 +73,15 @@ export class SharedHost {
     return this.host ? 'owner' : 'client';
   }
 
+  /**
+   * True when the Airlock app's window can ask a person about this process's
+   * calls too (the app owns the data folder and said its window can ask): a
+   * terminal may then offer to leave the question to it.
+   */
+  otherShellsCanAsk(): boolean {
+    return this.client?.ownerWindowCanAsk ?? false;
+  }
+
   /** This process's host when it is the owner. */
   get localHost(): AirlockHost | undefined {
     return this.host;
@@ -180,6 +189,7 @@ export class SharedHost {
           pendingFor: (shell) => host.pendingConfirmations(shell),
           // The app never hands over: its window is the person's own shell.
           ...(this.options.role === 'app' ? {} : { handOver: (pid: number) => this.handOver(pid) }),
+          windowCanAsk: () => this.options.role === 'app' && this.options.canAsk(),
         };
       });
       if (owner) {

@@ -15,7 +15,7 @@ import type { ConfirmationView } from '../../../shared/views';
 import { AirlockHost } from '../../../electron/core/host';
 import { OwnerClient, ownerEndpoint } from '../../../electron/core/ipc/local-socket';
 import { SharedHost } from '../../../electron/core/ipc/shared-host';
-import { confirmationText } from '../../../electron/cli/terminal-confirmations';
+import { layoutTerminalPrompt, promptText, terminalCallFromView } from '../../../electron/cli/confirmation-prompt';
 import { addLocalServer } from '../../support/add-server';
 import { FILESYSTEM_SERVER, fixture } from '../host/host-support';
 
@@ -252,9 +252,13 @@ describe('labels a client chose are inert wherever they are printed', () => {
     expect(decision).toBeDefined();
     expect(decision!.caller).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
     // The prompt a terminal prints, built from a view carrying hostile text everywhere a client or server chose it.
-    const text = confirmationText({
+    const text = promptText(layoutTerminalPrompt(terminalCallFromView({
       id: 'x',
       headline: 'h',
+      consequence: 'it may delete or overwrite things',
+      targets: [],
+      argumentList: [],
+      restatement: '',
       caller: { kind: 'client', name },
       callerLabel: name,
       server: `files${ESC}[2J`,
@@ -264,12 +268,12 @@ describe('labels a client chose are inert wherever they are printed', () => {
       tool: `write${ESC}[8m`,
       inputSchema: {},
       arguments: { path: `${ESC}]8;;http://x${ESC}\\` },
-      reading: {} as never,
+      reading: { class: 'destructive' } as never,
       reasons: [],
       destructive: true,
       deadline: 0,
       createdAt: 0,
-    } as ConfirmationView);
+    } as ConfirmationView), { columns: 80, code: 'K7QX' }));
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     peer.close();
   });
