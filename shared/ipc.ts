@@ -21,7 +21,9 @@ import {
   ServerSummarySchema,
   GatewayStatusSchema,
   NetworkQuestionViewSchema,
+  RuntimeViewSchema,
   SettingsViewSchema,
+  ToolViewSchema,
 } from './views';
 
 /** A request/response channel: what goes in, what comes out, and why it exists. */
@@ -48,6 +50,9 @@ const ByName = z.strictObject({ name: ServerNameSchema });
 const Text = (max = 4096) => z.string().max(max);
 /** Tool arguments: a JSON object (validated against the tool's schema in the core). */
 const Arguments = z.record(z.string().max(256), z.unknown());
+
+/** Plain settings (environment variables) for a server, by name; secrets go through their own channels. */
+const PlainEnv = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/), Text(8192));
 
 /** Values for a server's `user_config` fields, by key. */
 const UserConfigValues = z.record(z.string().max(128), z.union([Text(), z.number(), z.boolean(), z.array(Text()).max(64)]));
@@ -151,6 +156,11 @@ export const channels = {
     response: ServerDetailSchema,
     doc: 'Renderer, pending changes: approves the changed definition the person saw (by its fingerprint).',
   },
+  'servers.setEnv': {
+    request: z.strictObject({ name: ServerNameSchema, env: PlainEnv }),
+    response: ServerDetailSchema,
+    doc: 'Renderer, settings on the server page (and `airlock grant/revoke --env`): replaces its plain settings; a running server restarts with them.',
+  },
   'servers.revokeRules': { request: ByName, response: ServerDetailSchema, doc: "Renderer, detail page: removes every rule and session grant for a server's tools." },
 
   // ── Install ────────────────────────────────────────────────────────────
@@ -165,9 +175,22 @@ export const channels = {
     doc: "Renderer, import: lists other apps' configs found (or one path) and each entry's status.",
   },
   'install.probe': {
-    request: z.strictObject({ draftId: Text(64), userConfig: UserConfigValues.optional() }),
+    request: z.strictObject({
+      draftId: Text(64),
+      userConfig: UserConfigValues.optional(),
+      /** Plain settings chosen so far. */
+      env: PlainEnv.optional(),
+      /** The grants and trust chosen so far: each tool's "what happens on a call" is computed for them. */
+      profile: EditableProfileSchema.optional(),
+      trusted: z.boolean().optional(),
+    }),
     response: ProbeReportSchema,
     doc: 'Renderer, "Inspect in a locked sandbox": starts the server with nothing granted, lists what it offers, stops it.',
+  },
+  'install.preview': {
+    request: z.strictObject({ draftId: Text(64), profile: EditableProfileSchema, trusted: z.boolean() }),
+    response: z.object({ tools: z.array(ToolViewSchema) }),
+    doc: 'Renderer, the grant step: the inspected tools with what a call of each would do under the grants and trust now chosen.',
   },
   'install.commit': {
     request: z.strictObject({
@@ -177,6 +200,8 @@ export const channels = {
       trusted: z.boolean(),
       secrets: z.record(z.string().max(128), Text(65536)),
       userConfig: UserConfigValues.optional(),
+      /** Plain settings (`--env KEY=VALUE`), added to what the source sets. */
+      env: PlainEnv.optional(),
       enable: z.boolean(),
     }),
     response: ServerSummarySchema,
@@ -249,6 +274,16 @@ export const channels = {
     request: z.strictObject({ mode: PolicyModeSchema }),
     response: SettingsViewSchema,
     doc: 'Renderer, Settings: default or strict policy mode.',
+  },
+  'settings.setRuntime': {
+    request: z.strictObject({ name: z.enum(['node', 'python', 'uv']), path: Text(4096).optional() }),
+    response: SettingsViewSchema,
+    doc: 'Renderer, Settings › Programs (and `airlock runtimes set`): points Airlock at a node, python or uv; without a path, Airlock looks for it itself again.',
+  },
+  'runtimes.list': {
+    request: Empty,
+    response: z.array(RuntimeViewSchema),
+    doc: 'Renderer, Settings › Programs (and `airlock doctor`): the node, python and uv Airlock found, and where.',
   },
   // ── Gateway ────────────────────────────────────────────────────────────
   'gateway.status': { request: Empty, response: GatewayStatusSchema, doc: 'Renderer, Settings › Other AI apps: the gateway and each app’s connection.' },

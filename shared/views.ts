@@ -105,6 +105,12 @@ export const ServerSummarySchema = z.object({
   pendingChanges: z.number().int(),
   /** The last error the supervisor recorded (a crash, a sandbox refusal). */
   lastError: z.string().optional(),
+  /**
+   * Why it is in this state and what to do, in plain words, when the state
+   * alone does not say: imported and not started yet, crashed (with its last
+   * line of output), the sandbox missing.
+   */
+  stateNote: z.string().optional(),
 });
 export type ServerSummary = z.infer<typeof ServerSummarySchema>;
 
@@ -155,6 +161,14 @@ export const CommandRiskSchema = z.object({
 });
 export type CommandRisk = z.infer<typeof CommandRiskSchema>;
 
+/** A grant the server probably needs, with the reason: proposed, never granted until the person accepts it. */
+export const GrantProposalSchema = z.object({
+  kind: z.enum(['read', 'write', 'domain']),
+  value: z.string(),
+  reason: z.string(),
+});
+export type GrantProposalView = z.infer<typeof GrantProposalSchema>;
+
 /** Everything a person sees before anything from a source runs. */
 export const DisclosureSchema = z.object({
   draftId: z.string(),
@@ -186,6 +200,10 @@ export const DisclosureSchema = z.object({
   ),
   /** Paths the command line mentions that the server probably needs: suggestions, not grants. */
   suggestedPaths: z.array(z.object({ path: z.string(), access: z.enum(['read', 'write']) })),
+  /** Grants it probably needs (paths its command line and settings name, its API's domain), each with why: proposals the person accepts or not. */
+  proposals: z.array(GrantProposalSchema),
+  /** Plain settings it gets, with their values (secrets are separate and never shown). */
+  env: z.record(z.string(), z.string()),
   warnings: z.array(z.string()),
   /** For an update: the installed server this replaces (its name stays; trust and enablement carry over unless changed). */
   replaces: z.object({ name: z.string(), trusted: z.boolean(), enabled: z.boolean(), version: z.string() }).optional(),
@@ -265,8 +283,25 @@ export const CallResultViewSchema = z.object({
 });
 export type CallResultView = z.infer<typeof CallResultViewSchema>;
 
+/** A program Airlock runs servers with (node, python, uv), and where it was found. */
+export const RuntimeViewSchema = z.object({
+  name: z.enum(['node', 'python', 'uv']),
+  /** The absolute path Airlock uses; absent when none was found. */
+  path: z.string().optional(),
+  version: z.string().optional(),
+  /** "your setting", "your login shell's PATH", "nvm", "Homebrew", … */
+  from: z.string().optional(),
+  /** What to do when it is missing or the setting is wrong. */
+  problem: z.string().optional(),
+});
+export type RuntimeView = z.infer<typeof RuntimeViewSchema>;
+
 /** Settings a person can change. */
-export const SettingsViewSchema = z.object({ policyMode: PolicyModeSchema });
+export const SettingsViewSchema = z.object({
+  policyMode: PolicyModeSchema,
+  /** Programs the person pointed Airlock at (empty: Airlock looks for them itself). */
+  runtimes: z.object({ node: z.string().optional(), python: z.string().optional(), uv: z.string().optional() }),
+});
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
 
 /** The audit chain's health. */

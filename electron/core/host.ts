@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { APP_LABELS, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
-import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, ServerDetail, ServerSummary } from '../../shared/views';
+import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, RuntimeView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
 import { AuditLog } from './audit';
 import { toAuditEntryViews, toAuditVerifyView } from './audit/views';
@@ -14,7 +14,11 @@ import { AirlockError } from './errors';
 import { connectApp, ConnectError, previewConnect, undoConnect, type ConnectApp } from './connect';
 import type { GatewayCore } from './gateway/gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
-import { InstallFlow } from './install-flow/install-flow';
+import { InstallFlow, type RuntimeLookup } from './install-flow/install-flow';
+import { envNameProblem } from './install/checks';
+import { findRuntime, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeName } from './runtimes';
+import { networkHint } from './views/call-hints';
+import { stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
 import { readTool } from './policy/annotations';
 import { isContained, summariseSandbox } from './policy/containment';
 import { NetworkQuestions } from './approvals/network-questions';
@@ -120,6 +124,7 @@ export class AirlockHost {
       secrets: this.secrets,
       ...(options.homeDir ? { homeDir: options.homeDir } : {}),
       ...(options.nodePath ? { nodePath: options.nodePath } : {}),
+      runtimes: () => this.runtimeLookup(),
       toolContext: (record) => this.toolContext(record),
       onDidChange: () => this.emitServers(),
       startServer: (name) => this.supervisor.start(name),
@@ -140,6 +145,7 @@ export class AirlockHost {
       canAsk: () => options.hooks.canAsk?.() ?? false,
       now: () => Date.now(),
       onDidAppend: (seq) => options.hooks.emit('audit.didAppend', { seq }),
+      whyUnavailable: (server) => this.unavailable(server)?.message,
     });
     const emitApprovals = () => options.hooks.emit('approvals.didChange', this.pendingConfirmations());
     this.disposers.push(this.confirmations.onDidOpen(emitApprovals), this.confirmations.onDidClose(emitApprovals));
@@ -281,6 +287,26 @@ export class AirlockHost {
     return this.serverDetail(name);
   }
 
+  /** Replaces a server's plain settings (environment variables); a running server restarts with them. */
+  async setEnv(name: string, env: Record<string, string>): Promise<ServerDetail> {
+    for (const key of Object.keys(env)) {
+      const problem = envNameProblem(key);
+      // Names the source already set (e.g. an imported PATH) may stay; new ones must be plain settings.
+      if (problem && this.record(name).spec.env[key] !== env[key]) throw new AirlockError('invalid-request', problem);
+    }
+    const record = this.updateRecord(name, (current) => ({ ...current, spec: { ...current.spec, env: { ...env } } }));
+    await this.restartIfRunning(record.name);
+    return this.serverDetail(name);
+  }
+
+  /** Why a server cannot take calls right now (imported, turned off, crashed, no sandbox), or undefined. */
+  unavailable(name: string): Unavailable | undefined {
+    const record = this.store.read().servers[name];
+    if (!record) return undefined;
+    const status = this.supervisor.status(name);
+    return whyUnavailable(record, { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}), log: this.supervisor.log(name), sandbox: this.sandbox });
+  }
+
   /** Records (or withdraws) the explicit consent to run one server without a sandbox. */
   async setUnsandboxed(name: string, consent: boolean): Promise<ServerDetail> {
     this.updateRecord(name, (record) => {
@@ -420,6 +446,9 @@ export class AirlockHost {
   }
 
   removeRule(server: string, tool: string): void {
+    if (!this.store.read().rules.some((rule) => rule.server === server && rule.tool === tool)) {
+      throw new AirlockError('not-found', `There is no rule for ${server} › ${tool}; nothing was removed. \`airlock rules\` lists the rules there are.`);
+    }
     this.store.update((data) => ({ ...data, rules: data.rules.filter((rule) => !(rule.server === server && rule.tool === tool)) }));
     this.emitServers();
   }
@@ -447,10 +476,57 @@ export class AirlockHost {
     return this.store.read().settings.policyMode;
   }
 
-  setPolicyMode(mode: PolicyMode): { policyMode: PolicyMode } {
+  setPolicyMode(mode: PolicyMode): SettingsView {
     this.store.update((data) => ({ ...data, settings: { ...data.settings, policyMode: mode } }));
     this.emitServers();
-    return { policyMode: mode };
+    return this.settings();
+  }
+
+  settings(): SettingsView {
+    const settings = this.store.read().settings;
+    return { policyMode: settings.policyMode, runtimes: { ...settings.runtimes } };
+  }
+
+  /** Points Airlock at a node, python or uv (checked first); without a path, Airlock looks for it itself again. */
+  async setRuntime(name: RuntimeName, path: string | undefined): Promise<SettingsView> {
+    if (path !== undefined) {
+      const found = await findRuntime(name, path, this.runtimeEnvironment());
+      if (found.problem) throw new AirlockError('invalid-request', found.problem);
+    }
+    this.store.update((data) => {
+      const runtimes = { ...data.settings.runtimes };
+      if (path === undefined) delete runtimes[name];
+      else runtimes[name] = path;
+      return { ...data, settings: { ...data.settings, runtimes } };
+    });
+    return this.settings();
+  }
+
+  /** The node, python and uv Airlock would use, and where each was found. */
+  async runtimes(): Promise<RuntimeView[]> {
+    const settings = this.store.read().settings.runtimes ?? {};
+    return Promise.all(RUNTIME_NAMES.map((name) => findRuntime(name, settings[name], this.runtimeEnvironment())));
+  }
+
+  private runtimeEnvironment() {
+    return { ...(this.options.homeDir ? { home: this.options.homeDir } : {}) };
+  }
+
+  /** What the install flow runs servers with: the setting, else what was found, else this process's node. */
+  private async runtimeLookup(): Promise<RuntimeLookup> {
+    const runtimes = await this.runtimes();
+    const node = runtimes.find((runtime) => runtime.name === 'node');
+    const setting = this.store.read().settings.runtimes?.node;
+    const nodePath = setting && !node?.problem ? setting : (this.options.nodePath ?? (node?.path && !node.problem ? node.path : undefined));
+    const npm = nodePath ? join(nodePath, '..', 'npm') : undefined;
+    const missing: RuntimeLookup['missing'] = {};
+    for (const runtime of runtimes) if (runtime.problem) missing[runtime.name] = runtime.problem;
+    return {
+      ...(nodePath ? { nodePath } : {}),
+      ...(npm && setting ? { npmCommand: npm } : {}),
+      pathEnv: searchPath(runtimes, process.env.PATH, await loginShellPath()),
+      missing,
+    };
   }
 
   // ── Gateway ────────────────────────────────────────────────────────────
@@ -572,6 +648,7 @@ export class AirlockHost {
       'servers.remove': async ({ name }) => (await this.removeServer(name), {}),
       'servers.setTrust': ({ name, trusted }) => this.setTrust(name, trusted),
       'servers.updateProfile': ({ name, profile }) => this.updateProfile(name, profile),
+      'servers.setEnv': ({ name, env }) => this.setEnv(name, env),
       'servers.setUnsandboxed': ({ name, consent }) => this.setUnsandboxed(name, consent),
       'servers.setSecret': ({ name, key, value }) => this.setSecret(name, key, value),
       'servers.clearSecret': ({ name, key }) => this.clearSecret(name, key),
@@ -579,16 +656,23 @@ export class AirlockHost {
       'servers.revokeRules': ({ name }) => this.revokeRules(name),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),
-      'install.probe': ({ draftId, userConfig }) => this.install.probe(draftId, userConfig),
-      'install.commit': (request) => this.install.commit(request).then((record) => this.summary(record)),
+      'install.probe': ({ draftId, userConfig, env, profile, trusted }) =>
+        this.install.probe(draftId, userConfig, { ...(env ? { env } : {}), ...(profile ? { profile } : {}), ...(trusted !== undefined ? { trusted } : {}) }),
+      'install.preview': ({ draftId, profile, trusted }) => this.install.preview(draftId, profile, trusted),
+      'install.commit': (request) => this.install.commit(request).then((record) => this.summary(this.store.read().servers[record.name] ?? record)),
       'install.cancel': async ({ draftId }) => (await this.install.cancel(draftId), {}),
       'tools.call': async ({ server, tool, arguments: args }): Promise<CallResultView> => {
         const result = await this.callTool({ server, tool, arguments: args, caller: { kind: 'user' } });
+        const content = result.result?.content ?? [];
+        // A failed call keeps the server's own words; a network hint follows when that looks like the cause.
+        const said = [result.message ?? '', ...content.map((item) => (item.type === 'text' ? item.text : ''))].join('\n');
+        const hint = result.outcome === 'tool-error' || result.outcome === 'unknown' ? networkHint(this.record(server), said) : undefined;
+        const message = [result.message, hint].filter(Boolean).join('\n');
         return {
           outcome: result.outcome,
-          content: result.result?.content ?? [],
+          content,
           ...(result.result?.structuredContent !== undefined ? { structuredContent: result.result.structuredContent } : {}),
-          ...(result.message ? { message: result.message } : {}),
+          ...(message ? { message } : {}),
           durationMs: result.durationMs,
         };
       },
@@ -610,8 +694,10 @@ export class AirlockHost {
       'rules.remove': ({ server, tool }) => (this.removeRule(server, tool), {}),
       'audit.list': (query) => this.auditEntries(query),
       'audit.verify': async () => toAuditVerifyView(await this.audit.verify()),
-      'settings.get': () => ({ policyMode: this.policyMode() }),
+      'settings.get': () => this.settings(),
       'settings.setPolicyMode': ({ mode }) => this.setPolicyMode(mode),
+      'settings.setRuntime': ({ name, path }) => this.setRuntime(name, path),
+      'runtimes.list': () => this.runtimes(),
       'gateway.status': () => this.gatewayStatus(),
       'gateway.startHttp': ({ port }) => this.startHttpGateway(port),
       'gateway.stopHttp': () => this.stopHttpGateway(),
@@ -659,7 +745,9 @@ export class AirlockHost {
 
   private summary(record: ServerRecord): ServerSummary {
     const status = this.supervisor.status(record.name);
-    return serverSummary(record, { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}) }, toolsOf(record, this.supervisor.tools.get(record.name)?.tools));
+    const summary = serverSummary(record, { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}) }, toolsOf(record, this.supervisor.tools.get(record.name)?.tools));
+    const note = stateNote(record, { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}), log: this.supervisor.log(record.name), sandbox: this.sandbox });
+    return note ? { ...summary, stateNote: note } : summary;
   }
 
   private toolContext(record: ServerRecord): ToolViewContext {

@@ -53,6 +53,8 @@ export interface CallPipelineDeps {
   now(): number;
   /** Told after each audit append (the Activity page refreshes). */
   onDidAppend?(seq: number): void;
+  /** Why a server cannot take calls now (turned off, imported, crashed, no sandbox), in words; undefined if nothing is known. */
+  whyUnavailable?(server: string): string | undefined;
 }
 
 /**
@@ -77,9 +79,8 @@ export class CallPipeline {
     if (record.enabled) {
       try {
         await this.deps.ensureReady(request.server);
-      } catch (error) {
-        // The listing is what the policy judges; without it the tool is unknown (deny below).
-        void error;
+      } catch {
+        // The listing is what the policy judges; without it the tool is unknown (deny below, with the reason).
       }
     }
     const indexed = this.deps.lookupTool(request.server, request.tool);
@@ -143,6 +144,10 @@ export class CallPipeline {
           denialMessage = resolved.message;
         }
       }
+    }
+    if (final === 'deny' && !denialMessage && (decision.decidedBy.kind === 'blocked' || decision.decidedBy.kind === 'unknown-tool')) {
+      // The server's state, not the policy, is the reason: say which state, and what to do.
+      denialMessage = this.deps.whyUnavailable?.(request.server);
     }
     if (final === 'deny' && !denialMessage) denialMessage = `Airlock denied this call: ${decision.reasons.join(' ')}`;
 

@@ -2,11 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ServerRecord, ServerSpec } from '../../../shared/domain';
-import { APP_LABELS, defaultSandboxProfile, ServerNameSchema } from '../../../shared/domain';
+import { APP_LABELS, defaultSandboxProfile } from '../../../shared/domain';
 import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
 import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../../../shared/views';
 import type { z } from 'zod';
 import { AirlockError } from '../errors';
+import { envNameProblem, nameProblem, profileProblems } from '../install/checks';
+import { proposeGrants } from '../install/proposals';
+import { runtimeFor } from '../runtimes';
 import {
   applyUserConfig,
   importConfigFile,
@@ -50,6 +53,20 @@ interface Draft {
   probedTools?: Array<{ definition: ServerRecord['approvedTools'][string]['definition']; fingerprint: string }>;
   /** For an update: the server this draft replaces when committed. */
   replaces?: string;
+  /** The entry name an import came under (for proposals: "github" probably talks to GitHub). */
+  label?: string;
+}
+
+/** Where to find the programs servers run with (see core/runtimes); resolved at each prepare. */
+export interface RuntimeLookup {
+  /** The node that runs JavaScript servers. */
+  nodePath?: string;
+  /** npm, beside that node when there is one. */
+  npmCommand?: string;
+  /** The folders to search for a bare command (`node`, `npx`, `uvx`). */
+  pathEnv?: string;
+  /** What to tell a person when a runtime is missing (by runtime name). */
+  missing: Partial<Record<'node' | 'python' | 'uv', string>>;
 }
 
 export interface InstallFlowDeps {
@@ -62,10 +79,14 @@ export interface InstallFlowDeps {
   nodePath?: string;
   /** The npm command (default `npm` on PATH). */
   npmCommand?: string;
+  /** Finds node, npm and the search path (the person's setting first); absent: this process's. */
+  runtimes?(): Promise<RuntimeLookup>;
   toolContext(record: ServerRecord): ToolViewContext;
   onDidChange(): void;
   startServer(name: string): Promise<void>;
   stopServer(name: string): Promise<void>;
+  /** Why a server that did not start is not running, with its last words (for the message when it is saved turned off). */
+  whyNotRunning?(name: string): string | undefined;
 }
 
 /**
@@ -83,6 +104,7 @@ export class InstallFlow {
   async prepare(source: InstallSource): Promise<Disclosure> {
     const id = randomBytes(12).toString('hex');
     const dir = join(this.serversRoot(), id);
+    this.lookup = await this.deps.runtimes?.();
     const options = { serverDir: dir, nodePath: this.nodePath(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) };
     let draft: Draft;
     try {
@@ -102,11 +124,14 @@ export class InstallFlow {
         draft = { id, dir, candidate: bundle.candidate, bundle, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
       } else {
         const [command, ...args] = source.argv;
-        const candidate = await prepareLocalCommand({ command: command!, args }, { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+        const candidate = await prepareLocalCommand(
+          { command: command!, args },
+          { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) },
+        );
         draft = { id, candidate, installed: true, secretValues: {}, profile: defaultSandboxProfile() };
       }
     } catch (error) {
-      throw sourceError(error);
+      throw sourceError(error, source.kind === 'local' ? source.argv[0] : undefined, this.lookup);
     }
     this.drafts.set(id, draft);
     return this.disclosure(draft);
@@ -114,7 +139,8 @@ export class InstallFlow {
 
   /** Lists the servers in other apps' configs (or one file), each with its disclosure when it can be imported. */
   async scanImports(request: { app?: ImportApp; path?: string }): Promise<Array<{ app: string; path: string; entries: ImportEntryView[]; error?: string }>> {
-    const environment = { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) };
+    this.lookup = await this.deps.runtimes?.();
+    const environment = { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) };
     let results;
     try {
       if (request.path) results = [await importConfigFile(this.absolute(request.path, 'the config path'), { ...environment, ...(request.app ? { app: request.app } : {}) })];
@@ -138,10 +164,14 @@ export class InstallFlow {
    * package or unpacks a bundle first — into the draft's own folder, which
    * cancel removes.
    */
-  async probe(draftId: string, userConfig: UserConfigValues = {}): Promise<ProbeReport> {
+  async probe(
+    draftId: string,
+    userConfig: UserConfigValues = {},
+    chosen: { env?: Record<string, string>; profile?: EditableProfile; trusted?: boolean } = {},
+  ): Promise<ProbeReport> {
     const draft = this.draft(draftId);
     await this.ensureInstalled(draft);
-    const spec = this.specWith(draft, userConfig);
+    const spec = this.withEnv(this.specWith(draft, userConfig), chosen.env);
     let result;
     try {
       result = await probe(
@@ -153,9 +183,12 @@ export class InstallFlow {
       );
     } catch (error) {
       const log = error instanceof ProbeError ? error.log.slice(-20).map((line) => line.text).join('\n') : '';
-      throw new AirlockError('unavailable', `The server did not start in the locked sandbox: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}`);
+      const paths = draft.candidate.profileHints.map((hint) => hint.path);
+      const hint = paths.length && /ENOENT|EACCES|EPERM|not accessible|no such file|permission denied/i.test(log) ? `\nIt names ${paths.join(', ')}: grant ${paths.length === 1 ? 'it' : 'them'} (read or write) if the server needs ${paths.length === 1 ? 'it' : 'them'}.` : '';
+      throw new AirlockError('unavailable', `The server did not start in the locked sandbox: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}${hint}`);
     }
-    const record = this.previewRecord(draft, draft.profile, false);
+    // "What happens on a call" is computed for the grants and trust being given, not the defaults.
+    const record = this.previewRecord(draft, chosen.profile ?? draft.profile, chosen.trusted ?? false);
     const context = this.deps.toolContext(record);
     const tools = result.tools.items;
     const report: ProbeReport = {
@@ -180,7 +213,19 @@ export class InstallFlow {
     return report;
   }
 
-  /** Saves the server with the chosen name, grants and trust; starts it when asked. */
+  /** The inspected tools with what a call of each would do under the grants and trust now chosen. */
+  preview(draftId: string, profile: EditableProfile, trusted: boolean): { tools: ProbeReport['tools'] } {
+    const draft = this.draft(draftId);
+    const context = this.deps.toolContext(this.previewRecord(draft, profile, trusted));
+    return { tools: (draft.probedTools ?? []).map((tool) => toolView(tool.definition, tool.fingerprint, context)) };
+  }
+
+  /**
+   * Saves the server with the chosen name, grants and trust; starts it when
+   * asked. Everything is checked first (name, grants, settings) so a bad
+   * request saves nothing. A server that does not start is saved turned off,
+   * with the reason on its summary — never reported as running.
+   */
   async commit(request: {
     draftId: string;
     name: string;
@@ -188,15 +233,20 @@ export class InstallFlow {
     trusted: boolean;
     secrets: Record<string, string>;
     userConfig?: UserConfigValues;
+    env?: Record<string, string>;
     enable: boolean;
   }): Promise<ServerRecord> {
     const draft = this.draft(request.draftId);
-    const name = ServerNameSchema.parse(request.name);
-    const existing = this.deps.store.read().servers[name];
+    const name = request.name;
+    const servers = this.deps.store.read().servers;
+    const existing = servers[name];
     if (draft.replaces && name !== draft.replaces) throw new AirlockError('invalid-request', `This update is for ${draft.replaces}; it keeps that name.`);
-    if (existing && draft.replaces !== name) throw new AirlockError('conflict', `A server named ${name} already exists; choose another name.`);
+    const badName = nameProblem(name, draft.replaces === name ? [] : Object.keys(servers));
+    if (badName) throw new AirlockError(existing ? 'conflict' : 'invalid-request', badName);
+    const problems = [...profileProblems(request.profile), ...Object.keys(request.env ?? {}).flatMap((key) => envNameProblem(key) ?? [])];
+    if (problems.length) throw new AirlockError('invalid-request', problems.join(' '));
     await this.ensureInstalled(draft);
-    const spec = this.specWith(draft, request.userConfig ?? {});
+    const spec = this.withEnv(this.specWith(draft, request.userConfig ?? {}), request.env);
     const unresolved = unresolvedUserConfig(spec);
     if (unresolved.length) throw new AirlockError('invalid-request', `Fill in ${unresolved.join(', ')} before enabling this server.`);
     const secrets = { ...draft.secretValues, ...request.secrets };
@@ -224,8 +274,16 @@ export class InstallFlow {
     }
     this.deps.onDidChange();
     if (request.enable) {
-      // The record is saved either way; a failed start shows on the server's page.
-      await this.deps.startServer(name).catch(() => {});
+      try {
+        await this.deps.startServer(name);
+      } catch {
+        // Saved, but turned off: it must not keep restarting, and nothing may call it "added and running".
+        await this.deps.stopServer(name).catch(() => {});
+        const off = { ...record, enabled: false };
+        this.deps.store.update((data) => (data.servers[name] ? { ...data, servers: { ...data.servers, [name]: { ...data.servers[name]!, enabled: false } } } : data));
+        this.deps.onDidChange();
+        return off;
+      }
     }
     return record;
   }
@@ -279,9 +337,9 @@ export class InstallFlow {
       if (entry.offer.kind === 'npm') {
         const dir = join(this.serversRoot(), id);
         const candidate = await resolveImportedNpm(entry, { serverDir: dir, nodePath: this.nodePath(), ...this.npmOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
-        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile() };
+        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
       } else {
-        draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: defaultSandboxProfile() };
+        draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
       }
       this.drafts.set(id, draft);
       return { name: entry.entry, status: 'importable', disclosure: this.disclosure(draft) };
@@ -327,6 +385,7 @@ export class InstallFlow {
 
   private disclosure(draft: Draft): Disclosure {
     const { candidate } = draft;
+    const proposed = proposeGrants(candidate, { ...(draft.label ? { label: draft.label } : {}), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
     const argv = [candidate.spec.command, ...candidate.spec.args];
     const risks = riskSpans(candidate.risks) as CommandRisk[];
     return {
@@ -350,7 +409,9 @@ export class InstallFlow {
       })),
       profile: draft.profile,
       suggestedPaths: candidate.profileHints.map((hint) => ({ path: hint.path, access: hint.access === 'read-write' ? 'write' : 'read' })),
-      warnings: candidate.warnings,
+      proposals: proposed.proposals,
+      env: { ...candidate.spec.env },
+      warnings: [...candidate.warnings, ...proposed.notes.map((note) => `${note[0]!.toUpperCase()}${note.slice(1)}.`)],
       ...this.replacing(draft),
     };
   }
@@ -379,12 +440,26 @@ export class InstallFlow {
     return join(this.deps.dataDir, 'servers');
   }
 
+  /** The last runtime lookup (refreshed at each prepare and scan). */
+  private lookup: RuntimeLookup | undefined;
+
   private nodePath(): string {
-    return this.deps.nodePath ?? process.execPath;
+    return this.lookup?.nodePath ?? this.deps.nodePath ?? process.execPath;
   }
 
   private npmOptions() {
-    return this.deps.npmCommand ? { npmCommand: this.deps.npmCommand } : {};
+    const npmCommand = this.deps.npmCommand ?? this.lookup?.npmCommand;
+    return npmCommand ? { npmCommand } : {};
+  }
+
+  /** A spec with plain settings added (they may replace what the source set, never secrets). */
+  private withEnv(spec: ServerSpec, env: Record<string, string> | undefined): ServerSpec {
+    if (!env || Object.keys(env).length === 0) return spec;
+    for (const key of Object.keys(env)) {
+      const problem = envNameProblem(key);
+      if (problem) throw new AirlockError('invalid-request', problem);
+    }
+    return { ...spec, env: { ...spec.env, ...env } };
   }
 
   private absolute(path: string, what: string): string {
@@ -401,9 +476,13 @@ function sourceLabel(draft: Draft): string {
   return `${base}, imported from ${APP_LABELS[origin.app]}`;
 }
 
-function sourceError(error: unknown): AirlockError {
+function sourceError(error: unknown, command?: string, lookup?: RuntimeLookup): AirlockError {
   if (error instanceof AirlockError) return error;
-  return new AirlockError('invalid-request', messageOf(error));
+  const message = messageOf(error);
+  // A runtime that is missing: say which, where Airlock looked, and how to add it.
+  const runtime = command && /was not found on PATH/.test(message) ? runtimeFor(command) : undefined;
+  const advice = runtime ? lookup?.missing[runtime] : undefined;
+  return new AirlockError('invalid-request', advice ? `${message}. ${advice}` : message);
 }
 
 function messageOf(error: unknown): string {

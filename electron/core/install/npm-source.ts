@@ -187,8 +187,11 @@ export async function resolveNpm(packageSpec: string, options: ResolveNpmOptions
     ['preinstall', 'install', 'postinstall', 'prepare'].includes(script),
   );
   const warnings: string[] = [];
-  if (installScripts.length) {
-    warnings.push(`declares install scripts (${installScripts.join(', ')}); Airlock installs with scripts off, so parts of it may not work`);
+  // `prepare` never runs for a package installed from the registry (only for git and local
+  // installs), so saying it is off tells nothing; the others would have run and do not.
+  const skipped = installScripts.filter((script) => script !== 'prepare');
+  if (skipped.length) {
+    warnings.push(`declares install scripts (${skipped.join(', ')}); Airlock installs with scripts off, so parts of it may not work`);
   }
   if (!range.match(/^v?\d+\.\d+\.\d+$/)) warnings.push(`“${range}” resolved to ${version}; Airlock pins that exact version`);
   return finishCandidate({
@@ -204,7 +207,7 @@ export async function resolveNpm(packageSpec: string, options: ResolveNpmOptions
 }
 
 /** `@scope/server-foo`, `mcp-server-foo`, `foo-mcp` → `foo`. */
-function packageLabel(name: string): string {
+export function packageLabel(name: string): string {
   const bare = name.replace(/^@[^/]+\//, '');
   const label = bare.replace(/^(?:mcp-server-|server-|mcp-)/, '').replace(/(?:-mcp-server|-mcp)$/, '');
   return label || bare;

@@ -10,7 +10,11 @@ import { AirlockError } from '../errors';
 export const StoreDataSchema = z.object({
   servers: z.record(ServerNameSchema, ServerRecordSchema),
   rules: z.array(RuleSchema),
-  settings: z.object({ policyMode: PolicyModeSchema }),
+  settings: z.object({
+    policyMode: PolicyModeSchema,
+    /** Programs the person pointed Airlock at (absent: Airlock looks for them). Optional, so older files read as they are. */
+    runtimes: z.object({ node: z.string().optional(), python: z.string().optional(), uv: z.string().optional() }).optional(),
+  }),
 });
 export type StoreData = z.infer<typeof StoreDataSchema>;
 
