@@ -18,7 +18,7 @@ import { InstallFlow, type RuntimeLookup } from './install-flow/install-flow';
 import { envNameProblem } from './install/checks';
 import { findRuntime, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeName } from './runtimes';
 import { networkHint } from './views/call-hints';
-import { stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
+import { lastWords, stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
 import { readTool } from './policy/annotations';
 import { isContained, summariseSandbox } from './policy/containment';
 import { NetworkQuestions } from './approvals/network-questions';
@@ -89,6 +89,8 @@ export class AirlockHost {
   private sandbox: SandboxSupport;
   private readonly disposers: Array<() => void> = [];
   private httpGateway: HttpGateway | undefined;
+  /** Hosts the sandbox's proxy refused each server lately (for the hint on a failed call). */
+  private readonly networkRefusals = new Map<string, Array<{ host: string; at: number }>>();
 
   constructor(private readonly options: HostOptions) {
     const { dataDir } = options;
@@ -110,6 +112,13 @@ export class AirlockHost {
         // SECURITY: a contained server is never asked about: its read-only tools run unasked
         // because it has no network, and a run-time "allow" must not end that quietly.
         mayAsk: (_server, profile) => !isContained(profile),
+        // Refusals are kept briefly, so a failed call can name the host it was not allowed to reach.
+        onNetworkDecision: (decision) => {
+          if (decision.allowed) return;
+          const list = this.networkRefusals.get(decision.serverName) ?? [];
+          list.push({ host: isIP(decision.host) === 6 ? `[${decision.host}]:${decision.port}` : isIP(decision.host) ? `${decision.host}:${decision.port}` : decision.host, at: Date.now() });
+          this.networkRefusals.set(decision.serverName, list.slice(-20));
+        },
         ...options.launcherOptions,
       });
     this.supervisor = new Supervisor({
@@ -227,7 +236,8 @@ export class AirlockHost {
     try {
       await this.supervisor.start(name);
     } catch (error) {
-      throw new AirlockError('unavailable', `${name} did not start: ${messageOf(error)}`);
+      const words = lastWords(this.supervisor.log(name));
+      throw new AirlockError('unavailable', `${name} did not start: ${messageOf(error)}${words ? ` — its last output: “${words}”` : ''}`);
     }
     return this.summary(this.record(name));
   }
@@ -662,11 +672,13 @@ export class AirlockHost {
       'install.commit': (request) => this.install.commit(request).then((record) => this.summary(this.store.read().servers[record.name] ?? record)),
       'install.cancel': async ({ draftId }) => (await this.install.cancel(draftId), {}),
       'tools.call': async ({ server, tool, arguments: args }): Promise<CallResultView> => {
+        const started = Date.now();
         const result = await this.callTool({ server, tool, arguments: args, caller: { kind: 'user' } });
         const content = result.result?.content ?? [];
         // A failed call keeps the server's own words; a network hint follows when that looks like the cause.
         const said = [result.message ?? '', ...content.map((item) => (item.type === 'text' ? item.text : ''))].join('\n');
-        const hint = result.outcome === 'tool-error' || result.outcome === 'unknown' ? networkHint(this.record(server), said) : undefined;
+        const refused = [...new Set((this.networkRefusals.get(server) ?? []).filter((refusal) => refusal.at >= started).map((refusal) => refusal.host))];
+        const hint = result.outcome === 'tool-error' || result.outcome === 'unknown' ? networkHint(this.record(server), said, refused) : undefined;
         const message = [result.message, hint].filter(Boolean).join('\n');
         return {
           outcome: result.outcome,

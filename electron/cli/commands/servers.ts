@@ -143,7 +143,7 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
   const env = envOption(options.env);
   const yes = options.yes || context.yes();
   try {
-    if (!quiet && !options.brief) io.out(formatDisclosure(disclosure, c));
+    if (!quiet && !options.brief) io.out(formatDisclosure({ ...disclosure, env: { ...disclosure.env, ...env } }, c));
     const proposals = options.acceptProposals ? disclosure.proposals : [];
     let profile = applyGrants(disclosure.profile, {
       ...options,
@@ -177,7 +177,8 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
     if (context.json()) {
       if (!options.silentJson) io.out(JSON.stringify({ ok: started, server: summary, probe: report ?? null }, null, 2));
     } else if (options.brief) {
-      io.out(`${c.ok('✓')} ${summary.name.padEnd(16)} added, turned off · ${grantWords(profile)}${report ? ` · ${report.tools.length} tools` : ' · not inspected'} — \`airlock show ${summary.name}\``);
+      const saved = (await api.invoke('servers.get', { name: summary.name })).profile;
+      io.out(`${c.ok('✓')} ${summary.name.padEnd(16)} added, turned off · ${grantWords(saved)}${report ? ` · ${report.tools.length} tools` : ' · not inspected'} — \`airlock show ${summary.name}\``);
     } else if (started) {
       io.out(`${c.ok(enable ? `Added ${name}; it runs in its sandbox.` : `Added ${name}, turned off${report ? '' : ', not inspected'}: start it with \`airlock start ${name}\`.`)}\n${formatSummaryLine(summary, c)}`);
     }

@@ -330,7 +330,13 @@ export class InstallFlow {
   }
 
   private async importEntryView(entry: ImportEntry): Promise<ImportEntryView> {
-    if (entry.status !== 'importable') return { name: entry.entry, status: entry.status, reason: entry.reason };
+    if (entry.status !== 'importable') {
+      // A missing runtime (node, python3, uvx): say where Airlock looked and how to add it.
+      const missing = /“([^”]+)” was not found on PATH/.exec(entry.reason)?.[1];
+      const runtime = missing ? runtimeFor(missing) : undefined;
+      const advice = runtime ? this.lookup?.missing[runtime] : undefined;
+      return { name: entry.entry, status: entry.status, reason: advice ? `${entry.reason}. ${advice}` : entry.reason };
+    }
     const id = randomBytes(12).toString('hex');
     try {
       let draft: Draft;

@@ -103,6 +103,16 @@ export function knownApiDomains(packageName: string | undefined, label: string):
   return KNOWN_APIS.filter((api) => (packageName !== undefined && api.packages.includes(packageName)) || words.includes(api.word)).flatMap((api) => api.domains);
 }
 
+/** Hosts (`host` or `host:port`) of the http(s) URLs in some texts (a server's arguments and settings). */
+export function urlHosts(texts: readonly string[]): string[] {
+  const hosts = new Set<string>();
+  for (const text of texts) for (const match of text.matchAll(URL_IN_TEXT)) {
+    const host = hostOf(match[0]);
+    if (host) hosts.add(host);
+  }
+  return [...hosts];
+}
+
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
