@@ -170,6 +170,8 @@ describe('plain settings with --env', () => {
     const add = airlock(['add', 'notes-memory', '--env', `MEMORY_FILE_PATH=${file}`, '--write', store, '--yes', '--', process.execPath, MEMORY_SERVER]);
     expect(add.code).toBe(0);
     expect(add.out).toContain(`Settings (environment): MEMORY_FILE_PATH=${file}`);
+    // What a call will do is computed for the grants given: a write grant ends containment, so reads ask.
+    expect(add.out).toContain('  read_graph — Asks; Airlock reads it as read-only');
     const entity = { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] };
     expect(airlock(['call', 'notes-memory', 'create_entities', '--args', JSON.stringify(entity)]).code).toBe(0);
     expect(readFileSync(file, 'utf8')).toContain('"name":"Ada"');
@@ -247,6 +249,23 @@ describe('importing a Claude Desktop config: proposed grants, one line per serve
     expect(apiSeen()).toEqual(['GET /user Bearer s3cret-token', 'GET /user Bearer s3cret-token']);
     // The token moved to the secret store: not in the settings file.
     expect(readFileSync(join(dataDir, 'airlock.json'), 'utf8')).not.toContain('s3cret-token');
+  });
+});
+
+describe('node, python and uv: found, shown, chosen', () => {
+  it('doctor shows which node servers run with; a setting points Airlock at another, a wrong one is refused', () => {
+    const doctor = airlock(['doctor']);
+    expect(doctor.code).toBe(0);
+    expect(doctor.out).toMatch(/^Programs servers run with:\n  node {3}\/.*node \(v\d+\.\d+\.\d+\) — from (PATH|your login shell’s PATH)$/m);
+    expect(airlock(['runtimes', 'set', 'node', join(root, 'no-node')])).toEqual({
+      code: 2,
+      out: '',
+      err: `airlock: Your setting for node (${join(root, 'no-node')}) is not an executable file. Change it in Settings or with \`airlock runtimes set node PATH\`.\n`,
+    });
+    expect(airlock(['runtimes', 'set', 'node', process.execPath]).out).toBe(`Airlock will run node servers with ${process.execPath}.\n`);
+    expect(airlock(['runtimes']).out).toContain(`  node   ${process.execPath} (${process.version}) — from your setting`);
+    expect(airlock(['runtimes', 'reset', 'node']).code).toBe(0);
+    expect(airlock(['runtimes']).out).not.toContain('from your setting');
   });
 });
 
