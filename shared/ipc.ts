@@ -178,7 +178,7 @@ export const channels = {
     request: z.strictObject({
       draftId: Text(64),
       userConfig: UserConfigValues.optional(),
-      /** Plain settings chosen so far. */
+      /** All its plain settings, as chosen so far (what the source set, as edited). */
       env: PlainEnv.optional(),
       /** The grants and trust chosen so far: each tool's "what happens on a call" is computed for them. */
       profile: EditableProfileSchema.optional(),
@@ -200,7 +200,7 @@ export const channels = {
       trusted: z.boolean(),
       secrets: z.record(z.string().max(128), Text(65536)),
       userConfig: UserConfigValues.optional(),
-      /** Plain settings (`--env KEY=VALUE`), added to what the source sets. */
+      /** All its plain settings: what the source set, as the person edited it (`--env KEY=VALUE` adds to them). */
       env: PlainEnv.optional(),
       enable: z.boolean(),
     }),

@@ -54,7 +54,7 @@ export function Reading({ reading }: { reading: ToolReadingView }) {
       <div className="claims-label">Airlock’s reading:</div>
       <span className="badges">
         <Badge tone={cls.tone}>{cls.text}</Badge>
-        <Badge tone={reading.openWorld ? 'warn' : 'neutral'}>{reading.openWorld ? 'May reach outside your machine' : 'Closed world'}</Badge>
+        <Badge tone={reading.openWorld ? 'warn' : 'neutral'}>{reading.openWorld ? 'May reach outside your machine' : 'Stays on your machine'}</Badge>
         {reading.idempotent && <Badge tone="neutral">Safe to repeat</Badge>}
         {reading.contradictory && <Badge tone="danger">Contradictory claims — counted as destructive</Badge>}
       </span>
@@ -91,7 +91,7 @@ export function ToolCard({ tool }: { tool: ToolView }) {
         </h4>
         <PreviewBadge preview={tool.preview} />
       </header>
-      <InertText text={tool.description} block fold={500} className="tool-description" empty="No description." />
+      <InertText text={tool.description} block fold={240} className="tool-description" empty="No description." />
       <div className="claims-vs-reading">
         <Claims reading={tool.reading} />
         <Reading reading={tool.reading} />

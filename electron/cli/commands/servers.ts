@@ -140,10 +140,10 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
   const api = await context.api();
   const name = options.name ?? disclosure.suggestedName;
   const userConfig = parseConfig(options.config);
-  const env = envOption(options.env);
+  const env = { ...disclosure.env, ...envOption(options.env) };
   const yes = options.yes || context.yes();
   try {
-    if (!quiet && !options.brief) io.out(formatDisclosure({ ...disclosure, env: { ...disclosure.env, ...env } }, c));
+    if (!quiet && !options.brief) io.out(formatDisclosure({ ...disclosure, env }, c));
     const proposals = options.acceptProposals ? disclosure.proposals : [];
     let profile = applyGrants(disclosure.profile, {
       ...options,

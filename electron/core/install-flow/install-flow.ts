@@ -243,7 +243,7 @@ export class InstallFlow {
     if (draft.replaces && name !== draft.replaces) throw new AirlockError('invalid-request', `This update is for ${draft.replaces}; it keeps that name.`);
     const badName = nameProblem(name, draft.replaces === name ? [] : Object.keys(servers));
     if (badName) throw new AirlockError(existing ? 'conflict' : 'invalid-request', badName);
-    const problems = [...profileProblems(request.profile), ...Object.keys(request.env ?? {}).flatMap((key) => envNameProblem(key) ?? [])];
+    const problems = profileProblems(request.profile);
     if (problems.length) throw new AirlockError('invalid-request', problems.join(' '));
     await this.ensureInstalled(draft);
     const spec = this.withEnv(this.specWith(draft, request.userConfig ?? {}), request.env);
@@ -458,14 +458,18 @@ export class InstallFlow {
     return npmCommand ? { npmCommand } : {};
   }
 
-  /** A spec with plain settings added (they may replace what the source set, never secrets). */
+  /**
+   * A spec with the person's plain settings: `env` is the whole list (what the
+   * source set, as edited). Names the source set may stay as they were; a
+   * new or changed one must be a plain setting, never a secret.
+   */
   private withEnv(spec: ServerSpec, env: Record<string, string> | undefined): ServerSpec {
-    if (!env || Object.keys(env).length === 0) return spec;
-    for (const key of Object.keys(env)) {
-      const problem = envNameProblem(key);
+    if (!env) return spec;
+    for (const [key, value] of Object.entries(env)) {
+      const problem = spec.env[key] === value ? undefined : envNameProblem(key);
       if (problem) throw new AirlockError('invalid-request', problem);
     }
-    return { ...spec, env: { ...spec.env, ...env } };
+    return { ...spec, env: { ...env } };
   }
 
   private absolute(path: string, what: string): string {
