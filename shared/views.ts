@@ -184,7 +184,15 @@ export const DisclosureSchema = z.object({
   /** Names (not values) of plain environment variables it will get. */
   envNames: z.array(z.string()),
   /** Secrets it asks for. */
-  secrets: z.array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean() })),
+  secrets: z.array(
+    z.object({
+      name: z.string(),
+      description: z.string().optional(),
+      required: z.boolean(),
+      /** Its value came with the import and goes to the secret store: nothing to type. */
+      held: z.boolean().optional(),
+    }),
+  ),
   /** The profile it will get if nothing is changed (the defaults, plus what its command line needs, never silently granted). */
   profile: SandboxProfileSchema,
   /** Values the server needs before it can run (MCPB `user_config`, VS Code inputs); secrets are separate. */

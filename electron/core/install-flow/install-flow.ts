@@ -171,7 +171,7 @@ export class InstallFlow {
   ): Promise<ProbeReport> {
     const draft = this.draft(draftId);
     await this.ensureInstalled(draft);
-    const spec = this.withEnv(this.specWith(draft, userConfig), chosen.env);
+    const spec = this.specWith(draft, userConfig, chosen.env);
     let result;
     try {
       result = await probe(
@@ -246,7 +246,7 @@ export class InstallFlow {
     const problems = profileProblems(request.profile);
     if (problems.length) throw new AirlockError('invalid-request', problems.join(' '));
     await this.ensureInstalled(draft);
-    const spec = this.withEnv(this.specWith(draft, request.userConfig ?? {}), request.env);
+    const spec = this.specWith(draft, request.userConfig ?? {}, request.env);
     const unresolved = unresolvedUserConfig(spec);
     if (unresolved.length) throw new AirlockError('invalid-request', `Fill in ${unresolved.join(', ')} before enabling this server.`);
     const secrets = { ...draft.secretValues, ...request.secrets };
@@ -370,8 +370,10 @@ export class InstallFlow {
     draft.installed = true;
   }
 
-  private specWith(draft: Draft, values: UserConfigValues): ServerSpec {
-    const candidate = draft.candidate.requested.userConfig.length ? applyUserConfig(draft.candidate, values, this.deps.homeDir ? { home: this.deps.homeDir } : {}) : draft.candidate;
+  /** The spec that will run: the person's plain settings first, then their user_config values filled in. */
+  private specWith(draft: Draft, values: UserConfigValues, env?: Record<string, string>): ServerSpec {
+    const base = env ? { ...draft.candidate, spec: this.withEnv(draft.candidate.spec, env) } : draft.candidate;
+    const candidate = base.requested.userConfig.length ? applyUserConfig(base, values, this.deps.homeDir ? { home: this.deps.homeDir } : {}) : base;
     return candidate.spec;
   }
 
@@ -404,7 +406,12 @@ export class InstallFlow {
       ...(candidate.spec.cwd ? { cwd: candidate.spec.cwd } : {}),
       risks,
       envNames: Object.keys(candidate.spec.env).sort(),
-      secrets: candidate.requested.secrets.map((secret) => ({ name: secret.name, ...(secret.description ? { description: secret.description } : {}), required: secret.required })),
+      secrets: candidate.requested.secrets.map((secret) => ({
+        name: secret.name,
+        ...(secret.description ? { description: secret.description } : {}),
+        required: secret.required,
+        ...(Object.hasOwn(draft.secretValues, secret.name) ? { held: true } : {}),
+      })),
       userConfig: candidate.requested.userConfig.map((field) => ({
         key: field.key,
         title: field.title,

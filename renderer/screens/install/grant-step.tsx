@@ -38,7 +38,7 @@ export function GrantStep({
   const action = useAction();
   const ids = { name: useId(), nameError: useId(), trust: useId() };
   const nameCheck = ServerNameSchema.safeParse(name);
-  const missing = d.secrets.filter((s) => s.required && !(secrets[s.name] ?? '').trim()).map((s) => s.name);
+  const missing = d.secrets.filter((s) => s.required && !s.held && !(secrets[s.name] ?? '').trim()).map((s) => s.name);
 
   const commit = async () => {
     const given = Object.fromEntries(Object.entries(secrets).filter(([, v]) => v !== ''));
@@ -94,7 +94,7 @@ export function GrantStep({
           {d.secrets.map((secret) => (
             <div key={secret.name} className="field-row">
               <label>
-                <code><InertText text={secret.name} /></code> {secret.required ? '(required)' : '(optional)'}{' '}
+                <code><InertText text={secret.name} /></code> {secret.held ? '(its value came with the import; type a new one only to replace it)' : secret.required ? '(required)' : '(optional)'}{' '}
                 {secret.description && <span className="muted small"><InertText text={secret.description} /></span>}
                 <input type="password" autoComplete="off" value={secrets[secret.name] ?? ''} onChange={(e) => setSecrets({ ...secrets, [secret.name]: e.target.value })} />
               </label>
