@@ -207,6 +207,15 @@ describe('installing and reviewing server-filesystem in the app', () => {
     expect(probes).toEqual([]);
   });
 
+  it('Settings shows which node servers run with, and where it was found', async () => {
+    const { page } = t;
+    await t.open('#/settings');
+    const node = page.getByTestId('runtime-node');
+    await node.waitFor();
+    expect(await node.textContent()).toMatch(/Node\.js \(JavaScript servers\).*\/node.*v\d+\.\d+\.\d+.*— from /);
+    await t.harness.screenshot('settings');
+  });
+
   it('stays readable at 200% zoom: no screen scrolls sideways', async () => {
     const { page } = t;
     // 200% zoom of the 1200×800 window is a 600×400 CSS-pixel viewport.
