@@ -16,7 +16,7 @@ import type { GatewayCore } from './gateway/gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
 import { InstallFlow, type RuntimeLookup } from './install-flow/install-flow';
 import { envNameProblem } from './install/checks';
-import { findRuntime, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeName } from './runtimes';
+import { findRuntime, isExecutable, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeName } from './runtimes';
 import { networkHint } from './views/call-hints';
 import { lastWords, stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
 import { readTool } from './policy/annotations';
@@ -528,12 +528,13 @@ export class AirlockHost {
     const node = runtimes.find((runtime) => runtime.name === 'node');
     const setting = this.store.read().settings.runtimes?.node;
     const nodePath = setting && !node?.problem ? setting : (this.options.nodePath ?? (node?.path && !node.problem ? node.path : undefined));
+    // npm beside that node (a desktop app may not find npm on its PATH either).
     const npm = nodePath ? join(nodePath, '..', 'npm') : undefined;
     const missing: RuntimeLookup['missing'] = {};
     for (const runtime of runtimes) if (runtime.problem) missing[runtime.name] = runtime.problem;
     return {
       ...(nodePath ? { nodePath } : {}),
-      ...(npm && setting ? { npmCommand: npm } : {}),
+      ...(npm && isExecutable(npm) ? { npmCommand: npm } : {}),
       pathEnv: searchPath(runtimes, process.env.PATH, await loginShellPath()),
       missing,
     };

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Provenance, ServerSpec } from '../../../shared/domain';
 import { finishCandidate, suggestServerName, type InstallCandidate } from './candidate';
 import { compareVersions } from './version-order';
@@ -62,7 +62,12 @@ function runNpm(args: string[], options: NpmOptions & { cwd?: string }, defaultT
       args,
       {
         cwd: options.cwd,
-        env: { ...(options.env ?? process.env), npm_config_update_notifier: 'false' },
+        env: {
+          ...(options.env ?? process.env),
+          // An npm found beside a node (nvm, volta) starts with `#!/usr/bin/env node`: that node must be on its PATH.
+          ...(options.npmCommand && isAbsolute(options.npmCommand) ? { PATH: `${dirname(options.npmCommand)}${delimiter}${(options.env ?? process.env).PATH ?? ''}` } : {}),
+          npm_config_update_notifier: 'false',
+        },
         timeout: options.timeoutMs ?? defaultTimeout,
         maxBuffer: 64 * 1024 * 1024,
         shell: false,
