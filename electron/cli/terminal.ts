@@ -40,7 +40,8 @@ export function spinner(stream: Pick<WriteStream, 'write' | 'columns'>, text: st
   const draw = () => {
     const seconds = Math.floor((now() - started) / 1000);
     const line = `${FRAMES[frame++ % FRAMES.length]} ${label}${seconds >= 2 ? ` (${seconds} s)` : ''}`;
-    stream.write(`\r\x1b[2K${line.slice(0, Math.max(20, (stream.columns ?? 80) - 1))}`);
+    const width = stream.columns && stream.columns > 20 ? stream.columns : 80;
+    stream.write(`\r\x1b[2K${line.slice(0, width - 1)}`);
   };
   draw();
   const timer = setInterval(draw, 100);

@@ -337,6 +337,23 @@ describe('a finished terminal', () => {
     expect(await exited).toBe(130);
   }, 90_000);
 
+  it('progress on a terminal for inspection and start; nothing extra with --json', () => {
+    const script = findExecutable('script', process.env.PATH)!;
+    const run = (extra: string) =>
+      spawnSync(script, ['-qec', `${process.execPath} ${BIN} --data-dir ${dataDir} add ${extra} --yes -- ${process.execPath} ${ECHO}`, '/dev/null'], {
+        env: { ...process.env, HOME: home, NO_COLOR: '1' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      }).stdout;
+    const shown = run('echo-tty');
+    expect(shown).toContain('⠋ Inspecting it in a locked sandbox…');
+    expect(shown).toContain('⠋ Saving echo-tty and starting it in its sandbox…');
+    expect(shown).toContain('Added echo-tty; it runs in its sandbox.');
+    const json = run('echo-json --json');
+    expect(json).not.toContain('⠋');
+    expect(JSON.parse(json.replace(/\r/g, ''))).toMatchObject({ ok: true, server: { name: 'echo-json', state: 'ready' } });
+  });
+
   it('Ctrl-C at a question exits 130 and says so plainly', () => {
     const script = findExecutable('script', process.env.PATH);
     if (!script) return expect.fail('script(1) from util-linux is needed for the terminal test');
