@@ -667,8 +667,8 @@ export class AirlockHost {
       'servers.revokeRules': ({ name }) => this.revokeRules(name),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),
-      'install.probe': ({ draftId, userConfig, env, profile, trusted }) =>
-        this.install.probe(draftId, userConfig, { ...(env ? { env } : {}), ...(profile ? { profile } : {}), ...(trusted !== undefined ? { trusted } : {}) }),
+      'install.probe': ({ draftId, userConfig, profile, env, trusted }) =>
+        this.install.probe(draftId, userConfig, profile, { ...(env ? { env } : {}), ...(trusted !== undefined ? { trusted } : {}) }),
       'install.preview': ({ draftId, profile, trusted }) => this.install.preview(draftId, profile, trusted),
       'install.commit': (request) => this.install.commit(request).then((record) => this.summary(this.store.read().servers[record.name] ?? record)),
       'install.cancel': async ({ draftId }) => (await this.install.cancel(draftId), {}),

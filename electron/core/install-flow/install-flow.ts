@@ -167,11 +167,13 @@ export class InstallFlow {
   async probe(
     draftId: string,
     userConfig: UserConfigValues = {},
-    chosen: { env?: Record<string, string>; profile?: EditableProfile; trusted?: boolean } = {},
+    profile?: EditableProfile,
+    chosen: { env?: Record<string, string>; trusted?: boolean } = {},
   ): Promise<ProbeReport> {
     const draft = this.draft(draftId);
     await this.ensureInstalled(draft);
     const spec = this.specWith(draft, userConfig, chosen.env);
+    const intended = profile ?? draft.profile;
     let result;
     try {
       result = await probe(
@@ -188,7 +190,7 @@ export class InstallFlow {
       throw new AirlockError('unavailable', `The server did not start in the locked sandbox: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}${hint}`);
     }
     // "What happens on a call" is computed for the grants and trust being given, not the defaults.
-    const record = this.previewRecord(draft, chosen.profile ?? draft.profile, chosen.trusted ?? false);
+    const record = this.previewRecord(draft, intended, chosen.trusted ?? false);
     const context = this.deps.toolContext(record);
     const tools = result.tools.items;
     const report: ProbeReport = {
