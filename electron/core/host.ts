@@ -772,6 +772,7 @@ export class AirlockHost {
     }
     return {
       record,
+      ownTools: toolsOf(record, this.supervisor.tools.get(record.name)?.tools).map((tool) => tool.definition.name),
       rules: data.rules,
       sessionGrants: this.sessionGrants.list(),
       mode: data.settings.policyMode,

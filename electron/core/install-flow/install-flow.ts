@@ -191,8 +191,8 @@ export class InstallFlow {
     }
     // "What happens on a call" is computed for the grants and trust being given, not the defaults.
     const record = this.previewRecord(draft, intended, chosen.trusted ?? false);
-    const context = this.deps.toolContext(record);
     const tools = result.tools.items;
+    const context = { ...this.deps.toolContext(record), ownTools: tools.map((tool) => tool.definition.name) };
     const report: ProbeReport = {
       serverInfo: {
         name: result.serverInfo?.name ?? '(no name given)',
@@ -218,7 +218,7 @@ export class InstallFlow {
   /** The inspected tools with what a call of each would do under the grants and trust now chosen. */
   preview(draftId: string, profile: EditableProfile, trusted: boolean): { tools: ProbeReport['tools'] } {
     const draft = this.draft(draftId);
-    const context = this.deps.toolContext(this.previewRecord(draft, profile, trusted));
+    const context = { ...this.deps.toolContext(this.previewRecord(draft, profile, trusted)), ownTools: (draft.probedTools ?? []).map((tool) => tool.definition.name) };
     return { tools: (draft.probedTools ?? []).map((tool) => toolView(tool.definition, tool.fingerprint, context)) };
   }
 

@@ -15,6 +15,8 @@ export interface ToolWarningContext {
   otherServersTools: ReadonlyMap<string, readonly string[]>;
   /** Whether the server's profile grants any network. */
   hasNetwork: boolean;
+  /** This server's own tool names: a description naming one of them refers to its own tool, not another server's. */
+  ownTools?: readonly string[];
 }
 
 const MODEL_ADDRESS = [
@@ -83,7 +85,8 @@ export function toolWarnings(definition: ToolDefinition, context: ToolWarningCon
     // A tool name counts when it reads as an identifier (`read_file`, `sendEmail`), not as an
     // ordinary word another server's docs use anyway ("search", "files").
     for (const tool of tools) {
-      if (tool.length >= 4 && looksLikeIdentifier(tool) && new RegExp(`\\b${escapeRegExp(tool)}\\b`).test(prose)) mentioned.add(`${server} › ${tool}`);
+      if (context.ownTools?.includes(tool)) continue;
+      if (tool.length >= 4 && looksLikeIdentifier(tool) && new RegExp(`(?:\\b|__)${escapeRegExp(tool)}\\b`).test(prose)) mentioned.add(`${server} › ${tool}`);
     }
     // A server counts when named as one ("the files server", `files__x`, "files › x"), not as a word.
     const named = escapeRegExp(server);

@@ -30,6 +30,8 @@ export interface ToolViewContext {
   sandboxAvailable: boolean;
   /** Other servers' tool names, for collisions and cross-references. */
   otherServersTools: ReadonlyMap<string, readonly string[]>;
+  /** This server's own tool names (its description may name them freely). */
+  ownTools?: readonly string[];
   now: number;
 }
 
@@ -74,6 +76,7 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
       server: record.name,
       otherServersTools: context.otherServersTools,
       hasNetwork: record.profile.network.allowedDomains.length > 0,
+      ...(context.ownTools ? { ownTools: context.ownTools } : {}),
     }),
   };
 }
