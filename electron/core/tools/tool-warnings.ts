@@ -85,8 +85,13 @@ export function toolWarnings(definition: ToolDefinition, context: ToolWarningCon
     // A tool name counts when it reads as an identifier (`read_file`, `sendEmail`), not as an
     // ordinary word another server's docs use anyway ("search", "files").
     for (const tool of tools) {
-      if (context.ownTools?.includes(tool)) continue;
-      if (tool.length >= 4 && looksLikeIdentifier(tool) && new RegExp(`(?:\\b|__)${escapeRegExp(tool)}\\b`).test(prose)) mentioned.add(`${server} › ${tool}`);
+      if (tool.length < 4 || !looksLikeIdentifier(tool)) continue;
+      // A name this server offers too counts only when qualified by the other server ("files
+      // read_text_file", files__read_text_file: the shadowing pattern); unqualified, it names its own.
+      const pattern = context.ownTools?.includes(tool)
+        ? `\\b${escapeRegExp(server)}(?:\\s*›\\s*|\\s+|__|\\.)${escapeRegExp(tool)}\\b`
+        : `(?:\\b|__)${escapeRegExp(tool)}\\b`;
+      if (new RegExp(pattern).test(prose)) mentioned.add(`${server} › ${tool}`);
     }
     // A server counts when named as one ("the files server", `files__x`, "files › x"), not as a word.
     const named = escapeRegExp(server);
