@@ -354,6 +354,16 @@ describe('a finished terminal', () => {
     expect(JSON.parse(json.replace(/\r/g, ''))).toMatchObject({ ok: true, server: { name: 'echo-json', state: 'ready' } });
   });
 
+  it('one Ctrl-C stops the stdio gateway too, exit 130', async () => {
+    const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'gateway', '--stdio', '--no-terminal'], { env: { ...process.env, HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (chunk) => (err += chunk));
+    await expect.poll(() => err, { timeout: 60_000 }).toContain('Airlock gateway:');
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+  }, 90_000);
+
   it('Ctrl-C at a question exits 130 and says so plainly', () => {
     const script = findExecutable('script', process.env.PATH);
     if (!script) return expect.fail('script(1) from util-linux is needed for the terminal test');
