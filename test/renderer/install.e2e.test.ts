@@ -207,6 +207,22 @@ describe('installing and reviewing server-filesystem in the app', () => {
     expect(probes).toEqual([]);
   });
 
+  it('a plain setting is added and removed on the server page (a secret-looking name is sent to Secrets)', async () => {
+    const { page } = t;
+    await t.open('#/servers/notes/permissions');
+    const editor = page.getByTestId('env-editor');
+    await editor.getByLabel('Setting name').fill('GITHUB_TOKEN');
+    expect(await editor.textContent()).toContain('This looks like a secret: add it under Secrets');
+    expect(await editor.getByRole('button', { name: 'Add setting' }).isDisabled()).toBe(true);
+    await editor.getByLabel('Setting name').fill('LOG_LEVEL');
+    await editor.getByLabel('Setting value').fill('debug');
+    await editor.getByRole('button', { name: 'Add setting' }).click();
+    await expect.poll(async () => (await t.host.serverDetail('notes')).spec.env).toEqual({ LOG_LEVEL: 'debug' });
+    await waitForText(editor, 'LOG_LEVEL=debug');
+    await editor.getByRole('button', { name: 'Remove the setting LOG_LEVEL' }).click();
+    await expect.poll(async () => (await t.host.serverDetail('notes')).spec.env).toEqual({});
+  });
+
   it('Settings shows which node servers run with, and where it was found', async () => {
     const { page } = t;
     await t.open('#/settings');
