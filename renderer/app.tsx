@@ -75,7 +75,7 @@ export function App() {
           ))}
         <NetworkPrompt />
         {route.screen === 'servers' && <ServersScreen />}
-        {route.screen === 'server' && <ServerDetailScreen key={route.name} name={route.name} />}
+        {route.screen === 'server' && <ServerDetailScreen key={`${route.name}/${route.tab ?? ''}`} name={route.name} tab={route.tab} />}
         {route.screen === 'install' && <InstallScreen key={`${route.example ?? ''}|${route.update ?? ''}`} example={route.example} update={route.update} />}
         {route.screen === 'activity' && <ActivityScreen />}
         {route.screen === 'settings' && <SettingsScreen />}

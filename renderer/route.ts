@@ -1,7 +1,7 @@
-/** Hash routes: `#/servers`, `#/servers/NAME`, `#/install`, `#/activity`, `#/settings`. */
+/** Hash routes: `#/servers`, `#/servers/NAME[/SECTION]`, `#/install`, `#/activity`, `#/settings`. */
 export type Route =
   | { screen: 'servers' }
-  | { screen: 'server'; name: string }
+  | { screen: 'server'; name: string; tab?: string }
   | { screen: 'install'; example?: string; update?: string }
   | { screen: 'activity' }
   | { screen: 'settings' };
@@ -18,7 +18,7 @@ export function parseRoute(hash: string): Route {
   const params = new URLSearchParams(query);
   switch (parts[0]) {
     case 'servers':
-      return parts[1] ? { screen: 'server', name: parts[1] } : { screen: 'servers' };
+      return parts[1] ? { screen: 'server', name: parts[1], ...(parts[2] ? { tab: parts[2] } : {}) } : { screen: 'servers' };
     case 'install': {
       const example = params.get('example');
       const update = params.get('update');
@@ -33,8 +33,8 @@ export function parseRoute(hash: string): Route {
   }
 }
 
-export function serverHref(name: string): string {
-  return `#/servers/${encodeURIComponent(name)}`;
+export function serverHref(name: string, tab?: string): string {
+  return `#/servers/${encodeURIComponent(name)}${tab ? `/${encodeURIComponent(tab)}` : ''}`;
 }
 
 export function go(href: string): void {

@@ -21,7 +21,9 @@ import {
   ServerSummarySchema,
   GatewayStatusSchema,
   NetworkQuestionViewSchema,
+  RuntimeViewSchema,
   SettingsViewSchema,
+  ToolViewSchema,
 } from './views';
 
 /** A request/response channel: what goes in, what comes out, and why it exists. */
@@ -48,6 +50,9 @@ const ByName = z.strictObject({ name: ServerNameSchema });
 const Text = (max = 4096) => z.string().max(max);
 /** Tool arguments: a JSON object (validated against the tool's schema in the core). */
 const Arguments = nameKeyedRecord(z.string().max(256), z.unknown());
+
+/** Plain settings (environment variables) for a server, by name; secrets go through their own channels. */
+const PlainEnv = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/), Text(8192));
 
 /** Values for a server's `user_config` fields, by key. */
 const UserConfigValues = nameKeyedRecord(z.string().max(128), z.union([Text(), z.number(), z.boolean(), z.array(Text()).max(64)]));
@@ -160,6 +165,11 @@ export const channels = {
     response: ServerDetailSchema,
     doc: "Renderer, detail page: approves a local server's changed code (the hashes the person saw) and pins it; the 'always allow' rules and session permissions made for the old code are removed (denials stay).",
   },
+  'servers.setEnv': {
+    request: z.strictObject({ name: ServerNameSchema, env: PlainEnv }),
+    response: ServerDetailSchema,
+    doc: 'Renderer, settings on the server page (and `airlock grant/revoke --env`): replaces its plain settings; a running server restarts with them.',
+  },
   'servers.revokeRules': { request: ByName, response: ServerDetailSchema, doc: "Renderer, detail page: removes every rule and session grant for a server's tools." },
 
   // ── Install ────────────────────────────────────────────────────────────
@@ -174,9 +184,22 @@ export const channels = {
     doc: "Renderer, import: lists other apps' configs found (or one path) and each entry's status.",
   },
   'install.probe': {
-    request: z.strictObject({ draftId: Text(64), userConfig: UserConfigValues.optional(), profile: EditableProfileSchema.optional() }),
+    request: z.strictObject({
+      draftId: Text(64),
+      userConfig: UserConfigValues.optional(),
+      /** All its plain settings, as chosen so far (what the source set, as edited). */
+      env: PlainEnv.optional(),
+      /** The grants and trust chosen so far: each tool's "what happens on a call" is computed for them. */
+      profile: EditableProfileSchema.optional(),
+      trusted: z.boolean().optional(),
+    }),
     response: ProbeReportSchema,
     doc: 'Renderer and CLI, "Inspect in a locked sandbox": starts the server with the grants it is about to get (`profile`, default the draft\'s), read-only, no network, no secrets; lists what it offers, stops it.',
+  },
+  'install.preview': {
+    request: z.strictObject({ draftId: Text(64), profile: EditableProfileSchema, trusted: z.boolean() }),
+    response: z.object({ tools: z.array(ToolViewSchema) }),
+    doc: 'Renderer, the grant step: the inspected tools with what a call of each would do under the grants and trust now chosen.',
   },
   'install.commit': {
     request: z.strictObject({
@@ -186,6 +209,8 @@ export const channels = {
       trusted: z.boolean(),
       secrets: nameKeyedRecord(z.string().max(128), Text(65536)),
       userConfig: UserConfigValues.optional(),
+      /** All its plain settings: what the source set, as the person edited it (`--env KEY=VALUE` adds to them). */
+      env: PlainEnv.optional(),
       enable: z.boolean(),
     }),
     response: ServerSummarySchema,
@@ -263,6 +288,16 @@ export const channels = {
     request: z.strictObject({ strict: z.boolean() }),
     response: SettingsViewSchema,
     doc: 'Renderer, Settings; CLI `airlock settings strict-durability`: flush every decision to disk before its call (on), or within the audit window (off).',
+  },
+  'settings.setRuntime': {
+    request: z.strictObject({ name: z.enum(['node', 'python', 'uv']), path: Text(4096).optional() }),
+    response: SettingsViewSchema,
+    doc: 'Renderer, Settings › Programs (and `airlock runtimes set`): points Airlock at a node, python or uv; without a path, Airlock looks for it itself again.',
+  },
+  'runtimes.list': {
+    request: Empty,
+    response: z.array(RuntimeViewSchema),
+    doc: 'Renderer, Settings › Programs (and `airlock doctor`): the node, python and uv Airlock found, and where.',
   },
   // ── Gateway ────────────────────────────────────────────────────────────
   'gateway.status': { request: Empty, response: GatewayStatusSchema, doc: 'Renderer, Settings › Other AI apps: the gateway and each app’s connection.' },

@@ -130,6 +130,12 @@ export const ServerSummarySchema = z.object({
   codeChanged: z.boolean(),
   /** The last error the supervisor recorded (a crash, a sandbox refusal). */
   lastError: z.string().optional(),
+  /**
+   * Why it is in this state and what to do, in plain words, when the state
+   * alone does not say: imported and not started yet, crashed (with its last
+   * line of output), the sandbox missing.
+   */
+  stateNote: z.string().optional(),
 });
 export type ServerSummary = z.infer<typeof ServerSummarySchema>;
 
@@ -191,6 +197,14 @@ export const CommandRiskSchema = z.object({
 });
 export type CommandRisk = z.infer<typeof CommandRiskSchema>;
 
+/** A grant the server probably needs, with the reason: proposed, never granted until the person accepts it. */
+export const GrantProposalSchema = z.object({
+  kind: z.enum(['read', 'write', 'domain']),
+  value: z.string(),
+  reason: z.string(),
+});
+export type GrantProposalView = z.infer<typeof GrantProposalSchema>;
+
 /** Everything a person sees before anything from a source runs. */
 export const DisclosureSchema = z.object({
   draftId: z.string(),
@@ -206,7 +220,15 @@ export const DisclosureSchema = z.object({
   /** Names (not values) of plain environment variables it will get. */
   envNames: z.array(z.string()),
   /** Secrets it asks for. */
-  secrets: z.array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean() })),
+  secrets: z.array(
+    z.object({
+      name: z.string(),
+      description: z.string().optional(),
+      required: z.boolean(),
+      /** Its value came with the import and goes to the secret store: nothing to type. */
+      held: z.boolean().optional(),
+    }),
+  ),
   /** The profile it will get if nothing is changed (the defaults, plus what its command line needs, never silently granted). */
   profile: SandboxProfileSchema,
   /** Values the server needs before it can run (MCPB `user_config`, VS Code inputs); secrets are separate. */
@@ -222,6 +244,10 @@ export const DisclosureSchema = z.object({
   ),
   /** Paths the command line mentions that the server probably needs: suggestions, not grants. */
   suggestedPaths: z.array(z.object({ path: z.string(), access: z.enum(['read', 'write']) })),
+  /** Grants it probably needs (paths its command line and settings name, its API's domain), each with why: proposals the person accepts or not. */
+  proposals: z.array(GrantProposalSchema),
+  /** Plain settings it gets, with their values (secrets are separate and never shown). */
+  env: z.record(z.string(), z.string()),
   warnings: z.array(z.string()),
   /** For an update: the installed server this replaces (its name stays; trust and enablement carry over unless changed). */
   replaces: z.object({ name: z.string(), trusted: z.boolean(), enabled: z.boolean(), version: z.string() }).optional(),
@@ -318,6 +344,19 @@ export const CallResultViewSchema = z.object({
 });
 export type CallResultView = z.infer<typeof CallResultViewSchema>;
 
+/** A program Airlock runs servers with (node, python, uv), and where it was found. */
+export const RuntimeViewSchema = z.object({
+  name: z.enum(['node', 'python', 'uv']),
+  /** The absolute path Airlock uses; absent when none was found. */
+  path: z.string().optional(),
+  version: z.string().optional(),
+  /** "your setting", "your login shell's PATH", "nvm", "Homebrew", … */
+  from: z.string().optional(),
+  /** What to do when it is missing or the setting is wrong. */
+  problem: z.string().optional(),
+});
+export type RuntimeView = z.infer<typeof RuntimeViewSchema>;
+
 /** Settings a person can change. */
 export const SettingsViewSchema = z.object({
   policyMode: PolicyModeSchema,
@@ -325,6 +364,8 @@ export const SettingsViewSchema = z.object({
   strictDurability: z.boolean(),
   /** The audit log's flush window (ms): what a power cut can lose, without strict durability. */
   flushWindowMs: z.number().int().nonnegative(),
+  /** Programs the person pointed Airlock at (empty: Airlock looks for them itself). */
+  runtimes: z.object({ node: z.string().optional(), python: z.string().optional(), uv: z.string().optional() }),
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
 

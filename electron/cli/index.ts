@@ -1,14 +1,29 @@
 /** The `airlock` command's entry point (built to out/main/cli.js; bin/airlock.js runs it). */
 import { createInterface } from 'node:readline/promises';
 import { runCli } from './program';
-import type { CliIo } from './output';
+import { EXIT, type CliIo } from './output';
+import { spinner, wantsColour } from './terminal';
 
 const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
 
+// One Ctrl-C stops the command cleanly (drafts removed, servers stopped, exit 130);
+// a second one, while that cleanup runs, ends the process at once.
+const interrupt = new AbortController();
+process.on('SIGINT', () => {
+  if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
+  interrupt.abort();
+});
+
 async function ask(question: string, signal?: AbortSignal): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
+  // At a prompt the terminal is in raw mode: Ctrl-C reaches readline, not the process.
+  rl.on('SIGINT', () => {
+    process.stdout.write('\n');
+    process.emit('SIGINT');
+  });
   try {
-    return await rl.question(question, signal ? { signal } : {});
+    // Ctrl-C withdraws every question; so does `signal` (the question was answered elsewhere).
+    return await rl.question(question, { signal: signal ? AbortSignal.any([interrupt.signal, signal]) : interrupt.signal });
   } finally {
     rl.close();
   }
@@ -18,6 +33,9 @@ const io: CliIo = {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
   env: process.env,
+  colour: wantsColour(process.stdout, process.env),
+  signal: interrupt.signal,
+  ...(process.stderr.isTTY ? { progress: (text: string) => spinner(process.stderr, text) } : {}),
   ...(interactive
     ? {
         // The safe answer is the default: only an explicit "y" or "yes" agrees.
@@ -27,4 +45,7 @@ const io: CliIo = {
     : {}),
 };
 
-process.exitCode = await runCli(process.argv.slice(2), io);
+const code = await runCli(process.argv.slice(2), io);
+// After a Ctrl-C, whatever the command left waiting (a child's pipe, a timer) must not keep Airlock alive.
+if (interrupt.signal.aborted) process.exit(code);
+process.exitCode = code;

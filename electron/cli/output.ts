@@ -14,6 +14,21 @@ export interface CliIo {
    * elsewhere): the promise then rejects.
    */
   prompt?: (question: string, signal?: AbortSignal) => Promise<string>;
+  /** Colour on stdout: only on a terminal, never with NO_COLOR (see terminal.ts). */
+  colour?: boolean;
+  /**
+   * Shows that something long is under way (a spinner on a terminal's
+   * stderr); undefined without a terminal, where nothing extra is printed.
+   */
+  progress?: (text: string) => Progress;
+  /** Aborted at the first Ctrl-C: the command stops, cleans up and exits 130. */
+  signal?: AbortSignal;
+}
+
+/** A long step on the terminal: `done` clears it (optionally leaving one line), `fail` too. */
+export interface Progress {
+  update(text: string): void;
+  done(line?: string): void;
 }
 
 /** Exit codes the `airlock` command uses; scripts may rely on them. */
@@ -32,6 +47,8 @@ export const EXIT = {
   denied: 5,
   /** Nothing was changed because the person said no. */
   cancelled: 6,
+  /** Stopped by Ctrl-C (128 + SIGINT, as shells report it); what was under way was cleaned up. */
+  interrupted: 130,
 } as const;
 
 /** Thrown by a command to end with a message and an exit code. */
@@ -41,5 +58,15 @@ export class CliExit extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** Runs a long step with progress on a terminal (nothing extra otherwise), clearing it however the step ends. */
+export async function withProgress<T>(io: CliIo, quiet: boolean, text: string, step: () => Promise<T>): Promise<T> {
+  const progress = quiet ? undefined : io.progress?.(text);
+  try {
+    return await step();
+  } finally {
+    progress?.done();
   }
 }

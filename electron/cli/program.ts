@@ -6,7 +6,7 @@ import { AirlockError } from '../core/errors';
 import { AirlockHost } from '../core/host';
 import { SharedHost } from '../core/ipc/shared-host';
 import { registerCallCommands } from './commands/calls';
-import { doctor } from './commands/doctor';
+import { doctor, registerRuntimeCommands } from './commands/doctor';
 import { registerGatewayCommands } from './commands/gateway';
 import { registerServerCommands, type CliContext } from './commands/servers';
 import { registerSettingsCommands } from './commands/settings';
@@ -22,7 +22,11 @@ function gatewayCommand(dataDir: string): { command: string; args: string[] } {
 interface GlobalOptions {
   dataDir?: string;
   json?: boolean;
+  yes?: boolean;
 }
+
+/** Commands that show what they will do and ask first (without a terminal they need --yes). */
+export const ASKING_COMMANDS = ['add', 'update', 'import', 'grant', 'approve', 'remove', 'rules add', 'connect'] as const;
 
 /**
  * Runs the `airlock` command line and resolves to its exit code. The host is
@@ -37,6 +41,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .version(version, '-v, --version', 'print the version')
     .option('--data-dir <dir>', "Airlock's data folder (default: the desktop app's, or $AIRLOCK_DATA_DIR)")
     .option('--json', 'print machine-readable JSON')
+    .option('-y, --yes', `answer yes to the questions, for scripts (asked by: ${ASKING_COMMANDS.join(', ')}); anywhere before \`--\``)
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.out(text.trimEnd()), writeErr: (text) => io.err(text.trimEnd()) })
     .showHelpAfterError('(run `airlock --help` for usage)');
@@ -69,22 +74,31 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return shared;
   };
   const json = () => program.opts<GlobalOptions>().json === true;
+  const yes = () => program.opts<GlobalOptions>().yes === true;
 
-  const context: CliContext = { api: openApi, io, json, exit: (code) => (exitCode = code) };
+  const context: CliContext = { api: openApi, io, json, yes, exit: (code) => (exitCode = code), yesAfterDashes: yesAfterDashes(argv) };
   registerServerCommands(program, context);
   registerCallCommands(program, context);
   registerSettingsCommands(program, context);
   registerGatewayCommands(program, { ...context, dataDir, version });
+  registerRuntimeCommands(program, context);
 
   program
     .command('doctor')
-    .description('check that this machine can sandbox servers; prints what is missing and how to fix it')
+    .description('check that this machine can sandbox servers and which node, python and uv servers will run with; prints what is missing and how to fix it')
     .action(async () => {
       exitCode = await doctor(await openApi(), io, json());
     });
 
+  // The first Ctrl-C ends the command here; `finally` then removes drafts and stops servers.
+  const interrupted = new Promise<never>((_, reject) => {
+    const stop = () => reject(new CliExit(EXIT.interrupted, 'Stopped (Ctrl-C). Nothing more was done; anything half-installed was removed.'));
+    if (io.signal?.aborted) stop();
+    else io.signal?.addEventListener('abort', stop, { once: true });
+  });
+  interrupted.catch(() => {});
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await Promise.race([program.parseAsync(argv, { from: 'user' }), interrupted]);
   } catch (error) {
     exitCode = exitCodeFor(error, io, json());
   } finally {
@@ -93,12 +107,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   return exitCode;
 }
 
+/** `-y`/`--yes` written after `--` belongs to the server's command line, not to Airlock. */
+function yesAfterDashes(argv: string[]): boolean {
+  const dashes = argv.indexOf('--');
+  if (dashes < 0) return false;
+  const before = argv.slice(0, dashes);
+  return argv.slice(dashes + 1).some((arg) => arg === '-y' || arg === '--yes') && !before.some((arg) => arg === '-y' || arg === '--yes');
+}
+
 function exitCodeFor(error: unknown, io: CliIo, json: boolean): number {
   if (error instanceof CommanderError) {
     // --help and --version end through here with exit code 0.
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
-  const code = error instanceof CliExit ? error.exitCode : EXIT.failure;
+  // The core's "your request was wrong" (a bad name, a missing path, an unknown package) is a usage error.
+  const code = error instanceof CliExit ? error.exitCode : error instanceof AirlockError && error.code === 'invalid-request' ? EXIT.usage : EXIT.failure;
   const message =
     error instanceof CliExit || error instanceof AirlockError
       ? error.message

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { APP_LABELS, ownEntry, type Caller, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
-import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
+import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, RuntimeView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
 import { AuditLog, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey } from './audit';
 import { NetworkDecisionRecorder } from './audit/network-record';
@@ -16,8 +16,12 @@ import { AirlockError } from './errors';
 import { connectApp, ConnectError, previewConnect, undoConnect, type ConnectApp } from './connect';
 import type { GatewayCore } from './gateway/gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
-import { InstallFlow } from './install-flow/install-flow';
 import { mayAnswer, WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
+import { InstallFlow, type RuntimeLookup } from './install-flow/install-flow';
+import { envNameProblem } from './install/checks';
+import { findRuntime, isExecutable, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeName } from './runtimes';
+import { networkHint } from './views/call-hints';
+import { lastWords, stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
 import { readTool } from './policy/annotations';
 import type { CodeChange } from './policy/decide';
 import { isContained, summariseSandbox } from './policy/containment';
@@ -111,6 +115,8 @@ export class AirlockHost {
   /** Calls in the pipeline now, and who waits for none (see `whenIdle`). */
   private running = 0;
   private readonly idleWaiters: Array<() => void> = [];
+  /** Hosts the sandbox's proxy refused each server lately (for the hint on a failed call). */
+  private readonly networkRefusals = new Map<string, Array<{ host: string; at: number }>>();
 
   constructor(private readonly options: HostOptions) {
     const { dataDir } = options;
@@ -132,10 +138,17 @@ export class AirlockHost {
       createSandboxLauncher({
         ...(options.homeDir ? { homeDir: options.homeDir } : {}),
         onNetworkRequest: (server, host, port) => this.askNetwork(server, host, port),
-        onNetworkDecision: (decision) => this.networkAudit.record(decision),
         // SECURITY: a contained server is never asked about: its read-only tools run unasked
         // because it has no network, and a run-time "allow" must not end that quietly.
         mayAsk: (_server, profile) => !isContained(profile),
+        onNetworkDecision: (decision) => {
+          // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host.
+          this.networkAudit.record(decision);
+          if (decision.allowed) return;
+          const list = this.networkRefusals.get(decision.serverName) ?? [];
+          list.push({ host: isIP(decision.host) === 6 ? `[${decision.host}]:${decision.port}` : isIP(decision.host) ? `${decision.host}:${decision.port}` : decision.host, at: Date.now() });
+          this.networkRefusals.set(decision.serverName, list.slice(-20));
+        },
         ...options.launcherOptions,
       });
     this.codeHasher = new CodeHasher({ dataDir });
@@ -152,6 +165,7 @@ export class AirlockHost {
       secrets: this.secrets,
       ...(options.homeDir ? { homeDir: options.homeDir } : {}),
       ...(options.nodePath ? { nodePath: options.nodePath } : {}),
+      runtimes: () => this.runtimeLookup(),
       toolContext: (record) => this.toolContext(record),
       hashFile: (path) => this.codeHasher.sha256(path),
       onDidChange: () => this.emitServers(),
@@ -177,6 +191,7 @@ export class AirlockHost {
       canAsk: (origin) => options.hooks.canAsk?.(origin ?? WINDOW_SHELL.origin) ?? false,
       now: () => Date.now(),
       onDidAppend: (seq) => options.hooks.emit('audit.didAppend', { seq }),
+      whyUnavailable: (server) => this.unavailable(server)?.message,
     });
     const emitApprovals = () => options.hooks.emit('approvals.didChange', this.pendingConfirmations());
     this.disposers.push(this.confirmations.onDidOpen(emitApprovals), this.confirmations.onDidClose(emitApprovals));
@@ -264,7 +279,8 @@ export class AirlockHost {
     try {
       await this.supervisor.start(name);
     } catch (error) {
-      throw new AirlockError('unavailable', `${name} did not start: ${messageOf(error)}`);
+      const words = lastWords(this.supervisor.log(name));
+      throw new AirlockError('unavailable', `${name} did not start: ${messageOf(error)}${words ? ` — its last output: “${words}”` : ''}`);
     }
     return this.summary(this.record(name));
   }
@@ -324,6 +340,26 @@ export class AirlockHost {
     }));
     await this.restartIfRunning(record.name);
     return this.serverDetail(name);
+  }
+
+  /** Replaces a server's plain settings (environment variables); a running server restarts with them. */
+  async setEnv(name: string, env: Record<string, string>): Promise<ServerDetail> {
+    for (const key of Object.keys(env)) {
+      const problem = envNameProblem(key);
+      // Names the source already set (e.g. an imported PATH) may stay; new ones must be plain settings.
+      if (problem && this.record(name).spec.env[key] !== env[key]) throw new AirlockError('invalid-request', problem);
+    }
+    const record = this.updateRecord(name, (current) => ({ ...current, spec: { ...current.spec, env: { ...env } } }));
+    await this.restartIfRunning(record.name);
+    return this.serverDetail(name);
+  }
+
+  /** Why a server cannot take calls right now (imported, turned off, crashed, no sandbox), or undefined. */
+  unavailable(name: string): Unavailable | undefined {
+    const record = this.store.read().servers[name];
+    if (!record) return undefined;
+    const status = this.supervisor.status(name);
+    return whyUnavailable(record, { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}), log: this.supervisor.log(name), sandbox: this.sandbox });
   }
 
   /** Records (or withdraws) the explicit consent to run one server without a sandbox. */
@@ -547,6 +583,9 @@ export class AirlockHost {
   }
 
   removeRule(server: string, tool: string): void {
+    if (!this.store.read().rules.some((rule) => rule.server === server && rule.tool === tool)) {
+      throw new AirlockError('not-found', `There is no rule for ${server} › ${tool}; nothing was removed. \`airlock rules\` lists the rules there are.`);
+    }
     this.store.update((data) => ({ ...data, rules: data.rules.filter((rule) => !(rule.server === server && rule.tool === tool)) }));
     this.emitServers();
   }
@@ -577,7 +616,7 @@ export class AirlockHost {
   /** The settings a person can change (Settings, `airlock settings`). */
   settings(): SettingsView {
     const { settings } = this.store.read();
-    return { policyMode: settings.policyMode, strictDurability: settings.strictDurability === true, flushWindowMs: this.audit.flushWindowMs };
+    return { policyMode: settings.policyMode, strictDurability: settings.strictDurability === true, flushWindowMs: this.audit.flushWindowMs, runtimes: { ...settings.runtimes } };
   }
 
   setPolicyMode(mode: PolicyMode): SettingsView {
@@ -590,6 +629,49 @@ export class AirlockHost {
   setStrictDurability(strict: boolean): SettingsView {
     this.store.update((data) => ({ ...data, settings: { ...data.settings, strictDurability: strict } }));
     return this.settings();
+  }
+
+  /** Points Airlock at a node, python or uv (checked first); without a path, Airlock looks for it itself again. */
+  async setRuntime(name: RuntimeName, path: string | undefined): Promise<SettingsView> {
+    if (path !== undefined) {
+      const found = await findRuntime(name, path, this.runtimeEnvironment());
+      if (found.problem) throw new AirlockError('invalid-request', found.problem);
+    }
+    this.store.update((data) => {
+      const runtimes = { ...data.settings.runtimes };
+      if (path === undefined) delete runtimes[name];
+      else runtimes[name] = path;
+      return { ...data, settings: { ...data.settings, runtimes } };
+    });
+    return this.settings();
+  }
+
+  /** The node, python and uv Airlock would use, and where each was found. */
+  async runtimes(): Promise<RuntimeView[]> {
+    const settings = this.store.read().settings.runtimes ?? {};
+    return Promise.all(RUNTIME_NAMES.map((name) => findRuntime(name, settings[name], this.runtimeEnvironment())));
+  }
+
+  private runtimeEnvironment() {
+    return { ...(this.options.homeDir ? { home: this.options.homeDir } : {}) };
+  }
+
+  /** What the install flow runs servers with: the setting, else what was found, else this process's node. */
+  private async runtimeLookup(): Promise<RuntimeLookup> {
+    const runtimes = await this.runtimes();
+    const node = runtimes.find((runtime) => runtime.name === 'node');
+    const setting = this.store.read().settings.runtimes?.node;
+    const nodePath = setting && !node?.problem ? setting : (this.options.nodePath ?? (node?.path && !node.problem ? node.path : undefined));
+    // npm beside that node (a desktop app may not find npm on its PATH either).
+    const npm = nodePath ? join(nodePath, '..', 'npm') : undefined;
+    const missing: RuntimeLookup['missing'] = {};
+    for (const runtime of runtimes) if (runtime.problem) missing[runtime.name] = runtime.problem;
+    return {
+      ...(nodePath ? { nodePath } : {}),
+      ...(npm && isExecutable(npm) ? { npmCommand: npm } : {}),
+      pathEnv: searchPath(runtimes, process.env.PATH, await loginShellPath()),
+      missing,
+    };
   }
 
   // ── Gateway ────────────────────────────────────────────────────────────
@@ -718,6 +800,7 @@ export class AirlockHost {
       'servers.remove': async ({ name }) => (await this.removeServer(name), {}),
       'servers.setTrust': ({ name, trusted }) => this.setTrust(name, trusted),
       'servers.updateProfile': ({ name, profile }) => this.updateProfile(name, profile),
+      'servers.setEnv': ({ name, env }) => this.setEnv(name, env),
       'servers.setUnsandboxed': ({ name, consent }) => this.setUnsandboxed(name, consent),
       'servers.setSecret': ({ name, key, value }) => this.setSecret(name, key, value),
       'servers.clearSecret': ({ name, key }) => this.clearSecret(name, key),
@@ -726,17 +809,26 @@ export class AirlockHost {
       'servers.revokeRules': ({ name }) => this.revokeRules(name),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),
-      'install.probe': ({ draftId, userConfig, profile }) => this.install.probe(draftId, userConfig, profile),
-      'install.commit': (request) => this.install.commit(request).then((record) => this.summary(record)),
+      'install.probe': ({ draftId, userConfig, profile, env, trusted }) =>
+        this.install.probe(draftId, userConfig, profile, { ...(env ? { env } : {}), ...(trusted !== undefined ? { trusted } : {}) }),
+      'install.preview': ({ draftId, profile, trusted }) => this.install.preview(draftId, profile, trusted),
+      'install.commit': (request) => this.install.commit(request).then((record) => this.summary(this.store.read().servers[record.name] ?? record)),
       'install.cancel': async ({ draftId }) => (await this.install.cancel(draftId), {}),
       'tools.call': async ({ server, tool, arguments: args }): Promise<CallResultView> => {
+        const started = Date.now();
         const result = await this.callTool({ server, tool, arguments: args, caller, origin: shell.origin });
+        const content = result.result?.content ?? [];
+        // A failed call keeps the server's own words; a network hint follows when that looks like the cause.
+        const said = [result.message ?? '', ...content.map((item) => (item.type === 'text' ? item.text : ''))].join('\n');
+        const refused = [...new Set((this.networkRefusals.get(server) ?? []).filter((refusal) => refusal.at >= started).map((refusal) => refusal.host))];
+        const hint = result.outcome === 'tool-error' || result.outcome === 'unknown' ? networkHint(this.record(server), said, refused) : undefined;
+        const message = [result.message, hint].filter(Boolean).join('\n');
         return {
           outcome: result.outcome,
           ...(result.nobodyToAsk ? { nobodyToAsk: true } : {}),
-          content: result.result?.content ?? [],
+          content,
           ...(result.result?.structuredContent !== undefined ? { structuredContent: result.result.structuredContent } : {}),
-          ...(result.message ? { message: result.message } : {}),
+          ...(message ? { message } : {}),
           durationMs: result.durationMs,
         };
       },
@@ -764,6 +856,8 @@ export class AirlockHost {
       'settings.get': () => this.settings(),
       'settings.setPolicyMode': ({ mode }) => this.setPolicyMode(mode),
       'settings.setStrictDurability': ({ strict }) => this.setStrictDurability(strict),
+      'settings.setRuntime': ({ name, path }) => this.setRuntime(name, path),
+      'runtimes.list': () => this.runtimes(),
       'gateway.status': () => this.gatewayStatus(),
       'gateway.startHttp': ({ port }) => this.startHttpGateway(port),
       'gateway.stopHttp': () => this.stopHttpGateway(),
@@ -842,12 +936,14 @@ export class AirlockHost {
 
   private summary(record: ServerRecord): ServerSummary {
     const status = this.supervisor.status(record.name);
-    return serverSummary(
+    const summary = serverSummary(
       record,
       { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}) },
       toolsOf(record, this.supervisor.tools.get(record.name)?.tools),
       this.codePins.changeOf(record.name, record.provenance),
     );
+    const note = stateNote(record, { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}), log: this.supervisor.log(record.name), sandbox: this.sandbox });
+    return note ? { ...summary, stateNote: note } : summary;
   }
 
   private toolContext(record: ServerRecord): ToolViewContext {
@@ -859,6 +955,7 @@ export class AirlockHost {
     }
     return {
       record,
+      ownTools: toolsOf(record, this.supervisor.tools.get(record.name)?.tools).map((tool) => tool.definition.name),
       rules: data.rules,
       sessionGrants: this.sessionGrants.list(),
       mode: data.settings.policyMode,

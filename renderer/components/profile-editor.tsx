@@ -5,6 +5,7 @@
  */
 import { useId, useState } from 'react';
 import type { SandboxProfile } from '../../shared/domain';
+import type { GrantProposalView } from '../../shared/views';
 import { invoke, useAppInfo } from '../api';
 import { GRANT_PURPOSE } from '../format';
 import { InertText, visible } from './inert-text';
@@ -121,35 +122,54 @@ export interface ProfileEditorProps {
   onChange: (next: EditableProfile) => void;
   /** Paths the command line mentions: offered as one-click grants, never granted silently. */
   suggestedPaths?: { path: string; access: 'read' | 'write' }[];
+  /** Grants it probably needs, each with why (paths, its API's domain): offered, never granted silently. */
+  proposals?: GrantProposalView[];
   busy?: boolean;
 }
 
-export function ProfileEditor({ profile, onChange, suggestedPaths = [], busy = false }: ProfileEditorProps) {
-  const offered = suggestedPaths.filter((s) => !profile.filesystem[s.access].includes(s.path));
+/** Adds one proposal to a profile (a write grant covers reading). */
+export function withProposal(profile: EditableProfile, proposal: GrantProposalView): EditableProfile {
+  if (proposal.kind === 'domain') return profile.network.allowedDomains.includes(proposal.value) ? profile : { ...profile, network: { allowedDomains: [...profile.network.allowedDomains, proposal.value] } };
+  const list = profile.filesystem[proposal.kind];
+  return list.includes(proposal.value) ? profile : { ...profile, filesystem: { ...profile.filesystem, [proposal.kind]: [...list, proposal.value] } };
+}
+
+function isGranted(profile: EditableProfile, proposal: GrantProposalView): boolean {
+  if (proposal.kind === 'domain') return profile.network.allowedDomains.includes(proposal.value);
+  return profile.filesystem[proposal.kind].includes(proposal.value) || (proposal.kind === 'read' && profile.filesystem.write.includes(proposal.value));
+}
+
+const PROPOSAL_BUTTON: Record<GrantProposalView['kind'], string> = { write: 'Allow changes here', read: 'Allow reading here', domain: 'Allow reaching it' };
+
+export function ProfileEditor({ profile, onChange, suggestedPaths = [], proposals, busy = false }: ProfileEditorProps) {
+  const offered = (proposals ?? suggestedPaths.map((s) => ({ kind: s.access, value: s.path, reason: 'its command line names it' }))).filter((p) => !isGranted(profile, p));
   return (
     <div className="profile-editor" data-testid="profile-editor">
       {offered.length > 0 && (
         <div className="panel panel-suggest" data-testid="suggested-paths">
           <p>
-            <strong>Its command line mentions these paths.</strong> It probably needs them, but nothing is granted until you say so:
+            <strong>It probably needs these.</strong> Nothing is granted until you say so:
           </p>
           <ul className="grant-list">
-            {offered.map((s) => (
-              <li key={`${s.access}:${s.path}`}>
+            {offered.map((p) => (
+              <li key={`${p.kind}:${p.value}`} data-testid={`proposal-${p.kind}`}>
                 <code>
-                  <InertText text={s.path} />
-                </code>
-                <button
-                  type="button"
-                  className="small-button"
-                  disabled={busy}
-                  onClick={() => onChange({ ...profile, filesystem: { ...profile.filesystem, [s.access]: [...profile.filesystem[s.access], s.path] } })}
-                >
-                  {s.access === 'write' ? 'Allow changes here' : 'Allow reading here'}
+                  <InertText text={p.value} />
+                </code>{' '}
+                <span className="muted small">
+                  <InertText text={p.reason} />
+                </span>
+                <button type="button" className="small-button" disabled={busy} onClick={() => onChange(withProposal(profile, p))}>
+                  {PROPOSAL_BUTTON[p.kind]}
                 </button>
               </li>
             ))}
           </ul>
+          {offered.length > 1 && (
+            <button type="button" className="small-button" disabled={busy} onClick={() => onChange(offered.reduce(withProposal, profile))}>
+              Allow all of these
+            </button>
+          )}
         </div>
       )}
       <GrantList kind="write" profile={profile} onChange={onChange} busy={busy} />

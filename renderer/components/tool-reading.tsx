@@ -91,7 +91,7 @@ export function ToolCard({ tool }: { tool: ToolView }) {
         </h4>
         <PreviewBadge preview={tool.preview} />
       </header>
-      <InertText text={tool.description} block fold={500} className="tool-description" empty="No description." />
+      <InertText text={tool.description} block fold={240} className="tool-description" empty="No description." />
       <div className="claims-vs-reading">
         <Claims reading={tool.reading} />
         <Reading reading={tool.reading} />

@@ -42,12 +42,18 @@ export function ServersScreen() {
                 <InertText text={server.summary} />
               </p>
               <ServerBadges server={server} />
-              {server.lastError && (
-                <p className="small field-error">
-                  <InertText text={server.lastError} fold={200} />
+              {server.stateNote ? (
+                <p className={`small ${server.lastError ? 'field-error' : 'muted'}`} data-testid="state-note">
+                  <InertText text={server.stateNote} fold={300} />
                 </p>
+              ) : (
+                server.lastError && (
+                  <p className="small field-error">
+                    <InertText text={server.lastError} fold={200} />
+                  </p>
+                )
               )}
-              {!server.enabled && server.state === 'stopped' && (
+              {!server.enabled && server.state === 'stopped' && !server.stateNote && (
                 <p className="small muted">
                   <Badge tone="neutral">Off</Badge> Not started with Airlock.
                 </p>

@@ -143,6 +143,60 @@ function RulesSection() {
   );
 }
 
+const RUNTIME_LABEL = { node: 'Node.js (JavaScript servers)', python: 'Python', uv: 'uv (servers started with uvx)' } as const;
+
+/** Which node, python and uv servers run with, where each was found, and a way to point Airlock at another (the same truth as `airlock doctor`). */
+function RuntimesSection() {
+  const [runtimes, reload] = useQuery('runtimes.list', {});
+  const action = useAction();
+  const [editing, setEditing] = useState<{ name: 'node' | 'python' | 'uv'; path: string } | undefined>();
+  if (runtimes.status === 'loading') return <p className="muted">Looking…</p>;
+  if (runtimes.status === 'error') return <p className="field-error"><InertText text={runtimes.message} /></p>;
+  const save = async (name: 'node' | 'python' | 'uv', path?: string) => {
+    if (await action.run(() => invoke('settings.setRuntime', { name, ...(path ? { path } : {}) }))) {
+      setEditing(undefined);
+      reload();
+    }
+  };
+  return (
+    <div data-testid="runtimes">
+      <p className="purpose">Apps started from the desktop often miss the programs your terminal finds (nvm, volta, Homebrew). Airlock looks in those places too; you can point it at one.</p>
+      <dl className="facts">
+        {runtimes.value.map((runtime) => (
+          <div key={runtime.name} className="facts-row" data-testid={`runtime-${runtime.name}`}>
+            <dt>{RUNTIME_LABEL[runtime.name]}</dt>
+            <dd>
+              {runtime.path && !runtime.problem ? (
+                <>
+                  <code><InertText text={runtime.path} /></code> {runtime.version && <span className="muted">{runtime.version}</span>} <span className="muted small">— from {runtime.from}</span>
+                </>
+              ) : (
+                <span className="field-error"><InertText text={runtime.problem ?? 'Not found.'} /></span>
+              )}{' '}
+              {editing?.name === runtime.name ? (
+                <span className="add-row">
+                  <label className="visually-hidden" htmlFor={`runtime-path-${runtime.name}`}>Path to {runtime.name}</label>
+                  <input id={`runtime-path-${runtime.name}`} type="text" value={editing.path} spellCheck={false} placeholder={`/path/to/${runtime.name === 'python' ? 'python3' : runtime.name}`} onChange={(e) => setEditing({ name: runtime.name, path: e.target.value })} />
+                  <button type="button" className="small-button" disabled={action.busy || !editing.path.trim()} onClick={() => void save(runtime.name, editing.path.trim())}>Use this one</button>
+                  <button type="button" className="small-button" onClick={() => setEditing(undefined)}>Cancel</button>
+                </span>
+              ) : (
+                <button type="button" className="small-button" onClick={() => setEditing({ name: runtime.name, path: runtime.from === 'your setting' ? runtime.path ?? '' : '' })}>
+                  Choose…
+                </button>
+              )}
+              {runtime.from === 'your setting' && (
+                <button type="button" className="small-button" disabled={action.busy} onClick={() => void save(runtime.name)}>Look for it again</button>
+              )}
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <FieldError message={action.error} />
+    </div>
+  );
+}
+
 /** Settings: the policy mode, standing rules, and the sandbox's status on this machine (the same truth as `airlock doctor`). */
 export function SettingsScreen() {
   const [sandbox, , setSandbox] = useQuery('sandbox.status', {}, 'sandbox.didChange');
@@ -186,6 +240,8 @@ export function SettingsScreen() {
           </button>
         </div>
       )}
+      <h2>Programs servers run with</h2>
+      <RuntimesSection />
       <h2>About</h2>
       {info.status === 'ok' && (
         <dl className="facts">

@@ -217,7 +217,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
 
   it('makes an "always allow" rule for the destructive tool only after a second confirmation, then lists and revokes it', async () => {
     const { page } = t;
-    await t.open('#/servers/files');
+    await t.open('#/servers/files/tools');
     const row = page.getByTestId('tool-row-write_file');
     await row.getByRole('button', { name: 'Always allow…' }).click();
     await row.getByRole('button', { name: 'Yes, always allow' }).click();

@@ -35,6 +35,19 @@ async function expandAll(scope: Locator) {
   for (let i = 0; i < 100 && (await more.count()) > 0; i += 1) await more.first().click();
 }
 
+/** Every section of a tabbed screen, each opened in turn and expanded: the text of all of them, each checked inert while shown. */
+async function everyTab(t: RendererHost, scope: Locator): Promise<string> {
+  let text = '';
+  for (const tab of await scope.getByRole('tab').all()) {
+    await tab.click();
+    await expandAll(scope);
+    text += `${(await scope.textContent()) ?? ''}\n`;
+    const found = await markupCheck(t);
+    expect(found).toMatchObject({ images: 0, inlineScripts: 0, styles: 0, foreignLinks: [], elementsFromServer: 0, pwned: null, rawHidden: false, rawHiddenInAttributes: [] });
+  }
+  return text;
+}
+
 async function expectInert(t: RendererHost) {
   const found = await markupCheck(t);
   expect(found).toMatchObject({ images: 0, inlineScripts: 0, styles: 0, foreignLinks: [], elementsFromServer: 0, pwned: null, rawHidden: false, rawHiddenInAttributes: [], shown: true });
@@ -62,9 +75,10 @@ describe('hostile server content renders inert on every screen', () => {
     await page.getByRole('button', { name: 'Inspect in a locked sandbox' }).click();
     const report = page.getByTestId('probe-report');
     await report.waitFor({ timeout: 60_000 });
-    // Folded long text opens on request and stays inert.
+    // Folded long text opens on request and stays inert, in every section of the inspection.
+    const text = await everyTab(t, report);
+    await report.getByRole('tab', { name: /^Tools/ }).click();
     await expandAll(report);
-    const text = (await report.textContent()) ?? '';
     expect(text).toContain('⟨U+202E⟩txt.exe⟨U+202C⟩');
     expect(text).toContain('⟨U+2066⟩hidden⟨U+2069⟩');
     expect(text).toContain('zero⟨U+200B⟩width');
@@ -75,6 +89,7 @@ describe('hostile server content renders inert on every screen', () => {
     expect(text).toContain('![a markdown image](http://canary.invalid/md.png)');
     await expectInert(t);
     await t.harness.screenshot('hostile-inspect');
+    await report.getByRole('tab', { name: /^Tools/ }).click();
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByLabel('Name in Airlock').fill('hostile');
     await page.getByRole('button', { name: 'Enable' }).click();
@@ -84,9 +99,13 @@ describe('hostile server content renders inert on every screen', () => {
 
   it('on the detail page and in the tool console output', async () => {
     const { page } = t;
+    // Every section of the server's page, then the console (on the Tools section).
+    await everyTab(t, page.getByTestId('detail-tabs'));
+    await page.getByRole('tab', { name: /^Tools/ }).click();
     await page.getByTestId('tools-table').waitFor();
     await expandAll(page.getByTestId('tools-table'));
     await expectInert(t);
+    await page.getByRole('tab', { name: 'Try a tool' }).click();
     const console_ = page.getByTestId('tool-console');
     await console_.getByLabel('Tool').selectOption('show');
     await console_.getByLabel(/^note/).fill('<img src=x onerror=window.__pwned=9>');

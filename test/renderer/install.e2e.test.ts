@@ -96,6 +96,10 @@ describe('installing and reviewing server-filesystem in the app', () => {
     expect(await write.getByTestId('policy-preview').textContent()).toBe('Always asks');
     expect(await report.getByTestId('tool-read_text_file').getByTestId('reading').textContent()).toContain('Read-only');
     await t.harness.screenshot('install-inspect');
+    // The inspection was one 4,400 px scroll; its tools are now one section of it.
+    const inspection = await page.evaluate(() => document.documentElement.scrollHeight);
+    console.log(`inspection, tools: ${inspection} px`);
+    expect(inspection).toBeLessThan(4_000);
 
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByTestId('grant-step').waitFor();
@@ -121,9 +125,16 @@ describe('installing and reviewing server-filesystem in the app', () => {
     await t.harness.screenshot('servers-list');
   });
 
-  it('shows claims, readings and decisions on the detail page', async () => {
+  it('shows claims, readings and decisions on the detail page, in sections', async () => {
     const { page } = t;
     await t.open('#/servers/notes');
+    await t.harness.screenshot('server-detail');
+    // Keyboard: the tabs are one stop; the arrow keys move between sections.
+    await page.getByTestId('tab-overview').focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('tab-tools');
+    expect(await page.getByTestId('tab-tools').getAttribute('aria-selected')).toBe('true');
+    expect(await page.evaluate(() => window.location.hash)).toBe('#/servers/notes/tools');
     const table = page.getByTestId('tools-table');
     await table.waitFor();
     const writeRow = await table.getByTestId('tool-row-write_file').textContent();
@@ -137,8 +148,18 @@ describe('installing and reviewing server-filesystem in the app', () => {
     const core = (await t.host.serverDetail('notes')).tools.find((x) => x.name === 'read_text_file')!;
     expect(core.preview.verdict).toBe('ask');
     expect(await readRow.getByTestId('policy-preview').textContent()).toBe(core.preview.label);
+    await t.harness.screenshot('server-detail-tools');
+    await page.getByRole('tab', { name: 'Permissions' }).click();
     expect(await page.getByTestId('detail-summary').textContent()).toContain(`Can change files in ${work}`);
-    await t.harness.screenshot('server-detail');
+    await t.harness.screenshot('server-detail-permissions');
+    // The page is no longer one long scroll (it was 5,400 px): every section fits a few screens.
+    for (const tab of ['overview', 'tools', 'try', 'permissions', 'activity', 'log']) {
+      await page.getByTestId(`tab-${tab}`).click();
+      const height = await page.evaluate(() => document.documentElement.scrollHeight);
+      console.log(`server page, ${tab}: ${height} px`);
+      expect(height, tab).toBeLessThan(3_500);
+    }
+    await page.getByTestId('tab-try').click();
   });
 
   it('a call from the console writes while granted; after the grant is revoked the next write fails in the sandbox', async () => {
@@ -151,12 +172,16 @@ describe('installing and reviewing server-filesystem in the app', () => {
     await waitForText(console_.getByTestId('call-result'), 'Done');
     expect(readFileSync(join(work, 'from-console.txt'), 'utf8')).toBe('written by hand');
 
+    await page.getByRole('tab', { name: 'Permissions' }).click();
     const writes = page.getByTestId('grants-write');
     await writes.getByRole('button', { name: `Remove write grant for ${work}` }).click();
     await waitForText(page.getByTestId('detail-summary'), 'Writes nowhere that lasts');
     expect((await t.host.serverDetail('notes')).profile.filesystem.write).toEqual([]);
     await waitForText(page.getByTestId('server-badges'), 'Running');
 
+    await page.getByRole('tab', { name: 'Try a tool' }).click();
+    await console_.getByLabel('Tool').selectOption('write_file');
+    await console_.getByLabel(/^path/).fill(join(work, 'from-console.txt'));
     await console_.getByLabel(/^content/).fill('after the revoke');
     await console_.getByRole('button', { name: 'Call' }).click();
     await waitForText(console_.getByTestId('call-result'), 'The tool reported an error');
@@ -180,6 +205,31 @@ describe('installing and reviewing server-filesystem in the app', () => {
     await expect.poll(() => (existsSync(join(t.dataDir, 'servers')) ? readdirSync(join(t.dataDir, 'servers')) : [])).toEqual(before);
     const probes = existsSync(join(t.dataDir, 'server-data')) ? readdirSync(join(t.dataDir, 'server-data')).filter((x) => x.startsWith('probe-')) : [];
     expect(probes).toEqual([]);
+  });
+
+  it('a plain setting is added and removed on the server page (a secret-looking name is sent to Secrets)', async () => {
+    const { page } = t;
+    await t.open('#/servers/notes/permissions');
+    const editor = page.getByTestId('env-editor');
+    await editor.getByLabel('Setting name').fill('GITHUB_TOKEN');
+    expect(await editor.textContent()).toContain('This looks like a secret: add it under Secrets');
+    expect(await editor.getByRole('button', { name: 'Add setting' }).isDisabled()).toBe(true);
+    await editor.getByLabel('Setting name').fill('LOG_LEVEL');
+    await editor.getByLabel('Setting value').fill('debug');
+    await editor.getByRole('button', { name: 'Add setting' }).click();
+    await expect.poll(async () => (await t.host.serverDetail('notes')).spec.env).toEqual({ LOG_LEVEL: 'debug' });
+    await waitForText(editor, 'LOG_LEVEL=debug');
+    await editor.getByRole('button', { name: 'Remove the setting LOG_LEVEL' }).click();
+    await expect.poll(async () => (await t.host.serverDetail('notes')).spec.env).toEqual({});
+  });
+
+  it('Settings shows which node servers run with, and where it was found', async () => {
+    const { page } = t;
+    await t.open('#/settings');
+    const node = page.getByTestId('runtime-node');
+    await node.waitFor();
+    expect(await node.textContent()).toMatch(/Node\.js \(JavaScript servers\).*\/node.*v\d+\.\d+\.\d+.*— from /);
+    await t.harness.screenshot('settings');
   });
 
   it('stays readable at 200% zoom: no screen scrolls sideways', async () => {

@@ -55,8 +55,10 @@ describe('installing an MCPB bundle in the app', () => {
     await page.getByTestId('server-detail').waitFor();
     await waitForText(page.getByTestId('server-badges'), 'Running');
 
+    await page.getByRole('tab', { name: 'Permissions' }).click();
     const secrets = page.getByTestId('secrets');
     expect(await secrets.textContent()).toMatch(/ECHO_API_KEY\s*Set/);
+    await page.getByRole('tab', { name: 'Try a tool' }).click();
     const console_ = page.getByTestId('tool-console');
     await console_.getByLabel('Tool').selectOption('greeting');
     await console_.getByRole('button', { name: 'Call' }).click();
@@ -66,6 +68,7 @@ describe('installing an MCPB bundle in the app', () => {
 
   it('clears the secret from the detail page', async () => {
     const { page } = t;
+    await page.getByRole('tab', { name: 'Permissions' }).click();
     const secrets = page.getByTestId('secrets');
     await secrets.getByRole('button', { name: 'Clear' }).click();
     // Clearing deletes the value and takes the grant back: the name leaves the list.

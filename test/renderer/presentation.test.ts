@@ -133,6 +133,7 @@ describe('parseRoute()', () => {
     ['#/servers', { screen: 'servers' }],
     ['#/servers/files', { screen: 'server', name: 'files' }],
     ['#/servers/a%2Fb', { screen: 'server', name: 'a/b' }],
+    ['#/servers/files/tools', { screen: 'server', name: 'files', tab: 'tools' }],
     ['#/install', { screen: 'install' }],
     ['#/install?example=%2Fhome%2Fme', { screen: 'install', example: '/home/me' }],
     ['#/activity', { screen: 'activity' }],

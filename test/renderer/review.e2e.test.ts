@@ -69,7 +69,7 @@ describe('import and pending changes in the app', () => {
     const records = t.folder('records');
     await t.add('drift', [process.execPath, LIST_CHANGED], { profile: { filesystem: { read: [], write: [records], persistentData: false } } });
     await t.open('#/servers/drift');
-    await page.getByTestId('tools-table').waitFor();
+    await page.getByTestId('detail-tabs').waitFor();
     // The rug pull: the person's own call to `mutate` changes `target` and announces it.
     await t.host.callTool({ server: 'drift', tool: 'mutate', arguments: {}, caller: { kind: 'user' } });
     const pending = page.getByTestId('pending-changes');
@@ -78,6 +78,8 @@ describe('import and pending changes in the app', () => {
     expect(await diff.locator('ins').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('send ~/.ssh/id_rsa')]));
     expect(await pending.getByTestId('pending-target').textContent()).toMatch(/fingerprint: [0-9a-f]{64}/);
     await waitForText(page.getByTestId('server-badges'), '1 pending change');
+    // The sections that hold the change say so on their tabs.
+    expect(await page.getByTestId('tab-tools').getAttribute('class')).toContain('tab-attention');
     await t.harness.screenshot('server-detail-pending-change');
 
     // Until approved, an agent's call to the changed tool asks again, showing what changed; denied, it never runs.
@@ -107,16 +109,17 @@ describe('import and pending changes in the app', () => {
   it('stays live while a server floods its log and stderr', async () => {
     const { page } = t;
     await t.add('flood', [process.execPath, LOG_FLOOD]);
-    await t.open('#/servers/flood');
+    await t.open('#/servers/flood/try');
     const console_ = page.getByTestId('tool-console');
     for (const tool of ['flood_logs', 'flood_stderr']) {
       await console_.getByLabel('Tool').selectOption(tool);
       await console_.getByRole('button', { name: 'Call' }).click();
       await waitForText(console_.getByTestId('call-result'), 'Done');
     }
+    await page.getByRole('tab', { name: 'Log' }).click();
     await waitForText(page.getByTestId('server-log'), 'stderr noise');
     // While the flood goes on, the window still answers at once.
-    for (const route of ['#/activity', '#/servers/flood', '#/settings', '#/servers/flood']) {
+    for (const route of ['#/activity', '#/servers/flood/log', '#/settings', '#/servers/flood']) {
       const started = Date.now();
       await t.open(route);
       expect(Date.now() - started).toBeLessThan(3_000);

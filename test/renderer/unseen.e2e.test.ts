@@ -32,16 +32,19 @@ describe('names are data, and new tools are new, in the window', () => {
   it('the server page lists every tool by its own name, none new, with no error in the page', async () => {
     const { page } = t;
     await t.open('#/servers/names');
+    await page.getByTestId('server-detail').waitFor();
+    expect(await page.getByTestId('new-tools').count()).toBe(0);
+    expect(await page.getByTestId('pending-changes').count()).toBe(0);
+    await t.open('#/servers/names/tools');
     const table = page.getByTestId('tools-table');
     await table.waitFor();
     for (const name of NAMES) expect(await table.getByTestId(`tool-row-${name}`).count(), name).toBe(1);
-    expect(await page.getByTestId('new-tools').count()).toBe(0);
-    expect(await page.getByTestId('pending-changes').count()).toBe(0);
     expect(t.consoleErrors).toEqual([]);
   });
 
   it('the console sends every argument typed into the form under its own name', async () => {
     const { page } = t;
+    await t.open('#/servers/names/try');
     const console_ = page.getByTestId('tool-console');
     await console_.getByLabel('Tool').selectOption('constructor');
     const rows = console_.locator('.field-row:has(label code)');
@@ -69,10 +72,13 @@ describe('names are data, and new tools are new, in the window', () => {
     const peek = added.getByTestId('new-peek');
     expect(await peek.textContent()).toMatch(/Added after install.*read-only.*Fingerprint: [0-9a-f]{64}/s);
     await waitForText(page.getByTestId('server-badges'), '1 new tool to review');
-    expect(await page.getByTestId('tool-row-peek').textContent()).toMatch(/New: added after install.*Asks/s);
     await t.harness.screenshot('server-detail-new-tool');
-    await peek.getByRole('button', { name: 'Approve this tool' }).click();
-    await added.waitFor({ state: 'detached' });
+    await t.open('#/servers/late/tools');
+    expect(await page.getByTestId('tool-row-peek').textContent()).toMatch(/New: added after install.*Asks/s);
+    await t.open('#/servers/late');
+    await page.getByTestId('new-peek').getByRole('button', { name: 'Approve this tool' }).click();
+    await page.getByTestId('new-tools').waitFor({ state: 'detached' });
+    await t.open('#/servers/late/tools');
     await waitForText(page.getByTestId('tool-row-peek'), 'Runs without asking');
     expect(existsSync(join(records, 'calls')) ? readFileSync(join(records, 'calls'), 'utf8') : '').not.toMatch(/^peek$/m);
     expect(t.consoleErrors).toEqual([]);

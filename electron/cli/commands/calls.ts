@@ -29,12 +29,17 @@ export function registerCallCommands(program: Command, context: CliContext): voi
         throw new CliExit(EXIT.usage, `--args is not valid JSON: ${(error as Error).message}`);
       }
       if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new CliExit(EXIT.usage, '--args must be a JSON object, like {"path": "/tmp/x"}.');
-      const result = await (await context.api()).invoke('tools.call', { server, tool, arguments: args as Record<string, unknown> });
+      const api = await context.api();
+      const result = await api.invoke('tools.call', { server, tool, arguments: args as Record<string, unknown> });
       out(result, () => {
         const text = result.content.map((item) => contentText(item)).join('\n');
-        return [result.message ? `${result.outcome}: ${result.message}` : '', text].filter(Boolean).join('\n');
+        // The server's own words come first, then Airlock's (hints); all inert.
+        const heading = result.outcome === 'tool-error' ? `${server} › ${tool} reported an error:` : result.outcome === 'denied' ? 'Not run:' : result.outcome === 'unknown' ? 'Outcome unknown:' : '';
+        return [heading, text, result.message ? inert(result.message) : ''].filter(Boolean).join('\n');
       });
-      context.exit(result.outcome === 'ok' ? EXIT.ok : result.outcome === 'tool-error' ? EXIT.failure : result.nobodyToAsk ? EXIT.needsConfirmation : EXIT.denied);
+      // A server that cannot start for want of the sandbox: exit 3, as `airlock doctor`.
+      const sandboxMissing = result.outcome === 'denied' && !(await api.invoke('sandbox.status', {})).supported && !(await api.invoke('servers.get', { name: server })).profile.unsandboxed;
+      context.exit(result.outcome === 'ok' ? EXIT.ok : result.outcome === 'tool-error' ? EXIT.failure : sandboxMissing ? EXIT.sandboxUnavailable : result.nobodyToAsk ? EXIT.needsConfirmation : EXIT.denied);
     });
 
   program
@@ -74,13 +79,12 @@ export function registerCallCommands(program: Command, context: CliContext): voi
     .argument('<tool>')
     .argument('<allow|deny>')
     .option('--confirm-destructive', 'the second, explicit confirmation an "always allow" for a destructive tool needs')
-    .option('-y, --yes', 'answer yes to the question')
-    .action(async (server: string, tool: string, effect: string, options: { confirmDestructive?: boolean; yes?: boolean }) => {
+    .action(async (server: string, tool: string, effect: string, options: { confirmDestructive?: boolean }) => {
       if (effect !== 'allow' && effect !== 'deny') throw new CliExit(EXIT.usage, 'Say `allow` or `deny`.');
       const current = (await warmDetail(context, server)).tools.find((candidate) => candidate.name === tool);
       if (!current) throw new CliExit(EXIT.failure, `${server} does not offer a tool named ${tool} right now (is it enabled?).`);
       const destructive = current.reading.class === 'destructive';
-      await confirmOrExit(io, `Always ${effect} ${server} › ${tool}${destructive ? ' (it may delete or overwrite things)' : ''}?`, options.yes);
+      await confirmOrExit(io, `Always ${effect} ${server} › ${tool}${destructive ? ' (it may delete or overwrite things)' : ''}?`, context.yes());
       if (effect === 'allow' && destructive && !options.confirmDestructive) {
         if (!io.confirm) throw new CliExit(EXIT.needsConfirmation, `${tool} is destructive: always allowing it needs a second confirmation (--confirm-destructive).`);
         if (!(await io.confirm(`Are you sure? ${server} › ${tool} will then run without asking, even when it deletes or overwrites things.`))) throw new CliExit(EXIT.cancelled, 'Nothing was changed.');
@@ -90,7 +94,7 @@ export function registerCallCommands(program: Command, context: CliContext): voi
     });
   rules
     .command('remove')
-    .description('remove the rule for one tool')
+    .description('remove the rule for one tool (does not ask: every call then asks again)')
     .argument('<server>')
     .argument('<tool>')
     .action(async (server: string, tool: string) => {

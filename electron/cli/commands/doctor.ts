@@ -1,26 +1,83 @@
+import type { Command } from 'commander';
 import type { SandboxSupport } from '../../../shared/domain';
+import type { RuntimeView } from '../../../shared/views';
 import type { SharedHost } from '../../core/ipc/shared-host';
-import { EXIT, type CliIo } from '../output';
+import { CliExit, EXIT, type CliIo } from '../output';
+import { palette, type Palette } from '../terminal';
+import type { CliContext } from './servers';
 
-/** `airlock doctor`: can this machine run Airlock's sandbox, and is the data folder healthy? */
+/** `airlock doctor`: can this machine run Airlock's sandbox, which node/python/uv will servers use, is the data folder healthy? */
 export async function doctor(api: SharedHost, io: CliIo, json: boolean): Promise<number> {
   const sandbox = await api.invoke('sandbox.status', {});
   const info = await api.invoke('app.info', {});
-  const report = { sandbox, dataDir: info.dataDir, notices: info.notices, node: process.version, owner: api.mode === 'owner' ? 'this process' : 'another Airlock process' };
+  const runtimes = await api.invoke('runtimes.list', {});
+  const report = { sandbox, runtimes, dataDir: info.dataDir, notices: info.notices, node: process.version, owner: api.mode === 'owner' ? 'this process' : 'another Airlock process' };
+  const c = palette(io.colour === true && !json);
   if (json) {
     io.out(JSON.stringify(report, null, 2));
   } else {
-    io.out(formatSandbox(sandbox));
+    io.out(formatSandbox(sandbox, c));
+    io.out(formatRuntimes(runtimes, c));
     io.out(`Data folder: ${report.dataDir}`);
-    for (const notice of report.notices) io.out(`${notice.level.toUpperCase()}: ${notice.message}`);
+    for (const notice of report.notices) io.out(`${notice.level === 'error' ? c.danger('ERROR') : notice.level.toUpperCase()}: ${notice.message}`);
   }
   if (!sandbox.supported) return EXIT.sandboxUnavailable;
   return report.notices.some((notice) => notice.level === 'error') ? EXIT.failure : EXIT.ok;
 }
 
-function formatSandbox(sandbox: SandboxSupport): string {
-  const lines = [`Sandbox: ${sandbox.supported ? 'ready' : 'NOT AVAILABLE'} (${sandbox.platform})`, `  ${sandbox.summary}`];
+function formatSandbox(sandbox: SandboxSupport, c: Palette): string {
+  const lines = [`Sandbox: ${sandbox.supported ? c.ok('ready') : c.danger('NOT AVAILABLE')} (${sandbox.platform})`, `  ${sandbox.summary}`];
   if (sandbox.missing.length) lines.push(`  Missing: ${sandbox.missing.join(', ')}`);
   if (sandbox.fix) lines.push(`  Fix: ${sandbox.fix}`);
   return lines.join('\n');
+}
+
+/** One line per runtime: where it is and where it was found, or what to do. */
+export function formatRuntimes(runtimes: readonly RuntimeView[], c: Palette = palette(false)): string {
+  const lines = ['Programs servers run with:'];
+  for (const runtime of runtimes) {
+    const found = runtime.path && !runtime.problem;
+    lines.push(`  ${runtime.name.padEnd(7)}${found ? `${runtime.path}${runtime.version ? ` (${runtime.version})` : ''} — from ${runtime.from}` : c.warn(runtime.problem ?? 'not found')}`);
+  }
+  return lines.join('\n');
+}
+
+/** `airlock runtimes [set|reset]`: see and choose the node, python and uv servers run with. */
+export function registerRuntimeCommands(program: Command, context: CliContext): void {
+  const { io } = context;
+  const runtimes = program.command('runtimes').description('the node, python and uv servers run with: where Airlock found them, or where you point it (does not ask)');
+  runtimes
+    .command('list', { isDefault: true })
+    .description('show what was found and where')
+    .action(async () => {
+      const list = await (await context.api()).invoke('runtimes.list', {});
+      io.out(context.json() ? JSON.stringify(list, null, 2) : formatRuntimes(list, palette(io.colour === true)));
+    });
+  runtimes
+    .command('set')
+    .description('point Airlock at a program, e.g. `airlock runtimes set node ~/.nvm/versions/node/v22.11.0/bin/node`')
+    .argument('<node|python|uv>')
+    .argument('<path>')
+    .action(async (name: string, path: string) => {
+      const settings = await (await context.api()).invoke('settings.setRuntime', { name: runtimeName(name), path: absolute(path, io) });
+      io.out(context.json() ? JSON.stringify(settings, null, 2) : `Airlock will run ${name} servers with ${settings.runtimes[runtimeName(name)]}.`);
+    });
+  runtimes
+    .command('reset')
+    .description('forget your setting: Airlock looks for the program itself again')
+    .argument('<node|python|uv>')
+    .action(async (name: string) => {
+      const settings = await (await context.api()).invoke('settings.setRuntime', { name: runtimeName(name) });
+      io.out(context.json() ? JSON.stringify(settings, null, 2) : `Airlock looks for ${name} itself again (\`airlock runtimes\` shows what it finds).`);
+    });
+}
+
+function runtimeName(name: string): 'node' | 'python' | 'uv' {
+  if (name === 'node' || name === 'python' || name === 'uv') return name;
+  throw new CliExit(EXIT.usage, `Say which program: node, python or uv (not “${name}”).`);
+}
+
+function absolute(path: string, io: CliIo): string {
+  if (path === '~' || path.startsWith('~/')) return `${io.env.HOME ?? ''}${path.slice(1)}`;
+  return path.startsWith('/') ? path : `${process.cwd()}/${path}`;
 }

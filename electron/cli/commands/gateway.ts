@@ -121,18 +121,22 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
       try {
         if (options.stdio) {
           const gateway = await serveStdio(shared.gatewayCore(), gatewayOptions);
-          await gateway.closed;
+          await Promise.race([gateway.closed, new Promise<void>((done) => io.signal?.addEventListener('abort', () => done(), { once: true }))]);
+          if (io.signal?.aborted) context.exit(EXIT.interrupted);
         } else {
           const port = Number(options.http);
           if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliExit(EXIT.usage, `--http takes a port number, got “${options.http}”.`);
           const token = await loadOrCreateGatewayToken(context.dataDir());
           const gateway = await startHttpGateway(shared.gatewayCore(), { ...gatewayOptions, port, token });
           io.out(context.json() ? JSON.stringify({ url: gateway.url, tokenFile: resolve(context.dataDir(), GATEWAY_TOKEN_FILE) }) : `Airlock gateway on ${gateway.url}\nBearer token: in ${resolve(context.dataDir(), GATEWAY_TOKEN_FILE)}`);
+          // One Ctrl-C (or SIGTERM) stops it: the listener closes, servers stop, exit 130 for Ctrl-C.
           await new Promise<void>((done) => {
-            process.once('SIGINT', done);
+            if (io.signal?.aborted) return done();
+            io.signal?.addEventListener('abort', () => done(), { once: true });
             process.once('SIGTERM', done);
           });
           await gateway.close();
+          if (io.signal?.aborted) context.exit(EXIT.interrupted);
         }
       } finally {
         terminal?.close();
@@ -146,8 +150,8 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
     .argument('<app>', 'claude | vscode | cursor')
     .option('--move', "also move the app's other servers into Airlock (each through disclosure, added disabled), so they stop running unconfined there")
     .option('--undo', 'restore the config as it was before the last connect')
-    .option('-y, --yes', 'answer yes to the questions')
-    .action(async (app: string, options: { move?: boolean; undo?: boolean; yes?: boolean }) => {
+    .action(async (app: string, options: { move?: boolean; undo?: boolean }) => {
+      const yes = context.yes();
       if (app !== 'claude' && app !== 'vscode' && app !== 'cursor') throw new CliExit(EXIT.usage, 'Say which app: claude, vscode or cursor.');
       const target = app as ConnectApp;
       const label = APP_LABELS[target];
@@ -167,10 +171,10 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
       }
       let moved: string[] = [];
       if (options.move && preview.otherServers.length) {
-        await confirmOrExit(io, `Move ${preview.otherServers.length} server(s) from ${label} into Airlock (each shown first, added disabled)?`, options.yes);
-        moved = await importForMove(context, preview.path, target, options.yes);
+        await confirmOrExit(io, `Move ${preview.otherServers.length} server(s) from ${label} into Airlock (each shown first, added disabled)?`, yes);
+        moved = await importForMove(context, preview.path, target, yes);
       }
-      await confirmOrExit(io, `Write Airlock's entry into ${preview.path} (a backup is kept)?`, options.yes);
+      await confirmOrExit(io, `Write Airlock's entry into ${preview.path} (a backup is kept)?`, yes);
       const result = await connectApp(target, { ...environment, ...command, ...(moved.length ? { moveServers: moved } : {}) });
       io.out(
         context.json()
@@ -190,7 +194,7 @@ async function importForMove(context: CliContext, path: string, app: ConnectApp,
         context.io.out(`  ${inert(entry.name)} stays in the app: ${entry.status} — ${inert(entry.reason ?? '')}`);
         continue;
       }
-      await installFromDisclosure(context, entry.disclosure, { yes, enable: false, silentJson: true });
+      await installFromDisclosure(context, entry.disclosure, { yes, enable: false, acceptProposals: true, silentJson: true });
       taken.push(entry.name);
     }
   }

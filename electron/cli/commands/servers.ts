@@ -2,10 +2,12 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { SandboxProfile } from '../../../shared/domain';
 import type { InstallSource } from '../../../shared/ipc';
-import type { Disclosure } from '../../../shared/views';
+import type { Disclosure, ServerSummary } from '../../../shared/views';
+import { domainProblem, nameProblem, parseEnvAssignments, pathProblem } from '../../core/install/checks';
 import type { SharedHost } from '../../core/ipc/shared-host';
-import { formatDetail, formatDisclosure, formatProbe, formatSummaryLine, inert } from '../format';
-import { CliExit, EXIT, type CliIo } from '../output';
+import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, inert } from '../format';
+import { CliExit, EXIT, withProgress, type CliIo } from '../output';
+import { palette } from '../terminal';
 
 /** What every command gets: the host (opened on first use), the terminal, and the output mode. */
 export interface CliContext {
@@ -13,6 +15,10 @@ export interface CliContext {
   api(): Promise<SharedHost>;
   io: CliIo;
   json(): boolean;
+  /** The global -y/--yes: answer yes to the questions. */
+  yes(): boolean;
+  /** `-y` was written after `--`, where it belongs to the server's command line (worth saying when Airlock then asks). */
+  yesAfterDashes?: boolean;
   /** Sets the process exit code. */
   exit(code: number): void;
 }
@@ -25,21 +31,49 @@ interface GrantOptions {
   domain?: string[];
   persistentData?: boolean;
   secret?: string[];
+  env?: string[];
 }
 
-function withGrantOptions(command: Command): Command {
+function withGrantOptions(command: Command, verb: 'grant' | 'revoke' = 'grant'): Command {
   return command
     .option('--read <path>', 'let it read a folder or file (repeatable)', collect)
-    .option('--write <path>', 'let it write a folder (repeatable)', collect)
+    .option('--write <path>', 'let it write a folder (repeatable; it must exist)', collect)
     .option('--domain <domain>', 'let it reach a domain, e.g. api.example.com or *.example.com (repeatable)', collect)
-    .option('--persistent-data', 'give it a data folder of its own that outlives it');
+    .option('--persistent-data', 'give it a data folder of its own that outlives it')
+    .option(
+      '--env <KEY=VALUE>',
+      verb === 'grant' ? 'a plain setting passed as an environment variable, e.g. MEMORY_FILE_PATH=/path (repeatable; secrets go with --secret)' : 'take a plain setting away: --env KEY (repeatable)',
+      collect,
+    );
 }
 
 /** Asks a yes/no question, or accepts --yes; without a terminal and without --yes, refuses. */
-export async function confirmOrExit(io: CliIo, question: string, yes: boolean | undefined): Promise<void> {
+export async function confirmOrExit(io: CliIo, question: string, yes: boolean | undefined, context?: Pick<CliContext, 'yesAfterDashes'>): Promise<void> {
   if (yes) return;
-  if (!io.confirm) throw new CliExit(EXIT.needsConfirmation, `${question} — this needs your confirmation; run it in a terminal, or pass --yes.`);
+  const note = context?.yesAfterDashes ? ' (the -y after `--` is part of the server’s command line, not an answer for Airlock: put --yes before `--`)' : '';
+  if (!io.confirm) throw new CliExit(EXIT.needsConfirmation, `${question} — this needs your confirmation; run it in a terminal, or pass --yes${note}.`);
   if (!(await io.confirm(question))) throw new CliExit(EXIT.cancelled, 'Nothing was changed.');
+}
+
+/**
+ * Checks what can be checked before anything is downloaded or saved: the
+ * grants' paths exist and their domains parse. Exit 2 with every problem,
+ * one plain sentence each.
+ */
+function checkGrants(options: GrantOptions): void {
+  const problems = [
+    ...(options.write ?? []).map((path) => pathProblem('write', resolve(path))),
+    ...(options.read ?? []).map((path) => pathProblem('read', resolve(path))),
+    ...(options.domain ?? []).map((domain) => domainProblem(domain)),
+  ].filter((problem): problem is string => problem !== undefined);
+  if (problems.length) throw new CliExit(EXIT.usage, problems.join('\n'));
+}
+
+/** `--env KEY=VALUE` values, checked (names, no secrets); exit 2 on a problem. */
+function envOption(values: string[] | undefined): Record<string, string> {
+  const { env, problems } = parseEnvAssignments(values ?? []);
+  if (problems.length) throw new CliExit(EXIT.usage, problems.join('\n'));
+  return env;
 }
 
 function applyGrants(profile: Omit<SandboxProfile, 'unsandboxed'>, options: GrantOptions, remove = false): Omit<SandboxProfile, 'unsandboxed'> {
@@ -79,38 +113,99 @@ function secretsFromEnv(io: CliIo, names: string[] | undefined): Record<string, 
   return out;
 }
 
-/** Disclosure → consented probe → grants and trust → commit: the install flow on a terminal. */
-export async function installFromDisclosure(
-  context: CliContext,
-  disclosure: Disclosure,
-  options: GrantOptions & { name?: string; trust?: boolean; yes?: boolean; probe?: boolean; enable?: boolean; config?: string[]; silentJson?: boolean },
-): Promise<void> {
+/** What `installFromDisclosure` was told on the command line. */
+export interface InstallOptions extends GrantOptions {
+  name?: string;
+  trust?: boolean;
+  yes?: boolean;
+  probe?: boolean;
+  enable?: boolean;
+  config?: string[];
+  /** Accept the disclosure's proposed grants (imports: shown, then part of the question). */
+  acceptProposals?: boolean;
+  /** One line per server instead of the whole disclosure and inspection (imports; details on `show`). */
+  brief?: boolean;
+  silentJson?: boolean;
+}
+
+/**
+ * Disclosure → consented probe → grants and trust → commit: the install flow
+ * on a terminal. Returns the saved server's summary. A server asked to start
+ * that does not is saved turned off, and the command says why (exit 1).
+ */
+export async function installFromDisclosure(context: CliContext, disclosure: Disclosure, options: InstallOptions): Promise<ServerSummary> {
   const { io } = context;
+  const quiet = context.json();
+  const c = palette(io.colour === true && !quiet);
   const api = await context.api();
   const name = options.name ?? disclosure.suggestedName;
   const userConfig = parseConfig(options.config);
+  const env = { ...disclosure.env, ...envOption(options.env) };
+  const yes = options.yes || context.yes();
   try {
-    if (!context.json()) io.out(formatDisclosure(disclosure));
-    let report;
-    const profile = applyGrants(disclosure.profile, options);
-    if (options.probe !== false) {
-      await confirmOrExit(io, 'Inspect it in a locked sandbox (no network, no writes, no secrets)?', options.yes);
-      // Inspected with the grants it is about to get, read-only (a server that checks its folders at start-up starts).
-      report = await api.invoke('install.probe', { draftId: disclosure.draftId, userConfig, profile });
-      if (!context.json()) io.out(formatProbe(report));
+    if (!quiet && !options.brief) io.out(formatDisclosure({ ...disclosure, env }, c));
+    const proposals = options.acceptProposals ? disclosure.proposals : [];
+    let profile = applyGrants(disclosure.profile, {
+      ...options,
+      read: [...(options.read ?? []), ...proposals.filter((p) => p.kind === 'read').map((p) => p.value)],
+      write: [...(options.write ?? []), ...proposals.filter((p) => p.kind === 'write').map((p) => p.value)],
+      domain: [...(options.domain ?? []), ...proposals.filter((p) => p.kind === 'domain').map((p) => p.value)],
+    });
+    if (!options.acceptProposals && !quiet && !options.brief) {
+      const offered = formatProposals(disclosure.proposals.filter((p) => !granted(profile, p)), c);
+      if (offered) io.out(offered);
     }
+    checkGrants({ read: profile.filesystem.read, write: profile.filesystem.write, domain: profile.network.allowedDomains });
     const secrets = secretsFromEnv(io, options.secret);
+    profile = { ...profile, secrets: [...new Set([...profile.secrets, ...Object.keys(secrets)])] };
+    let report;
+    if (options.probe !== false) {
+      await confirmOrExit(io, 'Inspect it in a locked sandbox (no network, no writes, no secrets)?', yes, context);
+      const what = disclosure.provenance.kind === 'npm' ? `Installing ${disclosure.provenance.name}@${disclosure.provenance.version} (install scripts off) and inspecting it` : 'Inspecting it';
+      report = await withProgress(io, quiet, `${what} in a locked sandbox…`, () =>
+        api.invoke('install.probe', { draftId: disclosure.draftId, userConfig, env, profile, trusted: options.trust === true }),
+      );
+      if (!quiet && !options.brief) io.out(formatProbe(report, c));
+    }
     const enable = options.enable !== false && !disclosure.importedFrom;
-    const words = `${enable ? 'Add and enable' : 'Add (disabled)'} ${name} with: read ${profile.filesystem.read.join(', ') || 'nothing extra'} · write ${profile.filesystem.write.join(', ') || (profile.filesystem.persistentData ? 'its own data folder' : 'nowhere that lasts')} · network ${profile.network.allowedDomains.join(', ') || 'none'}${options.trust ? ' · its annotations trusted' : ''}?`;
-    await confirmOrExit(io, words, options.yes);
-    const summary = await api.invoke('install.commit', { draftId: disclosure.draftId, name, profile, trusted: options.trust === true, secrets, userConfig, enable });
+    const words = `${enable ? 'Add and start' : 'Add (turned off)'} ${name} with: ${grantWords(profile)}${options.trust ? ' · its annotations trusted' : ''}?`;
+    await confirmOrExit(io, words, yes, context);
+    const summary = await withProgress(io, quiet, enable ? `Saving ${name} and starting it in its sandbox…` : `Saving ${name}…`, () =>
+      api.invoke('install.commit', { draftId: disclosure.draftId, name, profile, trusted: options.trust === true, secrets, userConfig, env, enable }),
+    );
+    const started = !enable || summary.state === 'ready';
     if (context.json()) {
-      if (!options.silentJson) io.out(JSON.stringify({ ok: true, server: summary, probe: report ?? null }, null, 2));
-    } else io.out(`Added.\n${formatSummaryLine(summary)}${summary.lastError ? `\n  ${summary.lastError}` : ''}`);
+      if (!options.silentJson) io.out(JSON.stringify({ ok: started, server: summary, probe: report ?? null }, null, 2));
+    } else if (options.brief) {
+      const saved = (await api.invoke('servers.get', { name: summary.name })).profile;
+      io.out(`${c.ok('✓')} ${summary.name.padEnd(16)} added, turned off · ${grantWords(saved)}${report ? ` · ${report.tools.length} tools` : ' · not inspected'} — \`airlock show ${summary.name}\``);
+    } else if (started) {
+      io.out(`${c.ok(enable ? `Added ${name}; it runs in its sandbox.` : `Added ${name}, turned off${report ? '' : ', not inspected'}: start it with \`airlock start ${name}\`.`)}\n${formatSummaryLine(summary, c)}`);
+    }
+    if (!started) {
+      const why = summary.stateNote ?? `${name} is turned off because it did not start: ${summary.lastError ?? 'no reason given'}.`;
+      throw new CliExit(EXIT.failure, `${inert(why)}\nIt was saved (not as running): fix what it needs (e.g. \`airlock grant ${name} …\`) and start it, or \`airlock remove ${name}\`.`);
+    }
+    return summary;
   } catch (error) {
     await api.invoke('install.cancel', { draftId: disclosure.draftId }).catch(() => {});
     throw error;
   }
+}
+
+function granted(profile: Omit<SandboxProfile, 'unsandboxed'>, proposal: Disclosure['proposals'][number]): boolean {
+  if (proposal.kind === 'domain') return profile.network.allowedDomains.includes(proposal.value);
+  return profile.filesystem[proposal.kind].includes(proposal.value) || (proposal.kind === 'read' && profile.filesystem.write.includes(proposal.value));
+}
+
+function grantWords(profile: Omit<SandboxProfile, 'unsandboxed'>): string {
+  const f = profile.filesystem;
+  return [
+    `read ${f.read.join(', ') || 'nothing extra'}`,
+    `write ${[...f.write, ...(f.persistentData ? ['its own data folder'] : [])].join(', ') || 'nowhere that lasts'}`,
+    `network ${profile.network.allowedDomains.join(', ') || 'none'}`,
+    ...(profile.secrets.length ? [`secrets ${profile.secrets.join(', ')}`] : []),
+  ].join(' · ');
 }
 
 export function registerServerCommands(program: Command, context: CliContext): void {
@@ -120,7 +215,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
   withGrantOptions(
     program
       .command('add')
-      .description('add a server: `add NAME -- CMD ARGS…`, `add NAME --npm PKG[@VER] [-- ARGS…]`, or `add NAME --mcpb FILE`; shows what will run and asks first')
+      .description('add a server: `add NAME -- CMD ARGS…`, `add NAME --npm PKG[@VER] [-- ARGS…]`, or `add NAME --mcpb FILE`; checks it all, shows what will run and asks first')
       .argument('<name>', "the server's name (lowercase letters, digits, dashes)")
       .argument('[argv...]', 'the command and its arguments (after --), or arguments for the npm package')
       .option('--npm <package>', 'install an npm package, pinned to an exact version')
@@ -129,15 +224,21 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .option('--secret <NAME>', 'grant a secret, read from the environment variable NAME (repeatable)', collect)
       .option('--config <KEY=VALUE>', 'a setting the server needs (MCPB user_config; repeatable)', collect)
       .option('--no-probe', 'skip the inspection in a locked sandbox')
-      .option('--disabled', 'add it without enabling it')
-      .option('-y, --yes', 'answer yes to the questions (for scripts)'),
+      .option('--disabled', 'add it without enabling it'),
   ).action(async (name: string, argv: string[], options) => {
+    // Everything that can be checked is checked before anything is downloaded.
+    const api = await context.api();
+    const badName = nameProblem(name, (await api.invoke('servers.list', {})).map((server) => server.name));
+    if (badName) throw new CliExit(EXIT.usage, badName);
+    checkGrants(options);
+    envOption(options.env);
+    secretsFromEnv(io, options.secret);
     let source: InstallSource;
     if (options.npm) source = { kind: 'npm', package: options.npm, ...(argv.length ? { args: argv } : {}) };
     else if (options.mcpb) source = { kind: 'mcpb', path: resolve(options.mcpb) };
     else if (argv.length) source = { kind: 'local', argv };
     else throw new CliExit(EXIT.usage, 'Say what to run: `airlock add NAME -- COMMAND ARGS…`, `--npm PACKAGE` or `--mcpb FILE`.');
-    const disclosure = await (await context.api()).invoke('install.prepare', { source });
+    const disclosure = await withProgress(io, context.json(), source.kind === 'npm' ? `Looking up ${source.package} on npm…` : 'Reading the source…', () => api.invoke('install.prepare', { source }));
     await installFromDisclosure(context, disclosure, { ...options, name, enable: !options.disabled });
   });
 
@@ -147,12 +248,11 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .description('update an npm server to another version: a new disclosure and inspection; the running version stays until you agree')
       .argument('<name>')
       .argument('[range]', 'the version or range to move to', 'latest')
-      .option('--no-probe', 'skip the inspection in a locked sandbox')
-      .option('-y, --yes', 'answer yes to the questions (for scripts)'),
+      .option('--no-probe', 'skip the inspection in a locked sandbox'),
   ).action(async (name: string, range: string, options) => {
     const api = await context.api();
     const current = await api.invoke('servers.get', { name });
-    const disclosure = await api.invoke('install.prepare', { source: { kind: 'update', server: name, range } });
+    const disclosure = await withProgress(io, context.json(), `Looking up ${range} on npm…`, () => api.invoke('install.prepare', { source: { kind: 'update', server: name, range } }));
     // Trust and enablement carry over; the grants are shown and can be changed like at install.
     await installFromDisclosure(context, disclosure, { ...options, name, trust: current.trusted, enable: current.enabled });
   });
@@ -163,14 +263,16 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .argument('[source]', 'claude | vscode | cursor | PATH (default: all three apps)')
     .option('--only <names>', 'import only these entries (comma-separated)')
     .option('--no-probe', 'skip the inspection in a locked sandbox')
-    .option('-y, --yes', 'answer yes to the questions (for scripts)')
+    .option('--no-proposed', 'do not accept the proposed grants (paths its command line and settings name, its API’s domain)')
     .action(async (source: string | undefined, options) => {
       const api = await context.api();
+      const c = palette(io.colour === true && !context.json());
       const request: { app?: 'claude' | 'vscode' | 'cursor'; path?: string } =
         source === 'claude' || source === 'vscode' || source === 'cursor' ? { app: source } : source ? { path: resolve(source) } : {};
-      const files = await api.invoke('install.scanImports', request);
+      const files = await withProgress(io, context.json(), 'Reading the configs and looking up their packages…', () => api.invoke('install.scanImports', request));
       const wanted = options.only ? new Set(String(options.only).split(',').map((name: string) => name.trim())) : undefined;
       const imported: string[] = [];
+      const failed: string[] = [];
       if (files.length === 0) {
         out({ ok: true, files: [] }, () => 'No configs found. Give a path: `airlock import PATH`.');
         return;
@@ -179,20 +281,27 @@ export function registerServerCommands(program: Command, context: CliContext): v
         if (!context.json()) io.out(`${file.path} (${file.app}):`);
         for (const entry of file.entries) {
           if (entry.status !== 'importable' || !entry.disclosure) {
-            if (!context.json()) io.out(`  ${inert(entry.name)}: ${entry.status} — ${inert(entry.reason ?? '')}`);
+            if (!context.json()) io.out(`${c.warn('–')} ${inert(entry.name).padEnd(16)} not imported: ${entry.status === 'unsupported' ? 'not supported yet' : 'not valid'} — ${inert(entry.reason ?? '')}`);
             continue;
           }
           if (wanted && !wanted.has(entry.name)) {
             await api.invoke('install.cancel', { draftId: entry.disclosure.draftId });
             continue;
           }
-          if (!context.json()) io.out(`\n── ${inert(entry.name)} ──`);
-          await installFromDisclosure(context, entry.disclosure, { ...options, enable: false, silentJson: true });
-          imported.push(entry.disclosure.suggestedName);
+          try {
+            const summary = await installFromDisclosure(context, entry.disclosure, { ...options, acceptProposals: options.proposed !== false, enable: false, brief: true, silentJson: true });
+            imported.push(summary.name);
+          } catch (error) {
+            // One entry that cannot be imported does not stop the others; it is named with its reason.
+            if (error instanceof CliExit && (error.exitCode === EXIT.needsConfirmation || error.exitCode === EXIT.cancelled || error.exitCode === EXIT.interrupted)) throw error;
+            failed.push(entry.name);
+            if (!context.json()) io.out(`${c.danger('✗')} ${inert(entry.name).padEnd(16)} not imported: ${inert(error instanceof Error ? error.message : String(error))}`);
+          }
         }
       }
-      if (context.json()) io.out(JSON.stringify({ ok: true, imported, files }, null, 2));
-      else io.out(`\nImported ${imported.length} server(s), disabled. Review each with \`airlock show NAME\`, then \`airlock start NAME\`.`);
+      if (context.json()) io.out(JSON.stringify({ ok: failed.length === 0, imported, failed, files }, null, 2));
+      else io.out(`\nImported ${imported.length} server(s), turned off${failed.length ? `; ${failed.length} could not be imported` : ''}. Review each with \`airlock show NAME\`, then \`airlock start NAME\`.`);
+      if (failed.length) context.exit(EXIT.failure);
     });
 
   program
@@ -200,7 +309,8 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .description('list servers with their state, trust, sandbox and network')
     .action(async () => {
       const servers = await (await context.api()).invoke('servers.list', {});
-      out(servers, () => (servers.length ? servers.map(formatSummaryLine).join('\n') : 'No servers yet. Add one with `airlock add NAME --npm PACKAGE`.'));
+      const c = palette(io.colour === true && !context.json());
+      out(servers, () => (servers.length ? servers.map((server) => formatSummaryLine(server, c)).join('\n') : 'No servers yet. Add one with `airlock add NAME --npm PACKAGE`.'));
     });
 
   program
@@ -209,7 +319,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .argument('<name>')
     .action(async (name: string) => {
       const detail = await warmDetail(context, name);
-      out(detail, () => formatDetail(detail));
+      out(detail, () => formatDetail(detail, palette(io.colour === true)));
     });
 
   for (const [verb, description] of [
@@ -223,9 +333,10 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .argument('<name>')
       .action(async (name: string) => {
         const api = await context.api();
-        const summary = await api.invoke(`servers.${verb}`, { name });
+        await api.invoke('servers.get', { name });
+        const summary = await withProgress(io, context.json(), verb === 'stop' ? `Stopping ${name}…` : `Starting ${name} in its sandbox…`, () => api.invoke(`servers.${verb}`, { name }));
         const note = verb !== 'stop' && api.mode === 'owner' ? '\nNo Airlock app or gateway is running, so it stops again when this command ends; it runs whenever Airlock runs.' : '';
-        out(summary, () => `${formatSummaryLine(summary)}${note}`);
+        out(summary, () => `${formatSummaryLine(summary, palette(io.colour === true))}${note}`);
       });
   }
 
@@ -238,35 +349,45 @@ export function registerServerCommands(program: Command, context: CliContext): v
       out(detail.logs, () => detail.logs.map((line) => `${line.time} ${line.source}: ${inert(line.text)}`).join('\n') || '(nothing logged)');
     });
 
-  withGrantOptions(program.command('grant').description('grant a server more: paths, domains, a data folder, secrets').argument('<name>'))
+  withGrantOptions(program.command('grant').description('grant a server more: paths, domains, a data folder, secrets, plain settings (asks first)').argument('<name>'))
     .option('--secret <NAME>', 'set and grant a secret, read from the environment variable NAME', collect)
-    .option('-y, --yes', 'answer yes to the question')
-    .action(async (name: string, options: GrantOptions & { yes?: boolean }) => {
+    .action(async (name: string, options: GrantOptions) => {
       const api = await context.api();
-      const { unsandboxed: _u, ...current } = (await api.invoke('servers.get', { name })).profile;
+      const before = await api.invoke('servers.get', { name });
+      checkGrants(options);
+      const env = envOption(options.env);
+      const { unsandboxed: _u, ...current } = before.profile;
       const profile = applyGrants(current, options);
       const secrets = secretsFromEnv(io, options.secret);
-      await confirmOrExit(io, `Grant ${name} ${describeChange(current, profile)}${Object.keys(secrets).length ? ` and the secret(s) ${Object.keys(secrets).join(', ')}` : ''}?`, options.yes);
+      const settings = Object.entries(env).map(([key, value]) => `the setting ${key}=${value}`);
+      await confirmOrExit(io, `Grant ${name} ${[describeChange(current, profile), ...settings].filter((part) => part !== 'nothing new' || settings.length === 0).join(', ')}${Object.keys(secrets).length ? ` and the secret(s) ${Object.keys(secrets).join(', ')}` : ''}?`, context.yes());
       let detail = await api.invoke('servers.updateProfile', { name, profile });
+      if (settings.length) detail = await api.invoke('servers.setEnv', { name, env: { ...before.spec.env, ...env } });
       for (const [key, value] of Object.entries(secrets)) detail = await api.invoke('servers.setSecret', { name, key, value });
-      out(detail.profile, () => formatDetail(detail));
+      out(detail.profile, () => formatDetail(detail, palette(io.colour === true)));
     });
 
-  withGrantOptions(program.command('revoke').description('take grants back from a server').argument('<name>'))
+  withGrantOptions(program.command('revoke').description('take grants back from a server (does not ask: it only takes away)').argument('<name>'), 'revoke')
     .option('--secret <NAME>', 'clear a secret and take its grant back', collect)
     .option('--rules', "remove every rule and session grant for this server's tools")
     .action(async (name: string, options: GrantOptions & { rules?: boolean }) => {
       const api = await context.api();
-      const { unsandboxed: _u, ...current } = (await api.invoke('servers.get', { name })).profile;
+      const before = await api.invoke('servers.get', { name });
+      const { unsandboxed: _u, ...current } = before.profile;
       let detail = await api.invoke('servers.updateProfile', { name, profile: applyGrants(current, options, true) });
+      if (options.env?.length) {
+        const env = { ...before.spec.env };
+        for (const key of options.env) delete env[key.split('=')[0]!];
+        detail = await api.invoke('servers.setEnv', { name, env });
+      }
       for (const key of options.secret ?? []) detail = await api.invoke('servers.clearSecret', { name, key });
       if (options.rules) detail = await api.invoke('servers.revokeRules', { name });
-      out(detail.profile, () => formatDetail(detail));
+      out(detail.profile, () => formatDetail(detail, palette(io.colour === true)));
     });
 
   program
     .command('trust')
-    .description("trust a server's annotations (on) or not (off); untrusted annotations never reduce prompts")
+    .description("trust a server's annotations (on) or not (off); untrusted annotations never reduce prompts (does not ask)")
     .argument('<name>')
     .argument('<on|off>')
     .action(async (name: string, value: string) => {
@@ -281,14 +402,13 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .argument('<name>')
     .argument('[tool]')
     .option('--code', "approve the server's changed code (the hashes `airlock show` prints) and pin it; its \"always allow\" rules made before are removed")
-    .option('-y, --yes', 'answer yes to the question')
-    .action(async (name: string, tool: string | undefined, options: { yes?: boolean; code?: boolean }) => {
+    .action(async (name: string, tool: string | undefined, options: { code?: boolean }) => {
       if (options.code) {
         if (tool !== undefined) throw new CliExit(EXIT.usage, 'Approve either a tool or the code (--code), not both.');
         const change = (await warmDetail(context, name)).codeChange;
         if (!change) throw new CliExit(EXIT.failure, `${name}'s code has not changed since you approved it.`);
         const files = change.files.filter((file) => file.current !== null).map((file) => ({ path: file.path, sha256: file.current! }));
-        await confirmOrExit(io, `Pin ${name}'s new code (${files.map((file) => `${file.path} sha256 ${file.sha256.slice(0, 12)}…`).join(', ')}) and remove its "always allow" rules?`, options.yes);
+        await confirmOrExit(io, `Pin ${name}'s new code (${files.map((file) => `${file.path} sha256 ${file.sha256.slice(0, 12)}…`).join(', ')}) and remove its "always allow" rules?`, context.yes());
         const detail = await (await context.api()).invoke('servers.approveCode', { name, files });
         out(detail.provenance, () => `Approved ${name}'s new code. Its calls follow the usual rules again; "always allow" rules made for the old code were removed.`);
         return;
@@ -296,20 +416,19 @@ export function registerServerCommands(program: Command, context: CliContext): v
       if (tool === undefined) throw new CliExit(EXIT.usage, 'Name the tool to approve, or use --code.');
       const current = (await warmDetail(context, name)).tools.find((candidate) => candidate.name === tool);
       if (!current) throw new CliExit(EXIT.failure, `${name} does not offer a tool named ${tool} right now.`);
-      await confirmOrExit(io, `Approve the current definition of ${name} › ${tool}?`, options.yes);
+      await confirmOrExit(io, `Approve the current definition of ${name} › ${tool}?`, context.yes());
       const detail = await (await context.api()).invoke('servers.approveChange', { name, tool, fingerprint: current.fingerprint });
       out(detail.tools.find((t) => t.name === tool), () => `Approved ${name} › ${tool}.`);
     });
 
   program
     .command('remove')
-    .description('remove a server with its installed files, data, secrets and rules')
+    .description('remove a server with its installed files, data, secrets and rules (asks first)')
     .argument('<name>')
-    .option('-y, --yes', 'answer yes to the question')
-    .action(async (name: string, options: { yes?: boolean }) => {
+    .action(async (name: string) => {
       const api = await context.api();
       await api.invoke('servers.get', { name });
-      await confirmOrExit(io, `Remove ${name}, its installed files, its data, its secrets and its rules?`, options.yes);
+      await confirmOrExit(io, `Remove ${name}, its installed files, its data, its secrets and its rules?`, context.yes());
       await api.invoke('servers.remove', { name, confirm: true });
       out({ ok: true, removed: name }, () => `Removed ${name}.`);
     });

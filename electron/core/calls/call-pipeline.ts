@@ -92,6 +92,8 @@ export interface CallPipelineDeps {
   now(): number;
   /** Told after each audit append (the Activity page refreshes). */
   onDidAppend?(seq: number): void;
+  /** Why a server cannot take calls now (turned off, imported, crashed, no sandbox), in words; undefined if nothing is known. */
+  whyUnavailable?(server: string): string | undefined;
 }
 
 /**
@@ -122,9 +124,8 @@ export class CallPipeline {
     if (record.enabled) {
       try {
         await this.deps.ensureReady(request.server);
-      } catch (error) {
-        // The listing is what the policy judges; without it the tool is unknown (deny below).
-        void error;
+      } catch {
+        // The listing is what the policy judges; without it the tool is unknown (deny below, with the reason).
       }
     }
     const codeChange = await this.deps.codeChange(request.server, record);
@@ -134,6 +135,10 @@ export class CallPipeline {
     let denialMessage = round.denialMessage;
     // A person answered (approve or deny, in a window or on a terminal): their seconds dwarf an fsync.
     const personAnswered = answer?.by !== undefined && answer.how !== 'own-call';
+    if (final === 'deny' && !denialMessage && (decision.decidedBy.kind === 'blocked' || decision.decidedBy.kind === 'unknown-tool')) {
+      // The server's state, not the policy, is the reason: say which state, and what to do.
+      denialMessage = this.deps.whyUnavailable?.(request.server);
+    }
     if (final === 'deny' && !denialMessage) denialMessage = `Airlock denied this call: ${decision.reasons.join(' ')}`;
 
     const strict = state.settings.strictDurability === true;

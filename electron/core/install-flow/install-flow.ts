@@ -7,6 +7,9 @@ import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
 import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../../../shared/views';
 import type { z } from 'zod';
 import { AirlockError } from '../errors';
+import { envNameProblem, nameProblem, profileProblems } from '../install/checks';
+import { proposeGrants } from '../install/proposals';
+import { runtimeFor } from '../runtimes';
 import {
   applyUserConfig,
   importConfigFile,
@@ -51,6 +54,20 @@ interface Draft {
   probedTools?: Array<{ definition: ToolDefinition; fingerprint: string }>;
   /** For an update: the server this draft replaces when committed. */
   replaces?: string;
+  /** The entry name an import came under (for proposals: "github" probably talks to GitHub). */
+  label?: string;
+}
+
+/** Where to find the programs servers run with (see core/runtimes); resolved at each prepare. */
+export interface RuntimeLookup {
+  /** The node that runs JavaScript servers. */
+  nodePath?: string;
+  /** npm, beside that node when there is one. */
+  npmCommand?: string;
+  /** The folders to search for a bare command (`node`, `npx`, `uvx`). */
+  pathEnv?: string;
+  /** What to tell a person when a runtime is missing (by runtime name). */
+  missing: Partial<Record<'node' | 'python' | 'uv', string>>;
 }
 
 export interface InstallFlowDeps {
@@ -63,12 +80,16 @@ export interface InstallFlowDeps {
   nodePath?: string;
   /** The npm command (default `npm` on PATH). */
   npmCommand?: string;
+  /** Finds node, npm and the search path (the person's setting first); absent: this process's. */
+  runtimes?(): Promise<RuntimeLookup>;
   toolContext(record: ServerRecord): ToolViewContext;
   /** How a local server's files are hashed (the code hasher, so its first start need not hash them again). */
   hashFile?(path: string): Promise<string>;
   onDidChange(): void;
   startServer(name: string): Promise<void>;
   stopServer(name: string): Promise<void>;
+  /** Why a server that did not start is not running, with its last words (for the message when it is saved turned off). */
+  whyNotRunning?(name: string): string | undefined;
 }
 
 /**
@@ -86,6 +107,7 @@ export class InstallFlow {
   async prepare(source: InstallSource): Promise<Disclosure> {
     const id = randomBytes(12).toString('hex');
     const dir = join(this.serversRoot(), id);
+    this.lookup = await this.deps.runtimes?.();
     const options = { serverDir: dir, nodePath: this.nodePath(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) };
     let draft: Draft;
     try {
@@ -107,12 +129,12 @@ export class InstallFlow {
         const [command, ...args] = source.argv;
         const candidate = await prepareLocalCommand(
           { command: command!, args },
-          { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.deps.hashFile ? { hashFile: (path: string) => this.deps.hashFile!(path) } : {}) },
+          { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.deps.hashFile ? { hashFile: (path: string) => this.deps.hashFile!(path) } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) },
         );
         draft = { id, candidate, installed: true, secretValues: {}, profile: defaultSandboxProfile() };
       }
     } catch (error) {
-      throw sourceError(error);
+      throw sourceError(error, source.kind === 'local' ? source.argv[0] : undefined, this.lookup);
     }
     this.drafts.set(id, draft);
     return this.disclosure(draft);
@@ -120,7 +142,8 @@ export class InstallFlow {
 
   /** Lists the servers in other apps' configs (or one file), each with its disclosure when it can be imported. */
   async scanImports(request: { app?: ImportApp; path?: string }): Promise<Array<{ app: string; path: string; entries: ImportEntryView[]; error?: string }>> {
-    const environment = { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) };
+    this.lookup = await this.deps.runtimes?.();
+    const environment = { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) };
     let results;
     try {
       if (request.path) results = [await importConfigFile(this.absolute(request.path, 'the config path'), { ...environment, ...(request.app ? { app: request.app } : {}) })];
@@ -145,10 +168,15 @@ export class InstallFlow {
    * rest of home unreadable. Installs an npm package or unpacks a bundle
    * first — into the draft's own folder, which cancel removes.
    */
-  async probe(draftId: string, userConfig: UserConfigValues = {}, profile?: EditableProfile): Promise<ProbeReport> {
+  async probe(
+    draftId: string,
+    userConfig: UserConfigValues = {},
+    profile?: EditableProfile,
+    chosen: { env?: Record<string, string>; trusted?: boolean } = {},
+  ): Promise<ProbeReport> {
     const draft = this.draft(draftId);
     await this.ensureInstalled(draft);
-    const spec = this.specWith(draft, userConfig);
+    const spec = this.specWith(draft, userConfig, chosen.env);
     const intended = profile ?? draft.profile;
     let result;
     try {
@@ -161,13 +189,15 @@ export class InstallFlow {
       );
     } catch (error) {
       const log = error instanceof ProbeError ? error.log.slice(-20).map((line) => line.text).join('\n') : '';
-      throw new AirlockError('unavailable', `The server did not start in the locked sandbox: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}`);
+      const paths = draft.candidate.profileHints.map((hint) => hint.path);
+      const hint = paths.length && /ENOENT|EACCES|EPERM|not accessible|no such file|permission denied/i.test(log) ? `\nIt names ${paths.join(', ')}: grant ${paths.length === 1 ? 'it' : 'them'} (read or write) if the server needs ${paths.length === 1 ? 'it' : 'them'}.` : '';
+      throw new AirlockError('unavailable', `The server did not start in the locked sandbox: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}${hint}`);
     }
+    // "What happens on a call" is computed for the grants and trust being given, not the defaults. What the person
+    // reviews here becomes the approved set at commit: preview the tools as approved, so only what appears later is new.
     const tools = result.tools.items;
-    // What the person reviews here becomes the approved set at commit: preview the tools as approved,
-    // so only what appears later (added after install) is new.
-    const record = { ...this.previewRecord(draft, intended, false), approvedTools: approvedSet(tools, new Date().toISOString()) };
-    const context = this.deps.toolContext(record);
+    const record = { ...this.previewRecord(draft, intended, chosen.trusted ?? false), approvedTools: approvedSet(tools, new Date().toISOString()) };
+    const context = { ...this.deps.toolContext(record), ownTools: tools.map((tool) => tool.definition.name) };
     const report: ProbeReport = {
       serverInfo: {
         name: result.serverInfo?.name ?? '(no name given)',
@@ -190,7 +220,19 @@ export class InstallFlow {
     return report;
   }
 
-  /** Saves the server with the chosen name, grants and trust; starts it when asked. */
+  /** The inspected tools with what a call of each would do under the grants and trust now chosen. */
+  preview(draftId: string, profile: EditableProfile, trusted: boolean): { tools: ProbeReport['tools'] } {
+    const draft = this.draft(draftId);
+    const context = { ...this.deps.toolContext(this.previewRecord(draft, profile, trusted)), ownTools: (draft.probedTools ?? []).map((tool) => tool.definition.name) };
+    return { tools: (draft.probedTools ?? []).map((tool) => toolView(tool.definition, tool.fingerprint, context)) };
+  }
+
+  /**
+   * Saves the server with the chosen name, grants and trust; starts it when
+   * asked. Everything is checked first (name, grants, settings) so a bad
+   * request saves nothing. A server that does not start is saved turned off,
+   * with the reason on its summary — never reported as running.
+   */
   async commit(request: {
     draftId: string;
     name: string;
@@ -198,15 +240,20 @@ export class InstallFlow {
     trusted: boolean;
     secrets: Record<string, string>;
     userConfig?: UserConfigValues;
+    env?: Record<string, string>;
     enable: boolean;
   }): Promise<ServerRecord> {
     const draft = this.draft(request.draftId);
-    const name = ServerNameSchema.parse(request.name);
-    const existing = this.deps.store.read().servers[name];
+    const name = request.name;
+    const servers = this.deps.store.read().servers;
+    const existing = servers[name];
     if (draft.replaces && name !== draft.replaces) throw new AirlockError('invalid-request', `This update is for ${draft.replaces}; it keeps that name.`);
-    if (existing && draft.replaces !== name) throw new AirlockError('conflict', `A server named ${name} already exists; choose another name.`);
+    const badName = nameProblem(name, draft.replaces === name ? [] : Object.keys(servers));
+    if (badName) throw new AirlockError(existing ? 'conflict' : 'invalid-request', badName);
+    const problems = profileProblems(request.profile);
+    if (problems.length) throw new AirlockError('invalid-request', problems.join(' '));
     await this.ensureInstalled(draft);
-    const spec = this.specWith(draft, request.userConfig ?? {});
+    const spec = this.specWith(draft, request.userConfig ?? {}, request.env);
     const unresolved = unresolvedUserConfig(spec);
     if (unresolved.length) throw new AirlockError('invalid-request', `Fill in ${unresolved.join(', ')} before enabling this server.`);
     const secrets = { ...draft.secretValues, ...request.secrets };
@@ -235,8 +282,16 @@ export class InstallFlow {
     }
     this.deps.onDidChange();
     if (request.enable) {
-      // The record is saved either way; a failed start shows on the server's page.
-      await this.deps.startServer(name).catch(() => {});
+      try {
+        await this.deps.startServer(name);
+      } catch {
+        // Saved, but turned off: it must not keep restarting, and nothing may call it "added and running".
+        await this.deps.stopServer(name).catch(() => {});
+        const off = { ...record, enabled: false };
+        this.deps.store.update((data) => (data.servers[name] ? { ...data, servers: { ...data.servers, [name]: { ...data.servers[name]!, enabled: false } } } : data));
+        this.deps.onDidChange();
+        return off;
+      }
     }
     return record;
   }
@@ -283,16 +338,22 @@ export class InstallFlow {
   }
 
   private async importEntryView(entry: ImportEntry): Promise<ImportEntryView> {
-    if (entry.status !== 'importable') return { name: entry.entry, status: entry.status, reason: entry.reason };
+    if (entry.status !== 'importable') {
+      // A missing runtime (node, python3, uvx): say where Airlock looked and how to add it.
+      const missing = /“([^”]+)” was not found on PATH/.exec(entry.reason)?.[1];
+      const runtime = missing ? runtimeFor(missing) : undefined;
+      const advice = runtime ? this.lookup?.missing[runtime] : undefined;
+      return { name: entry.entry, status: entry.status, reason: advice ? `${entry.reason}. ${advice}` : entry.reason };
+    }
     const id = randomBytes(12).toString('hex');
     try {
       let draft: Draft;
       if (entry.offer.kind === 'npm') {
         const dir = join(this.serversRoot(), id);
         const candidate = await resolveImportedNpm(entry, { serverDir: dir, nodePath: this.nodePath(), ...this.npmOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
-        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile() };
+        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
       } else {
-        draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: defaultSandboxProfile() };
+        draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
       }
       this.drafts.set(id, draft);
       return { name: entry.entry, status: 'importable', disclosure: this.disclosure(draft) };
@@ -317,8 +378,10 @@ export class InstallFlow {
     draft.installed = true;
   }
 
-  private specWith(draft: Draft, values: UserConfigValues): ServerSpec {
-    const candidate = draft.candidate.requested.userConfig.length ? applyUserConfig(draft.candidate, values, this.deps.homeDir ? { home: this.deps.homeDir } : {}) : draft.candidate;
+  /** The spec that will run: the person's plain settings first, then their user_config values filled in. */
+  private specWith(draft: Draft, values: UserConfigValues, env?: Record<string, string>): ServerSpec {
+    const base = env ? { ...draft.candidate, spec: this.withEnv(draft.candidate.spec, env) } : draft.candidate;
+    const candidate = base.requested.userConfig.length ? applyUserConfig(base, values, this.deps.homeDir ? { home: this.deps.homeDir } : {}) : base;
     return candidate.spec;
   }
 
@@ -338,6 +401,7 @@ export class InstallFlow {
 
   private disclosure(draft: Draft): Disclosure {
     const { candidate } = draft;
+    const proposed = proposeGrants(candidate, { ...(draft.label ? { label: draft.label } : {}), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
     const argv = [candidate.spec.command, ...candidate.spec.args];
     const risks = riskSpans(candidate.risks) as CommandRisk[];
     return {
@@ -350,7 +414,12 @@ export class InstallFlow {
       ...(candidate.spec.cwd ? { cwd: candidate.spec.cwd } : {}),
       risks,
       envNames: Object.keys(candidate.spec.env).sort(),
-      secrets: candidate.requested.secrets.map((secret) => ({ name: secret.name, ...(secret.description ? { description: secret.description } : {}), required: secret.required })),
+      secrets: candidate.requested.secrets.map((secret) => ({
+        name: secret.name,
+        ...(secret.description ? { description: secret.description } : {}),
+        required: secret.required,
+        ...(Object.hasOwn(draft.secretValues, secret.name) ? { held: true } : {}),
+      })),
       userConfig: candidate.requested.userConfig.map((field) => ({
         key: field.key,
         title: field.title,
@@ -361,7 +430,9 @@ export class InstallFlow {
       })),
       profile: draft.profile,
       suggestedPaths: candidate.profileHints.map((hint) => ({ path: hint.path, access: hint.access === 'read-write' ? 'write' : 'read' })),
-      warnings: candidate.warnings,
+      proposals: proposed.proposals,
+      env: { ...candidate.spec.env },
+      warnings: [...candidate.warnings, ...proposed.notes.map((note) => `${note[0]!.toUpperCase()}${note.slice(1)}.`)],
       ...this.replacing(draft),
     };
   }
@@ -390,12 +461,30 @@ export class InstallFlow {
     return join(this.deps.dataDir, 'servers');
   }
 
+  /** The last runtime lookup (refreshed at each prepare and scan). */
+  private lookup: RuntimeLookup | undefined;
+
   private nodePath(): string {
-    return this.deps.nodePath ?? process.execPath;
+    return this.lookup?.nodePath ?? this.deps.nodePath ?? process.execPath;
   }
 
   private npmOptions() {
-    return this.deps.npmCommand ? { npmCommand: this.deps.npmCommand } : {};
+    const npmCommand = this.deps.npmCommand ?? this.lookup?.npmCommand;
+    return npmCommand ? { npmCommand } : {};
+  }
+
+  /**
+   * A spec with the person's plain settings: `env` is the whole list (what the
+   * source set, as edited). Names the source set may stay as they were; a
+   * new or changed one must be a plain setting, never a secret.
+   */
+  private withEnv(spec: ServerSpec, env: Record<string, string> | undefined): ServerSpec {
+    if (!env) return spec;
+    for (const [key, value] of Object.entries(env)) {
+      const problem = spec.env[key] === value ? undefined : envNameProblem(key);
+      if (problem) throw new AirlockError('invalid-request', problem);
+    }
+    return { ...spec, env: { ...env } };
   }
 
   private absolute(path: string, what: string): string {
@@ -422,9 +511,13 @@ function sourceLabel(draft: Draft): string {
   return `${base}, imported from ${APP_LABELS[origin.app]}`;
 }
 
-function sourceError(error: unknown): AirlockError {
+function sourceError(error: unknown, command?: string, lookup?: RuntimeLookup): AirlockError {
   if (error instanceof AirlockError) return error;
-  return new AirlockError('invalid-request', messageOf(error));
+  const message = messageOf(error);
+  // A runtime that is missing: say which, where Airlock looked, and how to add it.
+  const runtime = command && /was not found on PATH/.test(message) ? runtimeFor(command) : undefined;
+  const advice = runtime ? lookup?.missing[runtime] : undefined;
+  return new AirlockError('invalid-request', advice ? `${message}. ${advice}` : message);
 }
 
 function messageOf(error: unknown): string {

@@ -375,6 +375,14 @@ async function importEntry(
     args = args.slice(2);
   }
   const suggestedName = suggestServerName(entryName);
+  const python = parsePythonRunner(command, args);
+  if (python) {
+    const rest = python.args.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`)).join(' ');
+    return unsupported(
+      `it runs the Python package ${python.package} with ${python.runner}, which downloads it from PyPI each time it starts — Airlock does not install Python packages yet, and a server has no network while it starts. ` +
+        `Install it yourself (\`uv tool install ${python.package}\` or \`pipx install ${python.package}\`), then add the installed command: \`airlock add ${suggestedName} -- ~/.local/bin/${python.executable}${rest ? ` ${rest}` : ''}\``,
+    );
+  }
   const npx = parseNpx(command, args);
   if (npx) {
     return {
@@ -417,6 +425,32 @@ async function importEntry(
     if (error instanceof LocalCommandError) return invalid(error.message);
     throw error;
   }
+}
+
+/**
+ * `uvx pkg …`, `uv tool run pkg …`, `pipx run pkg …`: a Python package
+ * fetched from PyPI at start. Undefined for anything else (`python -m x`
+ * runs what is installed, and is imported as a local command).
+ */
+function parsePythonRunner(command: string, args: string[]): { runner: string; package: string; executable: string; args: string[] } | undefined {
+  const name = basename(command.replace(/\\/g, '/')).replace(/\.exe$/i, '');
+  let rest: string[];
+  let runner: string;
+  if (name === 'uvx') [runner, rest] = ['uvx', args];
+  else if (name === 'uv' && args[0] === 'tool' && args[1] === 'run') [runner, rest] = ['uv tool run', args.slice(2)];
+  else if (name === 'pipx' && args[0] === 'run') [runner, rest] = ['pipx run', args.slice(1)];
+  else return undefined;
+  let index = 0;
+  let from: string | undefined;
+  while (index < rest.length && rest[index]!.startsWith('-')) {
+    const flag = rest[index]!;
+    if (flag === '--from' && rest[index + 1]) from = rest[index + 1];
+    index += ['--from', '--with', '--python', '-p', '--index-url', '--spec'].includes(flag) ? 2 : 1;
+  }
+  const executable = rest[index];
+  if (!executable) return undefined;
+  const spec = from ?? executable;
+  return { runner, package: spec.replace(/[<>=!~@\[].*$/, ''), executable: executable.replace(/[<>=!~@\[].*$/, ''), args: rest.slice(index + 1) };
 }
 
 /** `npx [-y|--yes|…] pkg[@ver] args…` → the package and its arguments; undefined if not a plain npx call. */

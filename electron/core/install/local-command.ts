@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
-import { basename, delimiter, isAbsolute, resolve, win32 } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, resolve, win32 } from 'node:path';
 import type { Provenance, ServerSpec } from '../../../shared/domain';
 import { finishCandidate, suggestServerName, type InstallCandidate, type SecretRequest, type UserConfigField } from './candidate';
+import { packageLabel } from './npm-source';
 
 /** sha256 (hex) of a file's bytes, streamed. */
 export async function sha256File(path: string): Promise<string> {
@@ -135,6 +136,32 @@ export function scriptArgumentIndex(command: string, args: string[]): number | u
   return at;
 }
 
+/** File names that say nothing about the server: its package (or folder) names it instead. */
+const GENERIC_SCRIPT = /^(?:index|main|server|cli|app|run|start|bin|mcp|stdio)$/i;
+const GENERIC_FOLDER = /^(?:dist|build|lib|src|bin|out|esm|cjs)$/i;
+
+/**
+ * A name for a server run from a script: the script's name, unless it is a
+ * generic one (`index.js`), then its package's name (`server-filesystem` →
+ * `filesystem`), then its folder's.
+ */
+export function scriptLabel(scriptPath: string): string {
+  const own = basename(scriptPath).replace(/\.[^.]+$/, '');
+  if (!GENERIC_SCRIPT.test(own)) return own;
+  let dir = dirname(scriptPath);
+  for (let depth = 0; depth < 5 && dir !== dirname(dir); depth += 1, dir = dirname(dir)) {
+    try {
+      const name = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name;
+      if (typeof name === 'string' && name.trim()) return packageLabel(name.trim());
+    } catch {
+      // no package.json here; look further up
+    }
+  }
+  let folder = dirname(scriptPath);
+  while (GENERIC_FOLDER.test(basename(folder)) && folder !== dirname(folder)) folder = dirname(folder);
+  return basename(folder) || own;
+}
+
 /** What `prepareLocalCommand` needs: the argv as the user gave it and where it runs. */
 export interface LocalCommandInput {
   command: string;
@@ -190,7 +217,7 @@ export async function prepareLocalCommand(
     env: { ...(input.env ?? {}) },
     ...(cwd ? { cwd } : {}),
   };
-  const label = input.name ?? (script ? basename(script.path).replace(/\.[^.]+$/, '') : basename(executable).replace(/\.exe$/i, ''));
+  const label = input.name ?? (script ? scriptLabel(script.path) : basename(executable).replace(/\.exe$/i, ''));
   return finishCandidate({
     suggestedName: suggestServerName(label),
     spec,

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Provenance, ServerSpec } from '../../../shared/domain';
 import { finishCandidate, suggestServerName, type InstallCandidate } from './candidate';
 import { compareVersions } from './version-order';
@@ -62,7 +62,12 @@ function runNpm(args: string[], options: NpmOptions & { cwd?: string }, defaultT
       args,
       {
         cwd: options.cwd,
-        env: { ...(options.env ?? process.env), npm_config_update_notifier: 'false' },
+        env: {
+          ...(options.env ?? process.env),
+          // An npm found beside a node (nvm, volta) starts with `#!/usr/bin/env node`: that node must be on its PATH.
+          ...(options.npmCommand && isAbsolute(options.npmCommand) ? { PATH: `${dirname(options.npmCommand)}${delimiter}${(options.env ?? process.env).PATH ?? ''}` } : {}),
+          npm_config_update_notifier: 'false',
+        },
         timeout: options.timeoutMs ?? defaultTimeout,
         maxBuffer: 64 * 1024 * 1024,
         shell: false,
@@ -187,8 +192,11 @@ export async function resolveNpm(packageSpec: string, options: ResolveNpmOptions
     ['preinstall', 'install', 'postinstall', 'prepare'].includes(script),
   );
   const warnings: string[] = [];
-  if (installScripts.length) {
-    warnings.push(`declares install scripts (${installScripts.join(', ')}); Airlock installs with scripts off, so parts of it may not work`);
+  // `prepare` never runs for a package installed from the registry (only for git and local
+  // installs), so saying it is off tells nothing; the others would have run and do not.
+  const skipped = installScripts.filter((script) => script !== 'prepare');
+  if (skipped.length) {
+    warnings.push(`declares install scripts (${skipped.join(', ')}); Airlock installs with scripts off, so parts of it may not work`);
   }
   if (!range.match(/^v?\d+\.\d+\.\d+$/)) warnings.push(`“${range}” resolved to ${version}; Airlock pins that exact version`);
   return finishCandidate({
@@ -204,7 +212,7 @@ export async function resolveNpm(packageSpec: string, options: ResolveNpmOptions
 }
 
 /** `@scope/server-foo`, `mcp-server-foo`, `foo-mcp` → `foo`. */
-function packageLabel(name: string): string {
+export function packageLabel(name: string): string {
   const bare = name.replace(/^@[^/]+\//, '');
   const label = bare.replace(/^(?:mcp-server-|server-|mcp-)/, '').replace(/(?:-mcp-server|-mcp)$/, '');
   return label || bare;

@@ -117,16 +117,23 @@ export function describeClaims(annotations: ToolAnnotations | undefined | null):
       ? `The server says: ${r.normalised.readOnly ? 'read-only' : 'not read-only'}`
       : 'Read-only: not stated — treated as may change things',
   );
-  lines.push(
-    r.stated.destructiveHint
-      ? `The server says: ${r.normalised.destructive ? 'destructive' : 'not destructive'}`
-      : 'Destructive: not stated — treated as destructive',
-  );
-  lines.push(
-    r.stated.idempotentHint
-      ? `The server says: ${r.normalised.idempotent ? 'safe to repeat' : 'not safe to repeat'}`
-      : 'Safe to repeat: not stated — treated as not safe to repeat',
-  );
+  // For a tool that claims to only read, "destructive" and "safe to repeat" mean nothing (the spec
+  // reads them only when readOnlyHint is false): a missing one is no news; a stated one still shows.
+  const readOnlyClaim = r.stated.readOnlyHint && r.normalised.readOnly && !r.contradictory;
+  if (r.stated.destructiveHint || !readOnlyClaim) {
+    lines.push(
+      r.stated.destructiveHint
+        ? `The server says: ${r.normalised.destructive ? 'destructive' : 'not destructive'}`
+        : 'Destructive: not stated — treated as destructive',
+    );
+  }
+  if (r.stated.idempotentHint || !readOnlyClaim) {
+    lines.push(
+      r.stated.idempotentHint
+        ? `The server says: ${r.normalised.idempotent ? 'safe to repeat' : 'not safe to repeat'}`
+        : 'Safe to repeat: not stated — treated as not safe to repeat',
+    );
+  }
   lines.push(
     r.stated.openWorldHint
       ? `The server says: ${r.normalised.openWorld ? 'reaches outside your machine' : 'stays on your machine'}`

@@ -163,7 +163,7 @@ export const REASONS = {
   policyError: 'Airlock could not evaluate its policy for this call (policy error), so it refuses it.',
   unknownTool: 'The server does not offer this tool now (unknown tool).',
   nameMismatch: 'The tool definition Airlock holds is for a different tool (policy error).',
-  blocked: 'You blocked this server.',
+  blocked: 'This server is turned off.',
   denyRule: 'You made a rule to deny this tool.',
   allowRule: 'You made a rule to always allow this tool, for exactly this definition.',
   sessionGrant: 'You allowed this tool for this session.',

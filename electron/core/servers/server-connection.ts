@@ -304,7 +304,9 @@ export class ServerConnection {
           cause: error,
         });
       }
-      return new ToolCallError('server-error', server, tool, `the server answered with an error (${error.code})`, { sent: true, code: error.code, cause: error });
+      // The server's own words are what a person needs to act on (shown inert by every shell).
+      const said = error.message.replace(/^MCP error -?\d+:\s*/, '').trim().slice(0, 2000);
+      return new ToolCallError('server-error', server, tool, `the server answered with an error (${error.code})${said ? `: ${said}` : ''}`, { sent: true, code: error.code, cause: error });
     }
     if (error instanceof Error && /not connected|not reading its input/i.test(error.message)) {
       return new ToolCallError('not-running', server, tool, `the call was not sent: ${error.message}`, { sent: false, cause: error });

@@ -14,6 +14,8 @@ export const StoreDataSchema = z.object({
     policyMode: PolicyModeSchema,
     /** Flush every decision to disk before its call is sent (default: within the audit log's window). */
     strictDurability: z.boolean().optional(),
+    /** Programs the person pointed Airlock at (absent: Airlock looks for them). Optional, so older files read as they are. */
+    runtimes: z.object({ node: z.string().optional(), python: z.string().optional(), uv: z.string().optional() }).optional(),
   }),
 });
 export type StoreData = z.infer<typeof StoreDataSchema>;

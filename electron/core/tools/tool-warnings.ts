@@ -15,6 +15,8 @@ export interface ToolWarningContext {
   otherServersTools: ReadonlyMap<string, readonly string[]>;
   /** Whether the server's profile grants any network. */
   hasNetwork: boolean;
+  /** This server's own tool names: a description naming one of them refers to its own tool, not another server's. */
+  ownTools?: readonly string[];
 }
 
 const MODEL_ADDRESS = [
@@ -80,10 +82,20 @@ export function toolWarnings(definition: ToolDefinition, context: ToolWarningCon
   const mentioned = new Set<string>();
   for (const [server, tools] of context.otherServersTools) {
     if (server === context.server) continue;
+    // A tool name counts when it reads as an identifier (`read_file`, `sendEmail`), not as an
+    // ordinary word another server's docs use anyway ("search", "files").
     for (const tool of tools) {
-      if (tool.length >= 4 && new RegExp(`\\b${escapeRegExp(tool)}\\b`).test(prose)) mentioned.add(`${server} › ${tool}`);
+      if (tool.length < 4 || !looksLikeIdentifier(tool)) continue;
+      // A name this server offers too counts only when qualified by the other server ("files
+      // read_text_file", files__read_text_file: the shadowing pattern); unqualified, it names its own.
+      const pattern = context.ownTools?.includes(tool)
+        ? `\\b${escapeRegExp(server)}(?:\\s*›\\s*|\\s+|__|\\.)${escapeRegExp(tool)}\\b`
+        : `(?:\\b|__)${escapeRegExp(tool)}\\b`;
+      if (new RegExp(pattern).test(prose)) mentioned.add(`${server} › ${tool}`);
     }
-    if (server.length >= 4 && new RegExp(`\\b${escapeRegExp(server)}\\b`, 'i').test(prose)) mentioned.add(server);
+    // A server counts when named as one ("the files server", `files__x`, "files › x"), not as a word.
+    const named = escapeRegExp(server);
+    if (server.length >= 4 && new RegExp(`\\b${named}__|\\b${named}\\s*›|\\b${named}['’]s\\b|\\b${named}\\s+(?:server|mcp|tools?)\\b|\\bserver\\s+${named}\\b`, 'i').test(prose)) mentioned.add(server);
   }
   if (mentioned.size > 0) {
     warnings.push({ kind: 'mentions-other-tool', message: `Its description mentions another server's tools: ${[...mentioned].slice(0, 5).join(', ')}.` });
@@ -105,6 +117,10 @@ export function toolWarnings(definition: ToolDefinition, context: ToolWarningCon
     warnings.push({ kind: 'open-world-without-network', message: 'It claims it reaches the internet, but has no network access.' });
   }
   return warnings;
+}
+
+function looksLikeIdentifier(name: string): boolean {
+  return /[_.-]/.test(name) || /[a-z][A-Z]/.test(name);
 }
 
 function escapeRegExp(text: string): string {

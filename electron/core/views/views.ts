@@ -31,6 +31,8 @@ export interface ToolViewContext {
   sandboxAvailable: boolean;
   /** Other servers' tool names, for collisions and cross-references. */
   otherServersTools: ReadonlyMap<string, readonly string[]>;
+  /** This server's own tool names (its description may name them freely). */
+  ownTools?: readonly string[];
   now: number;
   /** The server's code changed since it was approved (found at its last start). */
   codeChange?: CodeChange | null;
@@ -84,6 +86,7 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
       server: record.name,
       otherServersTools: context.otherServersTools,
       hasNetwork: record.profile.network.allowedDomains.length > 0,
+      ...(context.ownTools ? { ownTools: context.ownTools } : {}),
     }),
   };
 }

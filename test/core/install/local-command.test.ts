@@ -1,6 +1,6 @@
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   LocalCommandError,
@@ -70,7 +70,8 @@ describe('a local command candidate', () => {
       executableSha256: await sha256File(process.execPath),
       script: { path: join(work, 'server.js'), sha256: await sha256File(join(work, 'server.js')) },
     });
-    expect(candidate.suggestedName).toBe('server');
+    // "server.js" says nothing about the server: with no package.json, its folder names it.
+    expect(candidate.suggestedName).toBe(basename(work).toLowerCase());
     // The script is the server's own code; the data folder is a hint, never a grant.
     expect(candidate.profileHints).toEqual([expect.objectContaining({ path: '/srv/data', access: 'read-write', argIndex: 2 })]);
     expect(candidate.risks.map((risk) => risk.text)).toEqual(['/srv/data']);

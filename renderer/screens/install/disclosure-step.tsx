@@ -1,0 +1,65 @@
+/** Install step 2: everything it would get, before anything runs — summary, warnings, source, the exact command, settings, secrets and permissions. */
+import type { Disclosure } from '../../../shared/views';
+import { ArgvView } from '../../components/argv-view';
+import { Badge } from '../../components/badges';
+import { EnvEditor } from '../../components/env-editor';
+import { InertText } from '../../components/inert-text';
+import { ProfileEditor, type EditableProfile } from '../../components/profile-editor';
+import { ProfileSummary } from '../../components/profile-summary';
+import { ProvenanceFacts } from '../../components/provenance';
+
+export function DisclosureView({
+  disclosure: d,
+  profile,
+  onProfile,
+  env,
+  onEnv,
+  busy,
+}: {
+  disclosure: Disclosure;
+  profile: EditableProfile;
+  onProfile: (p: EditableProfile) => void;
+  env: Record<string, string>;
+  onEnv: (env: Record<string, string>) => void;
+  busy: boolean;
+}) {
+  return (
+    <div className="disclosure" data-testid="disclosure">
+      <ProfileSummary profile={profile} />
+      <h3>
+        <InertText text={d.suggestedName} /> <span className="muted">· <InertText text={d.sourceLabel} /></span>
+      </h3>
+      {d.warnings.length > 0 && (
+        <ul className="warnings">
+          {d.warnings.map((warning, i) => (
+            <li key={i}>
+              <Badge tone="warn">Warning</Badge> <InertText text={warning} />
+            </li>
+          ))}
+        </ul>
+      )}
+      <h3>Where it comes from</h3>
+      <ProvenanceFacts provenance={d.provenance} importedFrom={d.importedFrom} />
+      <h3>The exact command that will run</h3>
+      <p className="muted small">This runs a program on your computer, inside the sandbox described on this page.</p>
+      <ArgvView argv={d.argv} risks={d.risks} cwd={d.cwd} />
+      <h3>Settings and secrets</h3>
+      <EnvEditor env={env} onChange={onEnv} busy={busy} />
+      {d.secrets.length === 0 ? (
+        <p className="muted">It asks for no secrets.</p>
+      ) : (
+        <ul>
+          {d.secrets.map((secret) => (
+            <li key={secret.name}>
+              <code><InertText text={secret.name} /></code> {secret.required ? <Badge tone="warn">Required</Badge> : <Badge tone="neutral">Optional</Badge>}{' '}
+              {secret.description && <InertText text={secret.description} />}
+            </li>
+          ))}
+        </ul>
+      )}
+      <h3>Permissions</h3>
+      <p className="muted small">Nothing beyond the defaults is granted until you choose it here; you can change it again at any time on the server’s page.</p>
+      <ProfileEditor profile={profile} onChange={onProfile} proposals={d.proposals} busy={busy} />
+    </div>
+  );
+}

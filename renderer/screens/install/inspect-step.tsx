@@ -1,0 +1,122 @@
+/** Install step 3: what the server offered when it ran once in the locked sandbox, in sections — tools first. */
+import { useState } from 'react';
+import type { ProbeReport } from '../../../shared/views';
+import { Badge } from '../../components/badges';
+import { InertText } from '../../components/inert-text';
+import { Tabs } from '../../components/tabs';
+import { ToolCard } from '../../components/tool-reading';
+
+export function ProbeView({ probe }: { probe: ProbeReport }) {
+  const [tab, setTab] = useState('tools');
+  const asks = probe.tools.filter((tool) => tool.preview.verdict === 'ask').length;
+  const tabs = [
+    {
+      id: 'tools',
+      label: 'Tools',
+      badge: probe.tools.length,
+      render: () => (
+        <>
+          <p className="muted small">
+            “The server says” lists its own claims about each tool; they are hints. “Airlock’s reading” is what Airlock assumes, and the label is what happens when
+            something calls the tool with the permissions chosen so far{asks ? ` (${asks} of ${probe.tools.length} ask first)` : ''}.
+          </p>
+          {probe.tools.length === 0 ? <p className="muted">It offers no tools.</p> : probe.tools.map((tool) => <ToolCard key={tool.name} tool={tool} />)}
+        </>
+      ),
+    },
+    {
+      id: 'about',
+      label: 'About it',
+      attention: probe.warnings.length > 0,
+      render: () => (
+        <>
+          <dl className="facts">
+            <dt>It calls itself</dt>
+            <dd>
+              <InertText text={probe.serverInfo.title ?? probe.serverInfo.name} /> <span className="muted">(<InertText text={`${probe.serverInfo.name} ${probe.serverInfo.version}`} />)</span>
+            </dd>
+          </dl>
+          {probe.instructions ? (
+            <>
+              <h3>Its instructions for AI apps</h3>
+              <p className="muted small">Shown as the server wrote them. Airlock never follows them.</p>
+              <InertText text={probe.instructions} block fold={800} className="quote" />
+            </>
+          ) : (
+            <p className="muted">It gives AI apps no instructions.</p>
+          )}
+        </>
+      ),
+    },
+    {
+      id: 'more',
+      label: 'Prompts and resources',
+      badge: probe.prompts.length + probe.resources.length,
+      render: () => (
+        <>
+          <h3>
+            Prompts <span className="muted">({probe.prompts.length})</span>
+          </h3>
+          {probe.prompts.length === 0 ? (
+            <p className="muted">None.</p>
+          ) : (
+            <ul>
+              {probe.prompts.map((prompt, i) => (
+                <li key={i}>
+                  <code><InertText text={prompt.name} /></code> {prompt.description && <InertText text={prompt.description} fold={300} />}
+                </li>
+              ))}
+            </ul>
+          )}
+          <h3>
+            Resources <span className="muted">({probe.resources.length})</span>
+          </h3>
+          {probe.resources.length === 0 ? (
+            <p className="muted">None.</p>
+          ) : (
+            <ul>
+              {probe.resources.map((resource, i) => (
+                <li key={i}>
+                  <code><InertText text={resource.uri} /></code> {resource.name && <InertText text={resource.name} />}
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      ),
+    },
+    {
+      id: 'log',
+      label: 'Its log',
+      badge: probe.log.length,
+      render: () =>
+        probe.log.length > 0 ? (
+          <>
+            <p className="muted small">What it wrote while inspected.</p>
+            <InertText text={probe.log.join('\n')} block fold={4000} className="log" />
+          </>
+        ) : (
+          <p className="muted">It wrote nothing.</p>
+        ),
+    },
+  ];
+  return (
+    <div className="probe" data-testid="probe-report">
+      <p className="lead">
+        <InertText text={probe.serverInfo.title ?? probe.serverInfo.name} /> offers {probe.tools.length} tool{probe.tools.length === 1 ? '' : 's'}
+        {probe.prompts.length ? `, ${probe.prompts.length} prompt${probe.prompts.length === 1 ? '' : 's'}` : ''}
+        {probe.resources.length ? `, ${probe.resources.length} resource${probe.resources.length === 1 ? '' : 's'}` : ''}.
+      </p>
+      {probe.warnings.length > 0 && (
+        <ul className="warnings">
+          {probe.warnings.map((warning, i) => (
+            <li key={i}>
+              <Badge tone="warn">Warning</Badge> <InertText text={warning} />
+            </li>
+          ))}
+        </ul>
+      )}
+      <Tabs tabs={tabs} selected={tab} onSelect={setTab} label="What the inspection found" testId="probe-tabs" />
+    </div>
+  );
+}

@@ -1,0 +1,301 @@
+/** Install step 1: where the server comes from — npm, an MCPB bundle, a command on this computer, or another app's config. Nothing runs here. */
+import { useId, useState } from 'react';
+import type { InstallSource, ResponseOf } from '../../../shared/ipc';
+import type { Disclosure, ImportEntryView } from '../../../shared/views';
+import { invoke, useAction, useAppInfo } from '../../api';
+import { Badge } from '../../components/badges';
+import { FieldError } from '../../components/field-error';
+import { InertText, visible } from '../../components/inert-text';
+import { splitCommandLine } from '../../format';
+
+type SourceKind = 'npm' | 'mcpb' | 'local' | 'import';
+const KIND_LABEL: Record<SourceKind, string> = {
+  npm: 'npm package',
+  mcpb: 'MCPB bundle',
+  local: 'Command on this computer',
+  import: 'Import from another app',
+};
+
+export function SourceStep({
+  busy,
+  onPrepare,
+  onImported,
+  onDrafts,
+}: {
+  busy: boolean;
+  onPrepare: (source: InstallSource) => Promise<void>;
+  onImported: (disclosure: Disclosure) => void;
+  onDrafts: (draftIds: string[]) => void;
+}) {
+  const [kind, setKind] = useState<SourceKind>('npm');
+  const info = useAppInfo();
+  const [pkg, setPkg] = useState('');
+  const [pkgArgs, setPkgArgs] = useState('');
+  const [bundle, setBundle] = useState('');
+  const ids = { pkg: useId(), pkgArgs: useId(), bundle: useId() };
+
+  return (
+    <div className="source-step">
+      <fieldset className="source-kinds">
+        <legend>Where does it come from?</legend>
+        {(Object.keys(KIND_LABEL) as SourceKind[]).map((k) => (
+          <label key={k} className="check source-kind">
+            <input type="radio" name="source-kind" value={k} checked={kind === k} onChange={() => setKind(k)} /> {KIND_LABEL[k]}
+          </label>
+        ))}
+      </fieldset>
+      <p className="muted">Nothing runs at this step: Airlock only reads the source and shows you what it would get.</p>
+
+      {kind === 'npm' && (
+        <form
+          className="panel"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const args = pkgArgs.split('\n').filter((line) => line.trim() !== '');
+            if (pkg.trim()) void onPrepare({ kind: 'npm', package: pkg.trim(), ...(args.length > 0 ? { args } : {}) });
+          }}
+        >
+          <label htmlFor={ids.pkg}>Package name, optionally with a version</label>
+          <div className="add-row">
+            <input id={ids.pkg} type="text" value={pkg} onChange={(e) => setPkg(e.target.value)} placeholder="@modelcontextprotocol/server-filesystem" spellCheck={false} />
+            <button type="submit" className="primary" disabled={busy || pkg.trim() === ''}>
+              {busy ? 'Reading…' : 'Continue'}
+            </button>
+          </div>
+          <label htmlFor={ids.pkgArgs} className="block-label">
+            Arguments for the server, one per line (optional)
+          </label>
+          <textarea id={ids.pkgArgs} rows={2} value={pkgArgs} onChange={(e) => setPkgArgs(e.target.value)} spellCheck={false} placeholder="/home/you/Documents/notes" />
+          <p className="muted small">Airlock installs it once into its own folder with install scripts off, and runs it from there.</p>
+        </form>
+      )}
+
+      {kind === 'mcpb' && (
+        <form
+          className="panel"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (bundle.trim()) void onPrepare({ kind: 'mcpb', path: bundle.trim() });
+          }}
+        >
+          <label htmlFor={ids.bundle}>Path of the .mcpb file</label>
+          <div className="add-row">
+            <input id={ids.bundle} type="text" value={bundle} onChange={(e) => setBundle(e.target.value)} placeholder="/home/you/Downloads/server.mcpb" spellCheck={false} />
+            {info?.canPickFiles && (
+              <button
+                type="button"
+                onClick={async () => {
+                  const result = await invoke('dialog.openFile', { purpose: 'mcpb' });
+                  if (result.ok && result.value.path) setBundle(result.value.path);
+                }}
+              >
+                Browse…
+              </button>
+            )}
+            <button type="submit" className="primary" disabled={busy || bundle.trim() === ''}>
+              Continue
+            </button>
+          </div>
+        </form>
+      )}
+
+      {kind === 'local' && <LocalCommandForm busy={busy} onPrepare={onPrepare} />}
+      {kind === 'import' && <ImportForm busy={busy} onImported={onImported} onDrafts={onDrafts} />}
+    </div>
+  );
+}
+
+function LocalCommandForm({ busy, onPrepare }: { busy: boolean; onPrepare: (source: InstallSource) => Promise<void> }) {
+  const [argv, setArgv] = useState<string[]>(['']);
+  const [line, setLine] = useState('');
+  const [lineError, setLineError] = useState<string | undefined>();
+  const lineId = useId();
+  const ready = argv.length > 0 && (argv[0] ?? '').trim() !== '';
+  const setArg = (i: number, value: string) => setArgv(argv.map((a, j) => (j === i ? value : a)));
+  return (
+    <form
+      className="panel"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (ready) void onPrepare({ kind: 'local', argv });
+      }}
+    >
+      <div className="paste-line">
+        <label htmlFor={lineId}>Paste a command line (optional)</label>
+        <div className="add-row">
+          <input id={lineId} type="text" value={line} onChange={(e) => setLine(e.target.value)} placeholder="node /path/to/server.js --root ~/notes" spellCheck={false} />
+          <button
+            type="button"
+            onClick={() => {
+              const split = splitCommandLine(line);
+              setLineError(split.error);
+              if (!split.error && split.argv.length > 0) setArgv(split.argv);
+            }}
+          >
+            Split into arguments
+          </button>
+        </div>
+        {lineError && (
+          <p role="alert" className="field-error">
+            {lineError}
+          </p>
+        )}
+        <p className="muted small">Airlock never runs it through a shell: no pipes, variables or wildcards. Check the exact arguments below.</p>
+      </div>
+      <fieldset>
+        <legend>The exact arguments</legend>
+        <ol className="argv-editor" data-testid="argv-editor">
+          {argv.map((arg, i) => (
+            <li key={i}>
+              <label>
+                <span className="argv-label">{i === 0 ? 'Program' : `Argument ${i}`}</span>
+                <input type="text" value={arg} onChange={(e) => setArg(i, e.target.value)} spellCheck={false} />
+              </label>
+              {argv.length > 1 && (
+                <button type="button" className="small-button" onClick={() => setArgv(argv.filter((_, j) => j !== i))} aria-label={`Remove ${i === 0 ? 'program' : `argument ${i}`}`}>
+                  Remove
+                </button>
+              )}
+            </li>
+          ))}
+        </ol>
+        <button type="button" className="small-button" onClick={() => setArgv([...argv, ''])}>
+          Add an argument
+        </button>
+      </fieldset>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy || !ready}>
+          Continue
+        </button>
+      </div>
+    </form>
+  );
+}
+
+type ScanResult = ResponseOf<'install.scanImports'>;
+const APPS = [
+  { id: 'all', label: 'Every app Airlock knows' },
+  { id: 'claude', label: 'Claude Desktop' },
+  { id: 'vscode', label: 'VS Code' },
+  { id: 'cursor', label: 'Cursor' },
+] as const;
+
+function ImportForm({ busy: outerBusy, onImported, onDrafts }: { busy: boolean; onImported: (d: Disclosure) => void; onDrafts: (ids: string[]) => void }) {
+  const [app, setApp] = useState<(typeof APPS)[number]['id']>('all');
+  const [path, setPath] = useState('');
+  const [found, setFound] = useState<ScanResult | undefined>();
+  const [chosen, setChosen] = useState<string | undefined>();
+  const action = useAction();
+  const info = useAppInfo();
+  const ids = { app: useId(), path: useId() };
+  const busy = outerBusy || action.busy;
+
+  const scan = async () => {
+    setChosen(undefined);
+    const value = await action.run(() =>
+      invoke('install.scanImports', { ...(app !== 'all' ? { app } : {}), ...(path.trim() ? { path: path.trim() } : {}) }),
+    );
+    if (value) {
+      setFound(value);
+      onDrafts(value.flatMap((file) => file.entries.flatMap((entry) => (entry.disclosure ? [entry.disclosure.draftId] : []))));
+    }
+  };
+
+  const all: { key: string; entry: ImportEntryView }[] = (found ?? []).flatMap((file, f) => file.entries.map((entry, e) => ({ key: `${f}:${e}`, entry })));
+  const selected = all.find((item) => item.key === chosen)?.entry;
+
+  return (
+    <div className="panel">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void scan();
+        }}
+      >
+        <div className="field-row">
+          <label htmlFor={ids.app}>App</label>
+          <select id={ids.app} value={app} onChange={(e) => setApp(e.target.value as typeof app)}>
+            {APPS.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field-row">
+          <label htmlFor={ids.path}>Or a config file (optional)</label>
+          <div className="add-row">
+            <input id={ids.path} type="text" value={path} onChange={(e) => setPath(e.target.value)} placeholder="~/.config/Claude/claude_desktop_config.json" spellCheck={false} />
+            {info?.canPickFiles && (
+              <button
+                type="button"
+                onClick={async () => {
+                  const result = await invoke('dialog.openFile', { purpose: 'config' });
+                  if (result.ok && result.value.path) setPath(result.value.path);
+                }}
+              >
+                Browse…
+              </button>
+            )}
+          </div>
+        </div>
+        <button type="submit" className="primary" disabled={busy}>
+          {action.busy ? 'Looking…' : 'Look for servers'}
+        </button>
+      </form>
+      <FieldError message={action.error} />
+      {found && (
+        <div className="import-results" data-testid="import-results">
+          {found.length === 0 && <p className="muted">No configs found.</p>}
+          {found.map((file, f) => (
+            <fieldset key={f} className="import-file">
+              <legend>
+                <InertText text={file.app} />: <code><InertText text={file.path} /></code>
+              </legend>
+              {file.error && (
+                <p className="field-error">
+                  <InertText text={file.error} />
+                </p>
+              )}
+              {file.entries.length === 0 && !file.error && <p className="muted">No servers in this file.</p>}
+              <ul className="plain">
+                {file.entries.map((entry, e) => {
+                  const key = `${f}:${e}`;
+                  const importable = entry.status === 'importable' && entry.disclosure;
+                  return (
+                    <li key={key} className="import-entry" data-testid={`import-entry-${visible(entry.name)}`}>
+                      <label className="check">
+                        <input type="radio" name="import-entry" value={key} disabled={!importable} checked={chosen === key} onChange={() => setChosen(key)} />{' '}
+                        <strong>
+                          <InertText text={entry.name} />
+                        </strong>{' '}
+                        {entry.status === 'importable' ? (
+                          <Badge tone="ok">Can be imported</Badge>
+                        ) : (
+                          <Badge tone={entry.status === 'invalid' ? 'danger' : 'neutral'}>{entry.status === 'invalid' ? 'Invalid' : 'Not supported'}</Badge>
+                        )}
+                      </label>
+                      {entry.disclosure && (
+                        <div className="small muted">
+                          <InertText text={entry.disclosure.argv.join(' ')} fold={160} />
+                        </div>
+                      )}
+                      {entry.reason && (
+                        <div className="small">
+                          <InertText text={entry.reason} />
+                        </div>
+                      )}
+                    </li>
+                  );
+                })}
+              </ul>
+            </fieldset>
+          ))}
+          <button type="button" className="primary" disabled={!selected?.disclosure} onClick={() => selected?.disclosure && onImported(selected.disclosure)}>
+            Review the selected server
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

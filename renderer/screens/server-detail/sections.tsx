@@ -1,0 +1,200 @@
+/**
+ * The sections of a server's page, one tab each: Overview · Tools · Try a
+ * tool · Permissions · Activity · Log. `serverSections()` returns them as a list, so
+ * a feature that adds a section (Resources, Prompts) adds an entry here and
+ * nothing else changes.
+ */
+import { useEffect, useState } from 'react';
+import type { ServerDetail } from '../../../shared/views';
+import { invoke, useAction } from '../../api';
+import { ArgvView } from '../../components/argv-view';
+import { EnvEditor } from '../../components/env-editor';
+import { FieldError } from '../../components/field-error';
+import { InertText } from '../../components/inert-text';
+import { ProfileEditor } from '../../components/profile-editor';
+import { ProfileSummary } from '../../components/profile-summary';
+import { ProvenanceFacts } from '../../components/provenance';
+import type { TabSpec } from '../../components/tabs';
+import { ToolConsole } from '../../components/tool-console';
+import { ToolsTable } from '../../components/tool-reading';
+import { editable, when } from '../../format';
+import { AuditTable } from '../activity';
+import { CodeChanged, PendingChange, PendingNewTool, RemoveServer, SecretsEditor, UnsandboxedConsent } from './parts';
+
+/** What every section gets: the server, a way to show the core's newer answer, and to reload. */
+export interface SectionContext {
+  server: ServerDetail;
+  onChange: (detail: ServerDetail) => void;
+  reload: () => void;
+}
+
+/** The page's sections, in the order a person reads them. */
+export function serverSections(context: SectionContext): TabSpec[] {
+  const s = context.server;
+  const pending = s.tools.filter((tool) => tool.pendingChange || tool.isNew).length;
+  const attention = pending > 0 || s.codeChange !== undefined;
+  return [
+    { id: 'overview', label: 'Overview', attention, render: () => <Overview {...context} /> },
+    { id: 'tools', label: 'Tools', badge: s.tools.length, attention: pending > 0, render: () => <Tools {...context} /> },
+    { id: 'try', label: 'Try a tool', render: () => <ToolConsole server={s.name} tools={s.tools} /> },
+    { id: 'permissions', label: 'Permissions', render: () => <Permissions {...context} /> },
+    { id: 'activity', label: 'Activity', badge: s.recentCalls.length ? s.recentCalls.length : undefined, render: () => <Activity {...context} /> },
+    { id: 'log', label: 'Log', render: () => <Log {...context} /> },
+  ];
+}
+
+function Overview({ server: s, onChange }: SectionContext) {
+  const pending = s.tools.filter((tool) => tool.pendingChange);
+  const added = s.tools.filter((tool) => tool.isNew);
+  return (
+    <>
+      {s.codeChange && <CodeChanged server={s} onApproved={onChange} />}
+      {pending.length > 0 && (
+        <section className="panel panel-warn" aria-labelledby="pending-title" data-testid="pending-changes">
+          <h2 id="pending-title">Changed since you approved it</h2>
+          <p>These tools changed their definition. They stay paused — no call reaches them — until you approve the new definition.</p>
+          {pending.map((tool) => (
+            <PendingChange key={tool.name} server={s.name} tool={tool} onApproved={onChange} />
+          ))}
+        </section>
+      )}
+      {added.length > 0 && (
+        <section className="panel panel-warn" aria-labelledby="new-tools-title" data-testid="new-tools">
+          <h2 id="new-tools-title">New since you added it</h2>
+          <p>
+            The server listed these tools after you reviewed it. Each asks before it runs — whatever the server’s trust or sandbox — until you
+            review and approve it. The server wrote their names and descriptions.
+          </p>
+          {added.map((tool) => (
+            <PendingNewTool key={tool.name} server={s.name} tool={tool} onApproved={onChange} />
+          ))}
+        </section>
+      )}
+      <h2>What it may do</h2>
+      <ProfileSummary profile={editable(s.profile)} testId="overview-summary" />
+      <h2>Where it comes from</h2>
+      <ProvenanceFacts provenance={s.provenance} importedFrom={s.importedFrom} />
+      <h3>The exact command</h3>
+      <ArgvView argv={[s.spec.command, ...s.spec.args]} risks={[]} cwd={s.spec.cwd} />
+      <p className="muted small">Added {when(s.createdAt)}.</p>
+      <h2>Remove</h2>
+      <RemoveServer name={s.name} />
+    </>
+  );
+}
+
+function Tools({ server: s, reload, onChange }: SectionContext) {
+  const action = useAction();
+  return (
+    <>
+      <FieldError message={action.error} />
+      <ToolsTable
+        tools={s.tools}
+        onRevokeRule={async (tool) => {
+          if (await action.run(() => invoke('rules.remove', { server: s.name, tool }))) reload();
+        }}
+        onAddRule={async (tool, effect, confirmDestructive) => {
+          const request = { server: s.name, tool: tool.name, effect, fingerprint: tool.fingerprint, ...(confirmDestructive ? { confirmDestructive } : {}) };
+          if (await action.run(() => invoke('rules.add', request))) reload();
+        }}
+      />
+      <div className="actions">
+        <button
+          type="button"
+          disabled={action.busy || !s.tools.some((t) => t.rule)}
+          onClick={async () => {
+            const value = await action.run(() => invoke('servers.revokeRules', { name: s.name }));
+            if (value) onChange(value);
+          }}
+        >
+          Revoke all rules
+        </button>
+        <span className="muted small">Every call then asks again, as on the first day.</span>
+      </div>
+    </>
+  );
+}
+
+function Permissions({ server: s, onChange, reload }: SectionContext) {
+  const action = useAction();
+  const saved = editable(s.profile);
+  const savedKey = JSON.stringify(saved);
+  // Edits show at once; the core's answer (or a refusal) puts back what is saved.
+  const [edited, setEdited] = useState<typeof saved | undefined>();
+  const [trustChoice, setTrustChoice] = useState<boolean | undefined>();
+  useEffect(() => setEdited(undefined), [savedKey]);
+  useEffect(() => setTrustChoice(undefined), [s.trusted]);
+  const profile = edited ?? saved;
+  const save = async (request: () => ReturnType<typeof invoke<'servers.updateProfile'>>) => {
+    const value = await action.run(request);
+    if (value) onChange(value);
+  };
+  return (
+    <>
+      <ProfileSummary profile={profile} testId="detail-summary" />
+      {!s.sandboxed && (
+        <div className="notice notice-error">
+          <strong>This server runs without a sandbox.</strong> You allowed it on {when(s.profile.unsandboxed?.consentedAt)}.{' '}
+          <button type="button" className="small-button" onClick={() => void save(() => invoke('servers.setUnsandboxed', { name: s.name, consent: false }))}>
+            Take that back
+          </button>
+        </div>
+      )}
+      {s.sandboxed && <UnsandboxedConsent name={s.name} onChange={onChange} />}
+      {action.error && (
+        <div role="alert" className="notice notice-error" data-testid="detail-error">
+          <InertText text={action.error} block />
+        </div>
+      )}
+      <p className="muted small">Changes are saved at once; a running server restarts under the new rules.</p>
+      <ProfileEditor
+        profile={profile}
+        busy={action.busy}
+        onChange={async (next) => {
+          setEdited(next);
+          await save(() => invoke('servers.updateProfile', { name: s.name, profile: next }));
+          setEdited(undefined);
+        }}
+      />
+      <EnvEditor env={s.spec.env} busy={action.busy} onChange={(env) => void save(() => invoke('servers.setEnv', { name: s.name, env }))} />
+      <h2>Secrets</h2>
+      <SecretsEditor server={s} onChange={onChange} />
+      <h2>Trust</h2>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={trustChoice ?? s.trusted}
+          disabled={action.busy}
+          data-testid="trust-toggle"
+          onChange={async (e) => {
+            const trusted = e.target.checked;
+            setTrustChoice(trusted);
+            if (await action.run(() => invoke('servers.setTrust', { name: s.name, trusted }))) reload();
+            else setTrustChoice(undefined);
+          }}
+        />{' '}
+        Trust this server’s descriptions of its tools
+      </label>
+      <p className="purpose">
+        Trusting it lets its tools that say they only read run without asking; calls that change things still ask, and the sandbox limits hold either way.
+      </p>
+    </>
+  );
+}
+
+function Activity({ server: s, reload }: SectionContext) {
+  return s.recentCalls.length === 0 ? <p className="muted">No calls yet.</p> : <AuditTable entries={s.recentCalls} showServer={false} onChanged={reload} />;
+}
+
+function Log({ server: s }: SectionContext) {
+  if (s.logs.length === 0) return <p className="muted">Nothing logged.</p>;
+  return (
+    <div className="log" data-testid="server-log" tabIndex={0} aria-label="Server log">
+      {s.logs.map((line, i) => (
+        <div key={i} className="log-line">
+          <span className="muted">{when(line.time)}</span> <span className="log-source">[<InertText text={line.source} />]</span> <InertText text={line.text} fold={400} />
+        </div>
+      ))}
+    </div>
+  );
+}
