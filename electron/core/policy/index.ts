@@ -2,5 +2,6 @@
 export * from './annotations';
 export * from './containment';
 export * from './decide';
+export * from './decide-server-request';
 export * from './diff';
 export * from './views';
