@@ -6,6 +6,7 @@ import { callDigest } from '../approvals/approval-tokens';
 import { canonicalJson, sha256OfCanonical } from '../tools/canonical-json';
 import { acquireFileLock } from './file-lock';
 import { redactArguments } from './redact';
+import { serverRequestBody, type ServerRequestAuditEntry, type ServerRequestAuditInput } from './server-request-entries';
 
 /** prevHash of the very first entry. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -275,6 +276,15 @@ export class AuditLog {
       ...(input.detail !== undefined ? { detail: String(input.detail).slice(0, 500) } : {}),
     };
     return this.#append(body) as Promise<OutcomeEntry>;
+  }
+
+  /**
+   * Appends an entry about a request from a server — its decision (before a
+   * model, a person or a folder list is involved) or its outcome — into the
+   * same chain, fsync'ed like a call's decision (see server-request-entries.ts).
+   */
+  appendServerRequest(input: ServerRequestAuditInput): Promise<ServerRequestAuditEntry> {
+    return this.#append(serverRequestBody(input)) as unknown as Promise<ServerRequestAuditEntry>;
   }
 
   /**

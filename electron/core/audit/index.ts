@@ -2,4 +2,5 @@
 export * from './audit-log';
 export * from './file-lock';
 export * from './redact';
+export * from './server-request-entries';
 export * from './views';

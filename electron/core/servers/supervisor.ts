@@ -12,7 +12,7 @@ import {
   type LifecycleSnapshot,
 } from './lifecycle';
 import { LogRing, type LogLine, type LogRingLimits } from './log-ring';
-import { ServerConnection, type CallOptions, type ConnectionOptions, type ToolListing } from './server-connection';
+import { ServerConnection, type CallOptions, type ConnectionOptions, type ServerNotice, type ServerRequestHandlers, type ToolListing } from './server-connection';
 import type { StdioStats } from './stdio-transport';
 import { ToolCallError } from './tool-call-error';
 import { ToolIndex, type ServerTools, type ToolIndexView, type ToolsDiff } from './tool-index';
@@ -82,7 +82,11 @@ export interface SupervisorOptions {
   clock?: Clock;
   policy?: Partial<LifecyclePolicy>;
   /** Limits and timings for each connection (stdio caps, shutdown, paging, handshake). */
-  connection?: Omit<ConnectionOptions, 'log' | 'now' | 'onToolsListChanged'>;
+  connection?: Omit<ConnectionOptions, 'log' | 'now' | 'onToolsListChanged' | 'requests' | 'onNotice'>;
+  /** Who answers a server's own requests (sampling, elicitation, roots); only these are declared. */
+  serverRequests?: (server: string) => ServerRequestHandlers;
+  /** Told what each server notifies besides tool changes (lists, resource updates, log lines kept). */
+  onNotice?: (server: string, notice: ServerNotice) => void;
   /** Default call bounds: 60 s without progress, 10 min at most. */
   defaultCall?: { timeoutMs: number; maxTotalMs: number };
   logLimits?: Partial<LogRingLimits>;
@@ -257,6 +261,18 @@ export class Supervisor {
     });
   }
 
+  /**
+   * Runs `use` with a ready server's connection (resources, prompts,
+   * completion, logging). Rejects when the server is not running; never
+   * starts or restarts anything.
+   */
+  async withConnection<T>(name: string, use: (connection: ServerConnection) => Promise<T>): Promise<T> {
+    const entry = this.entries.get(name);
+    const connection = entry?.session?.connection;
+    if (!entry || entry.snapshot.state !== 'ready' || !connection) throw new Error(`${name} is not running (${entry?.snapshot.state ?? 'stopped'})`);
+    return use(connection);
+  }
+
   /** Lists a ready server's tools again now (paging capped) and updates the index. */
   async listTools(name: string): Promise<ServerTools> {
     const entry = this.entries.get(name);
@@ -379,6 +395,15 @@ export class Supervisor {
         log: entry.log,
         now: () => this.clock.now(),
         onToolsListChanged: () => this.scheduleRefresh(entry, session),
+        ...(this.options.serverRequests ? { requests: this.options.serverRequests(entry.name) } : {}),
+        ...(this.options.onNotice
+          ? {
+              onNotice: (notice: ServerNotice) => {
+                // A stale session's notices are dropped like its listings.
+                if (entry.session === session && !session.cancelled) this.options.onNotice?.(entry.name, notice);
+              },
+            }
+          : {}),
       });
       session.connection = connection;
       try {
