@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Prompt, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ServerRecord, ServerSpec } from '../../../shared/domain';
@@ -28,6 +29,7 @@ import {
 import type { AirlockSandboxLauncher } from '../sandbox/sandbox-launcher';
 import type { SecretStore } from '../secrets/secret-store';
 import { probe, ProbeError } from '../servers/probe';
+import { pin, type Pinned } from '../catalog/catalog-index';
 import type { AirlockStore } from '../store/store';
 import { toolView, type ToolViewContext } from '../views/views';
 
@@ -48,6 +50,8 @@ interface Draft {
   /** Definitions the person saw at inspection (they become the approved ones). */
   probed?: ProbeReport;
   probedTools?: Array<{ definition: ServerRecord['approvedTools'][string]['definition']; fingerprint: string }>;
+  /** Prompts and resource templates seen at inspection, pinned like tools (they become the approved ones). */
+  probedCatalog?: { prompts: Pinned<Prompt>[]; resourceTemplates: Pinned<ResourceTemplate>[] };
   /** For an update: the server this draft replaces when committed. */
   replaces?: string;
 }
@@ -177,6 +181,10 @@ export class InstallFlow {
     };
     draft.probed = report;
     draft.probedTools = tools.map((tool) => ({ definition: tool.definition, fingerprint: tool.fingerprint }));
+    draft.probedCatalog = {
+      prompts: pin(result.prompts?.items ?? [], (prompt) => prompt.name),
+      resourceTemplates: pin(result.resourceTemplates?.items ?? [], (template) => template.uriTemplate),
+    };
     return report;
   }
 
@@ -212,6 +220,10 @@ export class InstallFlow {
       profile: { ...request.profile, secrets: [...new Set([...request.profile.secrets, ...Object.keys(secrets)])] },
       enabled: request.enable,
       approvedTools: Object.fromEntries((draft.probedTools ?? []).map((tool) => [tool.definition.name, { fingerprint: tool.fingerprint, definition: tool.definition, approvedAt: now }])),
+      ...(draft.probedCatalog ? approvedCatalog(draft.probedCatalog, now) : {}),
+      // What the person decided about sampling and elicitation, and the log level, carry over an update.
+      ...(existing?.serverRequests ? { serverRequests: existing.serverRequests } : {}),
+      ...(existing?.logLevel ? { logLevel: existing.logLevel } : {}),
       createdAt: existing?.createdAt ?? now,
     };
     for (const [key, value] of Object.entries(secrets)) this.deps.secrets.set(name, key, value);
@@ -408,4 +420,10 @@ function sourceError(error: unknown): AirlockError {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The prompts and resource templates seen at inspection, as approved definitions. */
+function approvedCatalog(probed: NonNullable<Draft['probedCatalog']>, now: string): Pick<ServerRecord, 'approvedPrompts' | 'approvedResourceTemplates'> {
+  const approve = (items: Pinned<unknown>[]) => Object.fromEntries(items.map((item) => [item.key, { fingerprint: item.fingerprint, definition: item.definition as Record<string, unknown>, approvedAt: now }]));
+  return { approvedPrompts: approve(probed.prompts), approvedResourceTemplates: approve(probed.resourceTemplates) };
 }

@@ -63,6 +63,8 @@ export interface ServerStatus {
   serverInfo?: Implementation;
   capabilities?: ServerCapabilities;
   protocolVersion?: string;
+  /** The server's instructions (data, never instructions to Airlock). */
+  instructions?: string;
   stdio?: StdioStats;
 }
 
@@ -121,6 +123,7 @@ interface Entry {
   serverInfo?: Implementation;
   capabilities?: ServerCapabilities;
   protocolVersion?: string;
+  instructions?: string;
   lastStats?: StdioStats;
 }
 
@@ -183,6 +186,7 @@ export class Supervisor {
       serverInfo: entry.serverInfo,
       capabilities: entry.capabilities,
       protocolVersion: entry.protocolVersion,
+      ...(entry.instructions !== undefined ? { instructions: entry.instructions } : {}),
       stdio: connection?.transport.stats() ?? entry.lastStats,
     };
   }
@@ -190,6 +194,11 @@ export class Supervisor {
   /** The server's log: its stderr, its log notifications and Airlock's notes, capped. */
   log(name: string): LogLine[] {
     return this.entries.get(name)?.log.snapshot() ?? [];
+  }
+
+  /** Adds one of Airlock's own notes to a server's log (bounded like the rest). */
+  note(name: string, text: string): void {
+    this.entry(name).log.push('airlock', text);
   }
 
   /**
@@ -418,6 +427,7 @@ export class Supervisor {
       entry.serverInfo = connection.serverInfo;
       entry.capabilities = connection.capabilities;
       entry.protocolVersion = connection.protocolVersion;
+      entry.instructions = connection.instructions;
       if (session.cancelled) return;
       await this.listAndApply(entry, session, connection);
       if (session.cancelled) return;
