@@ -38,6 +38,7 @@ import {
   type ResourceTemplate,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { ToolDefinition } from '../../../shared/domain';
 import type { LaunchPlan } from '../sandbox/launcher';
 import { LogRing } from './log-ring';
@@ -194,14 +195,20 @@ export class ServerConnection {
       this.notice({ kind: 'elicitation-complete', elicitationId: notification.params.elicitationId }),
     );
     const requests = options.requests;
-    // The SDK validates each request against its schema first (a malformed one is -32602).
+    // Registered under a schema that only names the method: the SDK's client then checks the
+    // params itself and answers a malformed request with -32602 "Invalid sampling request: …"
+    // (under the full schema a malformed request would fail earlier, as an internal error).
     if (requests?.sampling) {
       const sampling = requests.sampling;
-      this.client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, { signal: extra.signal }));
+      this.client.setRequestHandler(z.object({ method: z.literal('sampling/createMessage') }).passthrough(), (request, extra) =>
+        sampling(CreateMessageRequestSchema.parse(request).params, { signal: extra.signal }),
+      );
     }
     if (requests?.elicitation) {
       const elicitation = requests.elicitation;
-      this.client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation(request.params, { signal: extra.signal }));
+      this.client.setRequestHandler(z.object({ method: z.literal('elicitation/create') }).passthrough(), (request, extra) =>
+        elicitation(ElicitRequestSchema.parse(request).params, { signal: extra.signal }),
+      );
     }
     if (requests?.roots) {
       const roots = requests.roots;
