@@ -1,3 +1,4 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type {
   CompleteRequest,
   CompleteResult,
@@ -298,6 +299,7 @@ export class Catalog {
       return await this.deps.withConnection(server, use);
     } catch (error) {
       if (error instanceof AirlockError) throw error;
+      if (error instanceof McpError) throw new ServerAnswerError(server, error.code, error.message.replace(/^MCP error -?\d+: /, ''));
       throw new AirlockError('unavailable', `${server}: ${messageOf(error)}`);
     }
   }
@@ -365,6 +367,22 @@ export class Catalog {
         // one broken listener must not stop the others
       }
     }
+  }
+}
+
+/**
+ * The server answered a catalog request with an MCP error: said to a person
+ * as "<server>: <message>", and relayed to a gateway client with the
+ * server's own code (a missing resource stays -32002, bad params -32602).
+ */
+export class ServerAnswerError extends AirlockError {
+  constructor(
+    server: string,
+    readonly mcpCode: number,
+    readonly serverMessage: string,
+  ) {
+    super(mcpCode === ErrorCode.InvalidParams || mcpCode === -32002 ? 'not-found' : 'unavailable', `${server}: ${serverMessage}`);
+    this.name = 'ServerAnswerError';
   }
 }
 
