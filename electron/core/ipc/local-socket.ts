@@ -13,11 +13,13 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../../../shared/domain';
 import type { ChannelName, EventName, IpcHandlers, IpcResult, PayloadOf, RequestOf, ResponseOf } from '../../../shared/ipc';
+import type { CatalogChange } from '../catalog/catalog';
 import { AirlockError } from '../errors';
-import type { GatewayCallRequest, GatewayCore, GatewayTool } from '../gateway/gateway-core';
+import type { GatewayCallRequest, GatewayCatalog, GatewayCore, GatewayTool } from '../gateway/gateway-core';
+import type { DownstreamPeer } from '../server-requests/downstream-peers';
 import { dispatchIpc } from './dispatch';
 
 /** Where the owner's lock and socket live for a data folder. */
@@ -39,15 +41,32 @@ export function ownerEndpoint(dataDir: string, platform: NodeJS.Platform = proce
 type Request =
   | { id: number; method: 'ipc'; params: { channel: string; request: unknown } }
   | { id: number; method: 'tools.list'; params: { servers?: string[] } }
-  | { id: number; method: 'tools.call'; params: { server: string; tool: string; arguments: Record<string, unknown>; caller: Caller } }
+  | { id: number; method: 'tools.call'; params: { server: string; tool: string; arguments: Record<string, unknown>; caller: Caller; peer?: string } }
   | { id: number; method: 'cancel'; params: { target: number } }
-  | { id: number; method: 'hello'; params: { canAsk: boolean; label: string } };
+  | { id: number; method: 'hello'; params: { canAsk: boolean; label: string } }
+  /** A catalog request of a client's gateway (resources, prompts, completion, logging). */
+  | { id: number; method: 'catalog'; params: { op: CatalogOp; args: unknown[] } }
+  /** A client's gateway session that can answer servers' sampling or elicitation. */
+  | { id: number; method: 'peer.register'; params: { label: string; sampling: boolean; elicitation: { form: boolean; url: boolean } } }
+  | { id: number; method: 'peer.unregister'; params: { peer: string } }
+  /** The client's answer to an `ask` from the owner. */
+  | { id: number; method: 'peer.reply'; params: { ask: number; result?: unknown; error?: { code: number; message: string } } };
 
 type Reply =
   | { id: number; result: unknown }
-  | { id: number; error: { code: string; message: string } }
+  | { id: number; error: { code: string; message: string; mcpCode?: number; serverMessage?: string } }
   | { id: number; progress: { progress: number; total?: number; message?: string } }
-  | { event: string; payload: unknown };
+  | { event: string; payload: unknown }
+  /** The owner asks a client's gateway session to sample or elicit (after Airlock's decision). */
+  | { ask: number; method: 'peer.createMessage' | 'peer.elicit'; params: { peer: string; server: string; params: unknown } };
+
+/** The catalog operations a client may ask the owner for (an allow-list: nothing else is called). */
+const CATALOG_OPS = ['describe', 'servers', 'resources', 'resourceTemplates', 'prompts', 'readResource', 'getPrompt', 'complete', 'subscribe', 'unsubscribe', 'setLogLevel', 'release'] as const;
+type CatalogOp = (typeof CATALOG_OPS)[number];
+/** Operations whose last argument is a subscriber name (scoped to the socket on the owner's side). */
+const SUBSCRIBER_OPS = new Set<CatalogOp>(['subscribe', 'unsubscribe', 'setLogLevel', 'release']);
+/** Operations whose last argument is request bounds (a signal cannot cross the socket: `cancel` it). */
+const BOUNDED_OPS = new Set<CatalogOp>(['readResource', 'getPrompt', 'complete']);
 
 /** Largest message either side accepts (a tool result can be large, not unbounded). */
 const MAX_LINE = 32 * 1024 * 1024;
@@ -64,6 +83,8 @@ export interface OwnerServices {
 export class OwnerSocket {
   private readonly askers = new Set<Socket>();
   private readonly sockets = new Set<Socket>();
+  private readonly socketIds = new WeakMap<Socket, number>();
+  private nextSocketId = 1;
 
   private constructor(
     private readonly server: Server,
@@ -116,6 +137,11 @@ export class OwnerSocket {
     for (const socket of this.sockets) write(socket, { event: 'tools.didChange', payload: null });
   }
 
+  /** Tells clients what changed in the catalog (their gateways relay list changes, updates, log lines). */
+  broadcastCatalogChange(change: CatalogChange): void {
+    for (const socket of this.sockets) write(socket, { event: 'catalog.change', payload: change });
+  }
+
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -126,10 +152,26 @@ export class OwnerSocket {
   private accept(socket: Socket, services: OwnerServices): void {
     this.sockets.add(socket);
     const running = new Map<number, AbortController>();
+    // This client's gateway sessions, as peers of the owner's core, and what the owner asked them.
+    const peers = new Map<string, () => void>();
+    const asks = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+    const subscribers = new Set<string>();
+    let nextAsk = 1;
+    const scope = (subscriber: unknown) => `socket:${this.socketIds.get(socket)}:${String(subscriber)}`;
+    if (!this.socketIds.has(socket)) this.socketIds.set(socket, this.nextSocketId++);
+    const ask = (method: 'peer.createMessage' | 'peer.elicit', params: { peer: string; server: string; params: unknown }) =>
+      new Promise<unknown>((resolve, reject) => {
+        const id = nextAsk++;
+        asks.set(id, { resolve, reject });
+        write(socket, { ask: id, method, params });
+      });
     socket.on('close', () => {
       this.sockets.delete(socket);
       this.askers.delete(socket);
       for (const controller of running.values()) controller.abort();
+      for (const dispose of peers.values()) dispose();
+      for (const waiter of asks.values()) waiter.reject(new Error('the app that was asked went away'));
+      for (const subscriber of subscribers) void services.gateway.catalog?.release(subscriber).catch(() => undefined);
     });
     socket.on('error', () => socket.destroy());
     readLines(socket, async (message) => {
@@ -166,13 +208,73 @@ export class OwnerSocket {
             running.get(request.params.target)?.abort();
             write(socket, { id: request.id, result: { ok: true } });
             return;
+          case 'catalog': {
+            const catalog = services.gateway.catalog;
+            const op = request.params.op;
+            if (!catalog || !(CATALOG_OPS as readonly string[]).includes(op) || !Array.isArray(request.params.args)) {
+              write(socket, { id: request.id, error: { code: 'unknown-channel', message: 'Unknown catalog request.' } });
+              return;
+            }
+            const args = [...request.params.args];
+            // SECURITY: a client names only its own subscribers; on the owner they are scoped to its socket.
+            if (SUBSCRIBER_OPS.has(op)) {
+              args[args.length - 1] = scope(args[args.length - 1]);
+              subscribers.add(args[args.length - 1] as string);
+            }
+            const controller = new AbortController();
+            if (BOUNDED_OPS.has(op)) {
+              running.set(request.id, controller);
+              args[args.length - 1] = { signal: controller.signal, onProgress: (progress: { progress: number; total?: number; message?: string }) => write(socket, { id: request.id, progress }) };
+            }
+            try {
+              const result = await (catalog[op] as (...a: unknown[]) => Promise<unknown>)(...args);
+              write(socket, { id: request.id, result: result ?? null });
+            } finally {
+              running.delete(request.id);
+            }
+            return;
+          }
+          case 'peer.register': {
+            const { label, sampling, elicitation } = request.params;
+            let registered: { id: string; dispose(): void } | undefined;
+            registered = services.gateway.registerPeer?.({
+              label: String(label),
+              sampling: sampling === true,
+              elicitation: { form: elicitation?.form === true, url: elicitation?.url === true },
+              createMessage: (server, params): ReturnType<DownstreamPeer['createMessage']> => ask('peer.createMessage', { peer: registered!.id, server, params }) as never,
+              elicit: (server, params): ReturnType<DownstreamPeer['elicit']> => ask('peer.elicit', { peer: registered!.id, server, params }) as never,
+            });
+            if (registered) peers.set(registered.id, registered.dispose);
+            write(socket, { id: request.id, result: registered ? { peer: registered.id } : {} });
+            return;
+          }
+          case 'peer.unregister':
+            peers.get(request.params.peer)?.();
+            peers.delete(request.params.peer);
+            write(socket, { id: request.id, result: { ok: true } });
+            return;
+          case 'peer.reply': {
+            const waiter = asks.get(request.params.ask);
+            asks.delete(request.params.ask);
+            if (waiter) {
+              if (request.params.error) waiter.reject(new McpError(request.params.error.code, request.params.error.message));
+              else waiter.resolve(request.params.result);
+            }
+            write(socket, { id: request.id, result: { ok: true } });
+            return;
+          }
           default:
             write(socket, { id: (request as { id: number }).id, error: { code: 'unknown-channel', message: 'Unknown request.' } });
         }
       } catch (error) {
+        const mcp = error as { mcpCode?: unknown; serverMessage?: unknown };
         write(socket, {
           id: request.id,
-          error: { code: error instanceof AirlockError ? error.code : 'internal', message: error instanceof Error ? error.message : String(error) },
+          error: {
+            code: error instanceof AirlockError ? error.code : 'internal',
+            message: error instanceof Error ? error.message : String(error),
+            ...(typeof mcp.mcpCode === 'number' && typeof mcp.serverMessage === 'string' ? { mcpCode: mcp.mcpCode, serverMessage: mcp.serverMessage } : {}),
+          },
         });
       }
     });
@@ -183,6 +285,8 @@ export class OwnerSocket {
 export class OwnerClient {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void; onProgress?: (p: { progress: number; total?: number; message?: string }) => void }>();
+  /** This process's gateway sessions registered with the owner, by the owner's peer id. */
+  private readonly peers = new Map<string, Omit<DownstreamPeer, 'id'>>();
   private readonly listeners = new Set<(event: string, payload: unknown) => void>();
   private closedError: Error | undefined;
   private readonly closeListeners = new Set<() => void>();
@@ -229,10 +333,53 @@ export class OwnerClient {
     const onAbort = () => void this.request('cancel', { target: id }).catch(() => {});
     request.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      return (await this.request('tools.call', { server: request.server, tool: request.tool, arguments: request.arguments, caller: request.caller }, request.onProgress)) as CallToolResult;
+      return (await this.request(
+        'tools.call',
+        { server: request.server, tool: request.tool, arguments: request.arguments, caller: request.caller, ...(request.peer ? { peer: request.peer } : {}) },
+        request.onProgress,
+      )) as CallToolResult;
     } finally {
       request.signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** The owner's catalog, as a client's gateway uses it (subscribers are scoped to this socket by the owner). */
+  catalog(): Omit<GatewayCatalog, 'onDidChange'> {
+    const call = (op: CatalogOp, args: unknown[], bounds?: { signal?: AbortSignal; onProgress?: (p: { progress: number; total?: number; message?: string }) => void }) => {
+      const id = this.nextId;
+      const onAbort = () => void this.request('cancel', { target: id }).catch(() => {});
+      bounds?.signal?.addEventListener('abort', onAbort, { once: true });
+      return this.request('catalog', { op, args: bounds ? [...args, null] : args }, bounds?.onProgress).finally(() => bounds?.signal?.removeEventListener('abort', onAbort)) as Promise<never>;
+    };
+    return {
+      describe: (server) => call('describe', [server]),
+      servers: (filter) => call('servers', filter ? [[...filter]] : []),
+      resources: (servers) => call('resources', [[...servers]]),
+      resourceTemplates: (servers) => call('resourceTemplates', [[...servers]]),
+      prompts: (servers) => call('prompts', [[...servers]]),
+      readResource: (server, uri, bounds) => call('readResource', [server, uri], bounds ?? {}),
+      getPrompt: (server, name, args, bounds) => call('getPrompt', [server, name, args ?? null], bounds ?? {}),
+      complete: (server, params, bounds) => call('complete', [server, params], bounds ?? {}),
+      subscribe: (server, uri, subscriber) => call('subscribe', [server, uri, subscriber]),
+      unsubscribe: (server, uri, subscriber) => call('unsubscribe', [server, uri, subscriber]),
+      setLogLevel: (server, level, subscriber) => call('setLogLevel', [server, level, subscriber]),
+      release: (subscriber) => call('release', [subscriber]),
+    };
+  }
+
+  /** Registers a gateway session of this process with the owner, so servers' requests can be relayed to it. */
+  async registerPeer(peer: Omit<DownstreamPeer, 'id'>): Promise<{ id: string; dispose(): void } | undefined> {
+    const result = (await this.request('peer.register', { label: peer.label, sampling: peer.sampling, elicitation: peer.elicitation })) as { peer?: string };
+    if (!result.peer) return undefined;
+    const id = result.peer;
+    this.peers.set(id, peer);
+    return {
+      id,
+      dispose: () => {
+        this.peers.delete(id);
+        void this.request('peer.unregister', { peer: id }).catch(() => undefined);
+      },
+    };
   }
 
   /** Events the owner broadcasts (servers.didChange, approvals.didChange, …). */
@@ -262,6 +409,10 @@ export class OwnerClient {
   }
 
   private receive(message: Reply): void {
+    if ('ask' in message) {
+      void this.answerAsk(message);
+      return;
+    }
     if ('event' in message) {
       for (const listener of this.listeners) listener(message.event, message.payload);
       return;
@@ -273,8 +424,26 @@ export class OwnerClient {
       return;
     }
     this.waiting.delete(message.id);
-    if ('error' in message) waiter.reject(new AirlockError(message.error.code as never, message.error.message));
-    else waiter.resolve(message.result);
+    if ('error' in message) {
+      const error = new AirlockError(message.error.code as never, message.error.message);
+      // A server's own MCP error keeps its code across the socket (a gateway relays it as the server sent it).
+      if (typeof message.error.mcpCode === 'number') Object.assign(error, { mcpCode: message.error.mcpCode, serverMessage: message.error.serverMessage });
+      waiter.reject(error);
+    } else waiter.resolve(message.result);
+  }
+
+  /** The owner asks one of this process's gateway sessions to sample or elicit; the answer goes back. */
+  private async answerAsk(message: Extract<Reply, { ask: number }>): Promise<void> {
+    const peer = this.peers.get(message.params.peer);
+    try {
+      if (!peer) throw new McpError(ErrorCode.InvalidRequest, 'That app is no longer connected.');
+      const params = message.params.params as never;
+      const result = message.method === 'peer.createMessage' ? await peer.createMessage(message.params.server, params, {}) : await peer.elicit(message.params.server, params, {});
+      await this.request('peer.reply', { ask: message.ask, result });
+    } catch (error) {
+      const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
+      await this.request('peer.reply', { ask: message.ask, error: { code, message: error instanceof Error ? error.message : String(error) } }).catch(() => undefined);
+    }
   }
 }
 
