@@ -6,6 +6,8 @@ import { AirlockError } from '../core/errors';
 import { AirlockHost } from '../core/host';
 import { SharedHost } from '../core/ipc/shared-host';
 import { registerCallCommands } from './commands/calls';
+import { registerCatalogCommands } from './commands/catalog';
+import { registerRunCommand } from './commands/run';
 import { doctor } from './commands/doctor';
 import { registerGatewayCommands } from './commands/gateway';
 import { registerServerCommands, type CliContext } from './commands/servers';
@@ -54,7 +56,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const context: CliContext = { api: openApi, io, json, exit: (code) => (exitCode = code) };
   registerServerCommands(program, context);
   registerCallCommands(program, context);
+  registerCatalogCommands(program, context);
   registerGatewayCommands(program, { ...context, dataDir, version });
+  registerRunCommand(program, { ...context, dataDir, version });
 
   program
     .command('doctor')

@@ -1,62 +1,14 @@
-import { createReadStream, createWriteStream, openSync } from 'node:fs';
-import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { APP_LABELS, callerLabel } from '../../../shared/domain';
+import { APP_LABELS } from '../../../shared/domain';
 import { AirlockHost } from '../../core/host';
 import { connectApp, previewConnect, undoConnect, type ConnectApp } from '../../core/connect';
 import { loadOrCreateGatewayToken, serveStdio, startHttpGateway, GATEWAY_TOKEN_FILE } from '../../core/gateway';
-import type { ConfirmationRequest } from '../../core/approvals';
 import { SharedHost } from '../../core/ipc/shared-host';
 import { inert } from '../format';
+import { askEverythingOnTerminal, openTerminal } from '../terminal';
 import { CliExit, EXIT } from '../output';
 import { confirmOrExit, installFromDisclosure, type CliContext } from './servers';
-
-/**
- * A terminal a gateway can ask on even when its stdin and stdout carry MCP:
- * the process's controlling terminal (/dev/tty), when it has one.
- */
-function openTerminal(): { ask(question: string): Promise<string>; close(): void } | undefined {
-  if (process.platform === 'win32') return undefined;
-  let fd: number;
-  try {
-    fd = openSync('/dev/tty', 'r+');
-  } catch {
-    return undefined;
-  }
-  const input = createReadStream('', { fd, autoClose: false });
-  const output = createWriteStream('', { fd, autoClose: false });
-  const rl = createInterface({ input, output });
-  // One question at a time; the MCP traffic on stdin/stdout goes on meanwhile.
-  let queue: Promise<unknown> = Promise.resolve();
-  return {
-    ask(question) {
-      const next = queue.then(() => rl.question(question));
-      queue = next.catch(() => {});
-      return next.then((answer) => answer.trim());
-    },
-    close: () => {
-      rl.close();
-      input.destroy();
-      output.destroy();
-    },
-  };
-}
-
-/** Shows a confirmation on the terminal and answers it; the safe answer is the default. */
-async function askOnTerminal(host: AirlockHost, terminal: NonNullable<ReturnType<typeof openTerminal>>, request: ConfirmationRequest): Promise<void> {
-  const who = callerLabel(request.caller);
-  const lines = [
-    '',
-    `── Airlock: ${who} wants to run ${request.server} › ${inert(request.tool)} ──`,
-    ...request.reasons.map((reason) => `  ${reason}`),
-    `  arguments: ${inert(JSON.stringify(request.arguments, null, 2)).split('\n').join('\n  ')}`,
-    request.confirmationKind === 'destructive' ? `Type the tool's name (${request.tool}) to allow it once; anything else denies: ` : 'Allow once? [y/N] ',
-  ];
-  const answer = await terminal.ask(lines.join('\n'));
-  const allowed = request.confirmationKind === 'destructive' ? answer === request.tool : /^y(es)?$/i.test(answer);
-  host.answerConfirmation(request.id, { choice: allowed ? 'allow-once' : 'deny' }, { shell: 'terminal' });
-}
 
 export function registerGatewayCommands(program: Command, context: CliContext & { dataDir(): string; version: string }): void {
   const { io } = context;
@@ -95,7 +47,8 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
         createHost: (hooks) => new AirlockHost({ dataDir: context.dataDir(), version: context.version, hooks }),
         onOwner: async (host) => {
           owned = host;
-          if (terminal) host.confirmations.onDidOpen((request) => void askOnTerminal(host, terminal, request).catch(() => {}));
+          // Tool confirmations and servers' sampling and elicitation questions are asked here.
+          if (terminal) askEverythingOnTerminal(host, terminal);
           await host.startEnabledServers();
         },
       });
@@ -133,9 +86,10 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
     .description("add Airlock's gateway to an app's MCP config (claude, vscode or cursor), with a backup; --undo restores it")
     .argument('<app>', 'claude | vscode | cursor')
     .option('--move', "also move the app's other servers into Airlock (each through disclosure, added disabled), so they stop running unconfined there")
+    .option('--per-server', 'with --move: replace each moved entry in place with `airlock run NAME` (the app keeps a toggle per server) instead of one gateway entry')
     .option('--undo', 'restore the config as it was before the last connect')
     .option('-y, --yes', 'answer yes to the questions')
-    .action(async (app: string, options: { move?: boolean; undo?: boolean; yes?: boolean }) => {
+    .action(async (app: string, options: { move?: boolean; perServer?: boolean; undo?: boolean; yes?: boolean }) => {
       if (app !== 'claude' && app !== 'vscode' && app !== 'cursor') throw new CliExit(EXIT.usage, 'Say which app: claude, vscode or cursor.');
       const target = app as ConnectApp;
       const label = APP_LABELS[target];
@@ -153,13 +107,26 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
         io.out(`Airlock will add the entry "airlock": ${command.command} ${command.args.join(' ')}`);
         if (preview.otherServers.length) io.out(`${label} also runs, unconfined: ${preview.otherServers.map((server) => inert(server.name)).join(', ')}${options.move ? ' — they will be moved into Airlock' : ' (use --move to bring them into Airlock)'}`);
       }
-      let moved: string[] = [];
+      let moved: Array<{ entry: string; server: string }> = [];
       if (options.move && preview.otherServers.length) {
         await confirmOrExit(io, `Move ${preview.otherServers.length} server(s) from ${label} into Airlock (each shown first, added disabled)?`, options.yes);
         moved = await importForMove(context, preview.path, target, options.yes);
       }
+      // One `airlock run NAME` entry per moved server keeps the app's own toggle for each; offered, not assumed.
+      let perServer = options.perServer === true && moved.length > 0;
+      if (!perServer && moved.length > 0 && !options.yes && io.confirm && !context.json()) {
+        perServer = await io.confirm(`Replace each moved entry in ${label} with its own Airlock entry (\`airlock run NAME\`, so ${label} keeps a switch per server) instead of one “airlock” entry?`);
+      }
+      if (perServer) {
+        const entries = Object.fromEntries(moved.map(({ entry, server }) => [entry, { command: command.command, args: [resolve(process.argv[1] ?? 'airlock'), '--data-dir', context.dataDir(), 'run', server, '--client', label] }]));
+        if (!context.json()) for (const { entry, server } of moved) io.out(`  "${inert(entry)}" → airlock run ${server}`);
+        await confirmOrExit(io, `Replace ${moved.length} entr${moved.length === 1 ? 'y' : 'ies'} in ${preview.path} with Airlock's (a backup is kept)? Enable them in Airlock with \`airlock start NAME\`.`, options.yes);
+        const result = await connectApp(target, { ...environment, perServerEntries: entries });
+        io.out(context.json() ? JSON.stringify(result, null, 2) : `${result.changed ? `Done. Backup: ${result.backupPath}` : 'Nothing changed.'}\nRestart ${label} to use it.`);
+        return;
+      }
       await confirmOrExit(io, `Write Airlock's entry into ${preview.path} (a backup is kept)?`, options.yes);
-      const result = await connectApp(target, { ...environment, ...command, ...(moved.length ? { moveServers: moved } : {}) });
+      const result = await connectApp(target, { ...environment, ...command, ...(moved.length ? { moveServers: moved.map((m) => m.entry) } : {}) });
       io.out(
         context.json()
           ? JSON.stringify(result, null, 2)
@@ -168,10 +135,10 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
     });
 }
 
-/** Imports the app's other servers through disclosure; returns the entry names taken. */
-async function importForMove(context: CliContext, path: string, app: ConnectApp, yes: boolean | undefined): Promise<string[]> {
+/** Imports the app's other servers through disclosure; returns each entry taken with its name in Airlock. */
+async function importForMove(context: CliContext, path: string, app: ConnectApp, yes: boolean | undefined): Promise<Array<{ entry: string; server: string }>> {
   const api = await context.api();
-  const taken: string[] = [];
+  const taken: Array<{ entry: string; server: string }> = [];
   for (const file of await api.invoke('install.scanImports', { path, app })) {
     for (const entry of file.entries) {
       if (entry.status !== 'importable' || !entry.disclosure) {
@@ -179,7 +146,7 @@ async function importForMove(context: CliContext, path: string, app: ConnectApp,
         continue;
       }
       await installFromDisclosure(context, entry.disclosure, { yes, enable: false, silentJson: true });
-      taken.push(entry.name);
+      taken.push({ entry: entry.name, server: entry.disclosure.suggestedName });
     }
   }
   return taken;

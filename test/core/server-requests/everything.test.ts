@@ -143,4 +143,31 @@ describe('server-everything asks back, through the core', () => {
     expect(JSON.stringify(latest)).not.toContain('Ada');
     expect(latest!.outcome).toMatchObject({ outcome: 'accept', response: { action: 'accept', fields: ['name', 'integer'] } });
   });
+
+  it('a URL question opens nothing until the person clicks; then only the https URL it checked', async () => {
+    t.ask.available = true;
+    const handlers = t.host.ipcHandlers();
+    const call = t.host.callTool({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url: 'https://xn--exmple-cua.com/login', message: 'Sign in here' }, caller: { kind: 'user' } });
+    const question = await nextQuestion(t, 'elicitation-url');
+    if (question.kind !== 'elicitation-url') throw new Error('wrong question');
+    expect(question).toMatchObject({ url: 'https://xn--exmple-cua.com/login', host: 'exämple.com', asciiHost: 'xn--exmple-cua.com', punycode: true, opened: false });
+    expect(question.reasons.join(' ')).toMatch(/Punycode/);
+    await expect(Promise.resolve().then(() => handlers['requests.openUrl']({ id: 'not-a-question' }))).rejects.toThrow(/did not ask/);
+    expect(await handlers['requests.openUrl']({ id: question.id })).toEqual({ url: 'https://xn--exmple-cua.com/login' });
+    expect(t.host.serverRequests.pending().find((q) => q.id === question.id)).toMatchObject({ opened: true });
+    expect(t.host.serverRequests.answer(question.id, { action: 'accept' }, { shell: 'test' })).toEqual({ accepted: true });
+    expect(text(await call)).toMatch(/accept/);
+  });
+
+  it('a URL that is not https to a public host is declined before anyone sees it', async () => {
+    t.ask.available = true;
+    for (const url of ['http://example.com/', 'https://127.0.0.1:8080/admin', 'https://user:pw@example.com/']) {
+      const result = await t.host.callTool({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url }, caller: { kind: 'user' } });
+      expect(text(result)).toMatch(/decline/);
+    }
+    expect(t.host.serverRequests.pending()).toHaveLength(0);
+    const refused = (await readServerRequestEntries(t.host.audit, { kind: 'elicitation' })).filter((r) => r.decision.decidedBy === 'unsafe-url');
+    expect(refused).toHaveLength(3);
+  });
 });
+
