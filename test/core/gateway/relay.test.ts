@@ -66,7 +66,7 @@ async function nextQuestion(t: TestHost, kind: ServerRequestView['kind']): Promi
   throw new Error(`no ${kind} question`);
 }
 
-const textOf = (result: { content?: unknown }) => JSON.stringify(result.content);
+const textOf = (result: unknown) => JSON.stringify((result as { content?: unknown }).content);
 
 describe('the gateway relays resources, prompts, completion and logging', () => {
   let t: TestHost;
