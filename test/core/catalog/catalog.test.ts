@@ -169,4 +169,13 @@ describe('bad input from a server’s catalog', () => {
     expect((result.result!.content[0] as { text: string }).text).toMatch(/sampling refused: -32602 .*Invalid sampling request/);
     expect(t.host.serverRequests.pending()).toHaveLength(0);
   });
+
+  it('ping works both ways; a request Airlock never declared is a protocol error, never a question', async () => {
+    const pinged = await t.host.callTool({ server: 'abuse', tool: 'ping_client', arguments: {}, caller: { kind: 'user' } });
+    expect((pinged.result!.content[0] as { text: string }).text).toBe('the client answered ping');
+    await t.host.supervisor.withConnection('abuse', (connection) => connection.ping());
+    const unknown = await t.host.callTool({ server: 'abuse', tool: 'unknown_request', arguments: {}, caller: { kind: 'user' } });
+    expect((unknown.result!.content[0] as { text: string }).text).toBe('refused: -32601');
+    expect(t.host.serverRequests.pending()).toHaveLength(0);
+  });
 });
