@@ -265,8 +265,13 @@ export const channels = {
   },
   'gateway.stopHttp': { request: Empty, response: GatewayStatusSchema, doc: 'Renderer, Settings: stops the HTTP gateway.' },
   'connect.apply': {
-    request: z.strictObject({ app: ImportAppSchema, moveImported: z.boolean() }),
-    response: z.object({ changed: z.boolean(), backupPath: z.string().optional(), removedServers: z.array(z.string()) }),
+    request: z.strictObject({
+      app: ImportAppSchema,
+      moveImported: z.boolean(),
+      /** With moveImported: replace each imported entry in place with `airlock run NAME` (the app keeps a switch per server) instead of one gateway entry. */
+      perServer: z.boolean().optional(),
+    }),
+    response: z.object({ changed: z.boolean(), backupPath: z.string().optional(), removedServers: z.array(z.string()), replacedServers: z.array(z.string()).optional() }),
     doc: "Renderer, Settings › Connect: adds Airlock's gateway to the app's config (with a backup), optionally taking out the servers already imported into Airlock.",
   },
   'connect.undo': {

@@ -583,9 +583,22 @@ export class AirlockHost {
    * `moveImported`, the app's servers that were already imported into
    * Airlock — so they went through disclosure — are taken out of its config.
    */
-  async connect(app: ConnectApp, moveImported: boolean): Promise<{ changed: boolean; backupPath?: string; removedServers: string[] }> {
+  async connect(app: ConnectApp, moveImported: boolean, perServer = false): Promise<{ changed: boolean; backupPath?: string; removedServers: string[]; replacedServers?: string[] }> {
     const label = CONNECT_APPS.find((candidate) => candidate.app === app)!.label;
     const status = (await this.gatewayStatus()).apps.find((candidate) => candidate.app === app)!;
+    if (moveImported && perServer && status.importedIntoAirlock.length) {
+      // Each imported entry becomes `airlock run NAME` under its own name in the app.
+      const base = this.options.gatewayCommand ?? { command: 'airlock', args: ['gateway', '--stdio'] };
+      const prefix = base.args.slice(0, Math.max(0, base.args.length - 2));
+      const entries = Object.fromEntries(
+        status.importedIntoAirlock.map((entry) => {
+          const record = this.records().find((r) => r.importedFrom?.path === status.configPath && r.importedFrom.entry === entry)!;
+          return [entry, { command: base.command, args: [...prefix, 'run', record.name, '--client', label] }];
+        }),
+      );
+      const result = await connectApp(app, { ...this.connectEnvironment(), perServerEntries: entries });
+      return { changed: result.changed, ...(result.backupPath ? { backupPath: result.backupPath } : {}), removedServers: [], replacedServers: result.replacedServers ?? [] };
+    }
     const result = await connectApp(app, {
       ...this.connectEnvironment(),
       ...this.gatewayEntryFor(label),
@@ -668,7 +681,7 @@ export class AirlockHost {
       'gateway.status': () => this.gatewayStatus(),
       'gateway.startHttp': ({ port }) => this.startHttpGateway(port),
       'gateway.stopHttp': () => this.stopHttpGateway(),
-      'connect.apply': ({ app, moveImported }) => this.connect(app, moveImported),
+      'connect.apply': ({ app, moveImported, perServer }) => this.connect(app, moveImported, perServer === true),
       'connect.undo': ({ app }) => this.undoConnect(app),
       'dialog.openFile': async ({ purpose }) => {
         const path = await this.options.hooks.pickFile?.(purpose);

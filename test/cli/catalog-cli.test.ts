@@ -153,6 +153,58 @@ describe('airlock run NAME', () => {
   });
 });
 
+/** Starts an airlock process and resolves with the URL it prints. */
+function startAirlock(argv: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: home } });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /on (http:\/\/\S+)/.exec(out);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`airlock ${argv.join(' ')} exited ${code}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+}
+
+describe('airlock run in a process that is not the data folder’s owner', () => {
+  it('relays the catalog and sampling through the owner’s socket', async () => {
+    // The gateway owns the folder and runs the servers; `airlock run` becomes its client.
+    const owner = await startAirlock(['gateway', '--http', '0', '--no-terminal']);
+    let run: { child: ChildProcess; url: string } | undefined;
+    try {
+      run = await startAirlock(['run', 'everything', '--http', '0', '--no-terminal', '--client', 'Socket App']);
+      const token = readFileSync(join(dataDir, 'gateway-token'), 'utf8').trim();
+      const client = new Client({ name: 'socket-app', version: '1.0.0' }, { capabilities: { sampling: {} } });
+      const sampled: unknown[] = [];
+      client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+        sampled.push(request.params);
+        return { model: 'socket-model', role: 'assistant', content: { type: 'text', text: 'answered across the socket' } };
+      });
+      await client.connect(new StreamableHTTPClientTransport(new URL(run.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      try {
+        expect((await client.readResource({ uri: 'demo://resource/dynamic/text/9' })).contents[0]).toMatchObject({ text: expect.stringContaining('Resource 9') });
+        expect(JSON.stringify((await client.getPrompt({ name: 'args-prompt', arguments: { city: 'Riga' } })).messages)).toContain('Riga');
+        await client.setLoggingLevel('warning');
+        await expect(client.readResource({ uri: 'demo://nothing' })).rejects.toThrow();
+        const result = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'via the owner', maxTokens: 30 } });
+        expect(JSON.stringify(result.content)).toContain('answered across the socket');
+        expect(sampled).toHaveLength(1);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      if (run) await stop(run.child);
+      await stop(owner.child);
+    }
+  });
+});
+
 describe('airlock connect --move --per-server', () => {
   it('replaces each moved entry in place with `airlock run NAME`, leaving the rest byte for byte', () => {
     mkdirSync(join(home, '.config/Claude'), { recursive: true });
