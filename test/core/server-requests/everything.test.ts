@@ -11,6 +11,7 @@ import type { ServerRequestView } from '../../../shared/views';
 import type { SamplingModel } from '../../../electron/core/server-requests/sampling-model';
 import { readServerRequestEntries } from '../../../electron/core/audit/server-request-entries';
 import { createTestHost, EVERYTHING_SERVER, type TestHost } from '../host/host-support';
+import { dispatchIpc } from '../../../electron/core/ipc/dispatch';
 
 /** A scripted model: records every request it gets and answers with a fixed text. */
 class ScriptedModel implements SamplingModel {
@@ -95,6 +96,7 @@ describe('server-everything asks back, through the core', () => {
     const question = await nextQuestion(t, 'sampling-request');
     if (question.kind !== 'sampling-request') throw new Error('wrong question');
     expect(JSON.stringify(question.messages)).toContain('original words');
+    expect(await dispatchIpc(t.host.ipcHandlers(), 'requests.pending', {})).toMatchObject({ ok: true });
     const edited = { ...question.params, messages: [{ role: 'user', content: { type: 'text', text: 'edited by the person' } }], maxTokens: 20 };
     // An edit past the person's own cap is refused and leaves the question open.
     expect(t.host.serverRequests.answer(question.id, { choice: 'allow-once', params: { ...edited, maxTokens: 999_999 } }, { shell: 'test' }).accepted).toBe(false);
@@ -107,6 +109,7 @@ describe('server-everything asks back, through the core', () => {
     // This request's decision was on record when the model was called (counted at the call, from the log on disk).
     expect(model.auditAtCall[0]).toBe(recordedBefore + 1);
     if (review.kind !== 'sampling-response') throw new Error('wrong question');
+    expect(await dispatchIpc(t.host.ipcHandlers(), 'requests.pending', {})).toMatchObject({ ok: true });
     expect(JSON.stringify(review.result)).toContain('the scripted answer');
     expect(t.host.serverRequests.answer(review.id, { choice: 'approve', result: { ...review.result, content: { type: 'text', text: 'reviewed answer' } } }, { shell: 'test' })).toEqual({ accepted: true });
     const result = await call;
@@ -169,6 +172,31 @@ describe('server-everything asks back, through the core', () => {
     expect(t.host.serverRequests.pending()).toHaveLength(0);
     const refused = (await readServerRequestEntries(t.host.audit, { kind: 'elicitation' })).filter((r) => r.decision.decidedBy === 'unsafe-url');
     expect(refused).toHaveLength(3);
+  });
+
+  it('what the shells are sent fits the contract (validated as the window would get it)', async () => {
+    t.ask.available = true;
+    const handlers = t.host.ipcHandlers();
+    const call = t.host.callTool({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'user' } });
+    const question = await nextQuestion(t, 'elicitation-form');
+    const pending = await dispatchIpc(handlers, 'requests.pending', {});
+    expect(pending).toMatchObject({ ok: true, value: [expect.objectContaining({ id: question.id, kind: 'elicitation-form' })] });
+    expect(await dispatchIpc(handlers, 'requests.extend', { id: question.id })).toMatchObject({ ok: true, value: { deadline: expect.any(Number) } });
+    expect(await dispatchIpc(handlers, 'requests.answer', { id: question.id, answer: { action: 'cancel' } })).toEqual({ ok: true, value: { accepted: true } });
+    await call;
+    for (const [channel, request] of [
+      ['requests.history', {}],
+      ['requests.settings', { name: 'everything' }],
+      ['catalog.get', { name: 'everything' }],
+      ['resources.read', { server: 'everything', uri: 'demo://resource/dynamic/blob/2' }],
+      ['prompts.get', { server: 'everything', name: 'resource-prompt', arguments: { resourceType: 'Blob', resourceId: '2' } }],
+      ['completion.complete', { server: 'everything', ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: '' } }],
+    ] as const) {
+      const result = await dispatchIpc(handlers, channel, request);
+      expect(result, channel).toMatchObject({ ok: true });
+    }
+    // A forged or malformed answer is refused at the contract, before the core.
+    expect(await dispatchIpc(handlers, 'requests.answer', { id: 'x', answer: { action: 'accept', content: { a: { nested: true } } } })).toMatchObject({ ok: false, code: 'invalid-request' });
   });
 });
 
