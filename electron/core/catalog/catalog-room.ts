@@ -165,9 +165,10 @@ export class CatalogRoom {
   }
 
   async #ensureReady(server: string): Promise<void> {
+    // A running server needs no look at the store (a read of the settings file per request).
+    if (this.deps.status(server).state === 'ready') return;
     const record = own(this.deps.records(), server);
     if (!record) throw new AirlockError('not-found', `There is no server named ${server}.`);
-    if (this.deps.status(server).state === 'ready') return;
     if (!record.enabled) throw new AirlockError('unavailable', `${server} is disabled; start it first.`);
     try {
       await this.deps.start(server);
