@@ -59,6 +59,17 @@ describe('airlock resources | read | prompts | prompt | log-level | requests', (
     expect(readFileSync(file).length).toBeGreaterThan(0);
   });
 
+  it('server text reaches the terminal inert: escapes and direction marks shown, HTML flagged, never interpreted', () => {
+    const { code, out } = airlock(['read', 'abuse', 'note://hostile']);
+    expect(code).toBe(0);
+    expect(out).not.toContain('\u001b');
+    expect(out).not.toContain('\u202e');
+    expect(out).toContain('\\u{1b}[2J');
+    expect(out).toContain('\\u{202e}Airlock approved this');
+    expect(out).toContain('Airlock shows it as plain text, never as a page');
+    expect(airlock(['resources', 'abuse']).out).toContain('hostile \\u{202e}eulav');
+  });
+
   it('an oversized resource is a clear error with exit code 1', () => {
     const { code, err } = airlock(['read', 'abuse', 'note://huge']);
     expect(code).toBe(1);
