@@ -195,6 +195,61 @@ export const ApprovedToolSchema = z.object({
 });
 export type ApprovedTool = z.infer<typeof ApprovedToolSchema>;
 
+/**
+ * A prompt or resource template the user approved, with the fingerprint it
+ * was approved at (sha256 of the canonical JSON of the whole definition).
+ */
+export const ApprovedDefinitionSchema = z.object({
+  fingerprint: ToolFingerprintSchema,
+  definition: z.record(z.string(), z.unknown()),
+  approvedAt: z.string(),
+});
+export type ApprovedDefinition = z.infer<typeof ApprovedDefinitionSchema>;
+
+/** MCP log levels, least severe first (RFC 5424 names, as the spec has them). */
+export const LogLevelSchema = z.enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+export type LogLevel = z.infer<typeof LogLevelSchema>;
+
+/**
+ * What a person decided about the requests one server may send back
+ * (sampling, elicitation). Roots need no setting: they are the server's own
+ * grants, never more.
+ */
+export const ServerRequestSettingsSchema = z.object({
+  sampling: z.object({
+    /**
+     * `ask`: each request is shown (and the model's answer before it goes
+     * back); `always`: requests go to the model and answers back without
+     * asking, within the caps; `never`: refused without asking.
+     */
+    rule: z.enum(['ask', 'always', 'never']),
+    /** May a request ask for context from this or all servers (`includeContext` other than `none`)? */
+    allowContext: z.boolean(),
+    /** Largest `maxTokens` a request may ask for. */
+    maxTokens: z.number().int().min(1).max(1_000_000),
+    /** Most requests a minute from this server; more are refused. */
+    perMinute: z.number().int().min(1).max(600),
+  }),
+  elicitation: z.object({
+    /**
+     * Who the server's questions go to: `airlock` (Airlock's window or
+     * terminal), `client` (the app that called through the gateway, when it
+     * can ask; otherwise Airlock), `never` (declined without asking).
+     */
+    answer: z.enum(['airlock', 'client', 'never']),
+    perMinute: z.number().int().min(1).max(600),
+  }),
+});
+export type ServerRequestSettings = z.infer<typeof ServerRequestSettingsSchema>;
+
+/** The defaults: sampling asks each time (no context, 4096 tokens, 10 a minute); elicitation is asked in Airlock. */
+export function defaultServerRequestSettings(): ServerRequestSettings {
+  return {
+    sampling: { rule: 'ask', allowContext: false, maxTokens: 4096, perMinute: 10 },
+    elicitation: { answer: 'airlock', perMinute: 10 },
+  };
+}
+
 /** A server as Airlock keeps it in its store. */
 export const ServerRecordSchema = z.object({
   name: ServerNameSchema,
@@ -208,6 +263,14 @@ export const ServerRecordSchema = z.object({
   enabled: z.boolean(),
   /** Tools as approved, keyed by tool name. */
   approvedTools: nameKeyedRecord(z.string(), ApprovedToolSchema),
+  /** Prompts as approved, keyed by prompt name (absent: none approved yet). */
+  approvedPrompts: nameKeyedRecord(z.string(), ApprovedDefinitionSchema).optional(),
+  /** Resource templates as approved, keyed by URI template (absent: none approved yet). */
+  approvedResourceTemplates: nameKeyedRecord(z.string(), ApprovedDefinitionSchema).optional(),
+  /** What the person decided about sampling and elicitation from this server (absent: the defaults). */
+  serverRequests: ServerRequestSettingsSchema.optional(),
+  /** The log level Airlock asks the server for (`logging/setLevel`); absent: the server's own default. */
+  logLevel: LogLevelSchema.optional(),
   createdAt: z.string(),
 });
 export type ServerRecord = z.infer<typeof ServerRecordSchema>;

@@ -7,7 +7,7 @@
  * the names listed here.
  */
 import { z } from 'zod';
-import { nameKeyedRecord, PolicyModeSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema } from './domain';
+import { LogLevelSchema, nameKeyedRecord, PolicyModeSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema, ServerRequestSettingsSchema } from './domain';
 import {
   AuditEntryViewSchema,
   AuditVerifyViewSchema,
@@ -24,6 +24,12 @@ import {
   RuntimeViewSchema,
   SettingsViewSchema,
   ToolViewSchema,
+  CatalogViewSchema,
+  CompletionViewSchema,
+  PromptResultViewSchema,
+  ResourceReadViewSchema,
+  ServerRequestEntryViewSchema,
+  ServerRequestViewSchema,
 } from './views';
 
 /** A request/response channel: what goes in, what comes out, and why it exists. */
@@ -308,14 +314,117 @@ export const channels = {
   },
   'gateway.stopHttp': { request: Empty, response: GatewayStatusSchema, doc: 'Renderer, Settings: stops the HTTP gateway.' },
   'connect.apply': {
-    request: z.strictObject({ app: ImportAppSchema, moveImported: z.boolean() }),
-    response: z.object({ changed: z.boolean(), backupPath: z.string().optional(), removedServers: z.array(z.string()) }),
+    request: z.strictObject({
+      app: ImportAppSchema,
+      moveImported: z.boolean(),
+      /** With moveImported: replace each imported entry in place with `airlock run NAME` (the app keeps a switch per server) instead of one gateway entry. */
+      perServer: z.boolean().optional(),
+    }),
+    response: z.object({ changed: z.boolean(), backupPath: z.string().optional(), removedServers: z.array(z.string()), replacedServers: z.array(z.string()).optional() }),
     doc: "Renderer, Settings › Connect: adds Airlock's gateway to the app's config (with a backup), optionally taking out the servers already imported into Airlock.",
   },
   'connect.undo': {
     request: z.strictObject({ app: ImportAppSchema }),
     response: z.object({ restoredFrom: z.string() }),
     doc: "Renderer, Settings › Undo: restores the app's config from the last backup.",
+  },
+  // ── Catalog: resources, prompts, completion, logging ───────────────────
+  'catalog.get': {
+    request: ByName,
+    response: CatalogViewSchema,
+    doc: "Renderer, server detail's Resources and Prompts tabs: what the server offers besides tools, with each prompt's and template's pinning state.",
+  },
+  'catalog.approve': {
+    request: z.strictObject({
+      name: ServerNameSchema,
+      kind: z.enum(['prompt', 'resource-template']),
+      /** The prompt's name or the template's URI template. */
+      key: Text(2048),
+      /** The fingerprint the person reviewed; refused if it changed again since. */
+      fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+    }),
+    response: CatalogViewSchema,
+    doc: 'Renderer, a changed prompt or resource template: approves the definition the person saw (it is withheld from apps until then).',
+  },
+  'resources.read': {
+    request: z.strictObject({ server: ServerNameSchema, uri: Text(8192) }),
+    response: ResourceReadViewSchema,
+    doc: 'Renderer, Resources tab: reads one resource (size-capped; text shown inert, binary described, problems flagged).',
+  },
+  'resources.subscribe': {
+    request: z.strictObject({ server: ServerNameSchema, uri: Text(8192), subscribe: z.boolean() }),
+    response: Done,
+    doc: 'Renderer, Resources tab "watch": asks for (or stops) catalog.didChange events when the resource changes.',
+  },
+  'prompts.get': {
+    request: z.strictObject({ server: ServerNameSchema, name: Text(1024), arguments: z.record(z.string().max(256), Text(65536)).optional() }),
+    response: PromptResultViewSchema,
+    doc: 'Renderer, Prompts tab: fills in a prompt with arguments (its messages are the server’s text).',
+  },
+  'completion.complete': {
+    request: z.strictObject({
+      server: ServerNameSchema,
+      ref: z.discriminatedUnion('type', [z.strictObject({ type: z.literal('ref/prompt'), name: Text(1024) }), z.strictObject({ type: z.literal('ref/resource'), uri: Text(8192) })]),
+      argument: z.strictObject({ name: Text(256), value: Text(4096) }),
+      context: z.strictObject({ arguments: z.record(z.string().max(256), Text(4096)) }).optional(),
+    }),
+    response: CompletionViewSchema,
+    doc: 'Renderer, a prompt or template argument being typed: the server’s suggestions.',
+  },
+  'logging.setLevel': {
+    request: z.strictObject({ name: ServerNameSchema, level: LogLevelSchema.nullable() }),
+    response: z.object({ level: LogLevelSchema.optional() }),
+    doc: 'Renderer, Settings or server detail: the log level Airlock asks the server for (null: the server’s default); kept and applied at each start.',
+  },
+
+  // ── Requests from servers: sampling, elicitation, roots ────────────────
+  'requests.pending': {
+    request: Empty,
+    response: z.array(ServerRequestViewSchema),
+    doc: 'Renderer, at start-up and on change: servers’ sampling requests, model answers and questions waiting for the person.',
+  },
+  'requests.answer': {
+    request: z.strictObject({
+      id: Text(64),
+      answer: z.union([
+        /** A sampling request: the choice, with the (edited) request to send. */
+        z.strictObject({ choice: z.enum(['allow-once', 'allow-session', 'allow-always', 'deny', 'deny-always']), params: z.record(z.string(), z.unknown()).optional() }),
+        /** The model's answer: approve (optionally edited) or refuse. */
+        z.strictObject({ choice: z.enum(['approve', 'refuse']), result: z.record(z.string(), z.unknown()).optional() }),
+        /** An elicitation: accept with the form's values, decline, or cancel. */
+        z.strictObject({
+          action: z.enum(['accept', 'decline', 'cancel']),
+          content: z.record(z.string().max(256), z.union([Text(65536), z.number(), z.boolean(), z.array(Text(1024)).max(256)])).optional(),
+        }),
+      ]),
+    }),
+    response: z.object({ accepted: z.boolean(), reason: z.string().optional() }),
+    doc: 'Renderer, the sampling and elicitation dialogs: answers a question main issued (checked against that question).',
+  },
+  'requests.extend': {
+    request: z.strictObject({ id: Text(64) }),
+    response: z.object({ deadline: z.number().optional() }),
+    doc: 'Renderer, while the person reads or edits a question: moves its deadline forward (bounded).',
+  },
+  'requests.openUrl': {
+    request: z.strictObject({ id: Text(64) }),
+    response: z.object({ url: z.string() }),
+    doc: 'Renderer, "Open in browser" on a URL question: the main process opens the question’s https URL in the system browser (never in an app window); nothing opens before this click.',
+  },
+  'requests.settings': {
+    request: ByName,
+    response: ServerRequestSettingsSchema,
+    doc: 'Renderer, server detail: what the person allows this server to ask back (sampling rule and caps, where its questions go).',
+  },
+  'requests.setSettings': {
+    request: z.strictObject({ name: ServerNameSchema, settings: ServerRequestSettingsSchema }),
+    response: ServerRequestSettingsSchema,
+    doc: 'Renderer, server detail: changes what this server may ask back.',
+  },
+  'requests.history': {
+    request: z.strictObject({ server: ServerNameSchema.optional(), kind: z.enum(['sampling', 'elicitation', 'roots']).optional(), limit: z.number().int().min(1).max(1000).optional() }),
+    response: z.array(ServerRequestEntryViewSchema),
+    doc: 'Renderer, Activity: every sampling, elicitation and roots answer with its decision, newest first.',
   },
   'dialog.openFile': {
     request: z.strictObject({ purpose: z.enum(['mcpb', 'config', 'folder']) }),
@@ -334,6 +443,13 @@ export const events = {
   'approvals.didChange': { payload: z.array(ConfirmationViewSchema), doc: 'Main, on any confirmation opened or closed: those still waiting.' },
   /** Main, whenever a network question opens or closes. */
   'network.didChange': { payload: z.array(NetworkQuestionViewSchema), doc: 'Main, on any network question opened or closed: those still waiting.' },
+  /** Main, whenever a question about a server's request opens, changes or closes. */
+  'requests.didChange': { payload: z.array(ServerRequestViewSchema), doc: 'Main, on any sampling or elicitation question opened or closed: those still waiting.' },
+  /** Main, when a server's lists change or a watched resource changes. */
+  'catalog.didChange': {
+    payload: z.object({ server: z.string(), kind: z.enum(['resources', 'prompts', 'resource-updated']), uri: z.string().optional() }),
+    doc: 'Main, when a server’s resources or prompts change, or a watched resource is updated: the tab refreshes.',
+  },
   /** Main, after each audit append. */
   'audit.didAppend': { payload: z.object({ seq: z.number().int() }), doc: 'Main, after each audit entry: the Activity page refreshes.' },
 } as const satisfies Record<string, EventSpec>;

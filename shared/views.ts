@@ -419,3 +419,225 @@ export const NetworkQuestionViewSchema = z.object({
   deadline: z.number(),
 });
 export type NetworkQuestionView = z.infer<typeof NetworkQuestionViewSchema>;
+
+// ── Catalog: what servers offer besides tools (resources, prompts) ─────────
+
+/** Something about a resource or prompt worth a person's attention (never a verdict). */
+export const CatalogWarningSchema = z.object({
+  kind: z.enum(['hidden-characters', 'addresses-model', 'oversized', 'claimed-text-sent-binary', 'binary-in-text', 'truncated', 'html']),
+  message: z.string(),
+});
+export type CatalogWarning = z.infer<typeof CatalogWarningSchema>;
+
+/** A resource a server lists (all of it the server's claims: name, description, size, type). */
+export const ResourceViewSchema = z.object({
+  uri: z.string(),
+  /** How gateway clients see the URI (`airlock://server/<uri>`). */
+  gatewayUri: z.string(),
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+  size: z.number().optional(),
+  warnings: z.array(CatalogWarningSchema),
+});
+export type ResourceView = z.infer<typeof ResourceViewSchema>;
+
+/** Fields a prompt or resource template has for pinning: its fingerprint, when approved, and what changed since. */
+const PinnedFields = {
+  fingerprint: z.string(),
+  approvedAt: z.string().optional(),
+  /** The definition changed since it was approved: withheld from gateway clients until approved again. */
+  pendingChange: z.object({ diff: DefinitionDiffViewSchema }).optional(),
+  /** New since the server's definitions were last approved. */
+  isNew: z.boolean(),
+};
+
+/** A resource template (RFC 6570 URI template) a server offers. */
+export const ResourceTemplateViewSchema = z.object({
+  uriTemplate: z.string(),
+  gatewayUriTemplate: z.string(),
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+  ...PinnedFields,
+  warnings: z.array(CatalogWarningSchema),
+});
+export type ResourceTemplateView = z.infer<typeof ResourceTemplateViewSchema>;
+
+/** A prompt a server offers: its text is the server's, shown as such. */
+export const PromptViewSchema = z.object({
+  name: z.string(),
+  /** `server__prompt`, how gateway clients see it. */
+  namespacedName: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  arguments: z.array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() })),
+  ...PinnedFields,
+  warnings: z.array(CatalogWarningSchema),
+});
+export type PromptView = z.infer<typeof PromptViewSchema>;
+
+/** Everything a server offers besides tools, for the Resources and Prompts tabs. */
+export const CatalogViewSchema = z.object({
+  server: z.string(),
+  state: ServerStateSchema,
+  /** What the server declared at its handshake (claims). */
+  offers: z.object({ resources: z.boolean(), subscribe: z.boolean(), prompts: z.boolean(), completions: z.boolean(), logging: z.boolean() }),
+  resources: z.array(ResourceViewSchema),
+  resourceTemplates: z.array(ResourceTemplateViewSchema),
+  prompts: z.array(PromptViewSchema),
+  /** Airlock stopped reading a listing early (a cap was reached). */
+  truncated: z.array(z.string()),
+  /** The log level Airlock asks this server for, if set. */
+  logLevel: z.string().optional(),
+  /** Why the lists are empty, when the server is not running or listing failed. */
+  problem: z.string().optional(),
+});
+export type CatalogView = z.infer<typeof CatalogViewSchema>;
+
+/** One part of a resource's contents: text (inert), or binary described by its size. */
+export const ResourceContentViewSchema = z.object({
+  uri: z.string(),
+  mimeType: z.string().optional(),
+  kind: z.enum(['text', 'binary']),
+  /** The text as the server sent it (shown inert, never as HTML). */
+  text: z.string().optional(),
+  /** Binary contents, base64, when small enough to pass on. */
+  blob: z.string().optional(),
+  bytes: z.number().int(),
+  warnings: z.array(CatalogWarningSchema),
+});
+export type ResourceContentView = z.infer<typeof ResourceContentViewSchema>;
+
+/** A resource as read. */
+export const ResourceReadViewSchema = z.object({ server: z.string(), uri: z.string(), contents: z.array(ResourceContentViewSchema) });
+export type ResourceReadView = z.infer<typeof ResourceReadViewSchema>;
+
+/** A prompt as the server filled it in: messages written by the server. */
+export const PromptResultViewSchema = z.object({
+  server: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.unknown(), warnings: z.array(CatalogWarningSchema) })),
+});
+export type PromptResultView = z.infer<typeof PromptResultViewSchema>;
+
+/** Completions the server suggests for an argument. */
+export const CompletionViewSchema = z.object({ values: z.array(z.string()), total: z.number().optional(), hasMore: z.boolean().optional() });
+export type CompletionView = z.infer<typeof CompletionViewSchema>;
+
+// ── Requests from servers: sampling, elicitation, roots ────────────────────
+
+/** Fields every question about a server's request has. */
+const QuestionViewBase = {
+  id: z.string(),
+  server: z.string(),
+  /** The app whose call was running when the server asked (a label: data), if any. */
+  during: z.string().optional(),
+  /** Airlock's reasons, in its own words. */
+  reasons: z.array(z.string()),
+  /** Epoch milliseconds; no answer by then is a refusal (a cancel for questions). */
+  deadline: z.number(),
+  createdAt: z.number(),
+};
+
+/** A sampling message (the server's words; content as MCP has it). */
+const SamplingMessageViewSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.unknown() });
+
+/** A question waiting for a person about a request from a server. */
+export const ServerRequestViewSchema = z.discriminatedUnion('kind', [
+  z.object({
+    ...QuestionViewBase,
+    kind: z.literal('sampling-request'),
+    /** "<server> wants a model to write a reply" — Airlock's words. */
+    headline: z.string(),
+    answerer: z.enum(['client', 'model']),
+    answererLabel: z.string(),
+    messages: z.array(SamplingMessageViewSchema),
+    systemPrompt: z.string().optional(),
+    includeContext: z.enum(['none', 'thisServer', 'allServers']),
+    maxTokens: z.number(),
+    temperature: z.number().optional(),
+    stopSequences: z.array(z.string()).optional(),
+    modelPreferences: z.unknown().optional(),
+    /** The request as it would be sent (edit, then answer with it). */
+    params: z.record(z.string(), z.unknown()),
+    limits: z.object({ maxTokens: z.number(), allowContext: z.boolean() }),
+  }),
+  z.object({
+    ...QuestionViewBase,
+    kind: z.literal('sampling-response'),
+    headline: z.string(),
+    answererLabel: z.string(),
+    messages: z.array(SamplingMessageViewSchema),
+    /** The model's answer, before it goes back to the server. */
+    result: z.record(z.string(), z.unknown()),
+  }),
+  z.object({
+    ...QuestionViewBase,
+    kind: z.literal('elicitation-form'),
+    /** "<server> asks you" — Airlock's words; the server's own message is `message`. */
+    headline: z.string(),
+    message: z.string(),
+    /** MCP's restricted schema: flat fields, with defaults and enums (SEP-1034, SEP-1330). Defaults are shown, never submitted for the person. */
+    fields: z.array(
+      z.object({
+        key: z.string(),
+        type: z.enum(['string', 'number', 'integer', 'boolean', 'choice', 'choices']),
+        title: z.string().optional(),
+        description: z.string().optional(),
+        required: z.boolean(),
+        default: z.unknown().optional(),
+        format: z.string().optional(),
+        minimum: z.number().optional(),
+        maximum: z.number().optional(),
+        minLength: z.number().optional(),
+        maxLength: z.number().optional(),
+        minItems: z.number().optional(),
+        maxItems: z.number().optional(),
+        options: z.array(z.object({ value: z.string(), title: z.string() })).optional(),
+        /** It looks like it asks for a secret (the spec forbids that in a form). */
+        secretLooking: z.boolean(),
+      }),
+    ),
+    requestedSchema: z.record(z.string(), z.unknown()),
+  }),
+  z.object({
+    ...QuestionViewBase,
+    kind: z.literal('elicitation-url'),
+    headline: z.string(),
+    message: z.string(),
+    /** The full URL, exactly. */
+    url: z.string(),
+    /** The host to highlight (Unicode when it was Punycode). */
+    host: z.string(),
+    /** The host as DNS sees it (shown beside `host` when they differ). */
+    asciiHost: z.string(),
+    punycode: z.boolean(),
+    /** The person opened it (in the system browser, from Airlock). */
+    opened: z.boolean(),
+  }),
+]);
+export type ServerRequestView = z.infer<typeof ServerRequestViewSchema>;
+
+/** One request from a server as the Activity page shows it. */
+export const ServerRequestEntryViewSchema = z.object({
+  seq: z.number().int(),
+  time: z.string(),
+  requestId: z.string(),
+  server: z.string(),
+  kind: z.enum(['sampling', 'elicitation', 'roots']),
+  /** "allowed", "denied", "asked", "relayed to <app>" … */
+  decision: z.string(),
+  reasons: z.array(z.string()),
+  answeredBy: z.string().optional(),
+  /** How it ended ("answered", "refused", "accept", "decline", "cancel"…), once written. */
+  outcome: z.string().optional(),
+  detail: z.string().optional(),
+  durationMs: z.number().optional(),
+  request: z.unknown().optional(),
+  response: z.unknown().optional(),
+});
+export type ServerRequestEntryView = z.infer<typeof ServerRequestEntryViewSchema>;

@@ -6,6 +6,8 @@ import { AirlockError } from '../core/errors';
 import { AirlockHost } from '../core/host';
 import { SharedHost } from '../core/ipc/shared-host';
 import { registerCallCommands } from './commands/calls';
+import { registerCatalogCommands } from './commands/catalog';
+import { registerRunCommand } from './commands/run';
 import { doctor, registerRuntimeCommands } from './commands/doctor';
 import { registerGatewayCommands } from './commands/gateway';
 import { registerServerCommands, type CliContext } from './commands/servers';
@@ -26,7 +28,7 @@ interface GlobalOptions {
 }
 
 /** Commands that show what they will do and ask first (without a terminal they need --yes). */
-export const ASKING_COMMANDS = ['add', 'update', 'import', 'grant', 'approve', 'remove', 'rules add', 'connect'] as const;
+export const ASKING_COMMANDS = ['add', 'update', 'import', 'grant', 'approve', 'remove', 'rules add', 'connect', 'resources --approve-template', 'prompts --approve', 'requests'] as const;
 
 /**
  * Runs the `airlock` command line and resolves to its exit code. The host is
@@ -80,7 +82,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerServerCommands(program, context);
   registerCallCommands(program, context);
   registerSettingsCommands(program, context);
+  registerCatalogCommands(program, context);
   registerGatewayCommands(program, { ...context, dataDir, version });
+  registerRunCommand(program, { ...context, dataDir, version });
   registerRuntimeCommands(program, context);
 
   program

@@ -12,6 +12,9 @@ import { toActivityViews, toAuditEntryViews, toAuditVerifyView } from './audit/v
 import { toConfirmationView } from './approvals/views';
 import { CallPipeline, type CallRequest, type CallResult } from './calls/call-pipeline';
 import { CodeHasher, CodePins } from './code-pins';
+import { CatalogRoom } from './catalog/catalog-room';
+import { ServerRequestsRoom } from './server-requests/server-requests-room';
+import type { SamplingModel } from './server-requests/sampling-model';
 import { AirlockError } from './errors';
 import { connectApp, ConnectError, previewConnect, undoConnect, type ConnectApp } from './connect';
 import type { GatewayCore } from './gateway/gateway-core';
@@ -85,6 +88,8 @@ export interface HostOptions {
    * audit-key.ts; null: none), and its file operations (tests).
    */
   audit?: { key?: AuditKey | null; fs?: AuditFileSystem };
+  /** Airlock's own model for servers' sampling requests (the built-in agent provides it); absent: only a gateway app's model can answer. */
+  samplingModel?: SamplingModel;
 }
 
 /**
@@ -105,6 +110,10 @@ export class AirlockHost {
   /** Local servers' code, re-hashed at every start against what the person approved. */
   readonly codePins: CodePins;
   private readonly codeHasher: CodeHasher;
+  /** What servers offer besides tools: resources, prompts, completion, logging. */
+  readonly catalog: CatalogRoom;
+  /** What servers ask back: sampling, elicitation, roots. */
+  readonly serverRequests: ServerRequestsRoom;
   private readonly pipeline: CallPipeline;
   private readonly checkSandbox: () => SandboxSupport;
   private sandbox: SandboxSupport;
@@ -157,6 +166,31 @@ export class AirlockHost {
       ...options.supervisor,
       launcher: this.launcher,
       catalog: { lookup: (name) => this.supervisedServer(name) },
+      serverRequests: (name) => this.serverRequests.handlersFor(name),
+      onNotice: (name, notice) => this.catalog.catalog.handleNotice(name, notice),
+    });
+    const records = () => this.store.read().servers;
+    const updateRecord = (name: string, change: (record: ServerRecord) => ServerRecord) => this.updateRecord(name, change);
+    this.catalog = new CatalogRoom({
+      withConnection: (server, use) => this.supervisor.withConnection(server, use),
+      status: (server) => this.supervisor.status(server),
+      start: (server) => this.supervisor.start(server),
+      note: (server, text) => this.supervisor.note(server, text),
+      records,
+      updateRecord,
+      emit: options.hooks.emit,
+      now: () => Date.now(),
+    });
+    this.serverRequests = new ServerRequestsRoom({
+      state: () => this.store.read(),
+      updateRecord,
+      audit: this.audit,
+      canAsk: () => options.hooks.canAsk?.() ?? false,
+      emit: options.hooks.emit,
+      ...(options.samplingModel ? { samplingModel: options.samplingModel } : {}),
+      note: (server, text) => this.supervisor.note(server, text),
+      now: () => Date.now(),
+      questionTimeoutMs: options.confirmationTimeoutMs ?? 120_000,
     });
     this.install = new InstallFlow({
       dataDir,
@@ -195,7 +229,10 @@ export class AirlockHost {
     });
     const emitApprovals = () => options.hooks.emit('approvals.didChange', this.pendingConfirmations());
     this.disposers.push(this.confirmations.onDidOpen(emitApprovals), this.confirmations.onDidClose(emitApprovals));
-    const stateSub = this.supervisor.onDidChangeState(() => this.emitServers());
+    const stateSub = this.supervisor.onDidChangeState((change) => {
+      if (change.state === 'ready') void this.catalog.catalog.serverReady(change.server);
+      this.emitServers();
+    });
     const toolsSub = this.supervisor.onDidChangeTools(({ server }) => {
       // SECURITY: a question about a tool that changed while it was open is withdrawn; the
       // pipeline asks again with the new definition (issue 9, item 8).
@@ -312,6 +349,8 @@ export class AirlockHost {
     const record = this.record(name);
     await this.supervisor.stop(name);
     this.confirmations.pending().filter((request) => request.server === name).forEach((request) => this.confirmations.cancel(request.id, 'the server was removed'));
+    this.serverRequests.forget(name);
+    this.catalog.catalog.forget(name);
     this.store.update((data) => {
       const servers = { ...data.servers };
       delete servers[name];
@@ -333,11 +372,16 @@ export class AirlockHost {
 
   /** Replaces a server's grants; a running server restarts under the new profile. */
   async updateProfile(name: string, profile: Omit<SandboxProfile, 'unsandboxed'>): Promise<ServerDetail> {
+    const before = this.record(name).profile.filesystem;
     const record = this.updateRecord(name, (current) => ({
       ...current,
       // Grants are pinned where they resolve now; unchanged ones keep their pins.
       profile: pinGrants({ ...profile, ...(current.profile.unsandboxed ? { unsandboxed: current.profile.unsandboxed } : {}) }, current.profile),
     }));
+    // Its roots are its folders: say they changed (the restart below then gives it the new ones).
+    if (JSON.stringify([before.read, before.write]) !== JSON.stringify([profile.filesystem.read, profile.filesystem.write])) {
+      await this.supervisor.withConnection(name, (connection) => connection.sendRootsListChanged()).catch(() => undefined);
+    }
     await this.restartIfRunning(record.name);
     return this.serverDetail(name);
   }
@@ -450,6 +494,7 @@ export class AirlockHost {
     this.record(name);
     this.store.update((data) => ({ ...data, rules: data.rules.filter((rule) => rule.server !== name) }));
     this.sessionGrants.revoke(name);
+    this.serverRequests.pipeline.revokeSession(name);
     this.emitServers();
     return this.serverDetail(name);
   }
@@ -684,10 +729,18 @@ export class AirlockHost {
           .filter((record) => record.enabled && (!servers || servers.includes(record.name)))
           .flatMap((record) => (this.supervisor.tools.get(record.name)?.tools ?? []).map((tool) => ({ server: record.name, definition: tool.definition }))),
       callTool: async (request): Promise<CallToolResult> => {
-        const result = await this.callTool(request);
-        if (result.outcome === 'ok' || (result.outcome === 'tool-error' && result.result)) return result.result!;
-        throw new AirlockError(result.outcome === 'denied' ? 'forbidden-sender' : 'unavailable', result.message ?? 'The call failed.');
+        // While the call runs, its session is the app the server's own requests may go to.
+        const ended = this.serverRequests.peers.callStarted(request.peer, request.server);
+        try {
+          const result = await this.callTool(request);
+          if (result.outcome === 'ok' || (result.outcome === 'tool-error' && result.result)) return result.result!;
+          throw new AirlockError(result.outcome === 'denied' ? 'forbidden-sender' : 'unavailable', result.message ?? 'The call failed.');
+        } finally {
+          ended();
+        }
       },
+      catalog: this.catalog.gateway(),
+      registerPeer: (peer) => this.serverRequests.registerPeer(peer),
       onDidChangeTools: (listener) => {
         const tools = this.supervisor.onDidChangeTools(() => listener());
         const state = this.supervisor.onDidChangeState(() => listener());
@@ -751,9 +804,22 @@ export class AirlockHost {
    * `moveImported`, the app's servers that were already imported into
    * Airlock — so they went through disclosure — are taken out of its config.
    */
-  async connect(app: ConnectApp, moveImported: boolean): Promise<{ changed: boolean; backupPath?: string; removedServers: string[] }> {
+  async connect(app: ConnectApp, moveImported: boolean, perServer = false): Promise<{ changed: boolean; backupPath?: string; removedServers: string[]; replacedServers?: string[] }> {
     const label = CONNECT_APPS.find((candidate) => candidate.app === app)!.label;
     const status = (await this.gatewayStatus()).apps.find((candidate) => candidate.app === app)!;
+    if (moveImported && perServer && status.importedIntoAirlock.length) {
+      // Each imported entry becomes `airlock run NAME` under its own name in the app.
+      const base = this.options.gatewayCommand ?? { command: 'airlock', args: ['gateway', '--stdio'] };
+      const prefix = base.args.slice(0, Math.max(0, base.args.length - 2));
+      const entries = Object.fromEntries(
+        status.importedIntoAirlock.map((entry) => {
+          const record = this.records().find((r) => r.importedFrom?.path === status.configPath && r.importedFrom.entry === entry)!;
+          return [entry, { command: base.command, args: [...prefix, 'run', record.name, '--client', label] }];
+        }),
+      );
+      const result = await connectApp(app, { ...this.connectEnvironment(), perServerEntries: entries });
+      return { changed: result.changed, ...(result.backupPath ? { backupPath: result.backupPath } : {}), removedServers: [], replacedServers: result.replacedServers ?? [] };
+    }
     const result = await connectApp(app, {
       ...this.connectEnvironment(),
       ...this.gatewayEntryFor(label),
@@ -861,18 +927,21 @@ export class AirlockHost {
       'gateway.status': () => this.gatewayStatus(),
       'gateway.startHttp': ({ port }) => this.startHttpGateway(port),
       'gateway.stopHttp': () => this.stopHttpGateway(),
-      'connect.apply': ({ app, moveImported }) => this.connect(app, moveImported),
+      'connect.apply': ({ app, moveImported, perServer }) => this.connect(app, moveImported, perServer === true),
       'connect.undo': ({ app }) => this.undoConnect(app),
       'dialog.openFile': async ({ purpose }) => {
         const path = await this.options.hooks.pickFile?.(purpose);
         return path ? { path } : {};
       },
+      ...this.catalog.ipcHandlers(),
+      ...this.serverRequests.ipcHandlers({ shell: 'window' }),
     };
   }
 
   /** Stops everything the host started: servers, pending confirmations, drafts. */
   async dispose(): Promise<void> {
     this.confirmations.cancelAll('Airlock is shutting down');
+    this.serverRequests.dispose();
     this.network.denyAll();
     await this.httpGateway?.close();
     await this.install.dispose();

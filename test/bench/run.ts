@@ -13,6 +13,7 @@ const benches: Array<{ file: string; args?: string[] }> = [
   { file: 'policy-audit.mjs' },
   { file: 'audit.ts', args: ['--import', 'tsx'] },
   { file: 'gateway.mjs' },
+  { file: 'catalog.ts', args: ['--import', 'tsx'] },
 ];
 
 let failed = 0;

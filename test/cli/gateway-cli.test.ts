@@ -58,7 +58,7 @@ beforeAll(async () => {
   for (const dir of [work, records, join(root, 'home')]) mkdirSync(dir, { recursive: true });
   writeFileSync(join(work, 'notes.md'), 'gateway notes');
   expect(airlock(['add', 'files', '--read', work, '--yes', '--', process.execPath, FS_SERVER, work]).code).toBe(0);
-  gateway = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'gateway', '--http', '0', '--no-terminal', '--client', 'Test App'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  gateway = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'gateway', '--http', '0', '--no-terminal', '--client', 'Test App'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: join(root, 'home') } });
   url = await new Promise<string>((resolve, reject) => {
     let out = '';
     gateway.stdout!.on('data', (chunk: Buffer) => {
@@ -135,7 +135,7 @@ describe('airlock gateway --http', () => {
 
   it('keeps one audit chain across the processes, naming the gateway client', async () => {
     const verify = airlock(['audit', 'verify']);
-    expect(verify.code).toBe(0);
+    expect(verify.code, `${verify.out}\n${verify.err ?? ''}`).toBe(0);
     const entries = JSON.parse(airlock(['audit', '--json', '--limit', '100']).out) as Array<{ caller: string; kind: string }>;
     const callers = new Set(entries.filter((entry) => entry.kind === 'decision').map((entry) => entry.caller));
     expect(callers.has('app “Test App”')).toBe(true);

@@ -1,61 +1,12 @@
-import { createReadStream, createWriteStream, openSync } from 'node:fs';
-import { WriteStream } from 'node:tty';
-import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { APP_LABELS } from '../../../shared/domain';
-import type { ConfirmationView } from '../../../shared/views';
-import { AirlockHost } from '../../core/host';
 import { connectApp, previewConnect, undoConnect, type ConnectApp } from '../../core/connect';
 import { loadOrCreateGatewayToken, serveStdio, startHttpGateway, GATEWAY_TOKEN_FILE } from '../../core/gateway';
-import { SharedHost } from '../../core/ipc/shared-host';
-import { judgeTerminalAnswer, newAnswerCode } from '../confirmation-prompt';
 import { inert } from '../format';
+import { openGatewayShell } from '../gateway-shell';
 import { CliExit, EXIT } from '../output';
-import { terminalConfirmations, type AskingTerminal } from '../terminal-confirmations';
 import { confirmOrExit, installFromDisclosure, type CliContext } from './servers';
-
-/**
- * The terminal a person started this gateway in (its controlling terminal,
- * /dev/tty), to ask about the gateway's own calls. Only used when stdin is
- * that terminal: see the SECURITY note where it is opened.
- */
-function openTerminal(): (AskingTerminal & { ask(question: string, signal?: AbortSignal): Promise<string>; close(): void }) | undefined {
-  if (process.platform === 'win32') return undefined;
-  let fd: number;
-  try {
-    fd = openSync('/dev/tty', 'r+');
-  } catch {
-    return undefined;
-  }
-  const input = createReadStream('', { fd, autoClose: false });
-  const output = createWriteStream('', { fd, autoClose: false });
-  const rl = createInterface({ input, output });
-  // The width comes from a second, write-only handle (a tty.WriteStream changes its handle's mode; the reader keeps its own).
-  let size: WriteStream | undefined;
-  try {
-    size = new WriteStream(openSync('/dev/tty', 'w'));
-    size.unref();
-  } catch {
-    size = undefined;
-  }
-  // One question at a time; the MCP traffic on stdin/stdout goes on meanwhile.
-  let queue: Promise<unknown> = Promise.resolve();
-  return {
-    ask(question, signal) {
-      const next = queue.then(() => rl.question(question, signal ? { signal } : {}));
-      queue = next.catch(() => {});
-      return next.then((answer) => answer.trim());
-    },
-    columns: () => size?.columns || 80,
-    close: () => {
-      rl.close();
-      input.destroy();
-      output.destroy();
-      size?.destroy();
-    },
-  };
-}
 
 export function registerGatewayCommands(program: Command, context: CliContext & { dataDir(): string; version: string }): void {
   const { io } = context;
@@ -74,40 +25,16 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
       // --stdio, stdin and stdout are the AI app's pipe and the controlling terminal, if any, is the
       // app's own screen: keystrokes meant for the app must never answer Airlock. So only a gateway
       // a person started in their own terminal (stdin is a TTY) asks there.
-      const terminal = options.terminal && !options.stdio && process.stdin.isTTY === true ? openTerminal() : undefined;
       // Messages can carry a server's or a client's words (a skipped tool's name): inert, like every label printed.
       const log = (message: string) => process.stderr.write(`${inert(message)}\n`);
-      const asked = new Set<string>();
-      let owned: AirlockHost | undefined;
-      let shared: SharedHost | undefined;
-      // This gateway's own calls' confirmations, routed here by the owner (this process or another).
-      const confirmations = terminal ? terminalConfirmations(terminal, () => shared, log, { appCanAsk: () => shared?.otherShellsCanAsk() ?? false }) : undefined;
-      shared = await SharedHost.open({
+      const { shared, terminal, close } = await openGatewayShell({
         dataDir: context.dataDir(),
-        role: 'gateway',
+        version: context.version,
         label: `airlock gateway${options.client ? ` for ${options.client}` : ''}`,
-        canAsk: () => terminal !== undefined,
-        onEvent: (event, payload) => {
-          if (event === 'approvals.didChange') confirmations?.(payload as ConfirmationView[]);
-          // A server this process runs asks to reach a host: ask on the terminal too.
-          if (event !== 'network.didChange' || !terminal || !owned || shared?.localHost !== owned) return;
-          for (const question of payload as Array<{ id: string; server: string; host: string; port: number }>) {
-            if (asked.has(question.id)) continue;
-            asked.add(question.id);
-            const host = owned;
-            // SECURITY: as for calls, only the code shown here allows — "y⏎" meant for another program on this terminal denies.
-            const code = newAnswerCode();
-            void terminal
-              .ask(`\n── Airlock: ${inert(question.server)} wants to reach ${inert(question.host)}:${question.port}, which it has no permission for.\nTo allow this time, type the code “${code}” (anything else denies): `)
-              .then((answer) => host.answerNetwork(question.id, judgeTerminalAnswer(answer ?? '', code) === 'allow', false, 'terminal'))
-              .catch(() => {});
-          }
-        },
-        createHost: (hooks) => new AirlockHost({ dataDir: context.dataDir(), version: context.version, hooks }),
-        onOwner: async (host) => {
-          owned = host;
-          await host.startEnabledServers();
-        },
+        stdio: options.stdio === true,
+        terminal: options.terminal,
+        startServers: true,
+        log,
       });
       log(
         `Airlock gateway: ${shared.mode === 'owner' ? 'running the servers in this process' : 'another Airlock process (the app, or another gateway) runs the servers'}; ${
@@ -139,8 +66,7 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
           if (io.signal?.aborted) context.exit(EXIT.interrupted);
         }
       } finally {
-        terminal?.close();
-        await shared.close();
+        await close();
       }
     });
 
@@ -149,8 +75,9 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
     .description("add Airlock's gateway to an app's MCP config (claude, vscode or cursor), with a backup; --undo restores it")
     .argument('<app>', 'claude | vscode | cursor')
     .option('--move', "also move the app's other servers into Airlock (each through disclosure, added disabled), so they stop running unconfined there")
+    .option('--per-server', 'with --move: replace each moved entry in place with `airlock run NAME` (the app keeps a toggle per server) instead of one gateway entry')
     .option('--undo', 'restore the config as it was before the last connect')
-    .action(async (app: string, options: { move?: boolean; undo?: boolean }) => {
+    .action(async (app: string, options: { move?: boolean; perServer?: boolean; undo?: boolean }) => {
       const yes = context.yes();
       if (app !== 'claude' && app !== 'vscode' && app !== 'cursor') throw new CliExit(EXIT.usage, 'Say which app: claude, vscode or cursor.');
       const target = app as ConnectApp;
@@ -169,13 +96,26 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
         io.out(`Airlock will add the entry "airlock": ${command.command} ${command.args.join(' ')}`);
         if (preview.otherServers.length) io.out(`${label} also runs, unconfined: ${preview.otherServers.map((server) => inert(server.name)).join(', ')}${options.move ? ' — they will be moved into Airlock' : ' (use --move to bring them into Airlock)'}`);
       }
-      let moved: string[] = [];
+      let moved: Array<{ entry: string; server: string }> = [];
       if (options.move && preview.otherServers.length) {
         await confirmOrExit(io, `Move ${preview.otherServers.length} server(s) from ${label} into Airlock (each shown first, added disabled)?`, yes);
         moved = await importForMove(context, preview.path, target, yes);
       }
+      // One `airlock run NAME` entry per moved server keeps the app's own toggle for each; offered, not assumed.
+      let perServer = options.perServer === true && moved.length > 0;
+      if (!perServer && moved.length > 0 && !yes && io.confirm && !context.json()) {
+        perServer = await io.confirm(`Replace each moved entry in ${label} with its own Airlock entry (\`airlock run NAME\`, so ${label} keeps a switch per server) instead of one “airlock” entry?`);
+      }
+      if (perServer) {
+        const entries = Object.fromEntries(moved.map(({ entry, server }) => [entry, { command: command.command, args: [resolve(process.argv[1] ?? 'airlock'), '--data-dir', context.dataDir(), 'run', server, '--client', label] }]));
+        if (!context.json()) for (const { entry, server } of moved) io.out(`  "${inert(entry)}" → airlock run ${server}`);
+        await confirmOrExit(io, `Replace ${moved.length} entr${moved.length === 1 ? 'y' : 'ies'} in ${preview.path} with Airlock's (a backup is kept)? Enable them in Airlock with \`airlock start NAME\`.`, yes);
+        const result = await connectApp(target, { ...environment, perServerEntries: entries });
+        io.out(context.json() ? JSON.stringify(result, null, 2) : `${result.changed ? `Done. Backup: ${result.backupPath}` : 'Nothing changed.'}\nRestart ${label} to use it.`);
+        return;
+      }
       await confirmOrExit(io, `Write Airlock's entry into ${preview.path} (a backup is kept)?`, yes);
-      const result = await connectApp(target, { ...environment, ...command, ...(moved.length ? { moveServers: moved } : {}) });
+      const result = await connectApp(target, { ...environment, ...command, ...(moved.length ? { moveServers: moved.map((m) => m.entry) } : {}) });
       io.out(
         context.json()
           ? JSON.stringify(result, null, 2)
@@ -184,18 +124,18 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
     });
 }
 
-/** Imports the app's other servers through disclosure; returns the entry names taken. */
-async function importForMove(context: CliContext, path: string, app: ConnectApp, yes: boolean | undefined): Promise<string[]> {
+/** Imports the app's other servers through disclosure; returns each entry taken with its name in Airlock. */
+async function importForMove(context: CliContext, path: string, app: ConnectApp, yes: boolean | undefined): Promise<Array<{ entry: string; server: string }>> {
   const api = await context.api();
-  const taken: string[] = [];
+  const taken: Array<{ entry: string; server: string }> = [];
   for (const file of await api.invoke('install.scanImports', { path, app })) {
     for (const entry of file.entries) {
       if (entry.status !== 'importable' || !entry.disclosure) {
         context.io.out(`  ${inert(entry.name)} stays in the app: ${entry.status} — ${inert(entry.reason ?? '')}`);
         continue;
       }
-      await installFromDisclosure(context, entry.disclosure, { yes, enable: false, acceptProposals: true, silentJson: true });
-      taken.push(entry.name);
+      const summary = await installFromDisclosure(context, entry.disclosure, { yes, enable: false, acceptProposals: true, silentJson: true });
+      taken.push({ entry: entry.name, server: summary.name });
     }
   }
   return taken;

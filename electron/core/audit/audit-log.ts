@@ -29,6 +29,7 @@ import { breakIfStale, takeFileLockSync, tryFileLockSync } from './file-lock';
 import { readAudit, verifyAudit, type AuditQuery, type AuditRecord, type ActivityRecord, type VerifyResult } from './audit-reader';
 import { redactArguments } from './redact';
 import { isSessionDead, newSessionId } from './session';
+import { serverRequestBody, type ServerRequestAuditEntry, type ServerRequestAuditInput } from './server-request-entries';
 
 export * from './entries';
 export type { AuditQuery, AuditRecord, ActivityRecord, VerifyResult, AuditProblem, AuditNote } from './audit-reader';
@@ -362,6 +363,16 @@ export class AuditLog {
       ...(input.repeats ? { repeats: input.repeats } : {}),
     };
     return this.#append(body, options.durability) as Promise<NetworkEntry>;
+  }
+
+  /**
+   * Appends an entry about a request from a server — its decision (before a
+   * model, a person or a folder list is involved) or its outcome — into the
+   * same chain. Flushed (fsync) before it resolves: these requests are rare,
+   * and most involve a person (see server-request-entries.ts).
+   */
+  appendServerRequest(input: ServerRequestAuditInput): Promise<ServerRequestAuditEntry> {
+    return this.#append(serverRequestBody(input), 'flushed') as unknown as Promise<ServerRequestAuditEntry>;
   }
 
   /**

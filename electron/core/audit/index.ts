@@ -5,4 +5,5 @@ export * from './audit-key';
 export * from './file-lock';
 export * from './redact';
 export * from './session';
+export * from './server-request-entries';
 export * from './views';

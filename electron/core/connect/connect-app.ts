@@ -101,6 +101,14 @@ export interface ConnectOptions extends ConnectEnvironment, GatewayCommand {
    * the servers were taken into Airlock.
    */
   moveServers?: boolean | readonly string[];
+  /**
+   * Instead of one `airlock` gateway entry: replace each named entry of the
+   * app's own, in place and under its own name, with the command that serves
+   * that one server through Airlock (`airlock run NAME`), so the app keeps a
+   * toggle per server. Nothing else in the file changes; no gateway entry is
+   * added. Only after the user confirmed and the servers were taken into Airlock.
+   */
+  perServerEntries?: Readonly<Record<string, GatewayCommand>>;
   /** The clock, for backup names. */
   now?: () => Date;
 }
@@ -120,6 +128,8 @@ export interface ConnectResult extends ConnectPreview {
   formatting: 'preserved' | 'servers-block-rewritten' | 'new-file';
   /** Entries taken out of the app's config. */
   removedServers: string[];
+  /** Entries replaced in place by `airlock run` entries (per-server mode). */
+  replacedServers?: string[];
 }
 
 /** Reads `app`'s config and reports what connecting would find. Refuses an invalid file. */
@@ -153,6 +163,7 @@ export async function previewConnect(app: ConnectApp, options: ConnectOptions = 
  * exist (the app is probably not installed).
  */
 export async function connectApp(app: ConnectApp, options: ConnectOptions = {}): Promise<ConnectResult> {
+  if (options.perServerEntries) return connectPerServer(app, options, options.perServerEntries);
   const path = await resolvedConfigPath(app, options);
   const text = await readIfExists(path);
   const entry = airlockEntry(app, options);
@@ -192,6 +203,50 @@ export async function connectApp(app: ConnectApp, options: ConnectOptions = {}):
     formatting,
     removedServers: changed ? removed : [],
   };
+  if (!changed) return result;
+  result.backupPath = await backUp(path, text, options.now ?? (() => new Date()));
+  await writeAtomically(path, next);
+  return result;
+}
+
+/**
+ * Replaces the named entries of `app`'s config in place with `airlock run`
+ * entries (see `ConnectOptions.perServerEntries`), with the same backup,
+ * verification and atomic write as `connectApp`.
+ */
+async function connectPerServer(app: ConnectApp, options: ConnectOptions, entries: Readonly<Record<string, GatewayCommand>>): Promise<ConnectResult> {
+  const path = await resolvedConfigPath(app, options);
+  const text = await readIfExists(path);
+  if (text === undefined || text.trim() === '') throw new ConnectError('not-found', path, `${path} has no servers to replace; nothing was written`);
+  const state = analyse(app, path, text);
+  const key = serversKey(app);
+  const names = Object.keys(entries);
+  const eol = lineEnding(text);
+  const unit = indentUnit(text);
+  const edits: TextEdit[] = [];
+  const replaced: Record<string, Record<string, unknown>> = {};
+  for (const name of names) {
+    const member = state.servers?.get(name);
+    if (!member || name === AIRLOCK_ENTRY_NAME) throw new ConnectError('invalid-request', path, `${path} has no server “${name}” to replace; nothing was written`);
+    const entry = airlockEntry(app, entries[name]);
+    replaced[name] = entry;
+    if (isDeepStrictEqual(member.parsed, entry)) continue;
+    edits.push({ start: member.node.start, end: member.node.end, text: formatValue(entry, indentAt(text, member.keyStart) ?? state.serversIndent + unit, unit, eol) });
+  }
+  const next = applyEdits(text, edits);
+  // SECURITY (invariant 7): the result must read back as the old config with exactly these entries replaced.
+  const expected = parseJsonc(text) as Record<string, unknown>;
+  expected[key] = { ...(expected[key] as Record<string, unknown>), ...replaced };
+  let actual: unknown;
+  try {
+    actual = parseJsonc(next);
+    if (isStrictJson(text)) JSON.parse(next.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new ConnectError('conflict', path, `Airlock could not edit ${path} safely (${(error as Error).message}); nothing was written`);
+  }
+  if (!isDeepStrictEqual(actual, expected)) throw new ConnectError('conflict', path, `Airlock could not edit ${path} safely (the result did not read back as intended); nothing was written`);
+  const changed = next !== text;
+  const result: ConnectResult = { app, path, exists: true, connected: false, otherServers: otherServers(state), changed, formatting: 'preserved', removedServers: [], ...(changed ? { replacedServers: names } : {}) };
   if (!changed) return result;
   result.backupPath = await backUp(path, text, options.now ?? (() => new Date()));
   await writeAtomically(path, next);

@@ -7,11 +7,13 @@ import {
   type CallToolResult,
   type Implementation,
   type ProgressToken,
+  type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../../../shared/domain';
 import { version } from '../../../package.json';
 import { AirlockError } from '../errors';
-import type { GatewayCore } from './gateway-core';
+import type { GatewayCore, GatewayServerDescription } from './gateway-core';
+import { GatewaySession, mapContentUri, NAMESPACED, registerSessionPeer, relayCatalog, transparentNaming } from './gateway-session';
 import { buildGatewayListing, type GatewayListing } from './tool-names';
 
 /** How a gateway session presents itself and what it exposes. */
@@ -28,6 +30,12 @@ export interface GatewayServerOptions {
   servers?: readonly string[];
   /** Where the gateway reports skipped tools and internal errors. Never stdout: over stdio that is the protocol. */
   log?: (message: string) => void;
+  /**
+   * Serve exactly this one server as itself — its own tool and prompt names,
+   * URIs, capabilities, server info and instructions (`airlock run NAME`) —
+   * still through Airlock's policy, confirmations and audit.
+   */
+  transparent?: GatewayServerDescription;
 }
 
 /** What Airlock calls itself towards gateway clients. */
@@ -56,12 +64,24 @@ const MAX_CLIENT_NAME = 100;
  */
 export function createGatewayServer(core: GatewayCore, options: GatewayServerOptions = {}): Server {
   const log = options.log ?? ((message: string) => console.error(message));
-  const servers = options.servers && options.servers.length > 0 ? [...options.servers] : undefined;
-  const server = new Server(GATEWAY_SERVER_INFO, {
-    capabilities: { tools: { listChanged: true } },
-    instructions:
-      'Tools of the MCP servers Airlock runs, named server__tool. Airlock may ask its user before a call runs; a call the user or policy refused comes back as an error result saying so.',
+  const transparent = options.transparent;
+  const servers = transparent ? [transparent.server] : options.servers && options.servers.length > 0 ? [...options.servers] : undefined;
+  const catalog = core.catalog;
+  const naming = transparent ? transparentNaming(transparent.server) : NAMESPACED;
+  const capabilities = transparent ? mirroredCapabilities(transparent, catalog !== undefined) : gatewayCapabilities(catalog !== undefined);
+  const server = new Server(transparent ? transparentInfo(transparent) : GATEWAY_SERVER_INFO, {
+    capabilities,
+    ...(transparent
+      ? transparent.instructions !== undefined
+        ? { instructions: transparent.instructions }
+        : {}
+      : {
+          instructions:
+            'Tools, resources and prompts of the MCP servers Airlock runs, named server__tool, server__prompt and airlock://server/<uri>. Airlock may ask its user before a call runs; a call the user or policy refused comes back as an error result saying so.',
+        }),
   });
+  const session = new GatewaySession();
+  let peer: { id: string; dispose(): void } | undefined;
 
   // Built once per change of the core's tools (not per call: validating every definition is
   // most of a call's overhead otherwise); onDidChangeTools below drops it.
@@ -69,7 +89,7 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
   let cached: Promise<GatewayListing> | undefined;
   const listing = (): Promise<GatewayListing> => {
     cached ??= Promise.resolve(core.listTools(servers)).then((tools) => {
-      const built = buildGatewayListing(tools);
+      const built = buildGatewayListing(tools, transparent ? (_server, tool) => ({ ok: true, name: tool }) : undefined);
       for (const skipped of built.skipped) log(`gateway: not offering ${skipped.server} › ${skipped.tool}: ${skipped.reason}`);
       return built;
     });
@@ -81,9 +101,9 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
 
   const caller = (): Caller => ({ kind: 'client', name: clientLabel(options.clientName, server.getClientVersion()) });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await listing()).tools }));
+  if (capabilities.tools) server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await listing()).tools }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  if (capabilities.tools) server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     // SECURITY (invariant 1): only a tool the core lists now, within this session's servers,
     // can be called; anything else never reaches the core, let alone a server.
@@ -113,19 +133,25 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
               .catch((error: unknown) => log(`gateway: could not relay progress: ${describe(error)}`));
           };
 
+    // While it runs, a request the server sends back belongs on this call's stream.
+    const ended = session.callStarted(address.server, extra);
     try {
-      return await core.callTool({
+      const result = await core.callTool({
         server: address.server,
         tool: address.tool,
         arguments: request.params.arguments ?? {},
         caller: caller(),
         signal: extra.signal,
         ...(onProgress ? { onProgress } : {}),
+        ...(peer ? { peer: peer.id } : {}),
       });
+      // Resource links in the result point back through this gateway.
+      return Array.isArray(result.content) ? { ...result, content: result.content.map((item) => mapContentUri(item, address.server, naming)) } : result;
     } catch (error) {
       return errorResult(address.server, address.tool, error, log);
     } finally {
       finished = true;
+      ended();
     }
   });
 
@@ -133,10 +159,23 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
   let pending = false;
   server.oninitialized = () => {
     initialized = true;
+    // What the client can answer is known now: it may be asked what servers ask back.
+    peer = registerSessionPeer(server, core, session, clientLabel(options.clientName, server.getClientVersion()));
   };
+  const stopCatalog = catalog
+    ? relayCatalog(server, {
+        catalog,
+        capabilities,
+        naming,
+        session,
+        servers: async () => catalog.servers(servers),
+        initialized: () => initialized,
+        log,
+      })
+    : undefined;
   const subscription = core.onDidChangeTools(() => {
     cached = undefined;
-    if (!initialized || pending) return;
+    if (!initialized || pending || !capabilities.tools) return;
     // Several changes in one turn (a server restarting, say) make one notification.
     pending = true;
     queueMicrotask(() => {
@@ -144,8 +183,45 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
       server.sendToolListChanged().catch((error: unknown) => log(`gateway: could not send tools/list_changed: ${describe(error)}`));
     });
   });
-  server.onclose = () => subscription.dispose();
+  server.onclose = () => {
+    subscription.dispose();
+    stopCatalog?.();
+    peer?.dispose();
+  };
   return server;
+}
+
+/** What the multi-server gateway declares: tools, and with a catalog everything else it relays. */
+function gatewayCapabilities(withCatalog: boolean): ServerCapabilities {
+  return {
+    tools: { listChanged: true },
+    ...(withCatalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {}, logging: {} } : {}),
+  };
+}
+
+/**
+ * What the transparent mode declares: what the server declared, for each
+ * feature Airlock relays (never one it does not: no tasks, no experimental).
+ * `listChanged` is always on, since Airlock's own view of a list can change
+ * (a prompt withheld after a change, a server restarted).
+ */
+function mirroredCapabilities(described: GatewayServerDescription, withCatalog: boolean): ServerCapabilities {
+  const up = described.capabilities;
+  return {
+    ...(up.tools ? { tools: { listChanged: true } } : {}),
+    ...(withCatalog && up.resources ? { resources: { listChanged: true, ...(up.resources.subscribe ? { subscribe: true } : {}) } } : {}),
+    ...(withCatalog && up.prompts ? { prompts: { listChanged: true } } : {}),
+    ...(withCatalog && up.completions ? { completions: {} } : {}),
+    ...(withCatalog && up.logging ? { logging: {} } : {}),
+  };
+}
+
+/** The server's own name and version (its claims), as the transparent mode presents them. */
+function transparentInfo(described: GatewayServerDescription): Implementation {
+  const info = described.serverInfo;
+  return info && typeof info.name === 'string' && typeof info.version === 'string'
+    ? { name: info.name, version: info.version, ...(typeof info.title === 'string' ? { title: info.title } : {}) }
+    : { name: described.server, version: '0.0.0' };
 }
 
 /**

@@ -67,15 +67,21 @@ export interface GatewayListing {
  * `icons`, `execution`) stays behind: icons are remote URLs the client would
  * fetch, and task execution is not something the gateway offers.
  *
+ * `name` maps each tool (default `server__tool`; the transparent mode keeps
+ * the tool's own name).
+ *
  * A tool whose name cannot be mapped, whose definition is not a valid MCP
  * tool, or that a second entry repeats, is skipped and reported, never
  * renamed: a renamed tool could shadow another one.
  */
-export function buildGatewayListing(tools: readonly GatewayTool[]): GatewayListing {
+export function buildGatewayListing(
+  tools: readonly GatewayTool[],
+  name: (server: string, tool: string) => ReturnType<typeof gatewayToolName> = gatewayToolName,
+): GatewayListing {
   const listing: GatewayListing = { tools: [], addresses: new Map(), skipped: [] };
   for (const { server, definition } of tools) {
     const tool = definition.name;
-    const named = gatewayToolName(server, tool);
+    const named = name(server, tool);
     if (!named.ok) {
       listing.skipped.push({ server, tool, reason: named.reason });
       continue;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Prompt, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ServerRecord, ServerSpec, ToolDefinition } from '../../../shared/domain';
@@ -32,6 +33,7 @@ import { pinGrants } from '../sandbox/grant-pins';
 import type { AirlockSandboxLauncher } from '../sandbox/sandbox-launcher';
 import type { SecretStore } from '../secrets/secret-store';
 import { probe, ProbeError } from '../servers/probe';
+import { pin, type Pinned } from '../catalog/catalog-index';
 import type { AirlockStore } from '../store/store';
 import { toolView, type ToolViewContext } from '../views/views';
 
@@ -52,6 +54,8 @@ interface Draft {
   /** Definitions the person saw at inspection (they become the approved ones). */
   probed?: ProbeReport;
   probedTools?: Array<{ definition: ToolDefinition; fingerprint: string }>;
+  /** Prompts and resource templates seen at inspection, pinned like tools (they become the approved ones). */
+  probedCatalog?: { prompts: Pinned<Prompt>[]; resourceTemplates: Pinned<ResourceTemplate>[] };
   /** For an update: the server this draft replaces when committed. */
   replaces?: string;
   /** The entry name an import came under (for proposals: "github" probably talks to GitHub). */
@@ -217,6 +221,10 @@ export class InstallFlow {
     };
     draft.probed = report;
     draft.probedTools = tools.map((tool) => ({ definition: tool.definition, fingerprint: tool.fingerprint }));
+    draft.probedCatalog = {
+      prompts: pin(result.prompts?.items ?? [], (prompt) => prompt.name),
+      resourceTemplates: pin(result.resourceTemplates?.items ?? [], (template) => template.uriTemplate),
+    };
     return report;
   }
 
@@ -270,6 +278,10 @@ export class InstallFlow {
       profile: pinGrants({ ...request.profile, secrets: [...new Set([...request.profile.secrets, ...Object.keys(secrets)])] }, existing?.profile),
       enabled: request.enable,
       approvedTools: approvedSet(draft.probedTools ?? [], now),
+      ...(draft.probedCatalog ? approvedCatalog(draft.probedCatalog, now) : {}),
+      // What the person decided about sampling and elicitation, and the log level, carry over an update.
+      ...(existing?.serverRequests ? { serverRequests: existing.serverRequests } : {}),
+      ...(existing?.logLevel ? { logLevel: existing.logLevel } : {}),
       createdAt: existing?.createdAt ?? now,
     };
     for (const [key, value] of Object.entries(secrets)) this.deps.secrets.set(name, key, value);
@@ -522,4 +534,10 @@ function sourceError(error: unknown, command?: string, lookup?: RuntimeLookup): 
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The prompts and resource templates seen at inspection, as approved definitions. */
+function approvedCatalog(probed: NonNullable<Draft['probedCatalog']>, now: string): Pick<ServerRecord, 'approvedPrompts' | 'approvedResourceTemplates'> {
+  const approve = (items: Pinned<unknown>[]) => Object.fromEntries(items.map((item) => [item.key, { fingerprint: item.fingerprint, definition: item.definition as Record<string, unknown>, approvedAt: now }]));
+  return { approvedPrompts: approve(probed.prompts), approvedResourceTemplates: approve(probed.resourceTemplates) };
 }

@@ -31,11 +31,13 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, r
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ChannelName, EventName, IpcHandlers, IpcResult, PayloadOf, RequestOf, ResponseOf } from '../../../shared/ipc';
 import type { ConfirmationView } from '../../../shared/views';
 import { AirlockError } from '../errors';
-import type { GatewayCallRequest, GatewayCore, GatewayTool } from '../gateway/gateway-core';
+import type { CatalogChange } from '../catalog/catalog';
+import type { GatewayCallRequest, GatewayCatalog, GatewayCore, GatewayTool } from '../gateway/gateway-core';
+import type { DownstreamPeer } from '../server-requests/downstream-peers';
 import { clientLabel } from '../gateway/gateway-server';
 import type { ShellIdentity } from './shell-identity';
 import { inertText } from '../servers/log-ring';
@@ -74,15 +76,32 @@ type Request =
   | { id: number; method: 'hello'; params: PeerHello & { proof: string; nonce: string } }
   | { id: number; method: 'ipc'; params: { channel: string; request: unknown } }
   | { id: number; method: 'tools.list'; params: { servers?: string[] } }
-  | { id: number; method: 'tools.call'; params: { server: string; tool: string; arguments: Record<string, unknown>; clientName?: string } }
+  | { id: number; method: 'tools.call'; params: { server: string; tool: string; arguments: Record<string, unknown>; clientName?: string; peer?: string } }
   | { id: number; method: 'cancel'; params: { target: number } }
-  | { id: number; method: 'handover'; params: { pid: number } };
+  | { id: number; method: 'handover'; params: { pid: number } }
+  /** A catalog request of a client's gateway (resources, prompts, completion, logging). */
+  | { id: number; method: 'catalog'; params: { op: CatalogOp; args: unknown[] } }
+  /** A client's gateway session that can answer servers' sampling or elicitation. */
+  | { id: number; method: 'peer.register'; params: { label: string; sampling: boolean; elicitation: { form: boolean; url: boolean } } }
+  | { id: number; method: 'peer.unregister'; params: { peer: string } }
+  /** The client's answer to an `ask` from the owner. */
+  | { id: number; method: 'peer.reply'; params: { ask: number; result?: unknown; error?: { code: number; message: string } } };
 
 type Reply =
   | { id: number; result: unknown }
-  | { id: number; error: { code: string; message: string } }
+  | { id: number; error: { code: string; message: string; mcpCode?: number; serverMessage?: string } }
   | { id: number; progress: { progress: number; total?: number; message?: string } }
-  | { event: string; payload: unknown };
+  | { event: string; payload: unknown }
+  /** The owner asks a client's gateway session to sample or elicit (after Airlock's decision). */
+  | { ask: number; method: 'peer.createMessage' | 'peer.elicit'; params: { peer: string; server: string; params: unknown } };
+
+/** The catalog operations a client may ask the owner for (an allow-list: nothing else is called). */
+const CATALOG_OPS = ['describe', 'servers', 'resources', 'resourceTemplates', 'prompts', 'readResource', 'getPrompt', 'complete', 'subscribe', 'unsubscribe', 'setLogLevel', 'release'] as const;
+type CatalogOp = (typeof CATALOG_OPS)[number];
+/** Operations whose last argument is a subscriber name (scoped to the socket on the owner's side). */
+const SUBSCRIBER_OPS = new Set<CatalogOp>(['subscribe', 'unsubscribe', 'setLogLevel', 'release']);
+/** Operations whose last argument is request bounds (a signal cannot cross the socket: `cancel` it). */
+const BOUNDED_OPS = new Set<CatalogOp>(['readResource', 'getPrompt', 'complete']);
 
 /** Largest message either side accepts (a tool result can be large, not unbounded). */
 const MAX_LINE = 32 * 1024 * 1024;
@@ -118,6 +137,7 @@ interface Peer {
 export class OwnerSocket {
   private readonly peers = new Map<Socket, Peer>();
   private readonly sockets = new Set<Socket>();
+  private nextSocketId = 1;
   private nextPeer = 1;
   private services: OwnerServices | undefined;
 
@@ -189,6 +209,11 @@ export class OwnerSocket {
     for (const peer of this.peers.values()) write(peer.socket, { event: 'tools.didChange', payload: null });
   }
 
+  /** Tells clients what changed in the catalog (their gateways relay list changes, updates, log lines). */
+  broadcastCatalogChange(change: CatalogChange): void {
+    for (const peer of this.peers.values()) write(peer.socket, { event: 'catalog.change', payload: change });
+  }
+
   /** Stops serving. With `handTo`, the lock is handed to that process instead of being removed. */
   async close(handTo?: number): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
@@ -204,11 +229,28 @@ export class OwnerSocket {
     const nonce = randomBytes(32).toString('base64url');
     let peer: Peer | undefined;
     const helloTimer = setTimeout(() => socket.destroy(), HELLO_TIMEOUT_MS);
+    // This client's gateway sessions, as peers of the owner's core, and what the owner asked them.
+    const sessions = new Map<string, () => void>();
+    const asks = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+    const subscribers = new Set<string>();
+    let nextAsk = 1;
+    const socketId = this.nextSocketId++;
+    // SECURITY: a client names only its own subscribers; on the owner they are scoped to its socket.
+    const scope = (subscriber: unknown) => `socket:${socketId}:${String(subscriber)}`;
+    const ask = (method: 'peer.createMessage' | 'peer.elicit', params: { peer: string; server: string; params: unknown }) =>
+      new Promise<unknown>((resolve, reject) => {
+        const id = nextAsk++;
+        asks.set(id, { resolve, reject });
+        write(socket, { ask: id, method, params });
+      });
     socket.on('close', () => {
       clearTimeout(helloTimer);
       this.sockets.delete(socket);
       this.peers.delete(socket);
       for (const controller of running.values()) controller.abort();
+      for (const dispose of sessions.values()) dispose();
+      for (const waiter of asks.values()) waiter.reject(new Error('the app that was asked went away'));
+      for (const subscriber of subscribers) void this.services?.gateway.catalog?.release(subscriber).catch(() => undefined);
     });
     socket.on('error', () => socket.destroy());
     write(socket, { event: CHALLENGE_EVENT, payload: { nonce } });
@@ -259,6 +301,7 @@ export class OwnerSocket {
                 // origin is this connection, so its confirmations come back here and nowhere else.
                 caller: { kind: 'client', name: clientLabel(typeof params.clientName === 'string' ? params.clientName : undefined, undefined) },
                 origin: shell.origin,
+                ...(typeof params.peer === 'string' && sessions.has(params.peer) ? { peer: params.peer } : {}),
                 signal: controller.signal,
                 onProgress: (progress) => write(socket, { id: request.id, progress }),
               });
@@ -282,13 +325,73 @@ export class OwnerSocket {
             await services.handOver(pid);
             return;
           }
+          case 'catalog': {
+            const catalog = services.gateway.catalog;
+            const op = request.params?.op;
+            if (!catalog || !(CATALOG_OPS as readonly string[]).includes(op) || !Array.isArray(request.params.args)) {
+              write(socket, { id: request.id, error: { code: 'unknown-channel', message: 'Unknown catalog request.' } });
+              return;
+            }
+            const args = [...request.params.args];
+            if (SUBSCRIBER_OPS.has(op)) {
+              args[args.length - 1] = scope(args[args.length - 1]);
+              subscribers.add(args[args.length - 1] as string);
+            }
+            const controller = new AbortController();
+            if (BOUNDED_OPS.has(op)) {
+              running.set(request.id, controller);
+              args[args.length - 1] = { signal: controller.signal, onProgress: (progress: { progress: number; total?: number; message?: string }) => write(socket, { id: request.id, progress }) };
+            }
+            try {
+              const result = await (catalog[op] as (...a: unknown[]) => Promise<unknown>)(...args);
+              write(socket, { id: request.id, result: result ?? null });
+            } finally {
+              running.delete(request.id);
+            }
+            return;
+          }
+          case 'peer.register': {
+            const { label, sampling, elicitation } = request.params ?? ({} as never);
+            let registered: { id: string; dispose(): void } | undefined;
+            registered = services.gateway.registerPeer?.({
+              label: inertText(String(label).slice(0, 200)),
+              sampling: sampling === true,
+              elicitation: { form: elicitation?.form === true, url: elicitation?.url === true },
+              createMessage: (server, params): ReturnType<DownstreamPeer['createMessage']> => ask('peer.createMessage', { peer: registered!.id, server, params }) as never,
+              elicit: (server, params): ReturnType<DownstreamPeer['elicit']> => ask('peer.elicit', { peer: registered!.id, server, params }) as never,
+            });
+            if (registered) sessions.set(registered.id, registered.dispose);
+            write(socket, { id: request.id, result: registered ? { peer: registered.id } : {} });
+            return;
+          }
+          case 'peer.unregister':
+            // Only this connection's own sessions.
+            sessions.get(request.params?.peer)?.();
+            sessions.delete(request.params?.peer);
+            write(socket, { id: request.id, result: { ok: true } });
+            return;
+          case 'peer.reply': {
+            const waiter = asks.get(request.params?.ask);
+            asks.delete(request.params?.ask);
+            if (waiter) {
+              if (request.params.error) waiter.reject(new McpError(request.params.error.code, request.params.error.message));
+              else waiter.resolve(request.params.result);
+            }
+            write(socket, { id: request.id, result: { ok: true } });
+            return;
+          }
           default:
             write(socket, { id: request.id, error: { code: 'unknown-channel', message: 'Unknown request.' } });
         }
       } catch (error) {
+        const mcp = error as { mcpCode?: unknown; serverMessage?: unknown };
         write(socket, {
           id: request.id,
-          error: { code: error instanceof AirlockError ? error.code : 'internal', message: error instanceof Error ? error.message : String(error) },
+          error: {
+            code: error instanceof AirlockError ? error.code : 'internal',
+            message: error instanceof Error ? error.message : String(error),
+            ...(typeof mcp.mcpCode === 'number' && typeof mcp.serverMessage === 'string' ? { mcpCode: mcp.mcpCode, serverMessage: mcp.serverMessage } : {}),
+          },
         });
       }
     });
@@ -299,6 +402,8 @@ export class OwnerSocket {
 export class OwnerClient {
   /** Said by the owner when this client connected: its own window (the Airlock app) can ask a person too. */
   ownerWindowCanAsk = false;
+  /** This process's gateway sessions registered with the owner, by the owner's peer id. */
+  private readonly sessions = new Map<string, Omit<DownstreamPeer, 'id'>>();
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void; onProgress?: (p: { progress: number; total?: number; message?: string }) => void }>();
   private readonly listeners = new Set<(event: string, payload: unknown) => void>();
@@ -370,12 +475,51 @@ export class OwnerClient {
     try {
       return (await this.request(
         'tools.call',
-        { server: request.server, tool: request.tool, arguments: request.arguments, ...(request.caller.kind === 'client' ? { clientName: request.caller.name } : {}) },
+        { server: request.server, tool: request.tool, arguments: request.arguments, ...(request.caller.kind === 'client' ? { clientName: request.caller.name } : {}), ...(request.peer ? { peer: request.peer } : {}) },
         request.onProgress,
       )) as CallToolResult;
     } finally {
       request.signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** The owner's catalog, as a client's gateway uses it (subscribers are scoped to this socket by the owner). */
+  catalog(): Omit<GatewayCatalog, 'onDidChange'> {
+    const call = (op: CatalogOp, args: unknown[], bounds?: { signal?: AbortSignal; onProgress?: (p: { progress: number; total?: number; message?: string }) => void }) => {
+      const id = this.nextId;
+      const onAbort = () => void this.request('cancel', { target: id }).catch(() => {});
+      bounds?.signal?.addEventListener('abort', onAbort, { once: true });
+      return this.request('catalog', { op, args: bounds ? [...args, null] : args }, bounds?.onProgress).finally(() => bounds?.signal?.removeEventListener('abort', onAbort)) as Promise<never>;
+    };
+    return {
+      describe: (server) => call('describe', [server]),
+      servers: (filter) => call('servers', filter ? [[...filter]] : []),
+      resources: (servers) => call('resources', [[...servers]]),
+      resourceTemplates: (servers) => call('resourceTemplates', [[...servers]]),
+      prompts: (servers) => call('prompts', [[...servers]]),
+      readResource: (server, uri, bounds) => call('readResource', [server, uri], bounds ?? {}),
+      getPrompt: (server, name, args, bounds) => call('getPrompt', [server, name, args ?? null], bounds ?? {}),
+      complete: (server, params, bounds) => call('complete', [server, params], bounds ?? {}),
+      subscribe: (server, uri, subscriber) => call('subscribe', [server, uri, subscriber]),
+      unsubscribe: (server, uri, subscriber) => call('unsubscribe', [server, uri, subscriber]),
+      setLogLevel: (server, level, subscriber) => call('setLogLevel', [server, level, subscriber]),
+      release: (subscriber) => call('release', [subscriber]),
+    };
+  }
+
+  /** Registers a gateway session of this process with the owner, so servers' requests can be relayed to it. */
+  async registerPeer(peer: Omit<DownstreamPeer, 'id'>): Promise<{ id: string; dispose(): void } | undefined> {
+    const result = (await this.request('peer.register', { label: peer.label, sampling: peer.sampling, elicitation: peer.elicitation })) as { peer?: string };
+    if (!result.peer) return undefined;
+    const id = result.peer;
+    this.sessions.set(id, peer);
+    return {
+      id,
+      dispose: () => {
+        this.sessions.delete(id);
+        void this.request('peer.unregister', { peer: id }).catch(() => undefined);
+      },
+    };
   }
 
   /** Asks the owner to hand its servers to this process; resolves when it agreed (then it lets go and disconnects). */
@@ -429,6 +573,10 @@ export class OwnerClient {
   }
 
   private receive(message: Reply): void {
+    if ('ask' in message) {
+      void this.answerAsk(message);
+      return;
+    }
     if ('event' in message) {
       if (message.event === CHALLENGE_EVENT) {
         const nonce = (message.payload as { nonce?: unknown } | null)?.nonce;
@@ -445,8 +593,26 @@ export class OwnerClient {
       return;
     }
     this.waiting.delete(message.id);
-    if ('error' in message) waiter.reject(new AirlockError(message.error.code as never, message.error.message));
-    else waiter.resolve(message.result);
+    if ('error' in message) {
+      const error = new AirlockError(message.error.code as never, message.error.message);
+      // A server's own MCP error keeps its code across the socket (a gateway relays it as the server sent it).
+      if (typeof message.error.mcpCode === 'number') Object.assign(error, { mcpCode: message.error.mcpCode, serverMessage: message.error.serverMessage });
+      waiter.reject(error);
+    } else waiter.resolve(message.result);
+  }
+
+  /** The owner asks one of this process's gateway sessions to sample or elicit; the answer goes back. */
+  private async answerAsk(message: Extract<Reply, { ask: number }>): Promise<void> {
+    const peer = this.sessions.get(message.params.peer);
+    try {
+      if (!peer) throw new McpError(ErrorCode.InvalidRequest, 'That app is no longer connected.');
+      const params = message.params.params as never;
+      const result = message.method === 'peer.createMessage' ? await peer.createMessage(message.params.server, params, {}) : await peer.elicit(message.params.server, params, {});
+      await this.request('peer.reply', { ask: message.ask, result });
+    } catch (error) {
+      const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
+      await this.request('peer.reply', { ask: message.ask, error: { code, message: error instanceof Error ? error.message : String(error) } }).catch(() => undefined);
+    }
   }
 }
 

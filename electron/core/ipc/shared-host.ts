@@ -12,7 +12,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { channelNames, type ChannelName, type EmitEvent, type IpcHandlers, type RequestOf, type ResponseOf } from '../../../shared/ipc';
 import { AirlockError } from '../errors';
-import type { GatewayCallRequest, GatewayCore, GatewayTool } from '../gateway/gateway-core';
+import type { CatalogChange } from '../catalog/catalog';
+import type { GatewayCallRequest, GatewayCatalog, GatewayCore, GatewayTool } from '../gateway/gateway-core';
+import type { DownstreamPeer } from '../server-requests/downstream-peers';
 import type { AirlockHost } from '../host';
 import { WINDOW_SHELL, type ShellIdentity } from './shell-identity';
 import { OwnerClient, OwnerSocket, type PeerHello } from './local-socket';
@@ -52,6 +54,7 @@ export class SharedHost {
   private owner: OwnerSocket | undefined;
   private client: OwnerClient | undefined;
   private readonly toolListeners = new Set<() => void>();
+  private readonly catalogListeners = new Set<(change: CatalogChange) => void>();
   private opening: Promise<void> | undefined;
   /** While this process hands its servers to the app, requests wait, then go to the app. */
   private handingOver: Promise<void> | undefined;
@@ -102,7 +105,7 @@ export class SharedHost {
     return Object.fromEntries(channelNames.map((channel) => [channel, (request: never) => this.invoke(channel, request)])) as unknown as IpcHandlers;
   }
 
-  /** The core as the gateway sees it. */
+  /** The core as the gateway sees it: tools, the catalog, and relays of what servers ask back. */
   gatewayCore(): GatewayCore {
     return {
       listTools: (servers) => this.listTools(servers),
@@ -111,7 +114,58 @@ export class SharedHost {
         this.toolListeners.add(listener);
         return { dispose: () => this.toolListeners.delete(listener) };
       },
+      catalog: this.catalog(),
+      registerPeer: (peer) => this.registerPeer(peer),
     };
+  }
+
+  /** The catalog wherever the servers run (the owner's, over the socket in a client). */
+  private catalog(): GatewayCatalog {
+    const run = async <T>(use: (catalog: Omit<GatewayCatalog, 'onDidChange'>) => Promise<T>): Promise<T> => {
+      await this.ensure();
+      const catalog = this.host ? this.host.gatewayCore().catalog! : this.client!.catalog();
+      return use(catalog);
+    };
+    return {
+      describe: (server) => run((c) => c.describe(server)),
+      servers: (filter) => run((c) => c.servers(filter)),
+      resources: (servers) => run((c) => c.resources(servers)),
+      resourceTemplates: (servers) => run((c) => c.resourceTemplates(servers)),
+      prompts: (servers) => run((c) => c.prompts(servers)),
+      readResource: (server, uri, bounds) => run((c) => c.readResource(server, uri, bounds)),
+      getPrompt: (server, name, args, bounds) => run((c) => c.getPrompt(server, name, args, bounds)),
+      complete: (server, params, bounds) => run((c) => c.complete(server, params, bounds)),
+      subscribe: (server, uri, subscriber) => run((c) => c.subscribe(server, uri, subscriber)),
+      unsubscribe: (server, uri, subscriber) => run((c) => c.unsubscribe(server, uri, subscriber)),
+      setLogLevel: (server, level, subscriber) => run((c) => c.setLogLevel(server, level, subscriber)),
+      release: (subscriber) => run((c) => c.release(subscriber)),
+      onDidChange: (listener) => {
+        this.catalogListeners.add(listener);
+        return { dispose: () => this.catalogListeners.delete(listener) };
+      },
+    };
+  }
+
+  /**
+   * Registers a gateway session of this process as an app that can answer
+   * servers' requests. Synchronous for the gateway; in a client process the
+   * registration with the owner completes in the background (a request
+   * during that moment goes to Airlock's own model or the person instead).
+   */
+  private registerPeer(peer: Omit<DownstreamPeer, 'id'>): { id: string; dispose(): void } {
+    if (this.host) return this.host.gatewayCore().registerPeer!(peer);
+    const handle = { id: '', dispose: () => (disposed = true) };
+    let disposed = false;
+    const client = this.client;
+    void client
+      ?.registerPeer(peer)
+      .then((registered) => {
+        if (!registered) return;
+        if (disposed) registered.dispose();
+        else Object.assign(handle, { id: registered.id, dispose: registered.dispose });
+      })
+      .catch(() => undefined);
+    return handle;
   }
 
   async listTools(servers?: readonly string[]): Promise<GatewayTool[]> {
@@ -170,6 +224,10 @@ export class SharedHost {
       if (client) {
         this.client = client;
         client.onEvent((event, payload) => {
+          if (event === 'catalog.change') {
+            this.catalogListeners.forEach((listener) => listener(payload as CatalogChange));
+            return;
+          }
           if (event === 'tools.didChange' || event === 'servers.didChange') this.toolListeners.forEach((listener) => listener());
           if (event !== 'tools.didChange') this.options.onEvent?.(event as never, payload as never);
         });
@@ -204,6 +262,10 @@ export class SharedHost {
         this.host.gatewayCore().onDidChangeTools(() => {
           owner.broadcastToolsChanged();
           this.toolListeners.forEach((listener) => listener());
+        });
+        this.host.gatewayCore().catalog!.onDidChange((change) => {
+          owner.broadcastCatalogChange(change);
+          this.catalogListeners.forEach((listener) => listener(change));
         });
         await this.options.onOwner?.(this.host);
         return;

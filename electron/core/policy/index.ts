@@ -2,6 +2,7 @@
 export * from './annotations';
 export * from './containment';
 export * from './decide';
+export * from './decide-server-request';
 export * from './diff';
 export * from './views';
 export * from './review';

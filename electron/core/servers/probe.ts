@@ -6,10 +6,11 @@ import type {
   ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxProfile, ServerSpec, ToolDefinition, ToolFingerprint } from '../../../shared/domain';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { LaunchContext, SandboxLauncher } from '../sandbox/launcher';
 import { fingerprintTool } from '../tools/fingerprint';
 import { LogRing, type LogLine } from './log-ring';
-import { ServerConnection, type ConnectionOptions } from './server-connection';
+import { ServerConnection, type ConnectionOptions, type ServerRequestHandlers } from './server-connection';
 import type { TruncationReason } from './paging';
 
 /** A listed item with whether Airlock stopped reading early. */
@@ -39,11 +40,18 @@ export interface ProbeResult {
   log: LogLine[];
 }
 
+const refuse = async (): Promise<never> => {
+  throw new McpError(ErrorCode.InvalidRequest, 'Airlock is inspecting this server in a locked sandbox and answers no requests now.');
+};
+
+/** During a probe every request from the server is refused (the same capabilities are declared). */
+export const REFUSE_DURING_PROBE: ServerRequestHandlers = { sampling: refuse, elicitation: refuse, roots: refuse };
+
 /** Bounds for a probe. */
 export interface ProbeOptions {
   /** Everything — spawn, handshake, listings — must finish within this (default 30 s). */
   timeoutMs?: number;
-  connection?: Omit<ConnectionOptions, 'log' | 'onToolsListChanged'>;
+  connection?: Omit<ConnectionOptions, 'log' | 'onToolsListChanged' | 'requests' | 'onNotice'>;
 }
 
 /** A probe failed; `log` holds what the server wrote meanwhile. */
@@ -93,7 +101,9 @@ export async function probe(
     const message = error instanceof Error ? error.message : String(error);
     throw new ProbeError(`probing the server failed: ${message}`, log.snapshot(), timedOut);
   }
-  const connection = new ServerConnection(plan, { ...options.connection, log });
+  // The probe declares the capabilities a running server will see (so it lists the same
+  // tools), and answers none of the requests: nothing reaches a model, a person or a folder.
+  const connection = new ServerConnection(plan, { ...options.connection, log, requests: REFUSE_DURING_PROBE });
   const work = (async (): Promise<ProbeResult> => {
     await connection.connect();
     const capabilities = connection.capabilities ?? {};

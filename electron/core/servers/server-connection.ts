@@ -1,21 +1,44 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   CallToolResultSchema,
+  CompleteResultSchema,
+  CreateMessageRequestSchema,
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  EmptyResultSchema,
   ErrorCode,
+  GetPromptResultSchema,
   ListPromptsResultSchema,
   ListResourcesResultSchema,
   ListResourceTemplatesResultSchema,
+  ListRootsRequestSchema,
   ListToolsResultSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  PromptListChangedNotificationSchema,
+  ReadResourceResultSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type ClientCapabilities,
+  type CompleteRequest,
+  type CompleteResult,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+  type GetPromptResult,
   type Implementation,
+  type ListRootsResult,
+  type LoggingLevel,
   type Prompt,
+  type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { ToolDefinition } from '../../../shared/domain';
 import type { LaunchPlan } from '../sandbox/launcher';
 import { LogRing } from './log-ring';
@@ -44,6 +67,55 @@ export interface ConnectionOptions {
   now?: () => number;
   /** Called when the server says its tools changed. */
   onToolsListChanged?: () => void;
+  /**
+   * Requests from the server that Airlock answers. Only the kinds given here
+   * are declared as client capabilities at `initialize`; anything else the
+   * server asks is a protocol error (-32601), never a prompt.
+   */
+  requests?: ServerRequestHandlers;
+  /** What the server tells Airlock besides tool changes (lists, updates, log lines kept). */
+  onNotice?: (notice: ServerNotice) => void;
+}
+
+/** What a request from a server carries besides its params. */
+export interface ServerRequestExtra {
+  /** Aborted when the server cancels its request or the connection ends. */
+  signal: AbortSignal;
+}
+
+/**
+ * Handlers for requests *from* a server. Each is the caller's decision path
+ * (see electron/core/server-requests); this class only declares the
+ * capability and passes the validated params along.
+ */
+export interface ServerRequestHandlers {
+  sampling?: (params: CreateMessageRequest['params'], extra: ServerRequestExtra) => Promise<CreateMessageResult>;
+  elicitation?: (params: ElicitRequest['params'], extra: ServerRequestExtra) => Promise<ElicitResult>;
+  roots?: (extra: ServerRequestExtra) => Promise<ListRootsResult>;
+}
+
+/** A notification from a server other than `tools/list_changed`. */
+export type ServerNotice =
+  | { kind: 'resources-list-changed' }
+  | { kind: 'resource-updated'; uri: string }
+  | { kind: 'prompts-list-changed' }
+  | { kind: 'log'; level: LoggingLevel; logger?: string; data: unknown }
+  | { kind: 'elicitation-complete'; elicitationId: string };
+
+/** Bounds for a single catalog request (read, get, complete, subscribe). */
+export interface RequestBounds {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onProgress?: CallOptions['onProgress'];
+}
+
+/** The client capabilities Airlock declares for a set of handlers: exactly what it answers. */
+export function declaredCapabilities(handlers: ServerRequestHandlers | undefined): ClientCapabilities {
+  const capabilities: ClientCapabilities = {};
+  if (handlers?.sampling) capabilities.sampling = {};
+  if (handlers?.elicitation) capabilities.elicitation = { form: {}, url: {} };
+  if (handlers?.roots) capabilities.roots = { listChanged: true };
+  return capabilities;
 }
 
 /** Per-call bounds and hooks for {@link ServerConnection.callTool}. */
@@ -64,7 +136,7 @@ export interface ToolListing extends Listing<ToolDefinition> {
 /** Airlock's name and version as told to servers. */
 export const AIRLOCK_CLIENT_INFO: Implementation = { name: 'airlock', version: '0.1.0' };
 
-const DEFAULTS = { initializeTimeoutMs: 20_000, listTimeoutMs: 10_000, logNotificationsPerSecond: 50 };
+const DEFAULTS = { initializeTimeoutMs: 20_000, listTimeoutMs: 10_000, requestTimeoutMs: 30_000, logNotificationsPerSecond: 50 };
 const PROTOCOL_NOTES_MAX = 20;
 
 class HardMaximumReached extends Error {}
@@ -106,9 +178,9 @@ export class ServerConnection {
     this.log = options.log ?? new LogRing({}, now);
     this.transport = new ProcessStdioTransport(plan, { limits: options.stdio, shutdown: options.shutdown, log: this.log, now });
     this.transport.setProtocolVersion = (version) => (this.negotiatedVersion = version);
-    // SECURITY: SECURITY.md rule 6 — Airlock declares no client capabilities, so a server's
-    // sampling, elicitation or roots request is answered -32601 by the SDK, never shown as a prompt.
-    this.client = new Client(options.clientInfo ?? AIRLOCK_CLIENT_INFO, { capabilities: {} });
+    // SECURITY: SECURITY.md rule 6 — Airlock declares only the capabilities it has handlers for;
+    // any other request from the server is answered -32601 by the SDK, never shown as a prompt.
+    this.client = new Client(options.clientInfo ?? AIRLOCK_CLIENT_INFO, { capabilities: declaredCapabilities(options.requests) });
     this.client.onerror = (error) => {
       // Unknown or duplicate response ids, late answers after a timeout, bad notifications:
       // noted (boundedly), never fatal.
@@ -116,6 +188,32 @@ export class ServerConnection {
     };
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.options.onToolsListChanged?.());
     this.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => this.onLogNotification(notification.params));
+    this.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.notice({ kind: 'resources-list-changed' }));
+    this.client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.notice({ kind: 'prompts-list-changed' }));
+    this.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => this.notice({ kind: 'resource-updated', uri: notification.params.uri }));
+    this.client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) =>
+      this.notice({ kind: 'elicitation-complete', elicitationId: notification.params.elicitationId }),
+    );
+    const requests = options.requests;
+    // Registered under a schema that only names the method: the SDK's client then checks the
+    // params itself and answers a malformed request with -32602 "Invalid sampling request: …"
+    // (under the full schema a malformed request would fail earlier, as an internal error).
+    if (requests?.sampling) {
+      const sampling = requests.sampling;
+      this.client.setRequestHandler(z.object({ method: z.literal('sampling/createMessage') }).passthrough(), (request, extra) =>
+        sampling(CreateMessageRequestSchema.parse(request).params, { signal: extra.signal }),
+      );
+    }
+    if (requests?.elicitation) {
+      const elicitation = requests.elicitation;
+      this.client.setRequestHandler(z.object({ method: z.literal('elicitation/create') }).passthrough(), (request, extra) =>
+        elicitation(ElicitRequestSchema.parse(request).params, { signal: extra.signal }),
+      );
+    }
+    if (requests?.roots) {
+      const roots = requests.roots;
+      this.client.setRequestHandler(ListRootsRequestSchema, (_request, extra) => roots({ signal: extra.signal }));
+    }
   }
 
   /**
@@ -229,6 +327,45 @@ export class ServerConnection {
     }, this.paging);
   }
 
+  /** Reads one resource (contents are the server's data: the catalog caps and flags them). */
+  async readResource(uri: string, bounds: RequestBounds = {}): Promise<ReadResourceResult> {
+    return this.client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, this.requestOptions(bounds));
+  }
+
+  /** Asks the server to send `notifications/resources/updated` for a URI. */
+  async subscribeResource(uri: string, bounds: RequestBounds = {}): Promise<void> {
+    await this.client.request({ method: 'resources/subscribe', params: { uri } }, EmptyResultSchema, this.requestOptions(bounds));
+  }
+
+  async unsubscribeResource(uri: string, bounds: RequestBounds = {}): Promise<void> {
+    await this.client.request({ method: 'resources/unsubscribe', params: { uri } }, EmptyResultSchema, this.requestOptions(bounds));
+  }
+
+  /** Gets a prompt with its arguments (the text is the server's). */
+  async getPrompt(name: string, args: Record<string, string> | undefined, bounds: RequestBounds = {}): Promise<GetPromptResult> {
+    return this.client.request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, GetPromptResultSchema, this.requestOptions(bounds));
+  }
+
+  /** Asks for completions of a prompt or resource-template argument. */
+  async complete(params: CompleteRequest['params'], bounds: RequestBounds = {}): Promise<CompleteResult> {
+    return this.client.request({ method: 'completion/complete', params }, CompleteResultSchema, this.requestOptions(bounds));
+  }
+
+  /** Sets the least severe level the server should send log messages for. */
+  async setLoggingLevel(level: LoggingLevel, bounds: RequestBounds = {}): Promise<void> {
+    await this.client.request({ method: 'logging/setLevel', params: { level } }, EmptyResultSchema, this.requestOptions(bounds));
+  }
+
+  /** Pings the server (MCP `ping`); rejects when it does not answer in time. */
+  async ping(bounds: RequestBounds = {}): Promise<void> {
+    await this.client.request({ method: 'ping' }, EmptyResultSchema, this.requestOptions(bounds));
+  }
+
+  /** Tells the server the roots Airlock would give changed (its grants changed). */
+  async sendRootsListChanged(): Promise<void> {
+    await this.client.sendRootsListChanged();
+  }
+
   /**
    * Calls a tool once. The inactivity timeout is reset by progress, but the
    * hard maximum always holds; on either, and on abort, the SDK sends
@@ -272,6 +409,34 @@ export class ServerConnection {
   async close(): Promise<void> {
     await this.transport.close();
     await this.client.close().catch(() => undefined);
+  }
+
+  private requestOptions(bounds: RequestBounds) {
+    const onProgress = bounds.onProgress;
+    return {
+      timeout: clampDelay(bounds.timeoutMs ?? DEFAULTS.requestTimeoutMs),
+      ...(bounds.signal ? { signal: bounds.signal } : {}),
+      ...(onProgress
+        ? {
+            resetTimeoutOnProgress: true,
+            onprogress: (progress: { progress: number; total?: number; message?: string }) => {
+              try {
+                onProgress({ progress: progress.progress, total: progress.total, message: progress.message });
+              } catch {
+                // a caller's progress handler must not break the request
+              }
+            },
+          }
+        : {}),
+    };
+  }
+
+  private notice(notice: ServerNotice): void {
+    try {
+      this.options.onNotice?.(notice);
+    } catch (error) {
+      if (this.protocolNotes++ < PROTOCOL_NOTES_MAX) this.log.push('airlock', `a notification handler failed: ${String(error).slice(0, 200)}`);
+    }
   }
 
   private get listTimeoutMs(): number {
@@ -336,6 +501,8 @@ export class ServerConnection {
       text = String(params.data);
     }
     this.log.push('notification', `[${params.level}]${params.logger ? ` ${params.logger}:` : ''} ${text ?? ''}`);
+    // Only what was kept travels on (a flood is bounded here, before any client sees it).
+    this.notice({ kind: 'log', level: params.level as LoggingLevel, ...(params.logger !== undefined ? { logger: params.logger } : {}), data: params.data });
   }
 
   private get logLimit(): number {

@@ -322,7 +322,13 @@ export class ProcessStdioTransport implements Transport {
         this.counters.sanitizedMessages++;
         if (this.counters.sanitizedMessages <= FAULT_NOTES_PER_KIND) this.log.push('airlock', 'removed `__proto__` keys from a message');
       }
-      this.onmessage?.(decoded.message);
+      const message = decoded.message as { method?: unknown; id?: unknown };
+      if (message.method === undefined && message.id !== undefined) {
+        // A response goes one microtask later: the SDK handles notifications a microtask after
+        // they arrive and responses at once, so the last progress notification a server sends
+        // right before its result (same chunk) would otherwise find its handler already gone.
+        queueMicrotask(() => this.onmessage?.(decoded.message));
+      } else this.onmessage?.(decoded.message);
       return;
     }
     if (decoded.fault === null) return;

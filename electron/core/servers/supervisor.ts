@@ -12,7 +12,7 @@ import {
   type LifecycleSnapshot,
 } from './lifecycle';
 import { LogRing, type LogLine, type LogRingLimits } from './log-ring';
-import { ServerConnection, type CallOptions, type ConnectionOptions, type ToolListing } from './server-connection';
+import { ServerConnection, type CallOptions, type ConnectionOptions, type ServerNotice, type ServerRequestHandlers, type ToolListing } from './server-connection';
 import type { StdioStats } from './stdio-transport';
 import { ToolCallError } from './tool-call-error';
 import { ToolIndex, type ServerTools, type ToolIndexView, type ToolsDiff } from './tool-index';
@@ -63,6 +63,8 @@ export interface ServerStatus {
   serverInfo?: Implementation;
   capabilities?: ServerCapabilities;
   protocolVersion?: string;
+  /** The server's instructions (data, never instructions to Airlock). */
+  instructions?: string;
   stdio?: StdioStats;
 }
 
@@ -82,7 +84,11 @@ export interface SupervisorOptions {
   clock?: Clock;
   policy?: Partial<LifecyclePolicy>;
   /** Limits and timings for each connection (stdio caps, shutdown, paging, handshake). */
-  connection?: Omit<ConnectionOptions, 'log' | 'now' | 'onToolsListChanged'>;
+  connection?: Omit<ConnectionOptions, 'log' | 'now' | 'onToolsListChanged' | 'requests' | 'onNotice'>;
+  /** Who answers a server's own requests (sampling, elicitation, roots); only these are declared. */
+  serverRequests?: (server: string) => ServerRequestHandlers;
+  /** Told what each server notifies besides tool changes (lists, resource updates, log lines kept). */
+  onNotice?: (server: string, notice: ServerNotice) => void;
   /** Default call bounds: 60 s without progress, 10 min at most. */
   defaultCall?: { timeoutMs: number; maxTotalMs: number };
   logLimits?: Partial<LogRingLimits>;
@@ -119,6 +125,7 @@ interface Entry {
   serverInfo?: Implementation;
   capabilities?: ServerCapabilities;
   protocolVersion?: string;
+  instructions?: string;
   lastStats?: StdioStats;
 }
 
@@ -191,6 +198,7 @@ export class Supervisor {
       serverInfo: entry.serverInfo,
       capabilities: entry.capabilities,
       protocolVersion: entry.protocolVersion,
+      ...(entry.instructions !== undefined ? { instructions: entry.instructions } : {}),
       stdio: connection?.transport.stats() ?? entry.lastStats,
     };
   }
@@ -198,6 +206,11 @@ export class Supervisor {
   /** The server's log: its stderr, its log notifications and Airlock's notes, capped. */
   log(name: string): LogLine[] {
     return this.entries.get(name)?.log.snapshot() ?? [];
+  }
+
+  /** Adds one of Airlock's own notes to a server's log (bounded like the rest). */
+  note(name: string, text: string): void {
+    this.entry(name).log.push('airlock', text);
   }
 
   /**
@@ -289,6 +302,18 @@ export class Supervisor {
       };
       session.settledWaiters.push(done);
     });
+  }
+
+  /**
+   * Runs `use` with a ready server's connection (resources, prompts,
+   * completion, logging). Rejects when the server is not running; never
+   * starts or restarts anything.
+   */
+  async withConnection<T>(name: string, use: (connection: ServerConnection) => Promise<T>): Promise<T> {
+    const entry = this.entries.get(name);
+    const connection = entry?.session?.connection;
+    if (!entry || entry.snapshot.state !== 'ready' || !connection) throw new Error(`${name} is not running (${entry?.snapshot.state ?? 'stopped'})`);
+    return use(connection);
   }
 
   /** Lists a ready server's tools again now (paging capped) and updates the index. */
@@ -416,6 +441,15 @@ export class Supervisor {
         log: entry.log,
         now: () => this.clock.now(),
         onToolsListChanged: () => this.scheduleRefresh(entry, session),
+        ...(this.options.serverRequests ? { requests: this.options.serverRequests(entry.name) } : {}),
+        ...(this.options.onNotice
+          ? {
+              onNotice: (notice: ServerNotice) => {
+                // A stale session's notices are dropped like its listings.
+                if (entry.session === session && !session.cancelled) this.options.onNotice?.(entry.name, notice);
+              },
+            }
+          : {}),
       });
       session.connection = connection;
       try {
@@ -430,6 +464,7 @@ export class Supervisor {
       entry.serverInfo = connection.serverInfo;
       entry.capabilities = connection.capabilities;
       entry.protocolVersion = connection.protocolVersion;
+      entry.instructions = connection.instructions;
       if (session.cancelled) return;
       await this.listAndApply(entry, session, connection);
       if (session.cancelled) return;

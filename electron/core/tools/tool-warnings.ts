@@ -67,6 +67,16 @@ export function toolTexts(definition: ToolDefinition): string[] {
   return texts;
 }
 
+/** True when text carries hidden, bidi or control characters (shown as visible markers). */
+export function hasHiddenCharacters(text: string): boolean {
+  return HIDDEN.test(text);
+}
+
+/** True when prose gives orders to the AI model ("ignore previous…", "you must always…"). */
+export function addressesModel(text: string): boolean {
+  return MODEL_ADDRESS.some((pattern) => pattern.test(text));
+}
+
 /** The warnings for one tool. Pure. */
 export function toolWarnings(definition: ToolDefinition, context: ToolWarningContext): ToolWarning[] {
   const warnings: ToolWarning[] = [];

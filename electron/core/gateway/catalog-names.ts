@@ -1,0 +1,51 @@
+/**
+ * How the gateway names what several servers offer at once: prompts as
+ * `server__prompt` (like tools), resources as `airlock://server/<original
+ * URI>`. Both are reversible by construction: a server name has no `_`, no
+ * `/` and no `:`, so the first `__` of a prompt name and the first `/` after
+ * `airlock://` are always the separators, and the original text follows
+ * byte for byte (a resource template keeps its `{variables}`, and what a
+ * client expands from it maps back by the same prefix). Two servers can
+ * never produce the same name; one server's names map one to one.
+ */
+import { TOOL_NAME_SEPARATOR } from './tool-names';
+
+/** The scheme of gateway resource URIs. */
+export const GATEWAY_URI_PREFIX = 'airlock://';
+
+const SERVER_NAME = /^[A-Za-z0-9.-]+$/;
+
+/** The gateway URI of a server's resource (or URI template). */
+export function gatewayResourceUri(server: string, uri: string): string | undefined {
+  if (!SERVER_NAME.test(server)) return undefined;
+  return `${GATEWAY_URI_PREFIX}${server}/${uri}`;
+}
+
+/** The server and original URI a gateway URI stands for; undefined when it is not one. */
+export function parseGatewayResourceUri(uri: string): { server: string; uri: string } | undefined {
+  if (typeof uri !== 'string' || !uri.startsWith(GATEWAY_URI_PREFIX)) return undefined;
+  const rest = uri.slice(GATEWAY_URI_PREFIX.length);
+  const slash = rest.indexOf('/');
+  if (slash <= 0) return undefined;
+  const server = rest.slice(0, slash);
+  const original = rest.slice(slash + 1);
+  if (!SERVER_NAME.test(server) || original === '') return undefined;
+  return { server, uri: original };
+}
+
+/** The gateway name of a server's prompt (`server__prompt`). */
+export function gatewayPromptName(server: string, prompt: string): string | undefined {
+  if (!SERVER_NAME.test(server) || typeof prompt !== 'string' || prompt === '') return undefined;
+  return `${server}${TOOL_NAME_SEPARATOR}${prompt}`;
+}
+
+/** The server and prompt a gateway prompt name stands for. */
+export function parseGatewayPromptName(name: string): { server: string; prompt: string } | undefined {
+  if (typeof name !== 'string') return undefined;
+  const at = name.indexOf(TOOL_NAME_SEPARATOR);
+  if (at <= 0) return undefined;
+  const server = name.slice(0, at);
+  const prompt = name.slice(at + TOOL_NAME_SEPARATOR.length);
+  if (!SERVER_NAME.test(server) || prompt === '') return undefined;
+  return { server, prompt };
+}

@@ -1,0 +1,228 @@
+import { randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../approvals/clock';
+
+/**
+ * Questions about requests *from* servers that wait for a person: a sampling
+ * request (and later the model's answer), an elicitation form, a URL to
+ * open. The sibling of the tool-call ConfirmationRegistry, with the same
+ * promises: ids are minted here and unguessable; only an id this queue
+ * issued can be answered, once, before its deadline; no answer by the
+ * deadline ends it as `expired`; the first valid answer wins.
+ *
+ * What a valid answer is depends on the question, so each question brings
+ * its own `accept` function; a refused answer leaves the question open.
+ *
+ * SECURITY: invariant 1 in reverse and hostile behaviour 10 — a shell can
+ * only answer what the core asked, and only while it is asked.
+ */
+
+/** How a question ended. */
+export type QueueOutcome<A> =
+  | { kind: 'answered'; answer: A; by: QueueAnswerer; at: number }
+  | { kind: 'expired'; at: number }
+  | { kind: 'cancelled'; at: number; reason: string };
+
+/** Which shell answered. */
+export interface QueueAnswerer {
+  shell: 'window' | 'terminal' | 'test';
+}
+
+/** A question as every shell sees it (frozen). */
+export interface QueuedQuestion<Q> {
+  id: string;
+  question: Q;
+  openedAt: number;
+  deadline: number;
+}
+
+/** What `accept` says about an answer: take it (possibly normalised), or refuse it with a reason. */
+export type Acceptance<A> = { ok: true; answer: A } | { ok: false; message: string };
+
+interface Pending<Q, A> {
+  entry: QueuedQuestion<Q>;
+  accept: (answer: unknown) => Acceptance<A>;
+  resolve: (outcome: QueueOutcome<A>) => void;
+  timer: unknown;
+}
+
+/** Construction options. */
+export interface RequestQueueOptions {
+  clock?: Clock;
+  defaultTimeoutMs?: number;
+  /** Upper bound on any deadline, from opening (also bounds `extend`). */
+  maxTimeoutMs?: number;
+  /** Most questions waiting at once; more are cancelled at once (a server flooding questions). */
+  maxPending?: number;
+}
+
+const RECENT_LIMIT = 1000;
+
+/** The queue. `Q` is what is shown; answers are checked by each question's `accept`. */
+export class RequestQueue<Q> {
+  readonly #clock: Clock;
+  readonly #defaultTimeoutMs: number;
+  readonly #maxTimeoutMs: number;
+  readonly #maxPending: number;
+  readonly #pending = new Map<string, Pending<Q, unknown>>();
+  readonly #recent = new Map<string, 'answered' | 'expired' | 'cancelled'>();
+  readonly #listeners = new Set<() => void>();
+  readonly #openListeners = new Set<(entry: QueuedQuestion<Q>) => void>();
+
+  constructor(options: RequestQueueOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
+    this.#maxTimeoutMs = options.maxTimeoutMs ?? 15 * 60_000;
+    this.#maxPending = options.maxPending ?? 20;
+  }
+
+  /**
+   * Opens a question; the promise settles when it is answered, expires or is
+   * cancelled (it never rejects). An aborted `signal` cancels it.
+   */
+  open<A>(question: Q, accept: (answer: unknown) => Acceptance<A>, options: { timeoutMs?: number; signal?: AbortSignal } = {}): { id: string; outcome: Promise<QueueOutcome<A>> } {
+    const now = this.#clock.now();
+    const wanted = now + (options.timeoutMs ?? this.#defaultTimeoutMs);
+    const deadline = Math.min(Number.isFinite(wanted) ? wanted : now, now + this.#maxTimeoutMs);
+    const entry: QueuedQuestion<Q> = deepFreeze({ id: randomBytes(18).toString('base64url'), question, openedAt: now, deadline });
+    let resolve!: (outcome: QueueOutcome<A>) => void;
+    const outcome = new Promise<QueueOutcome<A>>((r) => (resolve = r));
+    const pending: Pending<Q, A> = { entry, accept, resolve, timer: undefined };
+    this.#pending.set(entry.id, pending as unknown as Pending<Q, unknown>);
+    if (this.#pending.size > this.#maxPending) {
+      this.#close(entry.id, { kind: 'cancelled', at: now, reason: 'Too many questions are waiting.' });
+      return { id: entry.id, outcome };
+    }
+    if (options.signal?.aborted) {
+      this.#close(entry.id, { kind: 'cancelled', at: now, reason: 'The server withdrew its request.' });
+      return { id: entry.id, outcome };
+    }
+    pending.timer = this.#clock.setTimeout(() => this.#expire(entry.id), deadline - now);
+    options.signal?.addEventListener('abort', () => this.cancel(entry.id, 'The server withdrew its request.'), { once: true });
+    for (const listener of this.#openListeners) safely(() => listener(entry));
+    this.#changed();
+    return { id: entry.id, outcome };
+  }
+
+  /**
+   * Answers a question. Refused: an id this queue did not issue, one already
+   * answered, expired or cancelled, an answer at or after the deadline, or an
+   * answer the question's `accept` refuses (the question then stays open).
+   */
+  answer(id: unknown, answer: unknown, by: QueueAnswerer): { ok: true } | { ok: false; message: string } {
+    if (typeof id !== 'string') return { ok: false, message: 'Airlock did not ask this.' };
+    const pending = this.#pending.get(id);
+    if (!pending) {
+      const past = this.#recent.get(id);
+      if (!past) return { ok: false, message: 'Airlock did not ask this.' };
+      return { ok: false, message: past === 'expired' ? 'The time to answer has passed.' : 'This was already answered or withdrawn.' };
+    }
+    const now = this.#clock.now();
+    // SECURITY: hostile behaviour 10 — a late answer is refused even before the timer fires.
+    if (now >= pending.entry.deadline) {
+      this.#expire(id);
+      return { ok: false, message: 'The time to answer has passed.' };
+    }
+    if (!by || !['window', 'terminal', 'test'].includes(by.shell)) return { ok: false, message: 'The answer does not say where it came from.' };
+    let accepted: Acceptance<unknown>;
+    try {
+      accepted = pending.accept(answer);
+    } catch (error) {
+      accepted = { ok: false, message: `That answer could not be read: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    if (!accepted.ok) return accepted;
+    this.#close(id, { kind: 'answered', answer: accepted.answer, by: { shell: by.shell }, at: now });
+    return { ok: true };
+  }
+
+  /** Gives the person more time while they engage (bounded by the maximum from opening). */
+  extend(id: unknown, byMs: number): number | undefined {
+    if (typeof id !== 'string') return undefined;
+    const pending = this.#pending.get(id);
+    if (!pending) return undefined;
+    const now = this.#clock.now();
+    const current = pending.entry.deadline;
+    if (current <= now) return undefined;
+    const deadline = Math.min(Math.max(current, now + Math.max(0, byMs)), pending.entry.openedAt + this.#maxTimeoutMs);
+    if (deadline === current) return current;
+    pending.entry = deepFreeze({ ...pending.entry, deadline });
+    if (pending.timer !== undefined) this.#clock.clearTimeout(pending.timer);
+    pending.timer = this.#clock.setTimeout(() => this.#expire(id), deadline - now);
+    this.#changed();
+    return deadline;
+  }
+
+  /** Replaces what a pending question shows (e.g. "the person opened the link"); false when not pending. */
+  update(id: string, change: (question: Q) => Q): boolean {
+    const pending = this.#pending.get(id);
+    if (!pending) return false;
+    pending.entry = deepFreeze({ ...pending.entry, question: change(pending.entry.question) });
+    this.#changed();
+    return true;
+  }
+
+  /** The questions waiting, oldest first. */
+  pending(): QueuedQuestion<Q>[] {
+    return [...this.#pending.values()].map((p) => p.entry);
+  }
+
+  get(id: string): QueuedQuestion<Q> | undefined {
+    return this.#pending.get(id)?.entry;
+  }
+
+  cancel(id: string, reason: string): boolean {
+    if (!this.#pending.has(id)) return false;
+    this.#close(id, { kind: 'cancelled', at: this.#clock.now(), reason });
+    return true;
+  }
+
+  cancelAll(reason: string): void {
+    for (const id of [...this.#pending.keys()]) this.cancel(id, reason);
+  }
+
+  /** Called when a question opens (terminal shells ask it); returns an unsubscribe function. */
+  onDidOpen(listener: (entry: QueuedQuestion<Q>) => void): () => void {
+    this.#openListeners.add(listener);
+    return () => this.#openListeners.delete(listener);
+  }
+
+  /** Called whenever the list of waiting questions changes. */
+  onDidChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #expire(id: string): void {
+    if (this.#pending.has(id)) this.#close(id, { kind: 'expired', at: this.#clock.now() });
+  }
+
+  #close(id: string, outcome: QueueOutcome<unknown>): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    if (pending.timer !== undefined) this.#clock.clearTimeout(pending.timer);
+    this.#recent.set(id, outcome.kind);
+    if (this.#recent.size > RECENT_LIMIT) this.#recent.delete(this.#recent.keys().next().value as string);
+    pending.resolve(outcome);
+    this.#changed();
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) safely(listener);
+  }
+}
+
+function safely(run: () => void): void {
+  try {
+    run();
+  } catch {
+    // A broken shell must not break the queue.
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

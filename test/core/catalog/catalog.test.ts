@@ -1,0 +1,181 @@
+/**
+ * What servers offer besides tools, through the core, with real servers in
+ * the real sandbox: server-everything for the ordinary case, and a fixture
+ * for the bad inputs (an oversized resource, binary labelled as text, a
+ * prompt changed after approval, a flood of questions, a malformed sampling
+ * request). What reached the fixture is counted from outside.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readServerRequestEntries } from '../../../electron/core/audit/server-request-entries';
+import { createTestHost, EVERYTHING_SERVER, fixture, type TestHost } from '../host/host-support';
+
+const lines = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
+
+async function waitFor<T>(read: () => T | Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
+  for (let i = 0; i < 200; i += 1) {
+    const value = await read();
+    if (ok(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('server-everything’s resources, prompts and completion through the core', () => {
+  let t: TestHost;
+  beforeAll(async () => {
+    t = await createTestHost();
+    await t.add('everything', [process.execPath, EVERYTHING_SERVER, 'stdio']);
+  });
+  afterAll(() => t.close());
+
+  it('lists resources, templates and prompts, pinned at install', async () => {
+    const handlers = t.host.ipcHandlers();
+    const catalog = await waitFor(() => handlers['catalog.get']({ name: 'everything' }), (c) => c.prompts.length > 0, 'the catalog');
+    expect(catalog.offers).toMatchObject({ resources: true, subscribe: true, prompts: true, logging: true });
+    expect(catalog.resources.some((r) => r.uri.startsWith('demo://resource/static/document/'))).toBe(true);
+    expect(catalog.resources[0]!.gatewayUri).toBe(`airlock://everything/${catalog.resources[0]!.uri}`);
+    expect(catalog.resourceTemplates.map((r) => r.uriTemplate)).toContain('demo://resource/dynamic/text/{resourceId}');
+    const args = catalog.prompts.find((p) => p.name === 'args-prompt')!;
+    expect(args).toMatchObject({ namespacedName: 'everything__args-prompt', isNew: false, approvedAt: expect.any(String) });
+    expect(args.arguments.map((a) => a.name)).toEqual(['city', 'state']);
+  });
+
+  it('reads text and binary resources, and gets a prompt with arguments', async () => {
+    const handlers = t.host.ipcHandlers();
+    const textual = await handlers['resources.read']({ server: 'everything', uri: 'demo://resource/dynamic/text/1' });
+    expect(textual.contents[0]).toMatchObject({ kind: 'text', text: expect.stringContaining('Resource 1') });
+    const binary = await handlers['resources.read']({ server: 'everything', uri: 'demo://resource/dynamic/blob/1' });
+    expect(binary.contents[0]).toMatchObject({ kind: 'binary', blob: expect.any(String) });
+    const prompt = await handlers['prompts.get']({ server: 'everything', name: 'args-prompt', arguments: { city: 'Lisbon' } });
+    expect(JSON.stringify(prompt.messages)).toContain('Lisbon');
+  });
+
+  it('completes a prompt argument, in context', async () => {
+    const handlers = t.host.ipcHandlers();
+    const departments = await handlers['completion.complete']({ server: 'everything', ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'S' } });
+    expect(departments.values).toEqual(['Sales', 'Support']);
+    const names = await handlers['completion.complete']({ server: 'everything', ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'name', value: '' }, context: { arguments: { department: 'Engineering' } } });
+    expect(names.values).toEqual(['Alice', 'Bob', 'Charlie']);
+  });
+
+  it('a resource a server does not have is a clear error', async () => {
+    await expect(t.host.ipcHandlers()['resources.read']({ server: 'everything', uri: 'demo://nothing/here' })).rejects.toThrow(/everything: /);
+  });
+});
+
+describe('bad input from a server’s catalog', () => {
+  let t: TestHost;
+  let records: string;
+  beforeAll(async () => {
+    t = await createTestHost({ confirmationTimeoutMs: 20_000 });
+    records = t.folder('records');
+    // The fixture records what reached it into the folder it was granted (its first argument).
+    await t.add('abuse', [process.execPath, fixture('servers/catalog-abuse.mjs'), records], { profile: { filesystem: { read: [], write: [records], persistentData: false } } });
+  });
+  afterAll(() => t.close());
+
+  it('an oversized resource is refused with a clear error; the server and Airlock stay up', async () => {
+    const handlers = t.host.ipcHandlers();
+    await expect(handlers['resources.read']({ server: 'abuse', uri: 'note://huge' })).rejects.toThrow(/sent 5\.0 MiB for note:\/\/huge, more than the 4\.0 MiB Airlock passes on/);
+    expect((await handlers['resources.read']({ server: 'abuse', uri: 'note://one' })).contents[0]!.text).toBe('the first note');
+    expect(t.host.supervisor.state('abuse')).toBe('ready');
+  });
+
+  it('binary passed off as text is flagged, never shown as text', async () => {
+    const handlers = t.host.ipcHandlers();
+    const fake = await handlers['resources.read']({ server: 'abuse', uri: 'note://fake-text' });
+    expect(fake.contents[0]).toMatchObject({ kind: 'binary', warnings: [expect.objectContaining({ kind: 'claimed-text-sent-binary' })] });
+    expect(fake.contents[0]!.text).toBeUndefined();
+    const nul = await handlers['resources.read']({ server: 'abuse', uri: 'note://nul-text' });
+    expect(nul.contents[0]!.warnings.map((w) => w.kind)).toContain('binary-in-text');
+  });
+
+  it('a template resource reads through its own URI', async () => {
+    const read = await t.host.ipcHandlers()['resources.read']({ server: 'abuse', uri: 'note://by-id/42' });
+    expect(read.contents[0]!.text).toBe('note 42');
+  });
+
+  it('a prompt changed after approval is shown as a diff and withheld until approved again', async () => {
+    const handlers = t.host.ipcHandlers();
+    const before = await waitFor(() => handlers['catalog.get']({ name: 'abuse' }), (c) => c.prompts.length === 1, 'prompts');
+    expect(before.prompts[0]!.pendingChange).toBeUndefined();
+    await t.host.callTool({ server: 'abuse', tool: 'change_prompt', arguments: {}, caller: { kind: 'user' } });
+    const after = await waitFor(() => handlers['catalog.get']({ name: 'abuse' }), (c) => c.prompts[0]?.pendingChange !== undefined, 'the change');
+    const prompt = after.prompts[0]!;
+    expect(prompt.pendingChange!.diff.changes.map((c) => c.field)).toContain('Description');
+    expect(prompt.warnings.map((w) => w.kind)).toContain('addresses-model');
+    await expect(handlers['prompts.get']({ server: 'abuse', name: 'summarise', arguments: { topic: 'x' } })).rejects.toThrow(/changed since you approved it/);
+    expect((await t.host.gatewayCore().catalog!.prompts(['abuse'])).length).toBe(0);
+    // Approving what the person saw releases it.
+    await handlers['catalog.approve']({ name: 'abuse', kind: 'prompt', key: 'summarise', fingerprint: prompt.fingerprint });
+    expect((await handlers['prompts.get']({ server: 'abuse', name: 'summarise', arguments: { topic: 'x' } })).messages).toHaveLength(1);
+    // A stale fingerprint is refused.
+    await expect(handlers['catalog.approve']({ name: 'abuse', kind: 'prompt', key: 'summarise', fingerprint: before.prompts[0]!.fingerprint })).rejects.toThrow(/changed again/);
+  });
+
+  it('log lines arrive in the server’s log with their level and logger; the level Airlock asks for is sent and kept', async () => {
+    const handlers = t.host.ipcHandlers();
+    expect(await handlers['logging.setLevel']({ name: 'abuse', level: 'warning' })).toEqual({ level: 'warning' });
+    expect(lines(join(records, 'levels'))).toContain('warning');
+    expect(t.host.record('abuse').logLevel).toBe('warning');
+    await t.host.callTool({ server: 'abuse', tool: 'log_all_levels', arguments: {}, caller: { kind: 'user' } });
+    const log = await waitFor(() => t.host.supervisor.log('abuse'), (l) => l.some((line) => line.text.includes('a emergency line')), 'log lines');
+    expect(log.find((line) => line.text.includes('a warning line'))).toMatchObject({ source: 'notification', text: '[warning] abuse: a warning line' });
+    // After a restart the level is asked for again.
+    await t.host.restartServer('abuse');
+    await waitFor(() => lines(join(records, 'levels')), (l) => l.filter((x) => x === 'warning').length >= 2, 'the level again');
+  });
+
+  it('a subscribed resource’s updates travel; others do not; unsubscribing tells the server', async () => {
+    const seen: unknown[] = [];
+    const catalog = t.host.gatewayCore().catalog!;
+    const sub = catalog.onDidChange((change) => change.kind === 'resource-updated' && seen.push(change));
+    await catalog.subscribe('abuse', 'note://one', 'session-a');
+    await catalog.subscribe('abuse', 'note://one', 'session-b');
+    expect(lines(join(records, 'subscriptions')).filter((l) => l === '+note://one')).toHaveLength(1);
+    await t.host.callTool({ server: 'abuse', tool: 'update_resource', arguments: {}, caller: { kind: 'user' } });
+    await waitFor(() => seen, (s) => s.length > 0, 'an update');
+    expect(seen).toEqual([{ server: 'abuse', kind: 'resource-updated', uri: 'note://one' }]);
+    await catalog.release('session-a');
+    expect(lines(join(records, 'subscriptions'))).not.toContain('-note://one');
+    await catalog.unsubscribe('abuse', 'note://one', 'session-b');
+    expect(lines(join(records, 'subscriptions'))).toContain('-note://one');
+    sub.dispose();
+  });
+
+  it('a flood of questions is capped: most are declined without asking, Airlock stays up', async () => {
+    t.ask.available = true;
+    const call = t.host.callTool({ server: 'abuse', tool: 'flood_elicitations', arguments: {}, caller: { kind: 'user' } });
+    // Answer what is asked (cancel), as a person closing each dialog would.
+    const answering = setInterval(() => {
+      for (const q of t.host.serverRequests.pending()) t.host.serverRequests.answer(q.id, { action: 'cancel' }, { shell: 'test' });
+    }, 20);
+    const result = await call;
+    clearInterval(answering);
+    const counts = JSON.parse((result.result!.content[0] as { text: string }).text) as Record<string, number>;
+    expect(counts.cancel).toBe(10);
+    expect(counts.decline).toBe(20);
+    // Only the first refusal past the cap is on record, not the whole flood.
+    const refused = (await readServerRequestEntries(t.host.audit, { server: 'abuse', kind: 'elicitation' })).filter((r) => r.decision.decidedBy === 'rate-cap');
+    expect(refused).toHaveLength(1);
+    expect(t.host.supervisor.log('abuse').some((line) => line.text.includes('refusing the rest of this minute'))).toBe(true);
+    expect(t.host.supervisor.state('abuse')).toBe('ready');
+  });
+
+  it('a malformed sampling request gets a protocol error; nothing is asked', async () => {
+    const result = await t.host.callTool({ server: 'abuse', tool: 'bad_sampling', arguments: {}, caller: { kind: 'user' } });
+    expect((result.result!.content[0] as { text: string }).text).toMatch(/sampling refused: -32602 .*Invalid sampling request/);
+    expect(t.host.serverRequests.pending()).toHaveLength(0);
+  });
+
+  it('ping works both ways; a request Airlock never declared is a protocol error, never a question', async () => {
+    const pinged = await t.host.callTool({ server: 'abuse', tool: 'ping_client', arguments: {}, caller: { kind: 'user' } });
+    expect((pinged.result!.content[0] as { text: string }).text).toBe('the client answered ping');
+    await t.host.supervisor.withConnection('abuse', (connection) => connection.ping());
+    const unknown = await t.host.callTool({ server: 'abuse', tool: 'unknown_request', arguments: {}, caller: { kind: 'user' } });
+    expect((unknown.result!.content[0] as { text: string }).text).toBe('refused: -32601');
+    expect(t.host.serverRequests.pending()).toHaveLength(0);
+  });
+});
