@@ -3,7 +3,7 @@
  * and the IPC wiring. Everything else lives in the core (`electron/core`).
  */
 import { join } from 'node:path';
-import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, safeStorage, session } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, safeStorage, session, shell } from 'electron';
 import ElectronStore from 'electron-store';
 import type { EmitEvent, PayloadOf } from '../../shared/ipc';
 import { defaultDataDir } from '../core/data-dir';
@@ -14,6 +14,7 @@ import type { SecretCipher } from '../core/secrets/secret-store';
 import type { StoreBackend } from '../core/store/store';
 import { registerAppProtocol } from './app-protocol';
 import { registerIpcHandlers, sendEvent } from './ipc';
+import { openLink } from './open-link';
 import { APP_ORIGIN, APP_SCHEME, APP_URL, hardenSession, hardenWebContents, mainWindowOptions } from './window';
 
 // Must run before `ready`: the app's scheme is standard and secure, so the
@@ -93,6 +94,8 @@ async function main(): Promise<void> {
         const path = await pickFile(purpose);
         return path ? { path } : {};
       },
+      // The system browser of the person at this window, wherever the servers run.
+      'links.open': async ({ url }) => (await openLink(shell, url), {}),
     },
     { appOrigin: APP_ORIGIN, logError: (channel, error) => console.error(`[ipc] ${channel}`, error) },
   );

@@ -23,6 +23,10 @@ export interface CallResult {
   /** For anything but `ok`/`tool-error`: what happened, in words, and what to do. */
   message?: string;
   decision: Decision;
+  /** How a confirmation was answered, when one was asked (who, how, whether the arguments were edited). */
+  answer?: AuditAnswer;
+  /** The arguments sent (or that would have been): a person's edited ones when they edited them. */
+  arguments: Record<string, unknown>;
   durationMs: number;
 }
 
@@ -162,23 +166,24 @@ export class CallPipeline {
     });
     this.deps.onDidAppend?.(entry.seq);
 
+    const asked = { answer, sent: args };
     if (final === 'deny') {
-      return this.finish({ callId, outcome: 'denied', message: denialMessage, decision, started, request });
+      return this.finish({ callId, outcome: 'denied', message: denialMessage, decision, started, request, ...asked });
     }
 
     try {
       const result = await this.sendWithRetry(request, args, decision);
       const outcome: CallOutcome = result.isError ? 'tool-error' : 'ok';
-      return this.finish({ callId, outcome, result, decision, started, request });
+      return this.finish({ callId, outcome, result, decision, started, request, ...asked });
     } catch (error) {
       if (error instanceof ToolCallError && !error.outcomeUnknown) {
-        return this.finish({ callId, outcome: 'tool-error', message: `${error.message}`, decision, started, request, detail: error.kind });
+        return this.finish({ callId, outcome: 'tool-error', message: `${error.message}`, decision, started, request, detail: error.kind, ...asked });
       }
       const message =
         error instanceof ToolCallError
           ? `Outcome unknown — the server may have acted. ${error.message} Airlock did not retry it.`
           : `Outcome unknown — the server may have acted. ${error instanceof Error ? error.message : String(error)}`;
-      return this.finish({ callId, outcome: 'unknown', message, decision, started, request, detail: error instanceof ToolCallError ? error.kind : 'error' });
+      return this.finish({ callId, outcome: 'unknown', message, decision, started, request, detail: error instanceof ToolCallError ? error.kind : 'error', ...asked });
     }
   }
 
@@ -233,6 +238,8 @@ export class CallPipeline {
     started: number;
     request: CallRequest;
     detail?: string;
+    answer: AuditAnswer | undefined;
+    sent: Record<string, unknown>;
   }): Promise<CallResult> {
     const durationMs = this.deps.now() - input.started;
     const entry = await this.deps.audit.appendOutcome({
@@ -244,6 +251,15 @@ export class CallPipeline {
       ...(input.detail || input.message ? { detail: input.detail ?? input.message } : {}),
     });
     this.deps.onDidAppend?.(entry.seq);
-    return { callId: input.callId, outcome: input.outcome, result: input.result, message: input.message, decision: input.decision, durationMs };
+    return {
+      callId: input.callId,
+      outcome: input.outcome,
+      result: input.result,
+      message: input.message,
+      decision: input.decision,
+      ...(input.answer ? { answer: input.answer } : {}),
+      arguments: input.sent,
+      durationMs,
+    };
   }
 }
