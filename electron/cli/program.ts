@@ -6,6 +6,7 @@ import { AirlockError } from '../core/errors';
 import { AirlockHost } from '../core/host';
 import { SharedHost } from '../core/ipc/shared-host';
 import { registerCallCommands } from './commands/calls';
+import { registerChatCommands } from './commands/chat';
 import { doctor } from './commands/doctor';
 import { registerGatewayCommands } from './commands/gateway';
 import { registerServerCommands, type CliContext } from './commands/servers';
@@ -55,6 +56,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerServerCommands(program, context);
   registerCallCommands(program, context);
   registerGatewayCommands(program, { ...context, dataDir, version });
+  registerChatCommands(program, {
+    ...context,
+    dataDir,
+    version,
+    createHost: (hooks) => new AirlockHost({ dataDir: dataDir(), version, hooks, gatewayCommand: gatewayCommand(dataDir()) }),
+  });
 
   program
     .command('doctor')

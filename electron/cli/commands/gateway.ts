@@ -16,7 +16,7 @@ import { confirmOrExit, installFromDisclosure, type CliContext } from './servers
  * A terminal a gateway can ask on even when its stdin and stdout carry MCP:
  * the process's controlling terminal (/dev/tty), when it has one.
  */
-function openTerminal(): { ask(question: string): Promise<string>; close(): void } | undefined {
+export function openTerminal(): { ask(question: string): Promise<string>; close(): void } | undefined {
   if (process.platform === 'win32') return undefined;
   let fd: number;
   try {
@@ -44,7 +44,7 @@ function openTerminal(): { ask(question: string): Promise<string>; close(): void
 }
 
 /** Shows a confirmation on the terminal and answers it; the safe answer is the default. */
-async function askOnTerminal(host: AirlockHost, terminal: NonNullable<ReturnType<typeof openTerminal>>, request: ConfirmationRequest): Promise<void> {
+export async function askOnTerminal(host: AirlockHost, terminal: NonNullable<ReturnType<typeof openTerminal>>, request: ConfirmationRequest): Promise<void> {
   const who = callerLabel(request.caller);
   const lines = [
     '',

@@ -8,6 +8,7 @@
  */
 import { memo, useId, useState, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
+import remarkGfm from 'remark-gfm';
 import { invoke } from '../../api';
 import { visible } from '../inert-text';
 
@@ -74,11 +75,14 @@ function markChildren(children: ReactNode): ReactNode {
   return children;
 }
 
+/** GitHub's extensions models write: tables, strikethrough, task lists, bare links (which become the same link buttons). */
+const PLUGINS = [remarkGfm];
+
 /** Markdown written by the model. */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="markdown">
-      <ReactMarkdown skipHtml components={components}>
+      <ReactMarkdown skipHtml remarkPlugins={PLUGINS} components={components}>
         {text}
       </ReactMarkdown>
     </div>

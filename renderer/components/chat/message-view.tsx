@@ -21,7 +21,7 @@ const PROBLEM_TITLE: Record<NonNullable<AssistantMessage['error']>['kind'], stri
   overloaded: 'The provider is overloaded',
   server: 'The provider had an error',
   network: 'Could not reach the provider',
-  'broken-stream': 'The answer broke off',
+  'broken-stream': 'Incomplete — the answer broke off',
   'no-tools': 'This model cannot use tools',
   'not-found': 'Model or address not found',
   'bad-request': 'The provider refused the request',
@@ -38,7 +38,7 @@ function AssistantView({ message, onRetry }: { message: AssistantMessage; onRetr
         part.type === 'text' ? <Markdown key={index} text={part.text} /> : <ToolCardView key={part.card.id} card={part.card} />,
       )}
       {streaming && message.parts.length === 0 && <p className="muted chat-thinking">Thinking…</p>}
-      {message.status === 'incomplete' && (
+      {message.status === 'incomplete' && message.error?.kind !== 'broken-stream' && (
         <p className="chat-note chat-note-warn" data-testid="message-incomplete">
           Incomplete — the answer broke off. What arrived is kept above.
         </p>
