@@ -12,6 +12,7 @@ const benches: Array<{ file: string; args?: string[] }> = [
   { file: 'sandbox-startup.mjs' },
   { file: 'policy-audit.mjs' },
   { file: 'gateway.mjs' },
+  { file: 'agent.ts', args: ['--import', 'tsx'] },
 ];
 
 let failed = 0;

@@ -6,7 +6,7 @@
  * never sent back — views say only whether a key is set. A file that cannot
  * be read is kept aside, never overwritten, and the person is told.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ModelRefSchema, ProviderIdSchema, ProviderKindSchema, type ModelRef, type ProviderKind } from '../../../shared/chat';
@@ -51,6 +51,8 @@ export class ModelsStore {
   readonly notices: string[] = [];
   /** Set when the file could not be read: changes are refused until the person deals with it (nothing is overwritten). */
   private unreadable = false;
+  /** The file as last read, with the size and time it had (another process may change it). */
+  private cache: { file: ModelsFile; size: number; mtimeMs: number } | undefined;
 
   constructor(
     private readonly dataDir: string,
@@ -160,7 +162,13 @@ export class ModelsStore {
   }
 
   private read(): ModelsFile {
-    if (!existsSync(this.path)) return EMPTY;
+    let stat;
+    try {
+      stat = statSync(this.path);
+    } catch {
+      return EMPTY;
+    }
+    if (this.cache && this.cache.size === stat.size && this.cache.mtimeMs === stat.mtimeMs) return this.cache.file;
     let parsed: unknown;
     try {
       parsed = JSON.parse(readFileSync(this.path, 'utf8'));
@@ -169,6 +177,7 @@ export class ModelsStore {
     }
     const checked = ModelsFileSchema.safeParse(parsed);
     if (!checked.success) return this.keepAside('is not in the shape Airlock expects');
+    this.cache = { file: checked.data, size: stat.size, mtimeMs: stat.mtimeMs };
     return checked.data;
   }
 
@@ -195,6 +204,7 @@ export class ModelsStore {
     writeFileSync(temp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
     chmodSync(temp, 0o600);
     renameSync(temp, this.path);
+    this.cache = undefined;
   }
 }
 
