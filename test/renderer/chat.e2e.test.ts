@@ -176,9 +176,10 @@ describe('the chat, driven by a scripted model through the real core', () => {
     });
     await t.newConversation();
     await t.send('Show me links');
-    await page.getByTestId('blocked-image').waitFor();
     const message = page.getByTestId('assistant-message');
+    await page.locator('[data-testid="assistant-message"][data-status="complete"]').waitFor();
     expect(await message.locator('img').count()).toBe(0);
+    expect(t.harness.foreignRequests).toEqual([]);
     expect(await message.locator('b').count()).toBe(0);
     expect(await message.locator('a').count()).toBe(0);
     expect(await page.getByTestId('blocked-image').textContent()).toBe('[image: tracking pixel — not loaded, from https://tracker.example/pixel2.png]');
