@@ -115,6 +115,8 @@ describe('the chat, driven by a scripted model through the real core', () => {
     expect(await first.textContent()).toContain('⟨U+202E⟩');
     await page.getByRole('dialog').getByRole('button', { name: 'Deny', exact: true }).click();
     await waitForText(page.getByTestId('chat-messages'), 'You said no; nothing was deleted.');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await first.screenshot({ path: join(import.meta.dirname, '../../test-results/screenshots/chat-tool-card-flagged.png') });
     expect(lines(join(records, 'delete_everything'))).toEqual([]);
     expect(lines(join(records, 'fetch_page'))).toEqual(['https://example.com']);
   });

@@ -94,6 +94,7 @@ export class AgentService {
   readonly models: ModelsStore;
   readonly conversations: ConversationStore;
   private readonly turns = new Map<string, RunningTurn>();
+  private readonly clients = new Map<string, ModelClient>();
   private readonly now: () => number;
 
   constructor(private readonly deps: AgentServiceDeps) {
@@ -165,7 +166,15 @@ export class AgentService {
   /** A client for a model of a configured provider (for the chat and for sampling). */
   clientFor(ref: ModelRef): ModelClient {
     const config = this.models.config(ref.provider);
-    return createModelClient(config, this.keyFor(ref.provider, config.kind, true), ref.model);
+    const key = this.keyFor(ref.provider, config.kind, true);
+    // The library prepares a model object once (its response schemas); keep it while nothing about it changed.
+    const identity = JSON.stringify([config, key ?? '', ref.model]);
+    const cached = this.clients.get(identity);
+    if (cached) return cached;
+    const client = createModelClient(config, key, ref.model);
+    if (this.clients.size >= 16) this.clients.clear();
+    this.clients.set(identity, client);
+    return client;
   }
 
   // ── Conversations ────────────────────────────────────────────────────
