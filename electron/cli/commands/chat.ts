@@ -186,7 +186,9 @@ export function registerChatCommands(program: Command, context: CliContext & { d
     .action(async (options: ChatOptions) => {
       const json = context.json();
       const terminal = options.terminal ? openChatTerminal() : undefined;
-      const write = (text: string) => void process.stdout.write(text);
+      // A reader that went away (`| head`) ends the chat quietly: the turn is stopped, nothing more is written.
+      let readerGone = false;
+      const write = (text: string) => void (readerGone || process.stdout.write(text));
       const note = (text: string) => io.err(text);
       const updates = new Set<(update: ChatUpdate) => void>();
       const shared = await SharedHost.open({
@@ -202,9 +204,16 @@ export function registerChatCommands(program: Command, context: CliContext & { d
           if (terminal) host.confirmations.onDidOpen((request) => void askOnTerminal(host, terminal, request).catch(() => {}));
         },
       });
+      let current: string | undefined;
+      process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EPIPE') return;
+        readerGone = true;
+        if (current) void shared.invoke('chat.stop', { id: current }).catch(() => {});
+      });
       try {
         if (shared.mode === 'client' && !json) note('The Airlock app (or another Airlock process) runs the servers: confirmations appear there.');
         const conversation = await prepareConversation(shared, options);
+        current = conversation.id;
         if (!json) note(`Conversation ${conversation.id}${conversation.model ? ` with ${conversation.model.model}` : ''}. ${options.message ? '' : 'Ctrl+C stops an answer; Ctrl+D ends the chat.'}`.trim());
         const turn = async (text: string): Promise<string | undefined> => {
           const printer = new TurnPrinter(json, write, note);
