@@ -173,7 +173,8 @@ describe('the chat, driven by a scripted model through the real core', () => {
       text: [
         'See [the docs](https://example.com/docs?ref=airlock) or [this](javascript:alert(1)).\n\n',
         '<img src="https://tracker.example/pixel.png" onerror="alert(1)"><b>raw html</b>\n\n',
-        '![tracking pixel](https://tracker.example/pixel2.png)\n',
+        '![tracking pixel](https://tracker.example/pixel2.png)\n\n',
+        '## report\u202Etxt.exe\n\n`code\u200Bspan`\n',
       ],
     });
     await t.newConversation();
@@ -185,6 +186,9 @@ describe('the chat, driven by a scripted model through the real core', () => {
     expect(await message.locator('b').count()).toBe(0);
     expect(await message.locator('a').count()).toBe(0);
     expect(await page.getByTestId('blocked-image').textContent()).toBe('[image: tracking pixel — not loaded, from https://tracker.example/pixel2.png]');
+    // Hidden and direction-changing characters in the model's text are made visible, in headings and code too.
+    expect(await message.locator('h2').textContent()).toBe('report⟨U+202E⟩txt.exe');
+    expect(await message.locator('code').textContent()).toBe('code⟨U+200B⟩span');
 
     await message.getByRole('button', { name: 'the docs' }).click();
     expect(await page.getByTestId('link-confirm').textContent()).toContain('Opens in your browser: https://example.com/docs?ref=airlock');

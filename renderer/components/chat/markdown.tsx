@@ -64,25 +64,34 @@ const components: Components = {
       [image{alt ? `: ${visible(String(alt))}` : ''} — not loaded{src ? `, from ${visible(String(src))}` : ''}]
     </span>
   ),
-  // Text nodes get the same markers as inert server text.
-  p: ({ children }) => <p>{markChildren(children)}</p>,
-  li: ({ children }) => <li>{markChildren(children)}</li>,
 };
 
-function markChildren(children: ReactNode): ReactNode {
-  if (typeof children === 'string') return visible(children);
-  if (Array.isArray(children)) return children.map((child) => (typeof child === 'string' ? visible(child) : child));
-  return children;
+interface TextTree {
+  type?: string;
+  value?: unknown;
+  children?: TextTree[];
+}
+
+/** Every text of the document — paragraphs, headings, cells, code — gets the same visible markers as inert server text. */
+function rehypeVisibleCharacters() {
+  return (tree: TextTree) => {
+    const walk = (node: TextTree) => {
+      if (node.type === 'text' && typeof node.value === 'string') node.value = visible(node.value);
+      node.children?.forEach(walk);
+    };
+    walk(tree);
+  };
 }
 
 /** GitHub's extensions models write: tables, strikethrough, task lists, bare links (which become the same link buttons). */
 const PLUGINS = [remarkGfm];
+const REHYPE = [rehypeVisibleCharacters];
 
 /** Markdown written by the model. */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="markdown">
-      <ReactMarkdown skipHtml remarkPlugins={PLUGINS} components={components}>
+      <ReactMarkdown skipHtml remarkPlugins={PLUGINS} rehypePlugins={REHYPE} components={components}>
         {text}
       </ReactMarkdown>
     </div>

@@ -189,6 +189,24 @@ describe('the agent loop, through the call pipeline, with real servers', () => {
     expect(t.model.requests).toHaveLength(1);
   });
 
+  it('Stop while a confirmation is open closes it; nothing is sent, and the card says it was cancelled', async () => {
+    t.useProvider('anthropic');
+    const target = join(work, 'stopped.txt');
+    t.model.push({ toolCalls: [{ name: 'files__write_file', input: { path: target, content: 'x' } }, { name: 'files__list_directory', input: { path: work } }] }, { text: 'never asked' });
+    const id = t.host.agent.create().id;
+    await t.host.agent.send(id, { text: 'write it' });
+    await nextConfirmation(t);
+    await t.host.agent.stop(id);
+    expect(t.host.pendingConfirmations()).toEqual([]);
+    expect(existsSync(target)).toBe(false);
+    const [write, list] = cards(assistants(t, id)[0]);
+    expect(write).toMatchObject({ outcome: 'denied', decision: { label: 'Cancelled before anyone answered' } });
+    expect(list).toMatchObject({ outcome: 'not-sent', message: expect.stringContaining('stopped the turn') });
+    expect(t.model.requests).toHaveLength(1);
+    const [record] = await t.host.audit.read({ server: 'files', tool: 'write_file', limit: 1 });
+    expect(record!.decision.answer).toMatchObject({ how: 'cancelled' });
+  });
+
   it('the step limit ends tool use: the model is asked, without tools, to check with the person', async () => {
     t.useProvider('anthropic');
     t.host.agent.setStepLimit(2);
