@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useQuery } from './api';
 import { ConfirmationCenter } from './components/confirmation-dialog';
 import { NetworkPrompt } from './components/network-prompt';
@@ -9,14 +9,18 @@ import { ServerDetailScreen } from './screens/server-detail';
 import { ServersScreen } from './screens/servers';
 import { SettingsScreen } from './screens/settings';
 
+// The chat (and its Markdown renderer) loads when first opened, not with every window.
+const ChatScreen = lazy(() => import('./screens/chat').then((module) => ({ default: module.ChatScreen })));
+
 const SCREENS = [
   { id: 'servers', label: 'Servers' },
+  { id: 'chat', label: 'Chat' },
   { id: 'activity', label: 'Activity' },
   { id: 'settings', label: 'Settings' },
 ] as const;
 
 function navOf(route: Route): (typeof SCREENS)[number]['id'] {
-  if (route.screen === 'activity' || route.screen === 'settings') return route.screen;
+  if (route.screen === 'activity' || route.screen === 'settings' || route.screen === 'chat') return route.screen;
   return 'servers';
 }
 
@@ -77,6 +81,11 @@ export function App() {
         {route.screen === 'servers' && <ServersScreen />}
         {route.screen === 'server' && <ServerDetailScreen key={`${route.name}/${route.tab ?? ''}`} name={route.name} tab={route.tab} />}
         {route.screen === 'install' && <InstallScreen key={`${route.example ?? ''}|${route.update ?? ''}`} example={route.example} update={route.update} />}
+        {route.screen === 'chat' && (
+          <Suspense fallback={<p className="muted">Loading…</p>}>
+            <ChatScreen id={route.id} />
+          </Suspense>
+        )}
         {route.screen === 'activity' && <ActivityScreen />}
         {route.screen === 'settings' && <SettingsScreen />}
       </main>

@@ -1,8 +1,9 @@
-/** Hash routes: `#/servers`, `#/servers/NAME[/SECTION]`, `#/install`, `#/activity`, `#/settings`. */
+/** Hash routes: `#/servers`, `#/servers/NAME[/SECTION]`, `#/install`, `#/chat`, `#/chat/ID`, `#/activity`, `#/settings`. */
 export type Route =
   | { screen: 'servers' }
   | { screen: 'server'; name: string; tab?: string }
   | { screen: 'install'; example?: string; update?: string }
+  | { screen: 'chat'; id?: string }
   | { screen: 'activity' }
   | { screen: 'settings' };
 
@@ -24,6 +25,8 @@ export function parseRoute(hash: string): Route {
       const update = params.get('update');
       return { screen: 'install', ...(example ? { example } : {}), ...(update ? { update } : {}) };
     }
+    case 'chat':
+      return parts[1] ? { screen: 'chat', id: parts[1] } : { screen: 'chat' };
     case 'activity':
       return { screen: 'activity' };
     case 'settings':
@@ -35,6 +38,10 @@ export function parseRoute(hash: string): Route {
 
 export function serverHref(name: string, tab?: string): string {
   return `#/servers/${encodeURIComponent(name)}${tab ? `/${encodeURIComponent(tab)}` : ''}`;
+}
+
+export function chatHref(id: string): string {
+  return `#/chat/${encodeURIComponent(id)}`;
 }
 
 export function go(href: string): void {

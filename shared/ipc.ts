@@ -31,6 +31,20 @@ import {
   ServerRequestEntryViewSchema,
   ServerRequestViewSchema,
 } from './views';
+import {
+  ChatCommandsViewSchema,
+  ChatToolsViewSchema,
+  ChatUpdateSchema,
+  ConversationSummarySchema,
+  ConversationViewSchema,
+  ModelRefSchema,
+  ModelsViewSchema,
+  ProviderIdSchema,
+  ProviderKindSchema,
+  ProviderTestViewSchema,
+  ProviderViewSchema,
+  ToolSelectionSchema,
+} from './chat';
 
 /** A request/response channel: what goes in, what comes out, and why it exists. */
 export interface ChannelSpec<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
@@ -59,6 +73,11 @@ const Arguments = nameKeyedRecord(z.string().max(256), z.unknown());
 
 /** Plain settings (environment variables) for a server, by name; secrets go through their own channels. */
 const PlainEnv = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/), Text(8192));
+
+/** A conversation, by the id Airlock minted. */
+const ConversationId = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'not a conversation id');
+/** A provider's key: a line of text, never sent back. */
+const ApiKey = z.string().min(1).max(4096).regex(/^[^\s]+$/, 'a key has no spaces or line breaks');
 
 /** Values for a server's `user_config` fields, by key. */
 const UserConfigValues = nameKeyedRecord(z.string().max(128), z.union([Text(), z.number(), z.boolean(), z.array(Text()).max(64)]));
@@ -426,6 +445,66 @@ export const channels = {
     response: z.array(ServerRequestEntryViewSchema),
     doc: 'Renderer, Activity: every sampling, elicitation and roots answer with its decision, newest first.',
   },
+  // ── Models (Settings › Models) ──────────────────────────────────────────
+  'models.get': { request: Empty, response: ModelsViewSchema, doc: 'Renderer, Settings › Models and the chat: providers (keys never included), the default model, the step limit.' },
+  'models.addProvider': {
+    request: z.strictObject({ kind: ProviderKindSchema, label: Text(100).min(1), baseUrl: Text(2048).optional(), apiKey: ApiKey.optional() }),
+    response: ProviderViewSchema,
+    doc: 'Renderer, Settings › Models › Add: saves a provider; its key goes to the secret store and is never sent back.',
+  },
+  'models.updateProvider': {
+    request: z.strictObject({ id: ProviderIdSchema, label: Text(100).min(1).optional(), baseUrl: Text(2048).nullable().optional(), apiKey: ApiKey.optional() }),
+    response: ProviderViewSchema,
+    doc: 'Renderer, Settings › Models: renames a provider, changes its address, or replaces its key.',
+  },
+  'models.removeProvider': {
+    request: z.strictObject({ id: ProviderIdSchema, confirm: z.literal(true) }),
+    response: Done,
+    doc: 'Renderer, Settings › Models, after the removal confirmation: removes a provider and its key.',
+  },
+  'models.test': { request: z.strictObject({ id: ProviderIdSchema }), response: ProviderTestViewSchema, doc: 'Renderer, "Test connection": lists the provider’s models (keeps the list) and says what happened.' },
+  'models.setDefault': { request: ModelRefSchema.strict(), response: ModelsViewSchema, doc: 'Renderer, Settings › Models: the model new conversations (and sampling) use.' },
+  'models.setStepLimit': {
+    request: z.strictObject({ limit: z.number().int().min(1).max(100) }),
+    response: ModelsViewSchema,
+    doc: 'Renderer, Settings › Models: tool-using steps a turn may take before the model must ask the person to continue.',
+  },
+
+  // ── Chat ───────────────────────────────────────────────────────────────
+  'chat.list': { request: z.strictObject({ query: Text(200).optional() }), response: z.array(ConversationSummarySchema), doc: 'Renderer, the chat’s list: conversations, newest first; with a query, those whose title or text match.' },
+  'chat.get': { request: z.strictObject({ id: ConversationId }), response: ConversationViewSchema, doc: 'Renderer, opening a conversation: its messages, tool cards, usage, and whether a turn runs.' },
+  'chat.create': { request: z.strictObject({ model: ModelRefSchema.strict().optional() }), response: ConversationViewSchema, doc: 'Renderer, "New conversation".' },
+  'chat.rename': { request: z.strictObject({ id: ConversationId, title: Text(200) }), response: ConversationViewSchema, doc: 'Renderer, renaming a conversation.' },
+  'chat.delete': { request: z.strictObject({ id: ConversationId, confirm: z.literal(true) }), response: Done, doc: 'Renderer, after the delete confirmation: stops its turn and deletes the conversation’s file.' },
+  'chat.setModel': {
+    request: z.strictObject({ id: ConversationId, model: ModelRefSchema.strict().nullable() }),
+    response: ConversationViewSchema,
+    doc: 'Renderer, the conversation’s model picker (null: the default model).',
+  },
+  'chat.setTools': {
+    request: z.strictObject({ id: ConversationId, tools: ToolSelectionSchema.strict() }),
+    response: ConversationViewSchema,
+    doc: 'Renderer, the conversation’s tools picker: which servers and tools the model may see.',
+  },
+  'chat.tools': { request: z.strictObject({ id: ConversationId }), response: ChatToolsViewSchema, doc: 'Renderer, the tools picker: servers and their tools, and which are on for this conversation.' },
+  'chat.commands': { request: z.strictObject({ id: ConversationId }), response: ChatCommandsViewSchema, doc: 'Renderer, typing `/` or `@`: prompts and resources the servers offer (none until that work lands).' },
+  'chat.send': {
+    request: z.strictObject({
+      id: ConversationId,
+      text: Text(100_000),
+      prompt: z.strictObject({ server: ServerNameSchema, name: Text(256), arguments: z.record(Text(128), Text()) }).optional(),
+      resources: z.array(z.strictObject({ server: ServerNameSchema, uri: Text(2048) })).max(20).optional(),
+    }),
+    response: z.object({ messageId: z.string() }),
+    doc: 'Renderer and CLI, sending a message: saves it and starts a turn, which streams as chat.didUpdate events.',
+  },
+  'chat.stop': { request: z.strictObject({ id: ConversationId }), response: Done, doc: 'Renderer, Stop: ends the stream and cancels calls in flight; resolves when the turn has ended.' },
+  'chat.retry': { request: z.strictObject({ id: ConversationId }), response: Done, doc: 'Renderer, "Try again" after an error: runs the turn again on the same messages.' },
+  'links.open': {
+    request: z.strictObject({ url: z.string().max(4096).regex(/^https:\/\//i, 'only https links are opened') }),
+    response: Done,
+    doc: 'Renderer, after the person clicked a link and saw its full address: opens it in the system browser (https only).',
+  },
   'dialog.openFile': {
     request: z.strictObject({ purpose: z.enum(['mcpb', 'config', 'folder']) }),
     response: z.object({ path: z.string().optional() }),
@@ -452,6 +531,12 @@ export const events = {
   },
   /** Main, after each audit append. */
   'audit.didAppend': { payload: z.object({ seq: z.number().int() }), doc: 'Main, after each audit entry: the Activity page refreshes.' },
+  /** Main, when a conversation was added, renamed, deleted, or a turn started or ended. */
+  'chat.didChange': { payload: z.object({}), doc: 'Main, when the list of conversations changed: the chat’s list reloads.' },
+  /** Main, while a turn runs: a message, streamed text, a status, the turn's start or end. */
+  'chat.didUpdate': { payload: ChatUpdateSchema, doc: 'Main, for every step of a running turn: the open conversation applies it.' },
+  /** Main, when providers, the default model or the step limit changed. */
+  'models.didChange': { payload: z.object({}), doc: 'Main, when Settings › Models changed: pickers reload.' },
 } as const satisfies Record<string, EventSpec>;
 
 export type Channels = typeof channels;

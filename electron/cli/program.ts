@@ -7,6 +7,7 @@ import { AirlockHost } from '../core/host';
 import { SharedHost } from '../core/ipc/shared-host';
 import { registerCallCommands } from './commands/calls';
 import { registerCatalogCommands } from './commands/catalog';
+import { registerChatCommands } from './commands/chat';
 import { registerRunCommand } from './commands/run';
 import { doctor, registerRuntimeCommands } from './commands/doctor';
 import { registerGatewayCommands } from './commands/gateway';
@@ -86,6 +87,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerGatewayCommands(program, { ...context, dataDir, version });
   registerRunCommand(program, { ...context, dataDir, version });
   registerRuntimeCommands(program, context);
+  registerChatCommands(program, {
+    ...context,
+    dataDir,
+    version,
+    createHost: (hooks) => new AirlockHost({ dataDir: dataDir(), version, hooks, gatewayCommand: gatewayCommand(dataDir()) }),
+  });
 
   program
     .command('doctor')

@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { APP_LABELS, ownEntry, type Caller, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, RuntimeView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
+import { AgentService, createSamplingModel, type AgentTool } from './agent';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
 import { AuditLog, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey } from './audit';
 import { NetworkDecisionRecorder } from './audit/network-record';
@@ -55,6 +56,8 @@ export interface HostHooks {
   pickFile?: (purpose: 'mcpb' | 'config' | 'folder') => Promise<string | undefined>;
   /** Logs a problem for developers; never shown raw to the user. */
   log?: (message: string, error?: unknown) => void;
+  /** Opens an https link in the system browser (the Electron app); absent elsewhere. */
+  openExternal?: (url: string) => Promise<void>;
 }
 
 export interface HostOptions {
@@ -114,6 +117,10 @@ export class AirlockHost {
   readonly catalog: CatalogRoom;
   /** What servers ask back: sampling, elicitation, roots. */
   readonly serverRequests: ServerRequestsRoom;
+  /** The built-in chat: providers, conversations, turns. */
+  readonly agent: AgentService;
+  /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
+  readonly samplingModel: SamplingModel;
   private readonly pipeline: CallPipeline;
   private readonly checkSandbox: () => SandboxSupport;
   private sandbox: SandboxSupport;
@@ -187,7 +194,11 @@ export class AirlockHost {
       audit: this.audit,
       canAsk: () => options.hooks.canAsk?.() ?? false,
       emit: options.hooks.emit,
-      ...(options.samplingModel ? { samplingModel: options.samplingModel } : {}),
+      // The shell's model if it passes one, else the person's default model in Settings › Models (read when asked).
+      samplingModel: options.samplingModel ?? {
+        available: () => this.samplingModel.available?.() ?? true,
+        createMessage: (params, callOptions) => this.samplingModel.createMessage(params, callOptions),
+      },
       note: (server, text) => this.supervisor.note(server, text),
       now: () => Date.now(),
       questionTimeoutMs: options.confirmationTimeoutMs ?? 120_000,
@@ -227,6 +238,21 @@ export class AirlockHost {
       onDidAppend: (seq) => options.hooks.emit('audit.didAppend', { seq }),
       whyUnavailable: (server) => this.unavailable(server)?.message,
     });
+    // The agent is one more caller of the pipeline: it reaches tools only through callTool, and holds no way to answer a confirmation.
+    this.agent = new AgentService({
+      dataDir,
+      secrets: this.secrets,
+      servers: () => this.records().map((record) => ({ name: record.name, enabled: record.enabled })),
+      tools: (servers) => this.agentTools(servers),
+      callTool: (request) => this.callTool(request),
+      emit: {
+        conversations: () => options.hooks.emit('chat.didChange', {}),
+        models: () => options.hooks.emit('models.didChange', {}),
+        update: (update) => options.hooks.emit('chat.didUpdate', update),
+      },
+      ...(options.confirmationTimeoutMs ? { confirmationTimeoutMs: options.confirmationTimeoutMs } : {}),
+    });
+    this.samplingModel = createSamplingModel({ defaultModel: () => this.agent.models.defaultModel(), clientFor: (ref) => this.agent.clientFor(ref) });
     const emitApprovals = () => options.hooks.emit('approvals.didChange', this.pendingConfirmations());
     this.disposers.push(this.confirmations.onDidOpen(emitApprovals), this.confirmations.onDidClose(emitApprovals));
     const stateSub = this.supervisor.onDidChangeState((change) => {
@@ -929,6 +955,31 @@ export class AirlockHost {
       'gateway.stopHttp': () => this.stopHttpGateway(),
       'connect.apply': ({ app, moveImported, perServer }) => this.connect(app, moveImported, perServer === true),
       'connect.undo': ({ app }) => this.undoConnect(app),
+      'models.get': () => this.agent.modelsView(),
+      'models.addProvider': (input) => this.agent.addProvider(input),
+      'models.updateProvider': ({ id, ...changes }) => this.agent.updateProvider(id, changes),
+      'models.removeProvider': ({ id }) => (this.agent.removeProvider(id), {}),
+      'models.test': ({ id }) => this.agent.testProvider(id),
+      'models.setDefault': (ref) => this.agent.setDefaultModel(ref),
+      'models.setStepLimit': ({ limit }) => this.agent.setStepLimit(limit),
+      'chat.list': ({ query }) => this.agent.list(query),
+      'chat.get': ({ id }) => this.agent.get(id),
+      'chat.create': ({ model }) => this.agent.create(model ? { model } : {}),
+      'chat.rename': ({ id, title }) => this.agent.rename(id, title),
+      'chat.delete': async ({ id }) => (await this.agent.remove(id), {}),
+      'chat.setModel': ({ id, model }) => this.agent.setModel(id, model),
+      'chat.setTools': ({ id, tools }) => this.agent.setTools(id, tools),
+      'chat.tools': ({ id }) => this.agent.tools(id),
+      'chat.commands': ({ id }) => this.agent.commands(id),
+      // A terminal's own turns ask there (and in the window); the window's ask in the window.
+      'chat.send': ({ id, ...input }) => this.agent.send(id, input, shell.kind === 'window' ? undefined : shell.origin),
+      'chat.stop': async ({ id }) => (await this.agent.stop(id), {}),
+      'chat.retry': ({ id }) => (this.agent.retry(id, shell.kind === 'window' ? undefined : shell.origin), {}),
+      'links.open': async ({ url }) => {
+        if (!this.options.hooks.openExternal) throw new AirlockError('unavailable', 'Links open only in the Airlock app.');
+        await this.options.hooks.openExternal(url);
+        return {};
+      },
       'dialog.openFile': async ({ purpose }) => {
         const path = await this.options.hooks.pickFile?.(purpose);
         return path ? { path } : {};
@@ -940,6 +991,7 @@ export class AirlockHost {
 
   /** Stops everything the host started: servers, pending confirmations, drafts. */
   async dispose(): Promise<void> {
+    await this.agent.dispose();
     this.confirmations.cancelAll('Airlock is shutting down');
     this.serverRequests.dispose();
     this.network.denyAll();
@@ -980,6 +1032,18 @@ export class AirlockHost {
   /** Where a server's own persistent data lives (writable only when granted). */
   serverDataDir(name: string): string {
     return join(this.options.dataDir, 'server-data', name);
+  }
+
+  /** The tools the agent may be offered: enabled servers' current tools (starting those not running), with Airlock's reading. */
+  private async agentTools(servers: readonly string[] | null): Promise<AgentTool[]> {
+    const records = this.records().filter((record) => record.enabled && (servers === null || servers.includes(record.name)));
+    await Promise.allSettled(records.filter((record) => this.supervisor.state(record.name) !== 'ready').map((record) => this.supervisor.start(record.name)));
+    return records.flatMap((record) =>
+      (this.supervisor.tools.get(record.name)?.tools ?? []).map((tool) => {
+        const reading = readTool(tool.definition.annotations);
+        return { server: record.name, definition: tool.definition, serverTrusted: record.trusted, openWorld: reading.openWorld, readOnly: reading.toolClass === 'read-only' };
+      }),
+    );
   }
 
   /** What the supervisor starts, read afresh at every start — after pinning grants and re-hashing a local server's code. */

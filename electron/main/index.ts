@@ -15,6 +15,7 @@ import type { StoreBackend } from '../core/store/store';
 import { registerAppProtocol } from './app-protocol';
 import { registerIpcHandlers, sendEvent } from './ipc';
 import { openUrlHandler } from './open-external';
+import { openLink } from './open-link';
 import { APP_ORIGIN, APP_SCHEME, APP_URL, hardenSession, hardenWebContents, mainWindowOptions } from './window';
 
 // Must run before `ready`: the app's scheme is standard and secure, so the
@@ -99,6 +100,8 @@ async function main(): Promise<void> {
       },
       // A server's URL opens in the system browser after the person's click, https only.
       'requests.openUrl': openUrlHandler(handlers['requests.openUrl'], shell),
+      // The system browser of the person at this window, wherever the servers run.
+      'links.open': async ({ url }) => (await openLink(shell, url), {}),
     },
     { appOrigin: APP_ORIGIN, logError: (channel, error) => console.error(`[ipc] ${channel}`, error) },
   );

@@ -5,6 +5,7 @@ import { Badge } from '../components/badges';
 import { InertText } from '../components/inert-text';
 import { when } from '../format';
 import { serverHref } from '../route';
+import { ModelsSection } from './models';
 import { OtherAppsSection } from './other-apps';
 import { FieldError } from '../components/field-error';
 
@@ -217,6 +218,8 @@ export function SettingsScreen() {
       <DurabilitySection />
       <h2>Standing rules</h2>
       <RulesSection />
+      <h2 id="models">Models</h2>
+      <ModelsSection />
       <h2>Other AI apps</h2>
       <OtherAppsSection />
       <h2>Sandbox</h2>

@@ -28,10 +28,10 @@ describe('the app shell in Chromium, driven by the real core', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('shows the frame with its three screens and the version from the core', async () => {
+  it('shows the frame with its screens and the version from the core', async () => {
     const { page } = harness;
     const nav = page.getByRole('navigation', { name: 'Airlock' });
-    for (const name of ['Servers', 'Activity', 'Settings']) {
+    for (const name of ['Servers', 'Chat', 'Activity', 'Settings']) {
       await expect.poll(() => nav.getByRole('link', { name }).isVisible()).toBe(true);
     }
     await expect.poll(() => page.getByText('v0.0.0-test').isVisible()).toBe(true);

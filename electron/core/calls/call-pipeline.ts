@@ -26,6 +26,10 @@ export interface CallResult {
   /** The call needed a person's confirmation and no shell could ask one (the CLI exits 4). */
   nobodyToAsk?: boolean;
   decision: Decision;
+  /** How a confirmation was answered, when one was asked (who, how, whether the arguments were edited). */
+  answer?: AuditAnswer;
+  /** The arguments sent (or that would have been): a person's edited ones when they edited them. */
+  arguments: Record<string, unknown>;
   durationMs: number;
 }
 
@@ -171,8 +175,9 @@ export class CallPipeline {
     }
     this.deps.onDidAppend?.(entry.seq);
 
+    const outcomeFacts = { answer, sent: args, strict };
     if (final === 'deny') {
-      const denied = await this.finish({ callId, outcome: 'denied', message: denialMessage, decision, started, request, strict });
+      const denied = await this.finish({ callId, outcome: 'denied', message: denialMessage, decision, started, request, ...outcomeFacts });
       return round.nobodyToAsk ? { ...denied, nobodyToAsk: true } : denied;
     }
 
@@ -181,22 +186,22 @@ export class CallPipeline {
     const settled = await this.deps.toolsSettled(request.server);
     if (!settled || this.deps.lookupTool(request.server, request.tool)?.fingerprint !== decision.fingerprint) {
       const message = `${request.tool} changed just before Airlock sent the call, so it was not sent. Call it again to review its new definition.`;
-      return this.finish({ callId, outcome: 'denied', message, decision, started, request, detail: 'definition-changed', strict });
+      return this.finish({ callId, outcome: 'denied', message, decision, started, request, detail: 'definition-changed', ...outcomeFacts });
     }
 
     try {
       const result = await this.sendWithRetry(request, args, decision);
       const outcome: CallOutcome = result.isError ? 'tool-error' : 'ok';
-      return this.finish({ callId, outcome, result, decision, started, request, strict });
+      return this.finish({ callId, outcome, result, decision, started, request, ...outcomeFacts });
     } catch (error) {
       if (error instanceof ToolCallError && !error.outcomeUnknown) {
-        return this.finish({ callId, outcome: 'tool-error', message: `${error.message}`, decision, started, request, detail: error.kind, strict });
+        return this.finish({ callId, outcome: 'tool-error', message: `${error.message}`, decision, started, request, detail: error.kind, ...outcomeFacts });
       }
       const message =
         error instanceof ToolCallError
           ? `Outcome unknown — the server may have acted. ${error.message} Airlock did not retry it.`
           : `Outcome unknown — the server may have acted. ${error instanceof Error ? error.message : String(error)}`;
-      return this.finish({ callId, outcome: 'unknown', message, decision, started, request, detail: error instanceof ToolCallError ? error.kind : 'error', strict });
+      return this.finish({ callId, outcome: 'unknown', message, decision, started, request, detail: error instanceof ToolCallError ? error.kind : 'error', ...outcomeFacts });
     }
   }
 
@@ -353,6 +358,8 @@ export class CallPipeline {
     request: CallRequest;
     detail?: string;
     strict: boolean;
+    answer: AuditAnswer | undefined;
+    sent: Record<string, unknown>;
   }): Promise<CallResult> {
     const durationMs = this.deps.now() - input.started;
     let message = input.message;
@@ -375,7 +382,16 @@ export class CallPipeline {
       const why = error instanceof Error ? error.message : String(error);
       message = `${message ? `${message} ` : ''}Airlock could not record how this call ended: ${why}`;
     }
-    return { callId: input.callId, outcome: input.outcome, result: input.result, message, decision: input.decision, durationMs };
+    return {
+      callId: input.callId,
+      outcome: input.outcome,
+      result: input.result,
+      message,
+      decision: input.decision,
+      ...(input.answer ? { answer: input.answer } : {}),
+      arguments: input.sent,
+      durationMs,
+    };
   }
 }
 

@@ -12,4 +12,6 @@ import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextpro
  */
 export interface SamplingModel {
   createMessage(params: CreateMessageRequest['params'], options: { signal?: AbortSignal }): Promise<CreateMessageResult>;
+  /** False while it cannot answer (no model chosen): the request is then refused at once, saying so. Absent: always. */
+  available?(): boolean;
 }

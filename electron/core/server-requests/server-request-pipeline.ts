@@ -84,7 +84,7 @@ export class ServerRequestPipeline {
     const started = this.deps.now();
     const { record, settings, mode } = this.#facts(server);
     const peer = this.deps.peers.samplerFor(server);
-    const model = this.deps.samplingModel;
+    const model = this.deps.samplingModel?.available?.() === false ? undefined : this.deps.samplingModel;
     const sampler = peer ? 'client' : model ? 'model' : 'none';
     const answererLabel = peer ? `${peer.label}'s model` : 'Airlock’s own model';
     const recent = this.#counted(server, 'sampling');

@@ -19,7 +19,8 @@ export interface ToolWarningContext {
   ownTools?: readonly string[];
 }
 
-const MODEL_ADDRESS = [
+/** Text that gives orders to the model rather than describing something (also used on tool results, agent/result-safety.ts). */
+export const MODEL_ADDRESS: readonly RegExp[] = [
   /\bignore (all |any |the )?(previous|prior|above|earlier)\b/i,
   /\b(before|after) (answering|responding|using|calling)\b/i,
   // "Use this tool when you need to…" is ordinary documentation; orders to the model are not.
@@ -31,10 +32,11 @@ const MODEL_ADDRESS = [
   /\b(the )?(assistant|model|ai|llm)\b.{0,40}\b(must|should)\b/i,
 ];
 
-const SECRET_PATHS = [/~\/\.ssh\b/, /\bid_(rsa|ed25519|ecdsa)\b/, /~\/\.aws\b/, /\.aws\/credentials/, /~\/\.gnupg\b/, /\.config\/gcloud/, /(^|[\s/'"])\.env\b/, /\bmcp\.json\b/, /claude_desktop_config\.json/, /\/etc\/(passwd|shadow)\b/];
+/** Places where secrets are kept. */
+export const SECRET_PATHS: readonly RegExp[] = [/~\/\.ssh\b/, /\bid_(rsa|ed25519|ecdsa)\b/, /~\/\.aws\b/, /\.aws\/credentials/, /~\/\.gnupg\b/, /\.config\/gcloud/, /(^|[\s/'"])\.env\b/, /\bmcp\.json\b/, /claude_desktop_config\.json/, /\/etc\/(passwd|shadow)\b/];
 
 // Bidi controls, zero-width characters, C0/C1 controls other than tab/newline.
-const HIDDEN = /[\u202A-\u202E\u2066-\u2069\u200B-\u200F\u2060-\u2064\uFEFF\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\u{E0000}-\u{E007F}]/u;
+export const HIDDEN = /[\u202A-\u202E\u2066-\u2069\u200B-\u200F\u2060-\u2064\uFEFF\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\u{E0000}-\u{E007F}]/u;
 
 /** Longest description that is still reasonable to show in full. */
 export const LONG_DESCRIPTION = 16_384;
@@ -133,6 +135,6 @@ function looksLikeIdentifier(name: string): boolean {
   return /[_.-]/.test(name) || /[a-z][A-Z]/.test(name);
 }
 
-function escapeRegExp(text: string): string {
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

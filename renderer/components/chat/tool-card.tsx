@@ -1,0 +1,132 @@
+/**
+ * One tool call of the model, inline in the conversation: which server and
+ * tool, the arguments (and the ones a person edited), Airlock's decision and
+ * why, and the result — the server's text, inert, collapsed when long, marked
+ * "content from <server>" when it comes from an untrusted server or an
+ * open-world tool, with any poisoning signals right beside it.
+ */
+import { memo } from 'react';
+import type { ToolCard } from '../../../shared/chat';
+import { Badge } from '../badges';
+import { InertText, safeJson } from '../inert-text';
+
+/** Results longer than this start collapsed. */
+const COLLAPSE_AT = 600;
+
+function decisionTone(card: ToolCard): 'ok' | 'warn' | 'danger' | 'neutral' {
+  if (!card.decision) return card.outcome === 'not-sent' ? 'neutral' : 'neutral';
+  if (!card.decision.allowed) return 'danger';
+  return card.decision.verdict === 'ask' ? 'warn' : 'ok';
+}
+
+function stateLabel(card: ToolCard): string | undefined {
+  if (card.state === 'running') return 'Running — or waiting for your answer in Airlock’s dialog';
+  if (card.state === 'waiting') return 'Waiting for your answer';
+  if (card.state === 'requested') return 'Waiting to run';
+  return undefined;
+}
+
+const OUTCOME: Record<NonNullable<ToolCard['outcome']>, string> = {
+  ok: 'Done',
+  'tool-error': 'The tool reported an error',
+  denied: 'Not sent',
+  unknown: 'Outcome unknown',
+  'not-sent': 'Not sent',
+};
+
+function Arguments({ value, label }: { value: Record<string, unknown>; label: string }) {
+  const entries = Object.entries(value);
+  return (
+    <div className="chat-tool-args">
+      <span className="chat-tool-label">{label}</span>
+      {entries.length === 0 ? (
+        <span className="muted"> none</span>
+      ) : (
+        <dl>
+          {entries.map(([key, item]) => (
+            <div key={key} className="chat-tool-arg">
+              <dt>
+                <InertText text={key} />
+              </dt>
+              <dd>
+                <InertText text={typeof item === 'string' ? item : safeJson(item)} block fold={300} />
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </div>
+  );
+}
+
+export const ToolCardView = memo(function ToolCardView({ card }: { card: ToolCard }) {
+  const running = stateLabel(card);
+  const long = (card.result?.text.length ?? 0) > COLLAPSE_AT;
+  return (
+    <section className={`chat-tool chat-tool-${card.outcome ?? card.state}`} aria-label={`Tool call: ${card.server || '?'} › ${card.tool}`} data-testid="tool-card">
+      <header className="chat-tool-head">
+        <h4>
+          <span className="chat-tool-server">
+            <InertText text={card.server || 'unknown server'} />
+          </span>{' '}
+          › <code><InertText text={card.tool} /></code>
+        </h4>
+        {card.decision ? (
+          <Badge tone={decisionTone(card)} testId="tool-decision">
+            {card.decision.label}
+          </Badge>
+        ) : card.outcome === 'not-sent' ? (
+          <Badge tone="neutral" testId="tool-decision">
+            Not sent
+          </Badge>
+        ) : null}
+      </header>
+      {running && (
+        <p className="chat-tool-state" role="status">
+          {running}
+        </p>
+      )}
+      <Arguments value={card.arguments} label="The model asked with:" />
+      {card.sentArguments && <Arguments value={card.sentArguments} label="You edited them; Airlock sent:" />}
+      {card.decision && card.decision.reasons.length > 0 && (
+        <details className="reasons">
+          <summary>Why Airlock {card.decision.verdict === 'allow' ? 'ran it without asking' : card.decision.verdict === 'ask' ? 'asked you' : 'denied it'}</summary>
+          <ul>
+            {card.decision.reasons.map((reason, index) => (
+              <li key={index}>{reason}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {card.message && (
+        <p className="chat-tool-message" data-testid="tool-message">
+          {card.outcome ? `${OUTCOME[card.outcome]}. ` : ''}
+          <InertText text={card.message.replace(/^Not sent: /, '')} />
+        </p>
+      )}
+      {card.result && (
+        <div className="chat-tool-result">
+          {card.contentFrom && (
+            <p className="content-from" data-testid="content-from">
+              Content from <strong><InertText text={card.contentFrom} /></strong> — the server’s text, not Airlock’s. The model was told to treat it as data.
+            </p>
+          )}
+          {card.warnings.length > 0 && (
+            <ul className="result-warnings" aria-label="Warnings about this result" data-testid="result-warnings">
+              {card.warnings.map((warning) => (
+                <li key={warning.kind}>⚠ {warning.message}</li>
+              ))}
+            </ul>
+          )}
+          <details open={!long}>
+            <summary>
+              {card.result.isError ? 'The tool’s error' : 'Result'} ({card.result.text.length.toLocaleString('en')} characters{card.result.truncated ? ', cut short' : ''})
+            </summary>
+            <InertText text={card.result.text} block fold={4000} className="chat-tool-output" empty="(empty)" />
+          </details>
+        </div>
+      )}
+      {card.durationMs !== undefined && <p className="small muted">{card.durationMs} ms</p>}
+    </section>
+  );
+});
