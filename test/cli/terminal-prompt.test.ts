@@ -177,7 +177,7 @@ describe('the terminal confirmation, on a real 80-column terminal', () => {
   }, 180_000);
 
   it('with the Airlock app connected, the terminal leaves the question to it; Enter opens the prompt here', async () => {
-    const app = spawn(process.execPath, ['--import', 'jiti/register', join(import.meta.dirname, 'fixtures/app-window.ts'), dataDir], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] });
+    const app = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures/app-window.ts'), dataDir], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] });
     try {
       const mode = await new Promise<string>((resolve, reject) => {
         app.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));

@@ -331,7 +331,7 @@ describe('AuditLog: two processes append to one chain (issue 6)', () => {
   it('a process appending without pause hands the lock over: another one gets its entries in, in one chain', async () => {
     const dir = tempDir();
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, ['--import', 'jiti/register', resolve(__dirname, 'fixtures/append-loop.ts'), dir], { cwd: resolve(__dirname, '../../..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', resolve(__dirname, 'fixtures/append-loop.ts'), dir], { cwd: resolve(__dirname, '../../..'), stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       // Wait until the child is appending.
       await new Promise<void>((done) => child.stdout!.on('data', () => done()));
@@ -352,7 +352,7 @@ describe('AuditLog: two processes append to one chain (issue 6)', () => {
     const dir = tempDir();
     const worker = resolve(__dirname, 'fixtures/append-worker.ts');
     const spawnOne = (label: string) =>
-      run(process.execPath, ['--import', 'jiti/register', worker, dir, '40', label, '6000'], { cwd: resolve(__dirname, '../../..'), timeout: 90_000 });
+      run(process.execPath, ['--import', 'tsx', worker, dir, '40', label, '6000'], { cwd: resolve(__dirname, '../../..'), timeout: 90_000 });
     const log = new AuditLog({ dir, now, maxFileBytes: 6000 });
     // This process writes too, while the two children do.
     const [a, b] = await Promise.all([spawnOne('A'), spawnOne('B'), fill(log, 10)]);

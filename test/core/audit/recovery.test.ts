@@ -30,7 +30,7 @@ afterEach(() => {
 
 /** Starts the worker; resolves with its callIds once it printed "ready". */
 function worker(dir: string, mode: 'exit' | 'hang', final: 'allow' | 'deny', count = 1): Promise<{ child: ChildProcess; callIds: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'jiti/register', WORKER, dir, mode, final, String(count)], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, dir, mode, final, String(count)], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   return new Promise((done, fail) => {
     let out = '';

@@ -3,20 +3,17 @@
  * on its stdin/stdout, started by the SDK's own stdio client — the way Claude
  * Desktop or VS Code start `airlock gateway --stdio`.
  */
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 
-const require = createRequire(import.meta.url);
 // jiti runs the TypeScript entry without a build step (it ships with vite).
-const JITI_CLI = resolve(require.resolve('jiti/package.json'), '..', 'lib', 'jiti-cli.mjs');
 const ENTRY = resolve(import.meta.dirname, 'support', 'stdio-gateway.ts');
 
 describe('the stdio gateway', () => {
   it('lists namespaced tools and calls everything__echo for a client in another process', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [JITI_CLI, ENTRY, '--deny', 'everything/get-env'], stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', ENTRY, '--deny', 'everything/get-env'], stderr: 'pipe' });
     const stderr: string[] = [];
     transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });

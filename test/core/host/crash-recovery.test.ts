@@ -55,7 +55,7 @@ describe('Airlock killed with SIGKILL while a call is in flight', () => {
   });
 
   it('the next Airlock records the call as unknown, and the log verifies with its end confirmed', async () => {
-    const child = spawn(process.execPath, ['--import', 'jiti/register', resolve(import.meta.dirname, 'fixtures/call-and-hang.ts'), t.dataDir, t.home], {
+    const child = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'fixtures/call-and-hang.ts'), t.dataDir, t.home], {
       cwd: REPO,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, AIRLOCK_AUDIT_KEY_FILE: join(t.root, 'key') },

@@ -139,7 +139,7 @@ describe('AirlockStore: no file read on the hot path', () => {
   it('a rule saved by another process is seen by the next read', () => {
     const mine = new AirlockStore(dir);
     expect(mine.read().rules).toEqual([]);
-    const result = spawnSync(process.execPath, ['--import', 'jiti/register', join(import.meta.dirname, 'fixtures/save-rule.ts'), dir, 'from_another_process'], {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures/save-rule.ts'), dir, 'from_another_process'], {
       encoding: 'utf8',
       cwd: join(import.meta.dirname, '../../..'),
     });

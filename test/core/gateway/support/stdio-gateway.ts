@@ -1,7 +1,7 @@
 /**
  * A real `airlock gateway --stdio` stand-in for tests, until the CLI wires
  * it: serves a DirectCore over server-everything on this process's stdio.
- * Run with jiti (TypeScript without a build): `node <jiti-cli> stdio-gateway.ts [--deny server/tool]`.
+ * Run with tsx (TypeScript without a build): `node --import tsx stdio-gateway.ts [--deny server/tool]`.
  */
 import { serveStdio } from '../../../../electron/core/gateway/stdio-gateway';
 import { DirectCore, everythingServer } from './direct-core';
