@@ -119,7 +119,8 @@ describe('the real call pipeline: invariant 1', () => {
 
           // The shell: answers each confirmation as this step's behaviour says, from outside the pipeline.
           let behaviour: Behaviour = 'ignore';
-          let opened: ConfirmationRequest | undefined;
+          // The confirmation this step opened, if any (set by the shell's listener).
+          const shown: { request?: ConfirmationRequest } = {};
           let approvedByShell = false;
           let previousId: string | undefined;
           const act = (request: ConfirmationRequest) => {
@@ -154,7 +155,7 @@ describe('the real call pipeline: invariant 1', () => {
             approvedByShell = APPROVING.has(behaviour);
           };
           const unsubscribe = confirmations.onDidOpen((request) => {
-            opened = request;
+            shown.request = request;
             // As a window would: after the request is shown, not inside open().
             setImmediate(() => act(request));
           });
@@ -185,12 +186,13 @@ describe('the real call pipeline: invariant 1', () => {
           try {
             for (const step of steps) {
               behaviour = step.behaviour;
-              opened = undefined;
+              shown.request = undefined;
               approvedByShell = false;
               const requested = { n: step.n };
               const before = arrivals().length;
               const result = await pipeline.call({ server: 'srv', tool: step.tool, arguments: requested, caller: step.caller });
               const got = arrivals().slice(before);
+              const opened = shown.request as ConfirmationRequest | undefined;
               const sent = got.length === 1;
               // Counted at the server: one arrival for a call that ran, none for one that did not.
               expect(got.length).toBe(result.outcome === 'ok' ? 1 : 0);
