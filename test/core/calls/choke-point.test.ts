@@ -10,13 +10,18 @@
  * - an approval the registry refuses (expired: a zero token lifetime) sends
  *   nothing;
  * - no retry for a call that is not idempotent, exactly one for a trusted
- *   idempotent one — counted by a server that crashes while the call is open.
+ *   idempotent one — counted by a server that crashes while the call is open;
+ * - strict durability (the person's setting, read from the store): the
+ *   decision's fsync — recorded by the audit log's injected file system —
+ *   returned before the supervisor sent the call.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfirmationView } from '../../../shared/views';
 import { callDigest } from '../../../electron/core/approvals/approval-tokens';
+import { ACTIVE_FILE } from '../../../electron/core/audit/audit-log';
+import { recordingFs, type FsEvent, type RecordingFs } from '../audit/support/recording-fs';
 import { createTestHost, fixture, type TestHost } from '../host/host-support';
 import { createWitnessedHost, type WitnessedHost } from './support/witnessed-host';
 
@@ -187,5 +192,58 @@ describe('retries, counted by a server that crashes while the call is open', () 
     const records = (await t.host.audit.read({ server: 'trusted', tool: 'lookup', limit: 100 })).filter((r) => r.decision.callId === result.callId);
     expect(records).toHaveLength(1);
     expect(records[0]!.outcome?.outcome).toBe('unknown');
+  });
+});
+
+describe('durability as the person set it, through the host: the fsync the audit log’s file system records, against the moment the supervisor sends', () => {
+  let t: WitnessedHost;
+  let fs: RecordingFs;
+  beforeAll(async () => {
+    fs = recordingFs();
+    t = await createWitnessedHost({ audit: { fs } });
+    const write = t.host.supervisor.tools.lookup('witness', 'write')!;
+    t.host.saveRule({ server: 'witness', tool: 'write', fingerprint: write.fingerprint, effect: 'allow', createdAt: new Date().toISOString() });
+    // The moment of sending, marked in the same list as the file operations (the real supervisor does the sending).
+    const supervisor = t.host.supervisor;
+    const send = supervisor.callTool.bind(supervisor);
+    supervisor.callTool = ((...args: Parameters<typeof send>) => {
+      fs.mark(`send ${JSON.stringify(args[2])}`);
+      return send(...args);
+    }) as typeof supervisor.callTool;
+  });
+  afterAll(() => t?.close());
+
+  /** Where this call's decision was written, whether the log was fsynced between that and its sending, and where it was sent. */
+  const order = (events: FsEvent[], callId: string, args: unknown) => {
+    const written = events.findIndex((e) => e.op === 'write' && e.file === ACTIVE_FILE && e.text!.includes(`"callId":"${callId}"`) && e.text!.includes('"type":"decision"'));
+    const sent = events.findIndex((e) => e.op === 'mark' && e.file === `send ${JSON.stringify(args)}`);
+    const flushed = events.findIndex((e, i) => i > written && i < sent && e.op === 'fsync' && e.file === ACTIVE_FILE);
+    return { written, flushed, sent };
+  };
+
+  it('strict durability on: the decision was flushed to disk before the call was sent, and the server saw it', async () => {
+    t.host.setStrictDurability(true);
+    const args = { n: 1, note: 'strict' };
+    const result = await t.host.callTool({ server: 'witness', tool: 'write', arguments: args, caller: agent });
+    expect(result.outcome).toBe('ok');
+    const { written, flushed, sent } = order(fs.events, result.callId, args);
+    expect(written).toBeGreaterThanOrEqual(0);
+    expect(flushed).toBeGreaterThan(written);
+    expect(sent).toBeGreaterThan(flushed);
+    expect(t.arrivals().at(-1)!.decisions.some((d) => d.callId === result.callId && d.final === 'allow')).toBe(true);
+  });
+
+  it('strict durability off (the default): the decision was written before the call was sent, without waiting for the disk', async () => {
+    t.host.setStrictDurability(false);
+    const args = { n: 2, note: 'default' };
+    const result = await t.host.callTool({ server: 'witness', tool: 'write', arguments: args, caller: agent });
+    expect(result.outcome).toBe('ok');
+    const { written, flushed, sent } = order(fs.events, result.callId, args);
+    expect(written).toBeGreaterThanOrEqual(0);
+    expect(sent).toBeGreaterThan(written);
+    expect(flushed).toBe(-1);
+    // The flush still comes, within the window.
+    await t.host.audit.flush();
+    expect(fs.events.findIndex((e, i) => i > written && e.op === 'fsync' && e.file === ACTIVE_FILE)).toBeGreaterThan(written);
   });
 });
