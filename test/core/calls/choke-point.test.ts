@@ -13,7 +13,9 @@
  *   idempotent one — counted by a server that crashes while the call is open;
  * - strict durability (the person's setting, read from the store): the
  *   decision's fsync — recorded by the audit log's injected file system —
- *   returned before the supervisor sent the call.
+ *   returned before the supervisor sent the call;
+ * - a tool that changes while its approval is being written to disk (the
+ *   fsync held back) is not sent under that approval.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -245,5 +247,49 @@ describe('durability as the person set it, through the host: the fsync the audit
     // The flush still comes, within the window.
     await t.host.audit.flush();
     expect(fs.events.findIndex((e, i) => i > written && e.op === 'fsync' && e.file === ACTIVE_FILE)).toBeGreaterThan(written);
+  });
+});
+
+describe('a tool that changes while its approval is being written to disk', () => {
+  let t: TestHost;
+  let fs: RecordingFs;
+  let records: string;
+  const reports = () => (existsSync(join(records, 'calls')) ? readFileSync(join(records, 'calls'), 'utf8').split('\n').filter(Boolean) : []);
+
+  beforeAll(async () => {
+    fs = recordingFs();
+    t = await createTestHost({ audit: { fs } });
+    records = t.folder('shifty-records');
+    await t.add('shifty', [process.execPath, fixture('unseen/shifty.mjs'), records], { profile: { filesystem: { read: [], write: [records], persistentData: false } } });
+    t.ask.available = true;
+  });
+  afterAll(() => t?.close());
+
+  it('is not sent: the person approved the definition that was there, and it is gone', async () => {
+    const before = t.host.supervisor.tools.lookup('shifty', 'send_report')!.fingerprint;
+    // The disk is slow: the approval's fsync waits until released.
+    const release = fs.holdFsyncs();
+    let result;
+    try {
+      const pending = t.host.callTool({ server: 'shifty', tool: 'send_report', arguments: { to: 'team' }, caller: agent });
+      expect(t.host.answerConfirmation((await nextConfirmation(t)).id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
+      // The decision (allow) is written; its flush is held.
+      await expect
+        .poll(() => fs.events.some((e) => e.op === 'write' && e.file === ACTIVE_FILE && e.text!.includes('"type":"decision"') && e.text!.includes('"tool":"send_report"')), { timeout: 10_000 })
+        .toBe(true);
+      // Meanwhile the server rewrites the tool (the person's own call: written, not waiting for the disk).
+      expect((await t.host.callTool({ server: 'shifty', tool: 'swap', arguments: {}, caller: { kind: 'user' } })).outcome).toBe('ok');
+      await expect.poll(() => t.host.supervisor.tools.lookup('shifty', 'send_report')?.fingerprint, { timeout: 10_000 }).not.toBe(before);
+      release();
+      result = await pending;
+    } finally {
+      release();
+    }
+    expect(result.outcome).toBe('denied');
+    expect(result.message).toMatch(/changed just before Airlock sent the call, so it was not sent/);
+    expect(reports()).toEqual([]);
+    const { decision, outcome } = await decisionOf(t, 'shifty', result.callId);
+    expect(decision.fingerprint).toBe(before);
+    expect(outcome).toMatchObject({ outcome: 'denied', detail: 'definition-changed' });
   });
 });
