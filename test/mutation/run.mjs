@@ -8,7 +8,7 @@
 //
 // Not part of `npm test` (it runs the suites many times). One mutant at a
 // time, one vitest worker: the machine is shared.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +28,8 @@ if (dirty) {
 }
 
 let restore;
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (restore?.(), process.exit(130)));
+let running;
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (running?.kill('SIGTERM'), restore?.(), process.exit(130)));
 
 const results = [];
 for (const mutation of selected) {
@@ -47,12 +48,20 @@ for (const mutation of selected) {
   rmSync(report, { force: true });
   const started = Date.now();
   try {
-    spawnSync('npx', ['vitest', 'run', ...mutation.tests, '--maxWorkers=1', '--reporter=json', `--outputFile=${report}`], {
-      cwd: root,
-      stdio: 'ignore',
-      timeout: 20 * 60_000,
+    // Asynchronously, so that an interrupt (Ctrl-C) still restores the file.
+    await new Promise((resolvePromise) => {
+      const child = spawn('npx', ['vitest', 'run', '--config', 'test/mutation/vitest.config.mjs', ...mutation.tests, '--maxWorkers=1'], {
+        cwd: root,
+        stdio: 'ignore',
+        env: { ...process.env, VITEST_MUTATION_REPORT: report },
+      });
+      running = child;
+      const timer = setTimeout(() => child.kill('SIGTERM'), 20 * 60_000);
+      child.on('exit', () => (clearTimeout(timer), resolvePromise()));
+      child.on('error', () => (clearTimeout(timer), resolvePromise()));
     });
   } finally {
+    running = undefined;
     restore();
     restore = undefined;
   }
@@ -65,11 +74,11 @@ for (const mutation of selected) {
       for (const test of failed) killedBy.push(`${name} › ${test.fullName}`);
       if (failed.length === 0 && file.status === 'failed') killedBy.push(`${name} (${String(file.message ?? 'failed to run').split('\n')[0]})`);
     }
-  } else {
-    killedBy.push('(no report: vitest did not finish)');
   }
-  results.push({ ...mutation, line, killedBy, seconds: Math.round((Date.now() - started) / 1000) });
-  console.log(`#${mutation.id} ${mutation.file}:${line} ${mutation.title}: ${killedBy.length ? `killed by ${killedBy.length} test(s)` : 'SURVIVED'} (${Math.round((Date.now() - started) / 1000)} s)`);
+  // No report is not a kill: the run proved nothing about this mutant.
+  const problem = existsSync(report) ? undefined : 'vitest wrote no report (it did not finish)';
+  results.push({ ...mutation, line, killedBy, problem, seconds: Math.round((Date.now() - started) / 1000) });
+  console.log(`#${mutation.id} ${mutation.file}:${line} ${mutation.title}: ${problem ? `NOT RUN — ${problem}` : killedBy.length ? `killed by ${killedBy.length} test(s)` : 'SURVIVED'} (${Math.round((Date.now() - started) / 1000)} s)`);
   for (const test of killedBy) console.log(`    ${test}`);
 }
 
