@@ -138,6 +138,27 @@ describe('the HTTP gateway', () => {
     expect(gateway.sessionCount()).toBe(0);
   });
 
+  // The Host check comes first, before anything that answers differently: a
+  // rebound page (its own name in Host) is told only that its Host is not
+  // allowed — not that a token is wanted (which names Airlock and its
+  // realm), nor which paths or methods exist. (The SDK's own Host check
+  // behind it sees only requests that reach a session's transport.)
+  it.each([
+    ['without a token', { path: '/mcp', auth: false }],
+    ['on another path', { path: '/.well-known/oauth-protected-resource', auth: false }],
+    ['with the token, by a method the gateway does not serve', { path: '/mcp', auth: true, method: 'PUT' }],
+  ])('a rebound page (Host of another name) %s is refused for its Host, and learns nothing else', async (_label, { path, auth, method }) => {
+    const headers: Record<string, string> = { ...good(), Host: `evil.example:${gateway.port}` };
+    if (!auth) delete headers.Authorization;
+    const response = await raw({ method, path, headers, body: INITIALIZE });
+    expect(response.status).toBe(403);
+    expect(JSON.parse(response.body).error.message).toMatch(/this Host is not allowed/);
+    expect(response.headers['www-authenticate']).toBeUndefined();
+    expect(response.headers.allow).toBeUndefined();
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+    expect(gateway.sessionCount()).toBe(0);
+  });
+
   it('accepts localhost:PORT as the Host', async () => {
     const response = await raw({ headers: { ...good(), Host: `localhost:${gateway.port}` }, body: INITIALIZE });
     expect(response.status).toBe(200);
