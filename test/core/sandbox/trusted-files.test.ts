@@ -286,4 +286,35 @@ describe('two servers sharing a write grant', () => {
     // The last one gone: no placeholder is left in the person's folder.
     for (const name of ['.git', '.vscode', '.idea']) expect(existsSync(join(folder, name))).toBe(false);
   });
+
+  // The mutation exercise (issue 10): a running server's watcher given only
+  // its own launch's placeholders survived the test above (there, the
+  // restart finds the placeholders still there and makes none). It matters
+  // when a launch makes new ones under a running server's grant: a grant
+  // inside another's.
+  it('a server granted a folder inside the running one’s grant starts, and the running one’s watcher holds none of its placeholders aside', async () => {
+    const outer = await start('outer');
+    const sub = join(folder, 'sub');
+    mkdirSync(sub);
+    let inner: Awaited<ReturnType<typeof connect>> | undefined;
+    try {
+      // The inner launch makes sub/.git, sub/.vscode and sub/.idea while the outer server's watcher runs.
+      const plan = await launcher.plan(spec, writeGrant([sub]), world.context('inner'));
+      plan.onNote?.((text) => notes.push(`inner: ${text}`));
+      inner = await connect(plan);
+      // Every event before it handled: plant .envrc by hand in the same folder and wait until it is held aside.
+      writeFileSync(join(sub, '.envrc'), 'echo planted\n');
+      await eventually(() => !existsSync(join(sub, '.envrc')), 'sub/.envrc held aside');
+      expect(readdirSync(sub).filter((entry) => entry.includes('.airlock-held-') && !entry.startsWith('.envrc'))).toEqual([]);
+      expect(notes.filter((text) => !text.includes('.envrc'))).toEqual([]);
+      for (const name of ['.git', '.vscode', '.idea']) expect(lstatSync(join(sub, name)).isDirectory()).toBe(true);
+      // And the inner server's placeholder protects: sub/.git cannot be filled.
+      const planted = await call(inner.client, 'plant', { variant: 'root-repo', root: sub, marker: join(world.base, 'never') });
+      for (const step of ['HEAD', 'config']) expect(planted.find((s: { step: string }) => s.step === step)).toMatchObject({ ok: false });
+    } finally {
+      await inner?.close();
+      await outer.close();
+    }
+    for (const name of ['.git', '.vscode', '.idea']) expect(existsSync(join(sub, name))).toBe(false);
+  });
 });
