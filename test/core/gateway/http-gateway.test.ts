@@ -143,7 +143,7 @@ describe('the HTTP gateway', () => {
   // allowed — not that a token is wanted (which names Airlock and its
   // realm), nor which paths or methods exist. (The SDK's own Host check
   // behind it sees only requests that reach a session's transport.)
-  it.each([
+  it.each<[string, { path: string; auth: boolean; method?: string }]>([
     ['without a token', { path: '/mcp', auth: false }],
     ['on another path', { path: '/.well-known/oauth-protected-resource', auth: false }],
     ['with the token, by a method the gateway does not serve', { path: '/mcp', auth: true, method: 'PUT' }],
