@@ -79,6 +79,8 @@ export interface HostOptions {
   supervisor?: Omit<SupervisorOptions, 'launcher' | 'catalog'>;
   /** Default time a person has to answer a confirmation (ms). */
   confirmationTimeoutMs?: number;
+  /** How long after a person's approval its call must be sent (ms; default 30 s; tests shorten it to prove a refused approval sends nothing). */
+  approvalTokenTtlMs?: number;
   /** The home folder (tests use a fake one). */
   homeDir?: string;
   /** The node that runs JavaScript servers (the app passes a real node; Electron's own binary cannot be one). */
@@ -147,6 +149,7 @@ export class AirlockHost {
     this.confirmations = new ConfirmationRegistry({
       sessionGrants: this.sessionGrants,
       defaultTimeoutMs: options.confirmationTimeoutMs ?? 120_000,
+      ...(options.approvalTokenTtlMs !== undefined ? { tokenTtlMs: options.approvalTokenTtlMs } : {}),
     });
     this.network = new NetworkQuestions(() => options.hooks.emit('network.didChange', this.network.list()));
     this.launcher =

@@ -189,18 +189,20 @@ export class CallPipeline {
       return this.finish({ callId, outcome: 'denied', message, decision, started, request, detail: 'definition-changed', ...outcomeFacts });
     }
 
+    const attempts = { retried: false };
     try {
-      const result = await this.sendWithRetry(request, args, decision);
+      const result = await this.sendWithRetry(request, args, decision, attempts);
       const outcome: CallOutcome = result.isError ? 'tool-error' : 'ok';
       return this.finish({ callId, outcome, result, decision, started, request, ...outcomeFacts });
     } catch (error) {
       if (error instanceof ToolCallError && !error.outcomeUnknown) {
         return this.finish({ callId, outcome: 'tool-error', message: `${error.message}`, decision, started, request, detail: error.kind, ...outcomeFacts });
       }
+      const retry = attempts.retried ? 'Airlock retried it once, after restarting the server; that failed too.' : 'Airlock did not retry it.';
       const message =
         error instanceof ToolCallError
-          ? `Outcome unknown — the server may have acted. ${error.message} Airlock did not retry it.`
-          : `Outcome unknown — the server may have acted. ${error instanceof Error ? error.message : String(error)}`;
+          ? `Outcome unknown — the server may have acted. ${error.message} ${retry}`
+          : `Outcome unknown — the server may have acted. ${error instanceof Error ? error.message : String(error)}${attempts.retried ? ` ${retry}` : ''}`;
       return this.finish({ callId, outcome: 'unknown', message, decision, started, request, detail: error instanceof ToolCallError ? error.kind : 'error', ...outcomeFacts });
     }
   }
@@ -298,8 +300,11 @@ export class CallPipeline {
     }
   }
 
-  /** Sends the call; retries once only for a stated-idempotent tool of a trusted server, after a reconnect. */
-  private async sendWithRetry(request: CallRequest, args: Record<string, unknown>, decision: Decision): Promise<CallToolResult> {
+  /**
+   * Sends the call; retries once only for a stated-idempotent tool of a
+   * trusted server, after a reconnect (`attempts.retried` says whether it did).
+   */
+  private async sendWithRetry(request: CallRequest, args: Record<string, unknown>, decision: Decision, attempts: { retried: boolean }): Promise<CallToolResult> {
     const send = () => this.deps.callServer(request.server, request.tool, args, { signal: request.signal, onProgress: request.onProgress });
     try {
       return await send();
@@ -307,6 +312,7 @@ export class CallPipeline {
       // SECURITY: invariant 4 — only decide() may allow a retry, and only once.
       if (decision.retry !== 'once-after-reconnect' || !(error instanceof ToolCallError) || error.kind !== 'disconnected') throw error;
       await this.deps.ensureReady(request.server);
+      attempts.retried = true;
       return send();
     }
   }

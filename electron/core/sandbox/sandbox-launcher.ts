@@ -42,7 +42,7 @@ import { startServerProxy, type NetworkDecision, type NetworkRequestHandler, typ
 import { dataFolderRegistryPath, registerDataFolder, registeredDataFolders } from './data-folders';
 import { checkPinned } from './grant-pins';
 import { claimRunFolder, LAUNCH_RECORD, placeholdersInUse, sweepCrashedRuns, type LaunchRecord } from './runtime-sweep';
-import { planTrustedFiles, removePlaceholder, sweepGrants, TrustedFilesWatcher, type HeldEntry, type TrustedFilesPlan } from './trusted-files';
+import { isStillPlaceholder, planTrustedFiles, removePlaceholder, sweepGrants, TrustedFilesWatcher, type HeldEntry, type Placeholder, type TrustedFilesPlan } from './trusted-files';
 import { buildServerEnv, dataSettingsFor, probeProfile, secretPathsUnder } from './profiles';
 import { privilegeFilterBytes } from './seccomp-filter';
 
@@ -173,6 +173,14 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
   let ownRun: string | undefined;
   /** Placeholders this process's live launches rely on (several servers may share a grant). */
   const placeholderUsers = new Map<string, number>();
+  /**
+   * The same placeholders as made (path → the placeholder, its inode): what
+   * every launch's watcher and sweep read as Airlock's own. A server that
+   * starts while another with the same grant runs makes them again; the
+   * other's watcher must not take them for something a server planted.
+   */
+  const livePlaceholders = new Map<string, Placeholder>();
+  const airlockOwn = { get: (path: string) => livePlaceholders.get(path)?.ino };
   /** Notes for a server that is not running yet (from the sweep of a crashed Airlock), given to its next plan. */
   const pendingNotes = new Map<string, string[]>();
   const notice = (serverName: string, text: string) => {
@@ -317,12 +325,14 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       watcher?.close();
       // SECURITY (invariant 5): the server is gone; whatever it planted that
       // the watcher did not catch is held aside now, with nothing racing us.
-      const placeholders = new Map(protection.placeholders.map((p) => [p.path, p.ino]));
-      for (const entry of sweepGrants(protection.roots, new Map(protection.baseline), placeholders, exempt)) note(heldNote(entry));
+      for (const entry of sweepGrants(protection.roots, new Map(protection.baseline), airlockOwn, exempt)) note(heldNote(entry));
       for (const placeholder of protection.placeholders) {
         const users = (placeholderUsers.get(placeholder.path) ?? 1) - 1;
         if (users > 0) placeholderUsers.set(placeholder.path, users);
-        else placeholderUsers.delete(placeholder.path);
+        else {
+          placeholderUsers.delete(placeholder.path);
+          livePlaceholders.delete(placeholder.path);
+        }
       }
       const inUse = placeholdersInUse(runtimeParent, ownRun, placeholderUsers.keys());
       for (const placeholder of protection.placeholders) if (!inUse.has(placeholder.path)) removePlaceholder(placeholder);
@@ -422,7 +432,17 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       trusted.plan = planTrustedFiles(paths.write, exempt, (placeholder) => {
         trusted!.plan.placeholders.push(placeholder);
         placeholderUsers.set(placeholder.path, (placeholderUsers.get(placeholder.path) ?? 0) + 1);
+        livePlaceholders.set(placeholder.path, placeholder);
       });
+      // A placeholder another live launch of this process made, found and bound here too:
+      // this launch relies on it as well (it stays until the last launch that binds it stops).
+      for (let i = 0; i + 2 < trusted.plan.mounts.length; i += 3) {
+        const path = trusted.plan.mounts[i + 1]!;
+        const shared = livePlaceholders.get(path);
+        if (!shared || trusted.plan.placeholders.some((own) => own.path === path) || !isStillPlaceholder(shared)) continue;
+        trusted.plan.placeholders.push(shared);
+        placeholderUsers.set(path, (placeholderUsers.get(path) ?? 0) + 1);
+      }
       const record: LaunchRecord = {
         serverName: context.serverName,
         roots: trusted.plan.roots,
@@ -495,7 +515,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         trusted.watcher = new TrustedFilesWatcher(
           trusted.plan.roots,
           new Map(trusted.plan.baseline),
-          new Map(trusted.plan.placeholders.map((p) => [p.path, p.ino])),
+          airlockOwn,
           exempt,
           (entry) => note(heldNote(entry)),
           note,

@@ -294,6 +294,11 @@ export interface HeldEntry {
   heldAt: string;
 }
 
+/** Airlock's own placeholders (path → inode), as a watcher or sweep asks about them. */
+export interface PlaceholderLookup {
+  get(path: string): number | undefined;
+}
+
 /** The parts that together make a folder a (bare) repository to git. */
 const REPOSITORY_PARTS = new Set(['HEAD', 'objects', 'refs']);
 
@@ -303,7 +308,7 @@ const REPOSITORY_PARTS = new Set(['HEAD', 'objects', 'refs']);
  * bare repository made in a folder (HEAD, objects/, refs/, in any order) —
  * that folder's HEAD, which stops git from reading the folder as one.
  */
-function plantedEntry(path: string, info: Stats, baseline: ReadonlyMap<string, number>, placeholders: ReadonlyMap<string, number>, root: string): string | undefined {
+function plantedEntry(path: string, info: Stats, baseline: ReadonlyMap<string, number>, placeholders: PlaceholderLookup, root: string): string | undefined {
   // Airlock's own placeholder (the same inode: one removed and made again is not ours).
   if (placeholders.get(path) === info.ino) return undefined;
   const name = basename(path);
@@ -323,7 +328,7 @@ function plantedEntry(path: string, info: Stats, baseline: ReadonlyMap<string, n
  * planted and holds it aside. Used when a server stops and, after a crash,
  * at the next start.
  */
-export function sweepGrants(roots: readonly string[], baseline: ReadonlyMap<string, number>, placeholders: ReadonlyMap<string, number>, exempt: readonly string[]): HeldEntry[] {
+export function sweepGrants(roots: readonly string[], baseline: ReadonlyMap<string, number>, placeholders: PlaceholderLookup, exempt: readonly string[]): HeldEntry[] {
   const held: HeldEntry[] = [];
   for (const root of roots) {
     const queue: Array<[string, number]> = [[root, 0]];
@@ -372,7 +377,7 @@ export class TrustedFilesWatcher {
   constructor(
     private readonly roots: readonly string[],
     private readonly baseline: ReadonlyMap<string, number>,
-    private readonly placeholders: ReadonlyMap<string, number>,
+    private readonly placeholders: PlaceholderLookup,
     private readonly exempt: readonly string[],
     private readonly onHeld: (entry: HeldEntry) => void,
     private readonly onNote: (text: string) => void,

@@ -1,165 +1,254 @@
 /**
- * How the three pieces compose into invariant 1, checked over random runs:
- * a call reaches the server only after decide() said allow or a person
- * approved that exact call, and the audit log holds that decision first.
+ * Invariant 1 over random runs, on the real `CallPipeline` (not a copy): a
+ * call reaches the server only after decide() said allow or a person
+ * approved that exact call, and the audit log holds that decision — with the
+ * arguments sent — first. And its converse: what a person approved is sent.
  *
- * `throughGate` is a reference for the call pipeline (built elsewhere on
- * this API): decide → (ask: confirmation → token) → audit decision (fsync'ed)
- * → consume the token → send → audit outcome. The "server" is a recorder
- * that, on every call, checks the log already holds the allowing decision.
+ * Everything the pipeline uses is the real part: decide(), the
+ * ConfirmationRegistry and its single-use tokens (a zero lifetime in some
+ * runs: every approval then expires before it is used), SessionGrants, an
+ * AuditLog on disk. The server is a real process, the log-witness fixture:
+ * when a call reaches it, it reads the audit log and records what it
+ * received beside every decision on disk at that moment — so "logged
+ * before sent" is checked where the order happens, and counted from
+ * outside. A shell (honest or not) answers the confirmations as the window
+ * would, through the registry's public API.
  */
 import fc from 'fast-check';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import type { Rule, ToolDefinition } from '../../../shared/domain';
-import { defaultSandboxProfile } from '../../../shared/domain';
-import { AuditLog } from '../../../electron/core/audit/audit-log';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultSandboxProfile, type Caller, type PolicyMode, type Rule, type ServerRecord, type ToolDefinition } from '../../../shared/domain';
 import { callDigest } from '../../../electron/core/approvals/approval-tokens';
 import { ManualClock } from '../../../electron/core/approvals/clock';
 import { ConfirmationRegistry, type ConfirmationRequest } from '../../../electron/core/approvals/confirmation-registry';
 import { SessionGrants } from '../../../electron/core/approvals/session-grants';
-import { decide, type ToolCall } from '../../../electron/core/policy/decide';
+import { AuditLog } from '../../../electron/core/audit/audit-log';
+import { CallPipeline } from '../../../electron/core/calls/call-pipeline';
 import { fingerprintTool } from '../../../electron/core/tools/fingerprint';
+import type { Arrival } from '../calls/support/witnessed-host';
+import { fixture } from '../host/host-support';
 
-const TOOLS: Record<string, ToolDefinition> = {
-  read: { name: 'read', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } }, annotations: { readOnlyHint: true } },
-  write: { name: 'write', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } }, annotations: { destructiveHint: false } },
-  wipe: { name: 'wipe', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } },
-};
+type ToolName = 'read' | 'write' | 'wipe';
 
-/** What the hostile or honest shell does when asked. */
-type Behaviour = 'allow-once' | 'allow-session' | 'deny' | 'edit' | 'ignore' | 'answer-wrong-id' | 'replay-last-token';
+/** What the (honest or hostile) shell does when a confirmation opens. */
+type Behaviour = 'allow-once' | 'allow-session' | 'allow-always' | 'deny' | 'deny-always' | 'edit' | 'ignore' | 'answer-wrong-id' | 'answer-old-id';
+const APPROVING: ReadonlySet<Behaviour> = new Set(['allow-once', 'allow-session', 'allow-always', 'edit']);
 
 interface Step {
-  tool: keyof typeof TOOLS;
+  tool: ToolName;
   n: number;
+  caller: Caller;
   behaviour: Behaviour;
 }
 
 const stepArb: fc.Arbitrary<Step> = fc.record({
-  tool: fc.constantFrom('read', 'write', 'wipe'),
+  tool: fc.constantFrom<ToolName>('read', 'write', 'wipe'),
   n: fc.integer({ min: 0, max: 3 }),
-  behaviour: fc.constantFrom<Behaviour>('allow-once', 'allow-session', 'deny', 'edit', 'ignore', 'answer-wrong-id', 'replay-last-token'),
+  caller: fc.constantFrom<Caller>({ kind: 'client', name: 'agent' }, { kind: 'client', name: 'agent' }, { kind: 'user' }, { kind: 'cli' }),
+  behaviour: fc.constantFrom<Behaviour>('allow-once', 'allow-session', 'allow-always', 'deny', 'deny-always', 'edit', 'ignore', 'answer-wrong-id', 'answer-old-id'),
 });
 
-describe('decide + confirmations + audit: invariant 1', () => {
-  it('nothing reaches the server without allow or a matching approval, and never before its decision is logged', async () => {
+const EDITED = { n: 99, note: 'edited by the person' };
+
+let root: string;
+let records: string;
+let client: Client;
+let tools: Record<ToolName, { definition: ToolDefinition; fingerprint: string }>;
+
+const arrivals = (): Arrival[] =>
+  existsSync(join(records, 'arrivals')) ? readFileSync(join(records, 'arrivals'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Arrival) : [];
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'airlock-call-flow-'));
+  records = join(root, 'records');
+  mkdirSync(records);
+  // The witness reads the audit folder named in `audit-dir` at each call (each run has its own log).
+  client = new Client({ name: 'call-flow-property', version: '1' });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [fixture('calls/log-witness.mjs'), records], env: { PATH: process.env.PATH ?? '' }, stderr: 'pipe' }),
+  );
+  const listed = (await client.listTools()).tools as unknown as ToolDefinition[];
+  const entry = (name: ToolName) => {
+    const definition = listed.find((tool) => tool.name === name)!;
+    return { definition, fingerprint: fingerprintTool(definition) };
+  };
+  tools = { read: entry('read'), write: entry('write'), wipe: entry('wipe') };
+});
+
+afterAll(async () => {
+  await client?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('the real call pipeline: invariant 1', () => {
+  it('nothing reaches the server without allow or a matching approval, never before its decision (with the arguments sent) is on disk; an approval is not lost', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.boolean(), fc.boolean(), fc.array(stepArb, { minLength: 1, maxLength: 6 }), async (trusted, contained, steps) => {
-        const dir = mkdtempSync(join(tmpdir(), 'airlock-flow-'));
-        try {
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.boolean(),
+        fc.constantFrom<PolicyMode>('default', 'default', 'strict'),
+        fc.constantFrom(0, 30_000),
+        fc.array(stepArb, { minLength: 1, maxLength: 8 }),
+        async (trusted, contained, mode, tokenTtlMs, steps) => {
+          const dir = mkdtempSync(join(root, 'audit-'));
+          writeFileSync(join(records, 'audit-dir'), dir);
           const clock = new ManualClock();
-          const grants = new SessionGrants(clock);
-          const registry = new ConfirmationRegistry({ clock, sessionGrants: grants, defaultTimeoutMs: 5000 });
+          const sessionGrants = new SessionGrants(clock);
+          const confirmations = new ConfirmationRegistry({ clock, sessionGrants, defaultTimeoutMs: 5_000, tokenTtlMs });
           const audit = new AuditLog({ dir, now: () => clock.now() });
           const profile = defaultSandboxProfile();
           if (!contained) profile.filesystem.write.push('/home/me');
+          const reviewed = (name: ToolName) => ({ fingerprint: tools[name].fingerprint, definition: tools[name].definition, approvedAt: '2026-12-01T00:00:00.000Z' });
+          const record: ServerRecord = {
+            name: 'srv',
+            spec: { command: process.execPath, args: [fixture('calls/log-witness.mjs')], env: {} },
+            provenance: { kind: 'local', executable: process.execPath, executableSha256: 'a'.repeat(64) },
+            profile,
+            trusted,
+            enabled: true,
+            // read and write were reviewed at install; wipe was listed later (new: it always asks first).
+            approvedTools: { read: reviewed('read'), write: reviewed('write') },
+            createdAt: '2026-12-01T00:00:00.000Z',
+          };
           const rules: Rule[] = [];
-          const received: { tool: string; args: Record<string, unknown> }[] = [];
-          let lastToken: { token: string; args: Record<string, unknown> } | undefined;
 
-          // The server: checks that an allowing decision for exactly this call is already in the log.
-          const server = async (tool: string, args: Record<string, unknown>) => {
-            const logged = await audit.read({ server: 'srv', tool, limit: 1 });
-            expect(logged[0]?.decision.final).toBe('allow');
-            expect(logged[0]?.decision.argumentsDigest).toBe(callDigest('srv', tool, args));
-            received.push({ tool, args });
-          };
-
-          const throughGate = async (call: ToolCall, behaviour: Behaviour): Promise<{ sent: boolean; asked: boolean; by: string }> => {
-            const definition = TOOLS[call.tool]!;
-            const facts = {
-              tool: { definition, fingerprint: fingerprintTool(definition) },
-              server: { trusted, profile, sandboxAvailable: true },
-              rules,
-              sessionGrants: grants.list(),
-              mode: 'default' as const,
-              // read and write were reviewed at install; wipe was listed later (new: it always asks first).
-              ...(call.tool === 'wipe' ? {} : { approved: { fingerprint: fingerprintTool(definition), definition, approvedAt: '2026-12-01T00:00:00.000Z' } }),
-            };
-            const decision = decide(call, facts, clock.now());
-            let args = call.arguments;
-            let token: string | undefined;
-            if (decision.verdict === 'deny') {
-              await audit.appendDecision({ ...call, fingerprint: decision.fingerprint, verdict: 'deny', final: 'deny', reasons: decision.reasons });
-              return { sent: false, asked: false, by: decision.decidedBy.kind };
-            }
-            if (decision.verdict === 'ask') {
-              const { request, outcome } = registry.open({ call, decision, definition, profile, serverTrusted: trusted });
-              answer(request, behaviour);
-              const o = await outcome;
-              if (o.kind !== 'approved') {
-                await audit.appendDecision({ ...call, fingerprint: decision.fingerprint, verdict: 'ask', final: 'deny', reasons: decision.reasons, answer: { how: o.kind } });
-                return { sent: false, asked: true, by: decision.decidedBy.kind };
-              }
-              args = o.arguments;
-              token = o.token;
-              lastToken = { token: o.token, args: o.arguments };
-            }
-            await audit.appendDecision({ ...call, arguments: args, fingerprint: decision.fingerprint, verdict: decision.verdict, final: 'allow', reasons: decision.reasons });
-            if (token !== undefined && !registry.consume(token, call.server, call.tool, args).ok) {
-              return { sent: false, asked: true, by: decision.decidedBy.kind };
-            }
-            await server(call.tool, args);
-            return { sent: true, asked: decision.verdict === 'ask', by: decision.decidedBy.kind };
-          };
-
-          const answer = (request: ConfirmationRequest, behaviour: Behaviour) => {
+          // The shell: answers each confirmation as this step's behaviour says, from outside the pipeline.
+          let behaviour: Behaviour = 'ignore';
+          // The confirmation this step opened, if any (set by the shell's listener).
+          const shown: { request?: ConfirmationRequest } = {};
+          let approvedByShell = false;
+          let previousId: string | undefined;
+          const act = (request: ConfirmationRequest) => {
             const by = { shell: 'test' as const };
             switch (behaviour) {
               case 'allow-once':
               case 'allow-session':
               case 'deny':
-                expect(registry.answer(request.id, { choice: behaviour, answeredBy: by }).ok).toBe(true);
-                return;
+              case 'deny-always':
+                expect(confirmations.answer(request.id, { choice: behaviour, answeredBy: by }).ok).toBe(true);
+                break;
+              case 'allow-always':
+                expect(confirmations.answer(request.id, { choice: 'allow-always', confirmDestructiveAlways: true, answeredBy: by }).ok).toBe(true);
+                break;
               case 'edit':
-                expect(registry.answer(request.id, { choice: 'allow-once', editedArguments: { n: 99 }, answeredBy: by }).ok).toBe(true);
-                return;
+                expect(confirmations.answer(request.id, { choice: 'allow-once', editedArguments: EDITED, answeredBy: by }).ok).toBe(true);
+                break;
               case 'answer-wrong-id':
-                expect(registry.answer(`${request.id}x`, { choice: 'allow-once', answeredBy: by }).ok).toBe(false);
-                clock.advance(5000);
-                return;
-              case 'replay-last-token':
-                // A replayed token for this (different or same) call is refused; nobody answers.
-                if (lastToken) expect(registry.consume(lastToken.token, 'srv', request.tool, request.arguments).ok).toBe(false);
-                clock.advance(5000);
-                return;
+                // An id Airlock never issued is refused; nobody answers, the deadline passes.
+                expect(confirmations.answer(`${request.id}x`, { choice: 'allow-once', answeredBy: by }).ok).toBe(false);
+                clock.advance(5_000);
+                break;
+              case 'answer-old-id':
+                // An earlier confirmation's id, answered again (a replay), is refused; the deadline passes.
+                if (previousId) expect(confirmations.answer(previousId, { choice: 'allow-once', answeredBy: by }).ok).toBe(false);
+                clock.advance(5_000);
+                break;
               case 'ignore':
-                clock.advance(5000);
-                return;
+                clock.advance(5_000);
+                break;
             }
+            approvedByShell = APPROVING.has(behaviour);
           };
+          const unsubscribe = confirmations.onDidOpen((request) => {
+            shown.request = request;
+            // As a window would: after the request is shown, not inside open().
+            setImmediate(() => act(request));
+          });
 
-          for (const step of steps) {
-            const call: ToolCall = { server: 'srv', tool: step.tool, arguments: { n: step.n }, caller: { kind: 'client', name: 'agent' } };
-            const before = received.length;
-            const r = await throughGate(call, step.behaviour);
-            expect(received.length).toBe(before + (r.sent ? 1 : 0));
-            if (!r.sent) continue;
-            if (r.asked) {
-              // Sent after a prompt only on a person's allow, with exactly the arguments they approved.
-              expect(['allow-once', 'allow-session', 'edit']).toContain(step.behaviour);
-              expect(received.at(-1)!.args).toEqual(step.behaviour === 'edit' ? { n: 99 } : { n: step.n });
-            } else {
-              expect(received.at(-1)!.args).toEqual({ n: step.n });
-              // Sent unasked: the policy allowed it — for an untrusted, uncontained server only by a person's earlier grant.
-              if (!trusted && !contained) expect(r.by).toBe('session-grant');
-              if (!trusted && contained) expect(['session-grant', 'contained-read-only']).toContain(r.by);
+          const pipeline = new CallPipeline({
+            state: () => ({ servers: { srv: record }, rules, settings: { policyMode: mode } }),
+            lookupTool: (server, tool) => (server === 'srv' && tool in tools ? { server, name: tool, ...tools[tool as ToolName] } : undefined),
+            ensureReady: async () => {},
+            toolsSettled: async () => true,
+            codeChange: async () => null,
+            // The one part that is not in this process: a real server.
+            callServer: async (_server, tool, args) => (await client.callTool({ name: tool, arguments: args })) as CallToolResult,
+            saveRule: (rule) => {
+              const kept = rules.filter((r) => !(r.server === rule.server && r.tool === rule.tool));
+              rules.splice(0, rules.length, ...kept, rule);
+            },
+            sessionGrants,
+            confirmations,
+            audit,
+            sandboxAvailable: () => true,
+            canAsk: () => true,
+            now: () => clock.now(),
+          });
+
+          // What a person said earlier in this run (their standing answers), to judge what runs unasked.
+          const personAllowed = new Set<ToolName>();
+          const standing = new Map<ToolName, 'allow' | 'deny'>();
+          try {
+            for (const step of steps) {
+              behaviour = step.behaviour;
+              shown.request = undefined;
+              approvedByShell = false;
+              const requested = { n: step.n };
+              const before = arrivals().length;
+              const result = await pipeline.call({ server: 'srv', tool: step.tool, arguments: requested, caller: step.caller });
+              const got = arrivals().slice(before);
+              const opened = shown.request as ConfirmationRequest | undefined;
+              const sent = got.length === 1;
+              // Counted at the server: one arrival for a call that ran, none for one that did not.
+              expect(got.length).toBe(result.outcome === 'ok' ? 1 : 0);
+              expect(['ok', 'denied']).toContain(result.outcome);
+              if (opened) previousId = opened.id;
+
+              if (sent) {
+                const arrival = got[0]!;
+                // Logged before sent, and logged as sent: this call's allowing decision, with the digest of what arrived.
+                expect(arrival.decisions.filter((d) => d.callId === result.callId)).toEqual([
+                  expect.objectContaining({ final: 'allow', argumentsDigest: callDigest('srv', step.tool, arrival.arguments) }),
+                ]);
+                expect(arrival.arguments).toEqual(result.arguments);
+                // A standing deny holds for every caller.
+                expect(standing.get(step.tool)).not.toBe('deny');
+                if (result.decision.verdict === 'allow') {
+                  // Sent unasked: only by what a person said before, or by trust/containment of a reviewed read-only tool.
+                  expect(mode).toBe('default');
+                  const by = result.decision.decidedBy.kind;
+                  if (by === 'rule' || by === 'session-grant') expect(personAllowed.has(step.tool)).toBe(true);
+                  else if (by === 'trusted-read-only') expect([trusted, step.tool]).toEqual([true, 'read']);
+                  else if (by === 'contained-read-only') expect([contained, step.tool]).toEqual([true, 'read']);
+                  else expect.fail(`sent unasked, decided by ${by}`);
+                  expect(arrival.arguments).toEqual(requested);
+                } else if (opened) {
+                  // Sent after a confirmation: only on a person's allow, with exactly the arguments they approved, and a live token.
+                  expect(APPROVING.has(step.behaviour)).toBe(true);
+                  expect(tokenTtlMs).toBeGreaterThan(0);
+                  expect(result.answer).toMatchObject({ how: step.behaviour === 'edit' ? 'allow-once' : step.behaviour, by: 'test', confirmationId: opened.id });
+                  expect(arrival.arguments).toEqual(step.behaviour === 'edit' ? EDITED : requested);
+                } else {
+                  // Sent after an ask with no confirmation: only the person's own call (the window's console, or the CLI when nothing more is needed).
+                  expect(result.answer?.how).toBe('own-call');
+                  expect(['user', 'cli']).toContain(step.caller.kind);
+                  if (step.caller.kind === 'cli') expect([mode, step.tool === 'wipe']).toEqual(['default', false]);
+                  expect(arrival.arguments).toEqual(requested);
+                }
+              } else if (opened && approvedByShell && tokenTtlMs > 0) {
+                // Nothing a person allowed is lost in transit.
+                expect.fail(`a person approved ${step.tool} and it was not sent: ${result.message}`);
+              }
+
+              // Keep track of what the person said, for the next steps.
+              if (opened && (step.behaviour === 'allow-session' || step.behaviour === 'allow-always')) personAllowed.add(step.tool);
+              if (opened && step.behaviour === 'allow-always') standing.set(step.tool, 'allow');
+              if (opened && step.behaviour === 'deny-always') standing.set(step.tool, 'deny');
             }
+            // The whole log verifies; every arrival is matched by an allowing decision in it.
+            expect((await audit.verify()).ok).toBe(true);
+          } finally {
+            unsubscribe();
+            await audit.close();
           }
-          // Everything the server received has an allowing decision in the log with its exact digest.
-          const log = await audit.read({ limit: 1000 });
-          for (const r of received) {
-            expect(log.some((e) => e.decision.final === 'allow' && e.decision.argumentsDigest === callDigest('srv', r.tool, r.args))).toBe(true);
-          }
-          expect((await audit.verify()).ok).toBe(true);
-        } finally {
-          rmSync(dir, { recursive: true, force: true });
-        }
-      }),
-      { numRuns: 40 },
+        },
+      ),
+      { numRuns: 80 },
     );
   });
 });

@@ -1,7 +1,11 @@
 /**
- * The gateway's MCP facade against a real core (real SDK clients to a real
- * server-everything process), reached by the SDK's own Client through the
+ * The gateway's MCP facade, reached by the SDK's own Client through the
  * SDK's in-memory transport pair: the protocol logic, without sockets.
+ * Relaying (names, progress, cancellation, list_changed) is checked against
+ * a direct core (real SDK clients to a real server-everything process);
+ * what must never reach a server is checked against the real core — the
+ * host's pipeline, policy and confirmations — and counted at a real
+ * fixture server in the sandbox, not in a test double.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -10,14 +14,15 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientLabel, createGatewayServer, type GatewayServerOptions } from '../../../electron/core/gateway/gateway-server';
 import { buildGatewayListing, gatewayToolName, parseGatewayToolName } from '../../../electron/core/gateway/tool-names';
+import type { GatewayCore } from '../../../electron/core/gateway/gateway-core';
 import { DirectCore, everythingServer, memoryServer } from './support/direct-core';
+import { createWitnessCore, type WitnessCore } from './support/witness-core';
 
 const logs: string[] = [];
 let core: DirectCore;
-let confirmations: boolean;
 
-async function connect(options: GatewayServerOptions = {}, clientInfo = { name: 'test-client', title: 'Test Client', version: '1.0.0' }) {
-  const server = createGatewayServer(core, { log: (m) => logs.push(m), ...options });
+async function connect(options: GatewayServerOptions = {}, clientInfo = { name: 'test-client', title: 'Test Client', version: '1.0.0' }, over: GatewayCore = core) {
+  const server = createGatewayServer(over, { log: (m) => logs.push(m), ...options });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client(clientInfo);
@@ -26,11 +31,7 @@ async function connect(options: GatewayServerOptions = {}, clientInfo = { name: 
 }
 
 beforeAll(async () => {
-  confirmations = true;
-  core = new DirectCore({
-    deny: new Set(['everything/get-env']),
-    ask: (request) => (request.tool === 'get-sum' ? confirmations : true),
-  });
+  core = new DirectCore();
   await core.addServer('everything', everythingServer());
 });
 
@@ -53,14 +54,57 @@ describe('tools/list', () => {
     expect(tools.some((t) => t.name === 'everything__trigger-long-running-operation')).toBe(true);
     await client.close();
   });
+});
 
-  it('offers only the servers it was started for, and refuses the others’ tools as unknown', async () => {
-    const { client } = await connect({ servers: ['elsewhere'] });
+describe('what must never reach a server, counted at a real server behind the real core', () => {
+  let w: WitnessCore;
+  beforeAll(async () => {
+    w = await createWitnessCore();
+  });
+  afterAll(() => w?.close());
+
+  it('offers only the servers it was started for, and refuses the others’ tools as unknown: nothing reaches them', async () => {
+    const { client } = await connect({ servers: ['elsewhere'] }, undefined, w.core);
     expect((await client.listTools()).tools).toEqual([]);
-    const error = await client.callTool({ name: 'everything__echo', arguments: { message: 'x' } }).catch((e: unknown) => e);
+    const error = await client.callTool({ name: 'witness__read', arguments: { n: 1 } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
-    expect(core.requests.some((r) => r.arguments.message === 'x')).toBe(false);
+    expect(w.arrivals()).toEqual([]);
+    // Control: the same call on a session for that server is offered (and asks, as the policy says).
+    const { client: all } = await connect({}, undefined, w.core);
+    expect((await all.listTools()).tools.map((tool) => tool.name)).toContain('witness__read');
+    await client.close();
+    await all.close();
+  });
+
+  it('returns a call the policy denies (a deny rule) as an error result with the reason; the server is never called', async () => {
+    const { client } = await connect({}, undefined, w.core);
+    const result = await client.callTool({ name: 'witness__wipe', arguments: { n: 1 } });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/Airlock denied this call/);
+    expect(w.arrivals()).toEqual([]);
+    const [record] = await w.t.host.audit.read({ server: 'witness', tool: 'wipe', limit: 1 });
+    expect(record!.decision).toMatchObject({ final: 'deny', decidedBy: 'rule', caller: { kind: 'client', name: 'Test Client' } });
+    await client.close();
+  });
+
+  it('returns “a confirmation was needed” as an error result when nobody can answer, denied ones likewise; runs once when a person approves', async () => {
+    const { client } = await connect({}, undefined, w.core);
+    w.t.ask.available = false;
+    const refused = await client.callTool({ name: 'witness__write', arguments: { n: 1 } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain("needs a person's confirmation");
+    w.t.ask.available = true;
+    const denied = client.callTool({ name: 'witness__write', arguments: { n: 2 } });
+    await w.answerNext('deny');
+    expect((await denied).isError).toBe(true);
+    expect(w.arrivals()).toEqual([]);
+    const allowed = client.callTool({ name: 'witness__write', arguments: { n: 3 } });
+    await w.answerNext('allow-once');
+    const result = await allowed;
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([{ type: 'text', text: 'write done' }]);
+    expect(w.arrivals().map((arrival) => arrival.arguments)).toEqual([{ n: 3 }]);
     await client.close();
   });
 });
@@ -81,31 +125,6 @@ describe('tools/call', () => {
     const { client } = await connect({ clientName: 'Claude Desktop' }, { name: 'claude-ai', title: '', version: '0.1.0' } as never);
     await client.callTool({ name: 'everything__echo', arguments: { message: 'label' } });
     expect(core.requests.at(-1)!.caller).toEqual({ kind: 'client', name: 'Claude Desktop' });
-    await client.close();
-  });
-
-  it('returns a denied call as an error result with the reason; the server is never called', async () => {
-    const { client } = await connect();
-    const result = await client.callTool({ name: 'everything__get-env', arguments: {} });
-    expect(result.isError).toBe(true);
-    expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining('denied by a rule') }]);
-    expect((result.content as { text: string }[])[0]!.text).toContain('everything › get-env');
-    expect(core.forwarded.get('everything/get-env') ?? 0).toBe(0);
-    await client.close();
-  });
-
-  it('returns “a confirmation was needed” as an error result, and runs once approved', async () => {
-    const { client } = await connect();
-    confirmations = false;
-    const refused = await client.callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 2 } });
-    expect(refused.isError).toBe(true);
-    expect(JSON.stringify(refused.content)).toContain('open Airlock to approve it');
-    expect(core.forwarded.get('everything/get-sum') ?? 0).toBe(0);
-    confirmations = true;
-    const allowed = await client.callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 2 } });
-    expect(allowed.isError).toBeFalsy();
-    expect(JSON.stringify(allowed.content)).toContain('3');
-    expect(core.forwarded.get('everything/get-sum')).toBe(1);
     await client.close();
   });
 

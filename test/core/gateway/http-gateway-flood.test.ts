@@ -5,7 +5,6 @@
  * from the kernel's own table, is loopback only. Everything is checked from
  * outside: a real SDK client, raw TCP sockets, /proc/net/tcp.
  */
-import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,33 +12,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateGatewayToken } from '../../../electron/core/gateway/gateway-token';
 import { startHttpGateway, type HttpGateway } from '../../../electron/core/gateway/http-gateway';
 import { DirectCore, everythingServer } from './support/direct-core';
+import { kernelSockets, loopbackHex } from './support/kernel-sockets';
 
 let core: DirectCore;
 let gateway: HttpGateway;
 const token = generateGatewayToken();
 let held: Socket[] = [];
-
-/** TCP sockets of this machine on `port`, from the kernel's tables: local address (hex), state (hex), which side. */
-function kernelSockets(port: number): Array<{ local: string; state: string; side: 'server' | 'client' }> {
-  const rows: Array<{ local: string; state: string; side: 'server' | 'client' }> = [];
-  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
-    try {
-      text = readFileSync(table, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      if (fields.length < 4) continue;
-      const [local, remote, state] = [fields[1]!, fields[2]!, fields[3]!];
-      if (local.endsWith(`:${hexPort}`)) rows.push({ local, state, side: 'server' });
-      else if (remote.endsWith(`:${hexPort}`)) rows.push({ local, state, side: 'client' });
-    }
-  }
-  return rows;
-}
 
 /** Opens `count` raw TCP connections to the gateway and keeps them; `send` is written on each (nothing: idle). */
 async function hold(count: number, send = ''): Promise<void> {
@@ -92,7 +70,7 @@ describe('the HTTP gateway’s listener', () => {
   it('is bound to 127.0.0.1 only, as the kernel sees it (not 0.0.0.0, not ::)', () => {
     const listening = kernelSockets(gateway.port).filter((row) => row.side === 'server' && row.state === '0A');
     expect(listening.length).toBe(1);
-    expect(listening[0]!.local).toBe(`0100007F:${gateway.port.toString(16).toUpperCase().padStart(4, '0')}`);
+    expect(listening[0]!.local).toBe(loopbackHex(gateway.port));
   });
 
   it('serves a real client while 200 idle connections without the token are held, and keeps at most its limit of them', async () => {

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync, readlinkSync, readdirSync } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,43 @@ function getcap(path: string): string {
   const result = spawnSync('getcap', [path], { encoding: 'utf8' });
   if (result.error) throw new Error(`getcap is missing (Debian: apt-get install -y libcap2-bin): ${result.error.message}`);
   return result.stdout.trim();
+}
+
+/** A process as /proc shows it from outside: its arguments, capability sets and user namespace. */
+interface ProcessView {
+  pid: number;
+  argv: string[];
+  caps: Record<'CapInh' | 'CapPrm' | 'CapEff' | 'CapBnd' | 'CapAmb', string>;
+  userNamespace: string;
+}
+
+/** The process `pid` and all its descendants, read from /proc. */
+function processTree(pid: number): ProcessView[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const ppid = Number(/^PPid:\s*(\d+)$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))![1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const tree: ProcessView[] = [];
+  const queue = [pid];
+  while (queue.length) {
+    const next = queue.shift()!;
+    const status = readFileSync(`/proc/${next}/status`, 'utf8');
+    const cap = (name: string) => /^\w+:\s*([0-9a-f]+)$/m.exec(status.split('\n').find((line) => line.startsWith(`${name}:`)) ?? '')?.[1] ?? '?';
+    tree.push({
+      pid: next,
+      argv: readFileSync(`/proc/${next}/cmdline`, 'utf8').split('\0'),
+      caps: { CapInh: cap('CapInh'), CapPrm: cap('CapPrm'), CapEff: cap('CapEff'), CapBnd: cap('CapBnd'), CapAmb: cap('CapAmb') },
+      userNamespace: readlinkSync(`/proc/${next}/ns/user`),
+    });
+    queue.push(...(children.get(next) ?? []));
+  }
+  return tree;
 }
 
 // Red-team finding 1 (issue 9): with Airlock running as root, a server with a
@@ -55,6 +93,29 @@ describe('a server cannot leave privilege behind in a granted folder', () => {
       expect(identity.uid).not.toBe(0);
       expect(identity.gid).not.toBe(0);
     }
+  });
+
+  // The mutation exercise (issue 10) found the launcher's removal of the
+  // library's `--cap-add CAP_SETFCAP` (for a root caller) guarded by nothing:
+  // the uid switch above hides it from the server. Checked from outside, on
+  // the live sandbox: bubblewrap is given no capability to add, and the
+  // sandbox's own user namespace (the one bubblewrap made) holds none — not
+  // even in a bounding set. (sandbox-runtime's seccomp helper then makes a
+  // nested namespace of its own, where it holds a full set over that
+  // namespace only, by the library's design; the server in it holds none:
+  // the test above.)
+  it('bubblewrap is given no capability to add, and no process in the sandbox’s user namespace holds one', () => {
+    const tree = processTree(server.pid);
+    expect(tree.length).toBeGreaterThanOrEqual(2);
+    expect(tree.filter((p) => p.argv.includes('--cap-add')).map((p) => p.argv.slice(0, 3).join(' '))).toEqual([]);
+    const host = readlinkSync('/proc/self/ns/user');
+    // The sandbox's namespace: the first one below the host's on the way from bubblewrap to the server.
+    const sandboxNamespace = tree.find((p) => p.userNamespace !== host)?.userNamespace;
+    expect(sandboxNamespace).toBeDefined();
+    const inSandbox = tree.filter((p) => p.userNamespace === sandboxNamespace);
+    expect(inSandbox.length).toBeGreaterThanOrEqual(1);
+    const none = { CapInh: '0000000000000000', CapPrm: '0000000000000000', CapEff: '0000000000000000', CapBnd: '0000000000000000', CapAmb: '0000000000000000' };
+    for (const p of inSandbox) expect({ pid: p.pid, argv0: p.argv[0], caps: p.caps }).toEqual({ pid: p.pid, argv0: p.argv[0], caps: none });
   });
 
   it.each([

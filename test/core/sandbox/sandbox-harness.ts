@@ -33,7 +33,7 @@ export async function makeWorld(serverName = 'escape') {
 }
 
 /** Connects an MCP client to a planned server, exactly as planned (argv, env, cwd). */
-export async function connect(plan: LaunchPlan): Promise<{ client: Client; stderr: () => string; close: () => Promise<void> }> {
+export async function connect(plan: LaunchPlan): Promise<{ client: Client; pid: number; stderr: () => string; close: () => Promise<void> }> {
   const transport = new StdioClientTransport({
     command: plan.command,
     args: plan.args,
@@ -53,6 +53,8 @@ export async function connect(plan: LaunchPlan): Promise<{ client: Client; stder
   }
   return {
     client,
+    /** The process the plan started (bubblewrap, once the launcher's script has exec'd it). */
+    pid: transport.pid!,
     stderr: () => stderr,
     close: async () => {
       await client.close();

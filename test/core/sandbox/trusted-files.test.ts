@@ -224,3 +224,97 @@ describe('files that host tools run or trust, in an existing repository', () => 
     expect(lstatSync(join(repo, '.git')).isDirectory()).toBe(true);
   });
 });
+
+// Found by the choke-point tests (issue 10): two servers sharing a write
+// grant. While one runs, the other restarts and Airlock makes its
+// placeholders again; the running one's watcher took them for something a
+// server planted and held them aside, so the restart failed (bwrap: "Can't
+// find source path …/.git") and the person was told of a repository that
+// nobody planted. Placeholders any live launch made are Airlock's own.
+describe('two servers sharing a write grant', () => {
+  let world: Awaited<ReturnType<typeof makeWorld>>;
+  let launcher: AirlockSandboxLauncher;
+  let folder: string;
+  const notes: string[] = [];
+  const held = () => readdirSync(folder).filter((entry) => entry.includes('.airlock-held-'));
+
+  beforeAll(async () => {
+    world = await makeWorld();
+    folder = join(world.base, 'shared');
+    mkdirSync(folder);
+    launcher = createSandboxLauncher({ homeDir: world.home, runtimeDir: world.runtimeDir });
+  });
+
+  afterAll(async () => {
+    await launcher?.close();
+    await rm(world.base, { recursive: true, force: true });
+  });
+
+  const start = async (name: string) => {
+    const plan = await launcher.plan(spec, writeGrant([folder]), world.context(name));
+    plan.onNote?.((text) => notes.push(`${name}: ${text}`));
+    return connect(plan);
+  };
+  /** Plants `.envrc` by hand and waits until a watcher held it aside: every event before it has been handled too. */
+  const settleWatchers = async () => {
+    writeFileSync(join(folder, '.envrc'), 'echo planted\n');
+    await eventually(() => !existsSync(join(folder, '.envrc')), '.envrc held aside');
+  };
+
+  it('one restarts while the other runs: it starts, and none of Airlock’s own placeholders is held aside', async () => {
+    const first = await start('first');
+    const second = await start('second');
+    await first.close();
+    // The first server starts again while the second runs (a restart after a crash).
+    const again = await start('first-again');
+    try {
+      // It runs, and its own placeholder still protects: .git cannot be filled.
+      const planted = await call(again.client, 'plant', { variant: 'root-repo', root: folder, marker: join(world.base, 'never') });
+      for (const step of ['HEAD', 'config']) expect(planted.find((s: { step: string }) => s.step === step)).toMatchObject({ ok: false });
+      await settleWatchers();
+      expect(held().filter((entry) => !entry.startsWith('.envrc'))).toEqual([]);
+      expect(notes.filter((text) => !text.includes('.envrc'))).toEqual([]);
+      for (const name of ['.git', '.vscode', '.idea']) expect(lstatSync(join(folder, name)).isDirectory()).toBe(true);
+      // The second stops while the restarted one runs: its sweep holds nothing of Airlock's aside either.
+      await second.close();
+      expect(held().filter((entry) => !entry.startsWith('.envrc'))).toEqual([]);
+      expect(readdirSync(join(folder, '.git'))).toEqual([]);
+    } finally {
+      await again.close();
+      await second.close();
+    }
+    // The last one gone: no placeholder is left in the person's folder.
+    for (const name of ['.git', '.vscode', '.idea']) expect(existsSync(join(folder, name))).toBe(false);
+  });
+
+  // The mutation exercise (issue 10): a running server's watcher given only
+  // its own launch's placeholders survived the test above (there, the
+  // restart finds the placeholders still there and makes none). It matters
+  // when a launch makes new ones under a running server's grant: a grant
+  // inside another's.
+  it('a server granted a folder inside the running one’s grant starts, and the running one’s watcher holds none of its placeholders aside', async () => {
+    const outer = await start('outer');
+    const sub = join(folder, 'sub');
+    mkdirSync(sub);
+    let inner: Awaited<ReturnType<typeof connect>> | undefined;
+    try {
+      // The inner launch makes sub/.git, sub/.vscode and sub/.idea while the outer server's watcher runs.
+      const plan = await launcher.plan(spec, writeGrant([sub]), world.context('inner'));
+      plan.onNote?.((text) => notes.push(`inner: ${text}`));
+      inner = await connect(plan);
+      // Every event before it handled: plant .envrc by hand in the same folder and wait until it is held aside.
+      writeFileSync(join(sub, '.envrc'), 'echo planted\n');
+      await eventually(() => !existsSync(join(sub, '.envrc')), 'sub/.envrc held aside');
+      expect(readdirSync(sub).filter((entry) => entry.includes('.airlock-held-') && !entry.startsWith('.envrc'))).toEqual([]);
+      expect(notes.filter((text) => !text.includes('.envrc'))).toEqual([]);
+      for (const name of ['.git', '.vscode', '.idea']) expect(lstatSync(join(sub, name)).isDirectory()).toBe(true);
+      // And the inner server's placeholder protects: sub/.git cannot be filled.
+      const planted = await call(inner.client, 'plant', { variant: 'root-repo', root: sub, marker: join(world.base, 'never') });
+      for (const step of ['HEAD', 'config']) expect(planted.find((s: { step: string }) => s.step === step)).toMatchObject({ ok: false });
+    } finally {
+      await inner?.close();
+      await outer.close();
+    }
+    for (const name of ['.git', '.vscode', '.idea']) expect(existsSync(join(sub, name))).toBe(false);
+  });
+});

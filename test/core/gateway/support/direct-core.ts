@@ -31,10 +31,13 @@ export function memoryServer(): { command: string; args: string[]; env: Record<s
   };
 }
 
-/** The test policy: `deny` holds `server/tool` names refused outright; `ask` answers the rest (default allow). */
+/**
+ * The test policy: `deny` holds `server/tool` names refused outright. (What
+ * a refused call must never reach is counted at a real server behind the
+ * real core: see witness-core.ts.)
+ */
 export interface TestPolicy {
   deny?: ReadonlySet<string>;
-  ask?: (request: GatewayCallRequest) => boolean | Promise<boolean>;
 }
 
 interface Connected {
@@ -42,13 +45,11 @@ interface Connected {
   tools: ToolDefinition[];
 }
 
-/** A GatewayCore over real servers. `forwarded` counts calls that reached a server. */
+/** A GatewayCore over real servers, recording what the gateway asked of it (`requests`). */
 export class DirectCore implements GatewayCore {
   readonly servers = new Map<string, Connected>();
   /** Every request the core received, in order (including refused ones). */
   readonly requests: GatewayCallRequest[] = [];
-  /** `server/tool` → calls that were sent to the server. */
-  readonly forwarded = new Map<string, number>();
   private readonly listeners = new Set<() => void>();
 
   constructor(private readonly policy: TestPolicy = {}) {}
@@ -86,10 +87,6 @@ export class DirectCore implements GatewayCore {
     if (this.policy.deny?.has(key)) {
       throw new AirlockError('unavailable', `denied by a rule: ${request.server} › ${request.tool} may not run`);
     }
-    if (this.policy.ask && !(await this.policy.ask(request))) {
-      throw new AirlockError('unavailable', `a confirmation was needed for ${request.server} › ${request.tool} and nobody could answer; open Airlock to approve it`);
-    }
-    this.forwarded.set(key, (this.forwarded.get(key) ?? 0) + 1);
     const result = await connected.client.callTool({ name: request.tool, arguments: request.arguments }, undefined, {
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.onProgress ? { onprogress: request.onProgress, resetTimeoutOnProgress: true } : {}),
