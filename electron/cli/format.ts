@@ -94,8 +94,13 @@ export function formatDetail(detail: ServerDetail, c: Palette = PLAIN): string {
   const f = detail.profile.filesystem;
   lines.push(
     c.heading('Permissions (enforced by the sandbox):'),
-    `  read:    ${f.read.length ? f.read.join(', ') : '(only what everyone may read; secrets hidden)'}`,
+    `  read:    ${f.read.length ? `${f.read.join(', ')} (the rest of your home folder hidden)` : 'nothing of your home folder but its own files; elsewhere what any program may read'}`,
     `  write:   ${[...f.write, ...(f.persistentData ? ['its own data folder'] : [])].join(', ') || 'nowhere that lasts (a temporary folder)'}`,
+    ...(f.writeTrusted?.length
+      ? [c.warn(`  it may also change files other programs trust at: ${f.writeTrusted.join(', ')} — git, direnv or your editor may run what it writes there`)]
+      : f.write.length
+        ? [`  inside those folders, files other programs trust (.git, .envrc, .vscode …) stay protected`]
+        : []),
     `  network: ${detail.profile.network.allowedDomains.join(', ') || 'none'}`,
     `  secrets: ${detail.profile.secrets.join(', ') || 'none'}${detail.secretsSet.length ? ` (set: ${detail.secretsSet.join(', ')})` : ''}`,
   );

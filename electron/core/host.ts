@@ -22,7 +22,7 @@ import type { GatewayCore } from './gateway/gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
 import { mayAnswer, WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { InstallFlow, type RuntimeLookup } from './install-flow/install-flow';
-import { envNameProblem } from './install/checks';
+import { envNameProblem, writeTrustedProblem } from './install/checks';
 import { findRuntime, isExecutable, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeName } from './runtimes';
 import { networkHint } from './views/call-hints';
 import { lastWords, stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
@@ -399,6 +399,9 @@ export class AirlockHost {
   /** Replaces a server's grants; a running server restarts under the new profile. */
   async updateProfile(name: string, profile: Omit<SandboxProfile, 'unsandboxed'>): Promise<ServerDetail> {
     const before = this.record(name).profile.filesystem;
+    // A trusted-files exception lifts protection inside a write grant; outside one it would mean nothing (or come back with a later grant).
+    const stray = (profile.filesystem.writeTrusted ?? []).map((path) => writeTrustedProblem(path, profile.filesystem.write)).filter((problem) => problem !== undefined);
+    if (stray.length) throw new AirlockError('invalid-request', stray.join(' '));
     const record = this.updateRecord(name, (current) => ({
       ...current,
       // Grants are pinned where they resolve now; unchanged ones keep their pins.

@@ -30,7 +30,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { SandboxProfile, SandboxSupport, ServerSpec } from '../../../shared/domain';
 import { AirlockError } from '../errors';
@@ -417,7 +417,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       // SECURITY (invariant 5): what host tools run or trust inside a write
       // grant stays read-only, cannot be created, or is held aside when it
       // appears (trusted-files.ts). Placeholders are made on the host now.
-      const exempt = (profile.filesystem.writeTrusted ?? []).map(canonical);
+      const exempt = writeTrustedExemptions(profile, paths.write, note);
       trusted = { plan: { mounts: [], placeholders: [], baseline: [], roots: [], folders: [] }, exempt };
       trusted.plan = planTrustedFiles(paths.write, exempt, (placeholder) => {
         trusted!.plan.placeholders.push(placeholder);
@@ -625,6 +625,48 @@ function canonical(path: string): string {
     return realpathSync(path);
   } catch {
     return resolve(path);
+  }
+}
+
+/**
+ * The paths inside write grants where the person let this server change
+ * files host tools trust (`filesystem.writeTrusted`), resolved through the
+ * grant they lie in. SECURITY (invariant 5): a path that now leads
+ * somewhere else than beneath its grant as pinned (a folder on the way was
+ * replaced by a symbolic link, say to another repository) is not exempted:
+ * the person allowed that path, not wherever it leads now. It stays
+ * protected, and the person is told.
+ */
+function writeTrustedExemptions(profile: SandboxProfile, writeReal: readonly string[], note: (text: string) => void): string[] {
+  const exempt: string[] = [];
+  for (const path of profile.filesystem.writeTrusted ?? []) {
+    const index = profile.filesystem.write.findIndex((grant) => isAbsolute(path) && isAtOrUnder(resolve(path), resolve(grant)));
+    if (index < 0) continue; // not inside a write grant: nothing to lift
+    const grant = profile.filesystem.write[index]!;
+    const expected = join(writeReal[index]!, relative(resolve(grant), resolve(path)));
+    const actual = resolvedAsFarAsExists(path);
+    if (actual !== expected) {
+      note(`You let this server change the trusted files at ${path}, but that path now leads to ${actual} (a part of it was replaced, for example by a symbolic link). Airlock keeps protecting them; give the permission again if the new place is what you want.`);
+      continue;
+    }
+    exempt.push(expected);
+  }
+  return exempt;
+}
+
+/** The path with every symlink of its existing part resolved, and the rest (not there yet) appended as written. */
+function resolvedAsFarAsExists(path: string): string {
+  let existing = resolve(path);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(existing), ...rest);
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) return resolve(path);
+      rest.unshift(basename(existing));
+      existing = parent;
+    }
   }
 }
 
