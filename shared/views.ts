@@ -170,6 +170,22 @@ export const AuditEntryViewSchema = z.object({
 });
 export type AuditEntryView = z.infer<typeof AuditEntryViewSchema>;
 
+/**
+ * One resource limit a sandboxed server runs under, in Airlock's words.
+ * `holds: false` when the kernel does not apply it here, with `note` saying
+ * why (the process limit when Airlock runs as root).
+ */
+export const ResourceLimitViewSchema = z.object({
+  kind: z.enum(['processes', 'memory', 'cpu', 'openFiles']),
+  /** "Processes and threads". */
+  label: z.string(),
+  /** "1,024, counting everything it starts". */
+  value: z.string(),
+  holds: z.boolean(),
+  note: z.string().optional(),
+});
+export type ResourceLimitView = z.infer<typeof ResourceLimitViewSchema>;
+
 /** The review page of one server. */
 export const ServerDetailSchema = ServerSummarySchema.extend({
   spec: ServerSpecSchema,
@@ -180,6 +196,13 @@ export const ServerDetailSchema = ServerSummarySchema.extend({
   secretsSet: z.array(z.string()),
   /** Its code changed since it was approved: old and new hash of each file, until the person approves the new code. */
   codeChange: CodeChangeViewSchema.optional(),
+  /**
+   * The resource limits it runs under (those of its running sandbox, else
+   * those its next start gets); empty when no sandbox can run here (then
+   * no limit applies), with `limitsNote` saying so.
+   */
+  limits: z.array(ResourceLimitViewSchema),
+  limitsNote: z.string().optional(),
   tools: z.array(ToolViewSchema),
   logs: z.array(LogLineViewSchema),
   recentCalls: z.array(AuditEntryViewSchema),

@@ -105,6 +105,12 @@ export function formatDetail(detail: ServerDetail, c: Palette = PLAIN): string {
     `  secrets: ${detail.profile.secrets.join(', ') || 'none'}${detail.secretsSet.length ? ` (set: ${detail.secretsSet.join(', ')})` : ''}`,
   );
   if (detail.profile.unsandboxed) lines.push(c.danger(`  !! runs WITHOUT a sandbox (you consented on ${detail.profile.unsandboxed.consentedAt})`));
+  lines.push(c.heading('Resource limits (set inside its sandbox):'));
+  if (detail.limitsNote) lines.push(`  ${detail.limitsNote}`);
+  for (const limit of detail.limits) {
+    lines.push(`  ${`${limit.label}:`.padEnd(23)}${limit.value}`);
+    if (!limit.holds) lines.push(c.warn(`  ${' '.repeat(23)}${limit.note ?? 'does not hold here'}`));
+  }
   if (detail.codeChange) {
     lines.push(c.danger('!! Its code changed since you approved it. Every call asks; "always allow" rules made before do not count.'));
     for (const file of detail.codeChange.files) {

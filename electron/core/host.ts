@@ -25,6 +25,7 @@ import { InstallFlow, type RuntimeLookup } from './install-flow/install-flow';
 import { envNameProblem, writeTrustedProblem } from './install/checks';
 import { findRuntime, isExecutable, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeName } from './runtimes';
 import { networkHint } from './views/call-hints';
+import { NO_SANDBOX_LIMITS_NOTE, resourceLimitViews } from './views/resource-limits';
 import { lastWords, stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
 import { readTool } from './policy/annotations';
 import type { CodeChange } from './policy/decide';
@@ -329,6 +330,7 @@ export class AirlockHost {
       profile: record.profile,
       secretsSet: this.secrets.names(name),
       ...codeChangeView(this.codePins.changeOf(name, record.provenance)),
+      ...this.limitsView(name),
       tools: tools.map((tool) => toolView(tool.definition, tool.fingerprint, context)),
       logs: this.supervisor.log(name).slice(-300).map((line) => ({ time: new Date(line.at).toISOString(), source: line.source, text: line.text })),
       recentCalls: recent.flatMap(toAuditEntryViews),
@@ -1030,6 +1032,20 @@ export class AirlockHost {
     } catch {
       return [];
     }
+  }
+
+  /**
+   * The resource limits a server runs under: its running sandbox's (from
+   * its launch plan), else those its next sandboxed start gets; none where
+   * no sandbox can run (a server then runs only unsandboxed, with consent).
+   */
+  private limitsView(name: string): Pick<ServerDetail, 'limits' | 'limitsNote'> {
+    const status = this.supervisor.status(name);
+    const running = status.state === 'ready' || status.state === 'starting';
+    if (running && status.sandboxed === false) return { limits: [], limitsNote: 'None: it runs without a sandbox, and the limits are set inside it.' };
+    const limits = running && status.limits ? status.limits : this.sandbox.supported ? this.launcher.limits() : undefined;
+    if (!limits) return { limits: [], limitsNote: NO_SANDBOX_LIMITS_NOTE };
+    return { limits: resourceLimitViews(limits, process.geteuid?.() === 0) };
   }
 
   /** Where a server's own persistent data lives (writable only when granted). */

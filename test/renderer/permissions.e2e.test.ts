@@ -2,7 +2,8 @@
  * A server's Permissions section in Chromium over the real core: the
  * warned option, per write grant, to let a server change files other
  * programs trust (a git server that commits), checked from outside by a real
- * server writing a repository's `.git/config` in the real sandbox.
+ * server writing a repository's `.git/config` in the real sandbox; and the
+ * resource limits it runs under, with the one that does not hold here said.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -53,5 +54,23 @@ describe('the Permissions section', () => {
     expect((await t.host.serverDetail('git-server')).profile.filesystem.writeTrusted).toBeUndefined();
     expect(await plantConfig()).toMatchObject({ ok: false });
     expect(t.consoleErrors).toEqual([]);
+  });
+
+  it('shows the resource limits it runs under, and says plainly which does not hold here', async () => {
+    const { page } = t;
+    await t.open('#/servers/git-server/permissions');
+    const limits = page.getByTestId('resource-limits');
+    await limits.waitFor();
+    const core = (await t.host.serverDetail('git-server')).limits;
+    expect(core).toHaveLength(4);
+    for (const limit of core) {
+      const row = limits.getByTestId(`limit-${limit.kind}`);
+      expect(await row.textContent()).toContain(limit.value);
+      expect(await row.getAttribute('data-holds')).toBe(String(limit.holds));
+      if (!limit.holds) expect(await row.getByRole('note').textContent()).toBe(limit.note);
+    }
+    expect(await limits.getByRole('note').count()).toBe(process.geteuid?.() === 0 ? 1 : 0);
+    await limits.scrollIntoViewIfNeeded();
+    await t.viewShot('server-detail-limits');
   });
 });

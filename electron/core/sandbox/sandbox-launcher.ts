@@ -35,7 +35,7 @@ import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox
 import type { SandboxProfile, SandboxSupport, ServerSpec } from '../../../shared/domain';
 import { AirlockError } from '../errors';
 import { isAtOrUnder, keepOnlyGrantedWrites, parseWrappedCommand } from './bwrap-argv';
-import { checkSandboxSupport, findExecutable, type CapabilityProbe } from './capability';
+import { checkSandboxSupport, findExecutable, findSandboxTool, type CapabilityProbe } from './capability';
 import { SandboxInitError, SandboxProfileError, SandboxUnavailableError } from './errors';
 import { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimits, type SandboxLauncher } from './launcher';
 import { startServerProxy, type NetworkDecision, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
@@ -103,6 +103,8 @@ export interface AirlockSandboxLauncher extends SandboxLauncher {
   planProbe(spec: ServerSpec, intended: SandboxProfile, context: LaunchContext): Promise<LaunchPlan>;
   /** Whether this machine can sandbox (as `checkSandboxSupport`, with this launcher's probe). */
   support(): SandboxSupport;
+  /** The resource limits every sandboxed server it plans runs under (each plan carries them too). */
+  limits(): ResourceLimits;
   /** Closes every proxy still open and removes the runtime folder. Call on shutdown. */
   close(): Promise<void>;
 }
@@ -235,11 +237,11 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       // SECURITY (invariant 5): pin the tools now; a later PATH change cannot
       // swap or drop the sandbox.
       const tools: Tools = {
-        bwrap: findExecutable('bwrap', probe.pathEnv) ?? '',
-        socat: findExecutable('socat', probe.pathEnv) ?? '',
-        rg: findExecutable('rg', probe.pathEnv) ?? '',
-        // util-linux; desktop apps often have a short PATH, so look where it lives too.
-        prlimit: findExecutable('prlimit', `${probe.pathEnv ?? ''}:/usr/bin:/bin`) ?? '',
+        bwrap: findSandboxTool('bwrap', probe) ?? '',
+        socat: findSandboxTool('socat', probe) ?? '',
+        rg: findSandboxTool('rg', probe) ?? '',
+        // util-linux; desktop apps often have a short PATH, so it is looked for where it lives too (as the capability check does).
+        prlimit: findSandboxTool('prlimit', probe) ?? '',
       };
       if (!tools.prlimit) {
         throw new SandboxInitError('The sandbox needs `prlimit` to set resource limits (Debian: sudo apt-get install -y util-linux).');
@@ -520,6 +522,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
 
   return {
     support,
+    limits: () => ({ ...DEFAULT_LIMITS, ...options.limits }),
     plan: (spec, profile, context) => build(spec, profile, context, {}),
     planProbe: (spec, intended, context) => build(spec, probeProfile(intended), { ...context, secrets: {} }, { probe: intended }),
     async close() {

@@ -1,5 +1,8 @@
 /**
- * `airlock grant NAME --write-trusted PATH`: a person lets one server change
+ * What a server may do, on the command line. `airlock show` names the
+ * resource limits it runs under (and which does not hold here), `airlock
+ * doctor` that the sandbox needs prlimit; `airlock grant NAME
+ * --write-trusted PATH`: a person lets one server change
  * files other programs trust inside a folder it may write (a git server
  * that commits), warned and asked first. Checked from outside: a real
  * server in the real sandbox writes a repository's `.git/config` on disk
@@ -131,5 +134,30 @@ describe('airlock grant --write-trusted', () => {
     // granting the folder again does not bring the exception back
     expect(airlock(['grant', 'git-server', '--write', work, '--yes']).code).toBe(0);
     expect(json(['show', 'git-server']).value.profile.filesystem.writeTrusted).toBeUndefined();
+  });
+});
+
+describe('airlock show: resource limits', () => {
+  it('names each limit the server runs under, and says which does not hold here', () => {
+    const text = airlock(['show', 'git-server']).out;
+    expect(text).toContain('Resource limits (set inside its sandbox):');
+    expect(text).toMatch(/Processes and threads: +1,024, counting everything it starts/);
+    expect(text).toMatch(/Memory: +8 GB of writable memory per process \(more is refused\)/);
+    expect(text).toMatch(/CPU time: +4 hours per process, then that process is stopped/);
+    expect(text).toMatch(/Open files: +8,192 per process/);
+    const processes = json(['show', 'git-server']).value.limits.find((limit: { kind: string }) => limit.kind === 'processes');
+    if (process.geteuid?.() === 0) {
+      expect(processes.holds).toBe(false);
+      expect(text).toContain('Does not hold here: Airlock runs as root');
+    } else {
+      expect(processes.holds).toBe(true);
+      expect(text).not.toContain('Does not hold here');
+    }
+  });
+
+  it('airlock doctor names prlimit among what the sandbox needs', () => {
+    const { code, out } = airlock(['doctor']);
+    expect(code).toBe(0);
+    expect(out).toContain('The sandbox is ready (bwrap, socat, rg, prlimit found).');
   });
 });
