@@ -146,8 +146,8 @@ export const LogLineViewSchema = z.object({ time: z.string(), source: z.string()
 export const AuditEntryViewSchema = z.object({
   seq: z.number().int(),
   time: z.string(),
-  /** A call's decision or outcome, or a network request a server made through its sandbox's proxy. */
-  kind: z.enum(['decision', 'outcome', 'network']),
+  /** A call's decision or outcome, a network request a server made through its sandbox's proxy, or a change a person made (a rule, grants, trust, a setting, a server). */
+  kind: z.enum(['decision', 'outcome', 'network', 'change']),
   callId: z.string(),
   /** Who called, worded by kind: "You (console)", "You (command line)", "app “Claude Desktop”", "Airlock's agent (model)". */
   caller: z.string(),
@@ -167,6 +167,8 @@ export const AuditEntryViewSchema = z.object({
   target: z.string().optional(),
   /** Network rows: identical decisions counted into this one (a flood is one row). */
   repeats: z.number().int().optional(),
+  /** Change rows: what changed, one line each ("write grant added: /srv/notes"). */
+  changes: z.array(z.string()).optional(),
 });
 export type AuditEntryView = z.infer<typeof AuditEntryViewSchema>;
 

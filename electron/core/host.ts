@@ -7,7 +7,8 @@ import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ip
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, RuntimeView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { AgentService, createSamplingModel, type AgentTool } from './agent';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
-import { AuditLog, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey } from './audit';
+import { AuditLog, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey, type ChangeActor } from './audit';
+import { actorOfShell, ChangeRecorder, grantedLines, profileChanges } from './audit/change-record';
 import { NetworkDecisionRecorder } from './audit/network-record';
 import { toActivityViews, toAuditEntryViews, toAuditVerifyView } from './audit/views';
 import { toConfirmationView } from './approvals/views';
@@ -128,6 +129,8 @@ export class AirlockHost {
   private readonly disposers: Array<() => void> = [];
   private readonly auditNotices: AppNotice[] = [];
   private readonly networkAudit: NetworkDecisionRecorder;
+  /** Rule, grant, trust and setting changes, as audit entries (off the call path; see change-record.ts). */
+  private readonly changes: ChangeRecorder;
   private httpGateway: HttpGateway | undefined;
   /** Calls in the pipeline now, and who waits for none (see `whenIdle`). */
   private running = 0;
@@ -143,6 +146,10 @@ export class AirlockHost {
     // A crashed predecessor's unfinished calls get their outcome (unknown) now, not at the next call.
     this.audit.recoverInterrupted().catch((error: unknown) => options.hooks.log?.('audit take-over failed', error));
     this.networkAudit = new NetworkDecisionRecorder(this.audit, () => Date.now(), (error) => options.hooks.log?.('could not record a network decision', error));
+    this.changes = new ChangeRecorder(this.audit, (error) => {
+      options.hooks.log?.('could not record a change in the audit log', error);
+      this.auditNotices.push({ level: 'error', message: `A change was saved, but the audit log could not record it: ${messageOf(error)}` });
+    });
     this.checkSandbox = options.checkSandbox ?? (() => checkSandboxSupport());
     this.sandbox = this.checkSandbox();
     this.confirmations = new ConfirmationRegistry({
@@ -227,7 +234,7 @@ export class AirlockHost {
       toolsSettled: (server) => this.supervisor.toolsSettled(server),
       callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
       secretValues: (server) => this.secretValuesOf(server),
-      saveRule: (rule) => this.saveRule(rule),
+      saveRule: (rule, answeredIn) => this.saveRule(rule, actorOfShell(answeredIn), 'confirmation'),
       sessionGrants: this.sessionGrants,
       confirmations: this.confirmations,
       audit: this.audit,
@@ -373,8 +380,9 @@ export class AirlockHost {
   }
 
   /** Stops a server and deletes it: its record, installed files, data, secrets, rules and grants. */
-  async removeServer(name: string): Promise<void> {
+  async removeServer(name: string, by: ChangeActor = 'window'): Promise<void> {
     const record = this.record(name);
+    const rules = this.store.read().rules.filter((rule) => rule.server === name).length;
     await this.supervisor.stop(name);
     this.confirmations.pending().filter((request) => request.server === name).forEach((request) => this.confirmations.cancel(request.id, 'the server was removed'));
     this.serverRequests.forget(name);
@@ -391,16 +399,21 @@ export class AirlockHost {
     for (const dir of [installDir, this.serverDataDir(name)]) {
       if (dir && dir.startsWith(this.options.dataDir)) await rm(dir, { recursive: true, force: true });
     }
+    this.changes.record({ change: 'server-removed', by, server: name, changes: [`removed with its grants, secrets and data${rules ? `, and ${rules} rule${rules === 1 ? '' : 's'}` : ''}`] });
     this.emitServers();
   }
 
-  setTrust(name: string, trusted: boolean): ServerSummary {
-    return this.summary(this.updateRecord(name, (record) => ({ ...record, trusted })));
+  setTrust(name: string, trusted: boolean, by: ChangeActor = 'window'): ServerSummary {
+    const was = this.record(name).trusted;
+    const record = this.updateRecord(name, (current) => ({ ...current, trusted }));
+    if (was !== trusted) this.changes.record({ change: 'trust', by, server: name, changes: [`trusted: ${trusted ? 'on' : 'off'} (was ${was ? 'on' : 'off'})`] });
+    return this.summary(record);
   }
 
   /** Replaces a server's grants; a running server restarts under the new profile. */
-  async updateProfile(name: string, profile: Omit<SandboxProfile, 'unsandboxed'>): Promise<ServerDetail> {
-    const before = this.record(name).profile.filesystem;
+  async updateProfile(name: string, profile: Omit<SandboxProfile, 'unsandboxed'>, by: ChangeActor = 'window'): Promise<ServerDetail> {
+    const previous = this.record(name).profile;
+    const before = previous.filesystem;
     // A trusted-files exception lifts protection inside a write grant; outside one it would mean nothing (or come back with a later grant).
     const stray = (profile.filesystem.writeTrusted ?? []).map((path) => writeTrustedProblem(path, profile.filesystem.write)).filter((problem) => problem !== undefined);
     if (stray.length) throw new AirlockError('invalid-request', stray.join(' '));
@@ -409,6 +422,8 @@ export class AirlockHost {
       // Grants are pinned where they resolve now; unchanged ones keep their pins.
       profile: pinGrants({ ...profile, ...(current.profile.unsandboxed ? { unsandboxed: current.profile.unsandboxed } : {}) }, current.profile),
     }));
+    const changed = profileChanges(previous, record.profile);
+    if (changed.length) this.changes.record({ change: 'grants', by, server: name, changes: changed });
     // Its roots are its folders: say they changed (the restart below then gives it the new ones).
     if (JSON.stringify([before.read, before.write]) !== JSON.stringify([profile.filesystem.read, profile.filesystem.write])) {
       await this.supervisor.withConnection(name, (connection) => connection.sendRootsListChanged()).catch(() => undefined);
@@ -438,11 +453,13 @@ export class AirlockHost {
   }
 
   /** Records (or withdraws) the explicit consent to run one server without a sandbox. */
-  async setUnsandboxed(name: string, consent: boolean): Promise<ServerDetail> {
+  async setUnsandboxed(name: string, consent: boolean, by: ChangeActor = 'window'): Promise<ServerDetail> {
+    const was = this.record(name).profile.unsandboxed !== undefined;
     this.updateRecord(name, (record) => {
       const { unsandboxed: _previous, ...rest } = record.profile;
       return { ...record, profile: consent ? { ...rest, unsandboxed: { consentedAt: new Date().toISOString() } } : rest };
     });
+    if (was !== consent) this.changes.record({ change: 'unsandboxed', by, server: name, changes: [consent ? 'may run without a sandbox (consent given)' : 'runs only in a sandbox (consent withdrawn)'] });
     await this.restartIfRunning(name);
     return this.serverDetail(name);
   }
@@ -521,13 +538,36 @@ export class AirlockHost {
   }
 
   /** Removes every rule and session grant for a server's tools. */
-  async revokeRules(name: string): Promise<ServerDetail> {
+  async revokeRules(name: string, by: ChangeActor = 'window'): Promise<ServerDetail> {
     this.record(name);
+    const removed = this.store.read().rules.filter((rule) => rule.server === name);
     this.store.update((data) => ({ ...data, rules: data.rules.filter((rule) => rule.server !== name) }));
     this.sessionGrants.revoke(name);
     this.serverRequests.pipeline.revokeSession(name);
+    this.changes.record({
+      change: 'rules-revoked',
+      by,
+      server: name,
+      changes: [...removed.map((rule) => `rule removed: always ${rule.effect} ${rule.tool}`), 'session permissions removed'],
+    });
     this.emitServers();
     return this.serverDetail(name);
+  }
+
+  /** Commits an install (a new server, or an update of one), and records it in the audit log. */
+  async commitInstall(request: Parameters<InstallFlow['commit']>[0], by: ChangeActor = 'window'): Promise<ServerSummary> {
+    const existing = ownEntry(this.store.read().servers, request.name);
+    const record = await this.install.commit(request);
+    const saved = this.store.read().servers[record.name] ?? record;
+    const changes = existing ? profileChanges(existing.profile, saved.profile) : grantedLines(saved.profile, saved.trusted);
+    if (existing && existing.trusted !== saved.trusted) changes.push(`trusted: ${saved.trusted ? 'on' : 'off'} (was ${existing.trusted ? 'on' : 'off'})`);
+    this.changes.record({ change: existing ? 'server-updated' : 'server-added', by, server: record.name, changes: [`source: ${sourceWords(saved)}`, ...changes] });
+    return this.summary(saved);
+  }
+
+  /** Resolves once every change started so far is in the audit log (or its failure reported). */
+  changesRecorded(): Promise<void> {
+    return this.changes.settled();
   }
 
   // ── Calls and confirmations ────────────────────────────────────────────
@@ -607,12 +647,15 @@ export class AirlockHost {
     if (!question || !this.network.answer(id, allow)) return { accepted: false };
     if (allow && remember) {
       const grant = isIP(question.host) ? `${question.host.includes(':') ? `[${question.host}]` : question.host}:${question.port}` : question.host;
+      let added = false;
       this.store.update((data) => {
         const record = data.servers[question.server];
         if (!record || record.profile.network.allowedDomains.includes(grant)) return data;
+        added = true;
         const profile = { ...record.profile, network: { allowedDomains: [...record.profile.network.allowedDomains, grant] } };
         return { ...data, servers: { ...data.servers, [question.server]: { ...record, profile } } };
       });
+      if (added) this.changes.record({ change: 'grants', by: actorOfShell(by), via: 'network-question', server: question.server, changes: [`network added: ${grant}`] });
       this.emitServers();
     }
     return { accepted: true };
@@ -643,7 +686,7 @@ export class AirlockHost {
    * Saves a standing rule for the definition the person reviewed. An "always
    * allow" for a destructive tool needs the second confirmation.
    */
-  async addRule(request: { server: string; tool: string; effect: 'allow' | 'deny'; fingerprint: string; confirmDestructive?: boolean }): Promise<RuleView> {
+  async addRule(request: { server: string; tool: string; effect: 'allow' | 'deny'; fingerprint: string; confirmDestructive?: boolean }, by: ChangeActor = 'window'): Promise<RuleView> {
     const record = this.record(request.server);
     if (record.enabled) await this.supervisor.start(request.server).catch(() => {});
     const definition = this.supervisor.tools.lookup(request.server, request.tool)?.definition ?? ownEntry(record.approvedTools, request.tool)?.definition;
@@ -654,24 +697,35 @@ export class AirlockHost {
       throw new AirlockError('invalid-request', `${request.tool} may delete or overwrite things: always allowing it needs a second, explicit confirmation.`);
     }
     const rule: Rule = { server: request.server, tool: request.tool, fingerprint, effect: request.effect, createdAt: new Date().toISOString() };
-    this.saveRule(rule);
+    this.saveRule(rule, by);
     return { ...rule, current: true };
   }
 
-  removeRule(server: string, tool: string): void {
-    if (!this.store.read().rules.some((rule) => rule.server === server && rule.tool === tool)) {
+  removeRule(server: string, tool: string, by: ChangeActor = 'window'): void {
+    const existing = this.store.read().rules.find((rule) => rule.server === server && rule.tool === tool);
+    if (!existing) {
       throw new AirlockError('not-found', `There is no rule for ${server} › ${tool}; nothing was removed. \`airlock rules\` lists the rules there are.`);
     }
     this.store.update((data) => ({ ...data, rules: data.rules.filter((rule) => !(rule.server === server && rule.tool === tool)) }));
+    this.changes.record({ change: 'rule-removed', by, server, tool, changes: [`rule removed: always ${existing.effect} ${tool}`] });
     this.emitServers();
   }
 
-  /** Saves a rule (replacing any other rule for the same tool). */
-  saveRule(rule: Rule): void {
+  /** Saves a rule (replacing any other rule for the same tool); `via` a confirmation's "always" answer, or a plain command. */
+  saveRule(rule: Rule, by: ChangeActor = 'window', via?: 'confirmation'): void {
+    const replaced = this.store.read().rules.find((existing) => existing.server === rule.server && existing.tool === rule.tool);
     this.store.update((data) => ({
       ...data,
       rules: [...data.rules.filter((existing) => !(existing.server === rule.server && existing.tool === rule.tool)), rule],
     }));
+    this.changes.record({
+      change: 'rule-added',
+      by,
+      ...(via ? { via } : {}),
+      server: rule.server,
+      tool: rule.tool,
+      changes: [`rule added: always ${rule.effect} ${rule.tool} (definition ${rule.fingerprint.slice(0, 12)})${replaced ? `, replacing always ${replaced.effect}` : ''}`],
+    });
     this.emitServers();
   }
 
@@ -695,15 +749,19 @@ export class AirlockHost {
     return { policyMode: settings.policyMode, strictDurability: settings.strictDurability === true, flushWindowMs: this.audit.flushWindowMs, runtimes: { ...settings.runtimes } };
   }
 
-  setPolicyMode(mode: PolicyMode): SettingsView {
+  setPolicyMode(mode: PolicyMode, by: ChangeActor = 'window'): SettingsView {
+    const was = this.policyMode();
     this.store.update((data) => ({ ...data, settings: { ...data.settings, policyMode: mode } }));
+    if (was !== mode) this.changes.record({ change: 'policy-mode', by, changes: [`policy mode: ${mode} (was ${was})`] });
     this.emitServers();
     return this.settings();
   }
 
   /** Strict durability: every decision flushed to disk before its call is sent (default: within the audit log's window). */
-  setStrictDurability(strict: boolean): SettingsView {
+  setStrictDurability(strict: boolean, by: ChangeActor = 'window'): SettingsView {
+    const was = this.store.read().settings.strictDurability === true;
     this.store.update((data) => ({ ...data, settings: { ...data.settings, strictDurability: strict } }));
+    if (was !== strict) this.changes.record({ change: 'strict-durability', by, changes: [`strict durability: ${strict ? 'on' : 'off'} (was ${was ? 'on' : 'off'})`] });
     return this.settings();
   }
 
@@ -885,6 +943,13 @@ export class AirlockHost {
     // SECURITY: invariant 1 — the caller kind comes from the shell the owner knows, never from the request.
     const caller: Caller = shell.kind === 'window' ? { kind: 'user' } : { kind: 'cli' };
     const window = shell.kind === 'window';
+    // Who made a change: the window, or the command line (a terminal shell). The handler answers once its audit entry is written.
+    const by: ChangeActor = window ? 'window' : 'command-line';
+    const recorded = async <T>(result: T | Promise<T>): Promise<T> => {
+      const value = await result;
+      await this.changes.settled();
+      return value;
+    };
     return {
       'app.info': () => this.info(),
       'sandbox.status': () => this.sandboxStatus(),
@@ -894,22 +959,22 @@ export class AirlockHost {
       'servers.start': ({ name }) => this.startServer(name),
       'servers.stop': ({ name }) => this.stopServer(name),
       'servers.restart': ({ name }) => this.restartServer(name),
-      'servers.remove': async ({ name }) => (await this.removeServer(name), {}),
-      'servers.setTrust': ({ name, trusted }) => this.setTrust(name, trusted),
-      'servers.updateProfile': ({ name, profile }) => this.updateProfile(name, profile),
+      'servers.remove': async ({ name }) => recorded(this.removeServer(name, by).then(() => ({}))),
+      'servers.setTrust': ({ name, trusted }) => recorded(this.setTrust(name, trusted, by)),
+      'servers.updateProfile': ({ name, profile }) => recorded(this.updateProfile(name, profile, by)),
       'servers.setEnv': ({ name, env }) => this.setEnv(name, env),
-      'servers.setUnsandboxed': ({ name, consent }) => this.setUnsandboxed(name, consent),
+      'servers.setUnsandboxed': ({ name, consent }) => recorded(this.setUnsandboxed(name, consent, by)),
       'servers.setSecret': ({ name, key, value }) => this.setSecret(name, key, value),
       'servers.clearSecret': ({ name, key }) => this.clearSecret(name, key),
       'servers.approveChange': ({ name, tool, fingerprint }) => this.approveChange(name, tool, fingerprint),
       'servers.approveCode': ({ name, files }) => this.approveCode(name, files),
-      'servers.revokeRules': ({ name }) => this.revokeRules(name),
+      'servers.revokeRules': ({ name }) => recorded(this.revokeRules(name, by)),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),
       'install.probe': ({ draftId, userConfig, profile, env, trusted }) =>
         this.install.probe(draftId, userConfig, profile, { ...(env ? { env } : {}), ...(trusted !== undefined ? { trusted } : {}) }),
       'install.preview': ({ draftId, profile, trusted }) => this.install.preview(draftId, profile, trusted),
-      'install.commit': (request) => this.install.commit(request).then((record) => this.summary(this.store.read().servers[record.name] ?? record)),
+      'install.commit': (request) => recorded(this.commitInstall(request, by)),
       'install.cancel': async ({ draftId }) => (await this.install.cancel(draftId), {}),
       'tools.call': async ({ server, tool, arguments: args }): Promise<CallResultView> => {
         const started = Date.now();
@@ -931,6 +996,7 @@ export class AirlockHost {
       },
       'approvals.list': () => this.pendingConfirmations(shell),
       'approvals.answer': ({ id, choice, arguments: edited, confirmDestructiveAlways }) =>
+        // An "always" answer saves its rule when the waiting call resumes (the pipeline), not here.
         this.answerConfirmation(
           id,
           { choice, ...(edited ? { editedArguments: edited } : {}), ...(confirmDestructiveAlways ? { confirmDestructiveAlways } : {}) },
@@ -944,15 +1010,15 @@ export class AirlockHost {
       },
       // Network questions are the window's (and the owner's own terminal's, in its process).
       'network.pending': () => (window ? this.network.list().map(({ id, server, host, port, deadline }) => ({ id, server, host, port, deadline })) : []),
-      'network.answer': ({ id, allow, remember }) => (window ? this.answerNetwork(id, allow, remember, 'window') : { accepted: false }),
+      'network.answer': ({ id, allow, remember }) => (window ? recorded(this.answerNetwork(id, allow, remember, 'window')) : { accepted: false }),
       'rules.list': () => this.rules(),
-      'rules.add': (request) => this.addRule(request),
-      'rules.remove': ({ server, tool }) => (this.removeRule(server, tool), {}),
+      'rules.add': (request) => recorded(this.addRule(request, by)),
+      'rules.remove': ({ server, tool }) => recorded((this.removeRule(server, tool, by), {})),
       'audit.list': (query) => this.auditEntries(query),
       'audit.verify': async () => toAuditVerifyView(await this.audit.verify()),
       'settings.get': () => this.settings(),
-      'settings.setPolicyMode': ({ mode }) => this.setPolicyMode(mode),
-      'settings.setStrictDurability': ({ strict }) => this.setStrictDurability(strict),
+      'settings.setPolicyMode': ({ mode }) => recorded(this.setPolicyMode(mode, by)),
+      'settings.setStrictDurability': ({ strict }) => recorded(this.setStrictDurability(strict, by)),
       'settings.setRuntime': ({ name, path }) => this.setRuntime(name, path),
       'runtimes.list': () => this.runtimes(),
       'gateway.status': () => this.gatewayStatus(),
@@ -1005,6 +1071,7 @@ export class AirlockHost {
     await this.supervisor.stopAll();
     await this.launcher.close();
     await this.networkAudit.flush();
+    await this.changes.settled();
     await this.audit.close();
     for (const dispose of this.disposers.splice(0)) dispose();
   }
@@ -1155,6 +1222,19 @@ const CONNECT_APPS: Array<{ app: ConnectApp; label: string }> = (['claude', 'vsc
 /** The detail page's view of a code change (old and new hash per file), if there is one. */
 function codeChangeView(change: CodeChange | null): Pick<ServerDetail, 'codeChange'> {
   return change ? { codeChange: { files: change.files.map((file) => ({ role: file.role, path: file.path, approved: file.approved, current: file.current })) } } : {};
+}
+
+/** Where a server's code came from, in a few words (for its "server added" entry). */
+function sourceWords(record: ServerRecord): string {
+  const p = record.provenance;
+  switch (p.kind) {
+    case 'local':
+      return `local program ${p.script?.path ?? p.executable}`;
+    case 'npm':
+      return `npm ${p.name}@${p.version}`;
+    case 'mcpb':
+      return `bundle ${p.name}@${p.version}`;
+  }
 }
 
 function messageOf(error: unknown): string {
