@@ -238,7 +238,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .option('--trust', "trust the server's annotations (read-only tools of a trusted server run without asking)")
       .option('--secret <NAME>', 'grant a secret, read from the environment variable NAME (repeatable)', collect)
       .option('--config <KEY=VALUE>', 'a setting the server needs (MCPB user_config; repeatable)', collect)
-      .option('--no-probe', 'skip the inspection in a locked sandbox')
+      .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
       .option('--disabled', 'add it without enabling it'),
   ).action(async (name: string, argv: string[], options) => {
     // Everything that can be checked is checked before anything is downloaded.
@@ -263,7 +263,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .description('update an npm server to another version: a new disclosure and inspection; the running version stays until you agree')
       .argument('<name>')
       .argument('[range]', 'the version or range to move to', 'latest')
-      .option('--no-probe', 'skip the inspection in a locked sandbox'),
+      .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)'),
   ).action(async (name: string, range: string, options) => {
     const api = await context.api();
     const current = await api.invoke('servers.get', { name });
@@ -277,7 +277,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .description("import servers from another app's config: claude, vscode, cursor, or a file path; they arrive disabled")
     .argument('[source]', 'claude | vscode | cursor | PATH (default: all three apps)')
     .option('--only <names>', 'import only these entries (comma-separated)')
-    .option('--no-probe', 'skip the inspection in a locked sandbox')
+    .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
     .option('--no-proposed', 'do not accept the proposed grants (paths its command line and settings name, its API’s domain)')
     .action(async (source: string | undefined, options) => {
       const api = await context.api();
