@@ -88,9 +88,9 @@ export interface HostOptions {
   /** How another app starts the stdio gateway (default: `airlock gateway --stdio` from PATH). */
   gatewayCommand?: { command: string; args: string[] };
   /**
-   * The audit log: the key that anchors its end (the app passes one sealed by
-   * the OS keychain; default: a file outside the data folder, see
-   * audit-key.ts; null: none), and its file operations (tests).
+   * The audit log: the key that anchors its end (default — the app's and the
+   * CLI's alike: one file outside every data folder, see audit-key.ts; null:
+   * none), and its file operations (tests).
    */
   audit?: { key?: AuditKey | null; fs?: AuditFileSystem };
   /** Airlock's own model for servers' sampling requests (the built-in agent provides it); absent: only a gateway app's model can answer. */
