@@ -464,9 +464,11 @@ export class AirlockHost {
     return this.serverDetail(name);
   }
 
-  async setSecret(name: string, key: string, value: string): Promise<ServerDetail> {
-    this.record(name);
+  async setSecret(name: string, key: string, value: string, by: ChangeActor = 'window'): Promise<ServerDetail> {
+    const granted = this.record(name).profile.secrets.includes(key);
     this.secrets.set(name, key, value);
+    // The name only: a secret's value never reaches the audit log.
+    this.changes.record({ change: 'grants', by, server: name, changes: [granted ? `secret value replaced: ${key}` : `secret added: ${key}`] });
     this.updateRecord(name, (record) =>
       record.profile.secrets.includes(key) ? record : { ...record, profile: { ...record.profile, secrets: [...record.profile.secrets, key] } },
     );
@@ -474,9 +476,10 @@ export class AirlockHost {
     return this.serverDetail(name);
   }
 
-  async clearSecret(name: string, key: string): Promise<ServerDetail> {
-    this.record(name);
+  async clearSecret(name: string, key: string, by: ChangeActor = 'window'): Promise<ServerDetail> {
+    const granted = this.record(name).profile.secrets.includes(key);
     this.secrets.delete(name, key);
+    if (granted) this.changes.record({ change: 'grants', by, server: name, changes: [`secret removed: ${key}`] });
     this.updateRecord(name, (record) => ({ ...record, profile: { ...record.profile, secrets: record.profile.secrets.filter((secret) => secret !== key) } }));
     await this.restartIfRunning(name);
     return this.serverDetail(name);
@@ -486,7 +489,7 @@ export class AirlockHost {
    * Approves a changed (or new) tool definition — the one the person saw,
    * named by its fingerprint. A different current definition is refused.
    */
-  async approveChange(name: string, tool: string, fingerprint: string): Promise<ServerDetail> {
+  async approveChange(name: string, tool: string, fingerprint: string, by: ChangeActor = 'window'): Promise<ServerDetail> {
     const current = this.supervisor.tools.lookup(name, tool);
     if (!current) throw new AirlockError('not-found', `${name} does not offer a tool named ${tool} right now.`);
     if (current.fingerprint !== fingerprint) {
@@ -496,6 +499,7 @@ export class AirlockHost {
       ...record,
       approvedTools: { ...record.approvedTools, [tool]: { fingerprint, definition: current.definition, approvedAt: new Date().toISOString() } },
     }));
+    this.changes.record({ change: 'tool-approved', by, server: name, tool, changes: [`tool approved: ${tool} (definition ${fingerprint.slice(0, 12)})`] });
     return this.serverDetail(name);
   }
 
@@ -507,7 +511,7 @@ export class AirlockHost {
    * new code). Refused when the code changed again since (or the hashes do
    * not match).
    */
-  async approveCode(name: string, files: ReadonlyArray<{ path: string; sha256: string }>): Promise<ServerDetail> {
+  async approveCode(name: string, files: ReadonlyArray<{ path: string; sha256: string }>, by: ChangeActor = 'window'): Promise<ServerDetail> {
     const record = this.record(name);
     const change = this.codePins.changeOf(name, record.provenance);
     if (!change) throw new AirlockError('conflict', `${name}'s code has not changed since you approved it (as of its last start); there is nothing to approve.`);
@@ -517,6 +521,7 @@ export class AirlockHost {
     if (change.files.length !== seen.size || change.files.some((file) => seen.get(file.path) !== file.current)) {
       throw new AirlockError('conflict', `${name}'s code changed again since you looked at it; review the new hashes.`);
     }
+    const voided = this.store.read().rules.filter((rule) => rule.server === name && rule.effect === 'allow');
     this.store.update((data) => {
       const current = ownEntry(data.servers, name);
       if (!current || current.provenance.kind !== 'local') throw new AirlockError('not-found', `There is no local server named ${name}.`);
@@ -533,6 +538,12 @@ export class AirlockHost {
       };
     });
     this.sessionGrants.revoke(name);
+    this.changes.record({
+      change: 'code-approved',
+      by,
+      server: name,
+      changes: [...change.files.filter((file) => file.current !== file.approved).map((file) => `code approved: ${file.path} (sha256 ${file.current!.slice(0, 12)}, was ${file.approved.slice(0, 12)})`), ...voided.map((rule) => `rule removed: always allow ${rule.tool}`)],
+    });
     this.emitServers();
     return this.serverDetail(name);
   }
@@ -964,10 +975,10 @@ export class AirlockHost {
       'servers.updateProfile': ({ name, profile }) => recorded(this.updateProfile(name, profile, by)),
       'servers.setEnv': ({ name, env }) => this.setEnv(name, env),
       'servers.setUnsandboxed': ({ name, consent }) => recorded(this.setUnsandboxed(name, consent, by)),
-      'servers.setSecret': ({ name, key, value }) => this.setSecret(name, key, value),
-      'servers.clearSecret': ({ name, key }) => this.clearSecret(name, key),
-      'servers.approveChange': ({ name, tool, fingerprint }) => this.approveChange(name, tool, fingerprint),
-      'servers.approveCode': ({ name, files }) => this.approveCode(name, files),
+      'servers.setSecret': ({ name, key, value }) => recorded(this.setSecret(name, key, value, by)),
+      'servers.clearSecret': ({ name, key }) => recorded(this.clearSecret(name, key, by)),
+      'servers.approveChange': ({ name, tool, fingerprint }) => recorded(this.approveChange(name, tool, fingerprint, by)),
+      'servers.approveCode': ({ name, files }) => recorded(this.approveCode(name, files, by)),
       'servers.revokeRules': ({ name }) => recorded(this.revokeRules(name, by)),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),

@@ -163,7 +163,7 @@ export interface AnchorEntry extends EntryCommon {
   headSeq?: number;
 }
 
-/** What a `change` entry records: a rule, a grant, trust, a setting, or a server itself. */
+/** What a `change` entry records: a rule, a grant, trust, a setting, an approval of a changed tool or code, or a server itself. */
 export type ChangeKind =
   | 'rule-added'
   | 'rule-removed'
@@ -173,6 +173,8 @@ export type ChangeKind =
   | 'unsandboxed'
   | 'policy-mode'
   | 'strict-durability'
+  | 'tool-approved'
+  | 'code-approved'
   | 'server-added'
   | 'server-updated'
   | 'server-removed';

@@ -115,6 +115,8 @@ const CHANGE_WORDS: Record<ChangeKind, string> = {
   unsandboxed: 'sandbox consent changed',
   'policy-mode': 'policy mode changed',
   'strict-durability': 'strict durability changed',
+  'tool-approved': 'tool approved',
+  'code-approved': 'new code approved',
   'server-added': 'server added',
   'server-updated': 'server updated',
   'server-removed': 'server removed',

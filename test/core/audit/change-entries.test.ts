@@ -73,6 +73,17 @@ describe('rule and setting changes in the audit log', () => {
     expect(changes[1]).toMatchObject({ change: 'trust', by: 'command-line', server: 'files', changes: ['trusted: on (was off)'] });
   });
 
+  it('a secret granted and taken back is a grants entry naming it, never its value', async () => {
+    await terminal['servers.setSecret']({ name: 'files', key: 'NOTES_TOKEN', value: 'tok-value-never-logged' });
+    await window['servers.clearSecret']({ name: 'files', key: 'NOTES_TOKEN' });
+    const changes = changesOnDisk(t).slice(3);
+    expect(changes.map((entry) => [entry.change, entry.by, entry.changes])).toEqual([
+      ['grants', 'command-line', ['secret added: NOTES_TOKEN']],
+      ['grants', 'window', ['secret removed: NOTES_TOKEN']],
+    ]);
+    expect(readFileSync(join(t.dataDir, 'audit', 'audit.jsonl'), 'utf8')).not.toContain('tok-value-never-logged');
+  });
+
   it('a rule made by an "always" answer, one added in the window and one removed at the command line are each an entry', async () => {
     await window['servers.setTrust']({ name: 'files', trusted: false });
     t.ask.available = true;
@@ -89,7 +100,7 @@ describe('rule and setting changes in the audit log', () => {
     const read = (await window['servers.get']({ name: 'files' })).tools.find((tool) => tool.name === 'read_text_file')!;
     await window['rules.add']({ server: 'files', tool: 'read_text_file', effect: 'deny', fingerprint: read.fingerprint });
     await terminal['rules.remove']({ server: 'files', tool: 'write_file' });
-    const changes = changesOnDisk(t).slice(3);
+    const changes = changesOnDisk(t).slice(5);
     expect(changes.map((entry) => [entry.change, entry.by, entry.via ?? '', entry.tool])).toEqual([
       ['trust', 'window', '', ''],
       ['rule-added', 'command-line', 'confirmation', 'write_file'],
