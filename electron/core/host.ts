@@ -129,6 +129,8 @@ export class AirlockHost {
   private readonly disposers: Array<() => void> = [];
   private readonly auditNotices: AppNotice[] = [];
   private readonly networkAudit: NetworkDecisionRecorder;
+  /** The file holding the audit log's key, when this host keeps it in one (every sandbox hides it). */
+  private auditKeyFile: string | undefined;
   /** Rule, grant, trust and setting changes, as audit entries (off the call path; see change-record.ts). */
   private readonly changes: ChangeRecorder;
   private httpGateway: HttpGateway | undefined;
@@ -165,6 +167,8 @@ export class AirlockHost {
         // SECURITY: a contained server is never asked about: its read-only tools run unasked
         // because it has no network, and a run-time "allow" must not end that quietly.
         mayAsk: (_server, profile) => !isContained(profile),
+        // SECURITY (invariant 5): the audit key stays out of every server's reach, wherever it was moved.
+        ...(this.auditKeyFile ? { hiddenFiles: [this.auditKeyFile] } : {}),
         onNetworkDecision: (decision) => {
           // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host.
           this.networkAudit.record(decision);
@@ -1094,7 +1098,8 @@ export class AirlockHost {
     const given = this.options.audit?.key;
     if (given !== undefined) return given ?? undefined;
     try {
-      return fileAuditKey(defaultAuditKeyPath(process.env, this.options.homeDir), this.options.dataDir);
+      this.auditKeyFile = defaultAuditKeyPath(process.env, this.options.homeDir);
+      return fileAuditKey(this.auditKeyFile, this.options.dataDir);
     } catch (error) {
       this.auditNotices.push({ level: 'error', message: messageOf(error) });
       return undefined;

@@ -76,6 +76,13 @@ export interface SandboxLauncherOptions {
   /** The per-user list of Airlock data folders every sandbox hides (default: `dataFolderRegistryPath()` of `homeDir`). */
   dataFolderRegistry?: string;
   /**
+   * Files every sandbox hides wherever they are, even beneath a grant: the
+   * audit log's key where this Airlock keeps it (its default place is hidden
+   * anyway; one moved by `$AIRLOCK_AUDIT_KEY_FILE` or `$XDG_CONFIG_HOME` may
+   * lie outside the home folder, where reads are otherwise allowed).
+   */
+  hiddenFiles?: readonly string[];
+  /**
    * The parent of every Airlock process's runtime folder (default: a private
    * `airlock-sandbox-<uid>` folder in the OS temp dir), where folders of a
    * crashed Airlock are swept. Ignored when `runtimeDir` is given.
@@ -406,6 +413,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         homeDir,
         ...secrets,
         ...dataFolders,
+        ...(options.hiddenFiles ?? []).map(canonical),
         hiddenRuntime,
         // the library's shared scratch folder, if one exists on this machine
         '/tmp/claude',
