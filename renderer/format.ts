@@ -9,20 +9,23 @@ export function profileSentences(profile: SandboxProfile): string[] {
   const fs = profile.filesystem;
   const reads =
     fs.read.length > 0
-      ? `Can read your files outside the protected folders, and also ${listOf(fs.read)}.`
-      : 'Can read your files outside the protected folders (keys, credentials, browser profiles and Airlock’s own data stay hidden).';
+      ? `Can read ${listOf(fs.read)} (credential files there stay hidden); the rest of your home folder stays hidden.`
+      : 'Sees nothing of your home folder but its own files; outside it, only what any program may read (system files).';
   const writes =
     fs.write.length > 0
       ? `Can change files in ${listOf(fs.write)}${fs.persistentData ? ' and in a data folder of its own' : ''}.`
       : fs.persistentData
         ? 'Can change files only in a data folder of its own, which survives restarts.'
         : 'Writes nowhere that lasts: only a temporary folder deleted when it stops.';
+  const trusted = fs.writeTrusted?.length
+    ? [`Can also change files other programs trust in ${listOf(fs.writeTrusted)} — git, direnv or your editor may run what it writes there, outside the sandbox.`]
+    : [];
   const net =
     profile.network.allowedDomains.length > 0
       ? `Can reach ${listOf(profile.network.allowedDomains)} on the internet, nothing else.`
       : 'Has no internet or network access.';
   const secrets = profile.secrets.length > 0 ? `Gets the secrets ${listOf(profile.secrets)}.` : 'Gets no secrets.';
-  const sentences = [reads, writes, net, secrets];
+  const sentences = [reads, writes, ...trusted, net, secrets];
   if (profile.unsandboxed) sentences.unshift('Runs WITHOUT a sandbox: it can do anything you can.');
   return sentences;
 }
@@ -35,7 +38,9 @@ function listOf(items: string[]): string {
 /** One line of purpose for each kind of grant (UX 13). */
 export const GRANT_PURPOSE = {
   read: 'Lets the server read files in this folder even if it is normally protected.',
-  write: 'Lets the server create, change and delete files in this folder.',
+  write: 'Lets the server create, change and delete files in this folder. Files other programs run or trust there (a repository’s .git, .envrc, .vscode, shell start-up files) stay protected.',
+  writeTrusted:
+    'Lets it change those protected files too. git, direnv or your editor may then run what it wrote, outside the sandbox: give this only to a server that needs it, such as a git server that commits.',
   persistentData: 'A folder of its own that survives restarts. Any lasting write ends containment, so its read-only tools will ask.',
   network: 'Lets the server connect to this domain; every other address stays blocked.',
   secret: 'Passed to the server as an environment variable of this name; the value is kept in your system’s secret store.',
@@ -57,7 +62,12 @@ export function cloneProfile<P extends SandboxProfile>(profile: P): P {
 /** The editable part of a profile (running unsandboxed has its own channel). */
 export function editable(profile: SandboxProfile): Omit<SandboxProfile, 'unsandboxed'> {
   return {
-    filesystem: { read: [...profile.filesystem.read], write: [...profile.filesystem.write], persistentData: profile.filesystem.persistentData },
+    filesystem: {
+      read: [...profile.filesystem.read],
+      write: [...profile.filesystem.write],
+      persistentData: profile.filesystem.persistentData,
+      ...(profile.filesystem.writeTrusted?.length ? { writeTrusted: [...profile.filesystem.writeTrusted] } : {}),
+    },
     network: { allowedDomains: [...profile.network.allowedDomains] },
     secrets: [...profile.secrets],
   };

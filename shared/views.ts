@@ -146,8 +146,8 @@ export const LogLineViewSchema = z.object({ time: z.string(), source: z.string()
 export const AuditEntryViewSchema = z.object({
   seq: z.number().int(),
   time: z.string(),
-  /** A call's decision or outcome, or a network request a server made through its sandbox's proxy. */
-  kind: z.enum(['decision', 'outcome', 'network']),
+  /** A call's decision or outcome, a network request a server made through its sandbox's proxy, or a change a person made (a rule, grants, trust, a setting, a server). */
+  kind: z.enum(['decision', 'outcome', 'network', 'change']),
   callId: z.string(),
   /** Who called, worded by kind: "You (console)", "You (command line)", "app “Claude Desktop”", "Airlock's agent (model)". */
   caller: z.string(),
@@ -167,8 +167,26 @@ export const AuditEntryViewSchema = z.object({
   target: z.string().optional(),
   /** Network rows: identical decisions counted into this one (a flood is one row). */
   repeats: z.number().int().optional(),
+  /** Change rows: what changed, one line each ("write grant added: /srv/notes"). */
+  changes: z.array(z.string()).optional(),
 });
 export type AuditEntryView = z.infer<typeof AuditEntryViewSchema>;
+
+/**
+ * One resource limit a sandboxed server runs under, in Airlock's words.
+ * `holds: false` when the kernel does not apply it here, with `note` saying
+ * why (the process limit when Airlock runs as root).
+ */
+export const ResourceLimitViewSchema = z.object({
+  kind: z.enum(['processes', 'memory', 'cpu', 'openFiles']),
+  /** "Processes and threads". */
+  label: z.string(),
+  /** "1,024, counting everything it starts". */
+  value: z.string(),
+  holds: z.boolean(),
+  note: z.string().optional(),
+});
+export type ResourceLimitView = z.infer<typeof ResourceLimitViewSchema>;
 
 /** The review page of one server. */
 export const ServerDetailSchema = ServerSummarySchema.extend({
@@ -180,6 +198,13 @@ export const ServerDetailSchema = ServerSummarySchema.extend({
   secretsSet: z.array(z.string()),
   /** Its code changed since it was approved: old and new hash of each file, until the person approves the new code. */
   codeChange: CodeChangeViewSchema.optional(),
+  /**
+   * The resource limits it runs under (those of its running sandbox, else
+   * those its next start gets); empty when no sandbox can run here (then
+   * no limit applies), with `limitsNote` saying so.
+   */
+  limits: z.array(ResourceLimitViewSchema),
+  limitsNote: z.string().optional(),
   tools: z.array(ToolViewSchema),
   logs: z.array(LogLineViewSchema),
   recentCalls: z.array(AuditEntryViewSchema),

@@ -94,12 +94,23 @@ export function formatDetail(detail: ServerDetail, c: Palette = PLAIN): string {
   const f = detail.profile.filesystem;
   lines.push(
     c.heading('Permissions (enforced by the sandbox):'),
-    `  read:    ${f.read.length ? f.read.join(', ') : '(only what everyone may read; secrets hidden)'}`,
+    `  read:    ${f.read.length ? `${f.read.join(', ')} (the rest of your home folder hidden)` : 'nothing of your home folder but its own files; elsewhere what any program may read'}`,
     `  write:   ${[...f.write, ...(f.persistentData ? ['its own data folder'] : [])].join(', ') || 'nowhere that lasts (a temporary folder)'}`,
+    ...(f.writeTrusted?.length
+      ? [c.warn(`  it may also change files other programs trust at: ${f.writeTrusted.join(', ')} — git, direnv or your editor may run what it writes there`)]
+      : f.write.length
+        ? [`  inside those folders, files other programs trust (.git, .envrc, .vscode …) stay protected`]
+        : []),
     `  network: ${detail.profile.network.allowedDomains.join(', ') || 'none'}`,
     `  secrets: ${detail.profile.secrets.join(', ') || 'none'}${detail.secretsSet.length ? ` (set: ${detail.secretsSet.join(', ')})` : ''}`,
   );
   if (detail.profile.unsandboxed) lines.push(c.danger(`  !! runs WITHOUT a sandbox (you consented on ${detail.profile.unsandboxed.consentedAt})`));
+  lines.push(c.heading('Resource limits (set inside its sandbox):'));
+  if (detail.limitsNote) lines.push(`  ${detail.limitsNote}`);
+  for (const limit of detail.limits) {
+    lines.push(`  ${`${limit.label}:`.padEnd(23)}${limit.value}`);
+    if (!limit.holds) lines.push(c.warn(`  ${' '.repeat(23)}${limit.note ?? 'does not hold here'}`));
+  }
   if (detail.codeChange) {
     lines.push(c.danger('!! Its code changed since you approved it. Every call asks; "always allow" rules made before do not count.'));
     for (const file of detail.codeChange.files) {

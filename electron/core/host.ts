@@ -7,7 +7,8 @@ import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ip
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, RuntimeView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { AgentService, createSamplingModel, type AgentTool } from './agent';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
-import { AuditLog, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey } from './audit';
+import { AuditLog, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey, type ChangeActor } from './audit';
+import { actorOfShell, ChangeRecorder, grantedLines, profileChanges } from './audit/change-record';
 import { NetworkDecisionRecorder } from './audit/network-record';
 import { toActivityViews, toAuditEntryViews, toAuditVerifyView } from './audit/views';
 import { toConfirmationView } from './approvals/views';
@@ -22,9 +23,10 @@ import type { GatewayCore } from './gateway/gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
 import { mayAnswer, WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { InstallFlow, type RuntimeLookup } from './install-flow/install-flow';
-import { envNameProblem } from './install/checks';
+import { envNameProblem, writeTrustedProblem } from './install/checks';
 import { findRuntime, isExecutable, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeName } from './runtimes';
 import { networkHint } from './views/call-hints';
+import { NO_SANDBOX_LIMITS_NOTE, resourceLimitViews } from './views/resource-limits';
 import { lastWords, stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
 import { readTool } from './policy/annotations';
 import type { CodeChange } from './policy/decide';
@@ -88,9 +90,9 @@ export interface HostOptions {
   /** How another app starts the stdio gateway (default: `airlock gateway --stdio` from PATH). */
   gatewayCommand?: { command: string; args: string[] };
   /**
-   * The audit log: the key that anchors its end (the app passes one sealed by
-   * the OS keychain; default: a file outside the data folder, see
-   * audit-key.ts; null: none), and its file operations (tests).
+   * The audit log: the key that anchors its end (default — the app's and the
+   * CLI's alike: one file outside every data folder, see audit-key.ts; null:
+   * none), and its file operations (tests).
    */
   audit?: { key?: AuditKey | null; fs?: AuditFileSystem };
   /** Airlock's own model for servers' sampling requests (the built-in agent provides it); absent: only a gateway app's model can answer. */
@@ -129,6 +131,10 @@ export class AirlockHost {
   private readonly disposers: Array<() => void> = [];
   private readonly auditNotices: AppNotice[] = [];
   private readonly networkAudit: NetworkDecisionRecorder;
+  /** The file holding the audit log's key, when this host keeps it in one (every sandbox hides it). */
+  private auditKeyFile: string | undefined;
+  /** Rule, grant, trust and setting changes, as audit entries (off the call path; see change-record.ts). */
+  private readonly changes: ChangeRecorder;
   private httpGateway: HttpGateway | undefined;
   /** Calls in the pipeline now, and who waits for none (see `whenIdle`). */
   private running = 0;
@@ -144,6 +150,10 @@ export class AirlockHost {
     // A crashed predecessor's unfinished calls get their outcome (unknown) now, not at the next call.
     this.audit.recoverInterrupted().catch((error: unknown) => options.hooks.log?.('audit take-over failed', error));
     this.networkAudit = new NetworkDecisionRecorder(this.audit, () => Date.now(), (error) => options.hooks.log?.('could not record a network decision', error));
+    this.changes = new ChangeRecorder(this.audit, (error) => {
+      options.hooks.log?.('could not record a change in the audit log', error);
+      this.auditNotices.push({ level: 'error', message: `A change was saved, but the audit log could not record it: ${messageOf(error)}` });
+    });
     this.checkSandbox = options.checkSandbox ?? (() => checkSandboxSupport());
     this.sandbox = this.checkSandbox();
     this.confirmations = new ConfirmationRegistry({
@@ -160,6 +170,8 @@ export class AirlockHost {
         // SECURITY: a contained server is never asked about: its read-only tools run unasked
         // because it has no network, and a run-time "allow" must not end that quietly.
         mayAsk: (_server, profile) => !isContained(profile),
+        // SECURITY (invariant 5): the audit key stays out of every server's reach, wherever it was moved.
+        ...(this.auditKeyFile ? { hiddenFiles: [this.auditKeyFile] } : {}),
         onNetworkDecision: (decision) => {
           // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host.
           this.networkAudit.record(decision);
@@ -229,7 +241,7 @@ export class AirlockHost {
       toolsSettled: (server) => this.supervisor.toolsSettled(server),
       callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
       secretValues: (server) => this.secretValuesOf(server),
-      saveRule: (rule) => this.saveRule(rule),
+      saveRule: (rule, answeredIn) => this.saveRule(rule, actorOfShell(answeredIn), 'confirmation'),
       sessionGrants: this.sessionGrants,
       confirmations: this.confirmations,
       audit: this.audit,
@@ -332,6 +344,7 @@ export class AirlockHost {
       profile: record.profile,
       secretsSet: this.secrets.names(name),
       ...codeChangeView(this.codePins.changeOf(name, record.provenance)),
+      ...this.limitsView(name),
       tools: tools.map((tool) => toolView(tool.definition, tool.fingerprint, context)),
       logs: this.supervisor.log(name).slice(-300).map((line) => ({ time: new Date(line.at).toISOString(), source: line.source, text: line.text })),
       recentCalls: recent.flatMap(toAuditEntryViews),
@@ -374,8 +387,9 @@ export class AirlockHost {
   }
 
   /** Stops a server and deletes it: its record, installed files, data, secrets, rules and grants. */
-  async removeServer(name: string): Promise<void> {
+  async removeServer(name: string, by: ChangeActor = 'window'): Promise<void> {
     const record = this.record(name);
+    const rules = this.store.read().rules.filter((rule) => rule.server === name).length;
     await this.supervisor.stop(name);
     this.confirmations.pending().filter((request) => request.server === name).forEach((request) => this.confirmations.cancel(request.id, 'the server was removed'));
     this.serverRequests.forget(name);
@@ -392,21 +406,31 @@ export class AirlockHost {
     for (const dir of [installDir, this.serverDataDir(name)]) {
       if (dir && dir.startsWith(this.options.dataDir)) await rm(dir, { recursive: true, force: true });
     }
+    this.changes.record({ change: 'server-removed', by, server: name, changes: [`removed with its grants, secrets and data${rules ? `, and ${rules} rule${rules === 1 ? '' : 's'}` : ''}`] });
     this.emitServers();
   }
 
-  setTrust(name: string, trusted: boolean): ServerSummary {
-    return this.summary(this.updateRecord(name, (record) => ({ ...record, trusted })));
+  setTrust(name: string, trusted: boolean, by: ChangeActor = 'window'): ServerSummary {
+    const was = this.record(name).trusted;
+    const record = this.updateRecord(name, (current) => ({ ...current, trusted }));
+    if (was !== trusted) this.changes.record({ change: 'trust', by, server: name, changes: [`trusted: ${trusted ? 'on' : 'off'} (was ${was ? 'on' : 'off'})`] });
+    return this.summary(record);
   }
 
   /** Replaces a server's grants; a running server restarts under the new profile. */
-  async updateProfile(name: string, profile: Omit<SandboxProfile, 'unsandboxed'>): Promise<ServerDetail> {
-    const before = this.record(name).profile.filesystem;
+  async updateProfile(name: string, profile: Omit<SandboxProfile, 'unsandboxed'>, by: ChangeActor = 'window'): Promise<ServerDetail> {
+    const previous = this.record(name).profile;
+    const before = previous.filesystem;
+    // A trusted-files exception lifts protection inside a write grant; outside one it would mean nothing (or come back with a later grant).
+    const stray = (profile.filesystem.writeTrusted ?? []).map((path) => writeTrustedProblem(path, profile.filesystem.write)).filter((problem) => problem !== undefined);
+    if (stray.length) throw new AirlockError('invalid-request', stray.join(' '));
     const record = this.updateRecord(name, (current) => ({
       ...current,
       // Grants are pinned where they resolve now; unchanged ones keep their pins.
       profile: pinGrants({ ...profile, ...(current.profile.unsandboxed ? { unsandboxed: current.profile.unsandboxed } : {}) }, current.profile),
     }));
+    const changed = profileChanges(previous, record.profile);
+    if (changed.length) this.changes.record({ change: 'grants', by, server: name, changes: changed });
     // Its roots are its folders: say they changed (the restart below then gives it the new ones).
     if (JSON.stringify([before.read, before.write]) !== JSON.stringify([profile.filesystem.read, profile.filesystem.write])) {
       await this.supervisor.withConnection(name, (connection) => connection.sendRootsListChanged()).catch(() => undefined);
@@ -436,18 +460,22 @@ export class AirlockHost {
   }
 
   /** Records (or withdraws) the explicit consent to run one server without a sandbox. */
-  async setUnsandboxed(name: string, consent: boolean): Promise<ServerDetail> {
+  async setUnsandboxed(name: string, consent: boolean, by: ChangeActor = 'window'): Promise<ServerDetail> {
+    const was = this.record(name).profile.unsandboxed !== undefined;
     this.updateRecord(name, (record) => {
       const { unsandboxed: _previous, ...rest } = record.profile;
       return { ...record, profile: consent ? { ...rest, unsandboxed: { consentedAt: new Date().toISOString() } } : rest };
     });
+    if (was !== consent) this.changes.record({ change: 'unsandboxed', by, server: name, changes: [consent ? 'may run without a sandbox (consent given)' : 'runs only in a sandbox (consent withdrawn)'] });
     await this.restartIfRunning(name);
     return this.serverDetail(name);
   }
 
-  async setSecret(name: string, key: string, value: string): Promise<ServerDetail> {
-    this.record(name);
+  async setSecret(name: string, key: string, value: string, by: ChangeActor = 'window'): Promise<ServerDetail> {
+    const granted = this.record(name).profile.secrets.includes(key);
     this.secrets.set(name, key, value);
+    // The name only: a secret's value never reaches the audit log.
+    this.changes.record({ change: 'grants', by, server: name, changes: [granted ? `secret value replaced: ${key}` : `secret added: ${key}`] });
     this.updateRecord(name, (record) =>
       record.profile.secrets.includes(key) ? record : { ...record, profile: { ...record.profile, secrets: [...record.profile.secrets, key] } },
     );
@@ -455,9 +483,10 @@ export class AirlockHost {
     return this.serverDetail(name);
   }
 
-  async clearSecret(name: string, key: string): Promise<ServerDetail> {
-    this.record(name);
+  async clearSecret(name: string, key: string, by: ChangeActor = 'window'): Promise<ServerDetail> {
+    const granted = this.record(name).profile.secrets.includes(key);
     this.secrets.delete(name, key);
+    if (granted) this.changes.record({ change: 'grants', by, server: name, changes: [`secret removed: ${key}`] });
     this.updateRecord(name, (record) => ({ ...record, profile: { ...record.profile, secrets: record.profile.secrets.filter((secret) => secret !== key) } }));
     await this.restartIfRunning(name);
     return this.serverDetail(name);
@@ -467,7 +496,7 @@ export class AirlockHost {
    * Approves a changed (or new) tool definition — the one the person saw,
    * named by its fingerprint. A different current definition is refused.
    */
-  async approveChange(name: string, tool: string, fingerprint: string): Promise<ServerDetail> {
+  async approveChange(name: string, tool: string, fingerprint: string, by: ChangeActor = 'window'): Promise<ServerDetail> {
     const current = this.supervisor.tools.lookup(name, tool);
     if (!current) throw new AirlockError('not-found', `${name} does not offer a tool named ${tool} right now.`);
     if (current.fingerprint !== fingerprint) {
@@ -477,6 +506,7 @@ export class AirlockHost {
       ...record,
       approvedTools: { ...record.approvedTools, [tool]: { fingerprint, definition: current.definition, approvedAt: new Date().toISOString() } },
     }));
+    this.changes.record({ change: 'tool-approved', by, server: name, tool, changes: [`tool approved: ${tool} (definition ${fingerprint.slice(0, 12)})`] });
     return this.serverDetail(name);
   }
 
@@ -488,7 +518,7 @@ export class AirlockHost {
    * new code). Refused when the code changed again since (or the hashes do
    * not match).
    */
-  async approveCode(name: string, files: ReadonlyArray<{ path: string; sha256: string }>): Promise<ServerDetail> {
+  async approveCode(name: string, files: ReadonlyArray<{ path: string; sha256: string }>, by: ChangeActor = 'window'): Promise<ServerDetail> {
     const record = this.record(name);
     const change = this.codePins.changeOf(name, record.provenance);
     if (!change) throw new AirlockError('conflict', `${name}'s code has not changed since you approved it (as of its last start); there is nothing to approve.`);
@@ -498,6 +528,7 @@ export class AirlockHost {
     if (change.files.length !== seen.size || change.files.some((file) => seen.get(file.path) !== file.current)) {
       throw new AirlockError('conflict', `${name}'s code changed again since you looked at it; review the new hashes.`);
     }
+    const voided = this.store.read().rules.filter((rule) => rule.server === name && rule.effect === 'allow');
     this.store.update((data) => {
       const current = ownEntry(data.servers, name);
       if (!current || current.provenance.kind !== 'local') throw new AirlockError('not-found', `There is no local server named ${name}.`);
@@ -514,18 +545,47 @@ export class AirlockHost {
       };
     });
     this.sessionGrants.revoke(name);
+    this.changes.record({
+      change: 'code-approved',
+      by,
+      server: name,
+      changes: [...change.files.filter((file) => file.current !== file.approved).map((file) => `code approved: ${file.path} (sha256 ${file.current!.slice(0, 12)}, was ${file.approved.slice(0, 12)})`), ...voided.map((rule) => `rule removed: always allow ${rule.tool}`)],
+    });
     this.emitServers();
     return this.serverDetail(name);
   }
 
   /** Removes every rule and session grant for a server's tools. */
-  async revokeRules(name: string): Promise<ServerDetail> {
+  async revokeRules(name: string, by: ChangeActor = 'window'): Promise<ServerDetail> {
     this.record(name);
+    const removed = this.store.read().rules.filter((rule) => rule.server === name);
     this.store.update((data) => ({ ...data, rules: data.rules.filter((rule) => rule.server !== name) }));
     this.sessionGrants.revoke(name);
     this.serverRequests.pipeline.revokeSession(name);
+    this.changes.record({
+      change: 'rules-revoked',
+      by,
+      server: name,
+      changes: [...removed.map((rule) => `rule removed: always ${rule.effect} ${rule.tool}`), 'session permissions removed'],
+    });
     this.emitServers();
     return this.serverDetail(name);
+  }
+
+  /** Commits an install (a new server, or an update of one), and records it in the audit log. */
+  async commitInstall(request: Parameters<InstallFlow['commit']>[0], by: ChangeActor = 'window'): Promise<ServerSummary> {
+    const existing = ownEntry(this.store.read().servers, request.name);
+    const record = await this.install.commit(request);
+    const saved = this.store.read().servers[record.name] ?? record;
+    const changes = existing ? profileChanges(existing.profile, saved.profile) : grantedLines(saved.profile, saved.trusted);
+    if (existing && existing.trusted !== saved.trusted) changes.push(`trusted: ${saved.trusted ? 'on' : 'off'} (was ${existing.trusted ? 'on' : 'off'})`);
+    this.changes.record({ change: existing ? 'server-updated' : 'server-added', by, server: record.name, changes: [`source: ${sourceWords(saved)}`, ...changes] });
+    return this.summary(saved);
+  }
+
+  /** Resolves once every change started so far is in the audit log (or its failure reported). */
+  changesRecorded(): Promise<void> {
+    return this.changes.settled();
   }
 
   // ── Calls and confirmations ────────────────────────────────────────────
@@ -605,12 +665,15 @@ export class AirlockHost {
     if (!question || !this.network.answer(id, allow)) return { accepted: false };
     if (allow && remember) {
       const grant = isIP(question.host) ? `${question.host.includes(':') ? `[${question.host}]` : question.host}:${question.port}` : question.host;
+      let added = false;
       this.store.update((data) => {
         const record = data.servers[question.server];
         if (!record || record.profile.network.allowedDomains.includes(grant)) return data;
+        added = true;
         const profile = { ...record.profile, network: { allowedDomains: [...record.profile.network.allowedDomains, grant] } };
         return { ...data, servers: { ...data.servers, [question.server]: { ...record, profile } } };
       });
+      if (added) this.changes.record({ change: 'grants', by: actorOfShell(by), via: 'network-question', server: question.server, changes: [`network added: ${grant}`] });
       this.emitServers();
     }
     return { accepted: true };
@@ -641,7 +704,7 @@ export class AirlockHost {
    * Saves a standing rule for the definition the person reviewed. An "always
    * allow" for a destructive tool needs the second confirmation.
    */
-  async addRule(request: { server: string; tool: string; effect: 'allow' | 'deny'; fingerprint: string; confirmDestructive?: boolean }): Promise<RuleView> {
+  async addRule(request: { server: string; tool: string; effect: 'allow' | 'deny'; fingerprint: string; confirmDestructive?: boolean }, by: ChangeActor = 'window'): Promise<RuleView> {
     const record = this.record(request.server);
     if (record.enabled) await this.supervisor.start(request.server).catch(() => {});
     const definition = this.supervisor.tools.lookup(request.server, request.tool)?.definition ?? ownEntry(record.approvedTools, request.tool)?.definition;
@@ -652,24 +715,35 @@ export class AirlockHost {
       throw new AirlockError('invalid-request', `${request.tool} may delete or overwrite things: always allowing it needs a second, explicit confirmation.`);
     }
     const rule: Rule = { server: request.server, tool: request.tool, fingerprint, effect: request.effect, createdAt: new Date().toISOString() };
-    this.saveRule(rule);
+    this.saveRule(rule, by);
     return { ...rule, current: true };
   }
 
-  removeRule(server: string, tool: string): void {
-    if (!this.store.read().rules.some((rule) => rule.server === server && rule.tool === tool)) {
+  removeRule(server: string, tool: string, by: ChangeActor = 'window'): void {
+    const existing = this.store.read().rules.find((rule) => rule.server === server && rule.tool === tool);
+    if (!existing) {
       throw new AirlockError('not-found', `There is no rule for ${server} › ${tool}; nothing was removed. \`airlock rules\` lists the rules there are.`);
     }
     this.store.update((data) => ({ ...data, rules: data.rules.filter((rule) => !(rule.server === server && rule.tool === tool)) }));
+    this.changes.record({ change: 'rule-removed', by, server, tool, changes: [`rule removed: always ${existing.effect} ${tool}`] });
     this.emitServers();
   }
 
-  /** Saves a rule (replacing any other rule for the same tool). */
-  saveRule(rule: Rule): void {
+  /** Saves a rule (replacing any other rule for the same tool); `via` a confirmation's "always" answer, or a plain command. */
+  saveRule(rule: Rule, by: ChangeActor = 'window', via?: 'confirmation'): void {
+    const replaced = this.store.read().rules.find((existing) => existing.server === rule.server && existing.tool === rule.tool);
     this.store.update((data) => ({
       ...data,
       rules: [...data.rules.filter((existing) => !(existing.server === rule.server && existing.tool === rule.tool)), rule],
     }));
+    this.changes.record({
+      change: 'rule-added',
+      by,
+      ...(via ? { via } : {}),
+      server: rule.server,
+      tool: rule.tool,
+      changes: [`rule added: always ${rule.effect} ${rule.tool} (definition ${rule.fingerprint.slice(0, 12)})${replaced ? `, replacing always ${replaced.effect}` : ''}`],
+    });
     this.emitServers();
   }
 
@@ -693,15 +767,19 @@ export class AirlockHost {
     return { policyMode: settings.policyMode, strictDurability: settings.strictDurability === true, flushWindowMs: this.audit.flushWindowMs, runtimes: { ...settings.runtimes } };
   }
 
-  setPolicyMode(mode: PolicyMode): SettingsView {
+  setPolicyMode(mode: PolicyMode, by: ChangeActor = 'window'): SettingsView {
+    const was = this.policyMode();
     this.store.update((data) => ({ ...data, settings: { ...data.settings, policyMode: mode } }));
+    if (was !== mode) this.changes.record({ change: 'policy-mode', by, changes: [`policy mode: ${mode} (was ${was})`] });
     this.emitServers();
     return this.settings();
   }
 
   /** Strict durability: every decision flushed to disk before its call is sent (default: within the audit log's window). */
-  setStrictDurability(strict: boolean): SettingsView {
+  setStrictDurability(strict: boolean, by: ChangeActor = 'window'): SettingsView {
+    const was = this.store.read().settings.strictDurability === true;
     this.store.update((data) => ({ ...data, settings: { ...data.settings, strictDurability: strict } }));
+    if (was !== strict) this.changes.record({ change: 'strict-durability', by, changes: [`strict durability: ${strict ? 'on' : 'off'} (was ${was ? 'on' : 'off'})`] });
     return this.settings();
   }
 
@@ -883,6 +961,13 @@ export class AirlockHost {
     // SECURITY: invariant 1 — the caller kind comes from the shell the owner knows, never from the request.
     const caller: Caller = shell.kind === 'window' ? { kind: 'user' } : { kind: 'cli' };
     const window = shell.kind === 'window';
+    // Who made a change: the window, or the command line (a terminal shell). The handler answers once its audit entry is written.
+    const by: ChangeActor = window ? 'window' : 'command-line';
+    const recorded = async <T>(result: T | Promise<T>): Promise<T> => {
+      const value = await result;
+      await this.changes.settled();
+      return value;
+    };
     return {
       'app.info': () => this.info(),
       'sandbox.status': () => this.sandboxStatus(),
@@ -892,22 +977,22 @@ export class AirlockHost {
       'servers.start': ({ name }) => this.startServer(name),
       'servers.stop': ({ name }) => this.stopServer(name),
       'servers.restart': ({ name }) => this.restartServer(name),
-      'servers.remove': async ({ name }) => (await this.removeServer(name), {}),
-      'servers.setTrust': ({ name, trusted }) => this.setTrust(name, trusted),
-      'servers.updateProfile': ({ name, profile }) => this.updateProfile(name, profile),
+      'servers.remove': async ({ name }) => recorded(this.removeServer(name, by).then(() => ({}))),
+      'servers.setTrust': ({ name, trusted }) => recorded(this.setTrust(name, trusted, by)),
+      'servers.updateProfile': ({ name, profile }) => recorded(this.updateProfile(name, profile, by)),
       'servers.setEnv': ({ name, env }) => this.setEnv(name, env),
-      'servers.setUnsandboxed': ({ name, consent }) => this.setUnsandboxed(name, consent),
-      'servers.setSecret': ({ name, key, value }) => this.setSecret(name, key, value),
-      'servers.clearSecret': ({ name, key }) => this.clearSecret(name, key),
-      'servers.approveChange': ({ name, tool, fingerprint }) => this.approveChange(name, tool, fingerprint),
-      'servers.approveCode': ({ name, files }) => this.approveCode(name, files),
-      'servers.revokeRules': ({ name }) => this.revokeRules(name),
+      'servers.setUnsandboxed': ({ name, consent }) => recorded(this.setUnsandboxed(name, consent, by)),
+      'servers.setSecret': ({ name, key, value }) => recorded(this.setSecret(name, key, value, by)),
+      'servers.clearSecret': ({ name, key }) => recorded(this.clearSecret(name, key, by)),
+      'servers.approveChange': ({ name, tool, fingerprint }) => recorded(this.approveChange(name, tool, fingerprint, by)),
+      'servers.approveCode': ({ name, files }) => recorded(this.approveCode(name, files, by)),
+      'servers.revokeRules': ({ name }) => recorded(this.revokeRules(name, by)),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),
       'install.probe': ({ draftId, userConfig, profile, env, trusted }) =>
         this.install.probe(draftId, userConfig, profile, { ...(env ? { env } : {}), ...(trusted !== undefined ? { trusted } : {}) }),
       'install.preview': ({ draftId, profile, trusted }) => this.install.preview(draftId, profile, trusted),
-      'install.commit': (request) => this.install.commit(request).then((record) => this.summary(this.store.read().servers[record.name] ?? record)),
+      'install.commit': (request) => recorded(this.commitInstall(request, by)),
       'install.cancel': async ({ draftId }) => (await this.install.cancel(draftId), {}),
       'tools.call': async ({ server, tool, arguments: args }): Promise<CallResultView> => {
         const started = Date.now();
@@ -929,6 +1014,7 @@ export class AirlockHost {
       },
       'approvals.list': () => this.pendingConfirmations(shell),
       'approvals.answer': ({ id, choice, arguments: edited, confirmDestructiveAlways }) =>
+        // An "always" answer saves its rule when the waiting call resumes (the pipeline), not here.
         this.answerConfirmation(
           id,
           { choice, ...(edited ? { editedArguments: edited } : {}), ...(confirmDestructiveAlways ? { confirmDestructiveAlways } : {}) },
@@ -942,15 +1028,15 @@ export class AirlockHost {
       },
       // Network questions are the window's (and the owner's own terminal's, in its process).
       'network.pending': () => (window ? this.network.list().map(({ id, server, host, port, deadline }) => ({ id, server, host, port, deadline })) : []),
-      'network.answer': ({ id, allow, remember }) => (window ? this.answerNetwork(id, allow, remember, 'window') : { accepted: false }),
+      'network.answer': ({ id, allow, remember }) => (window ? recorded(this.answerNetwork(id, allow, remember, 'window')) : { accepted: false }),
       'rules.list': () => this.rules(),
-      'rules.add': (request) => this.addRule(request),
-      'rules.remove': ({ server, tool }) => (this.removeRule(server, tool), {}),
+      'rules.add': (request) => recorded(this.addRule(request, by)),
+      'rules.remove': ({ server, tool }) => recorded((this.removeRule(server, tool, by), {})),
       'audit.list': (query) => this.auditEntries(query),
       'audit.verify': async () => toAuditVerifyView(await this.audit.verify()),
       'settings.get': () => this.settings(),
-      'settings.setPolicyMode': ({ mode }) => this.setPolicyMode(mode),
-      'settings.setStrictDurability': ({ strict }) => this.setStrictDurability(strict),
+      'settings.setPolicyMode': ({ mode }) => recorded(this.setPolicyMode(mode, by)),
+      'settings.setStrictDurability': ({ strict }) => recorded(this.setStrictDurability(strict, by)),
       'settings.setRuntime': ({ name, path }) => this.setRuntime(name, path),
       'runtimes.list': () => this.runtimes(),
       'gateway.status': () => this.gatewayStatus(),
@@ -1003,6 +1089,7 @@ export class AirlockHost {
     await this.supervisor.stopAll();
     await this.launcher.close();
     await this.networkAudit.flush();
+    await this.changes.settled();
     await this.audit.close();
     for (const dispose of this.disposers.splice(0)) dispose();
   }
@@ -1014,7 +1101,8 @@ export class AirlockHost {
     const given = this.options.audit?.key;
     if (given !== undefined) return given ?? undefined;
     try {
-      return fileAuditKey(defaultAuditKeyPath(process.env, this.options.homeDir), this.options.dataDir);
+      this.auditKeyFile = defaultAuditKeyPath(process.env, this.options.homeDir);
+      return fileAuditKey(this.auditKeyFile, this.options.dataDir);
     } catch (error) {
       this.auditNotices.push({ level: 'error', message: messageOf(error) });
       return undefined;
@@ -1030,6 +1118,20 @@ export class AirlockHost {
     } catch {
       return [];
     }
+  }
+
+  /**
+   * The resource limits a server runs under: its running sandbox's (from
+   * its launch plan), else those its next sandboxed start gets; none where
+   * no sandbox can run (a server then runs only unsandboxed, with consent).
+   */
+  private limitsView(name: string): Pick<ServerDetail, 'limits' | 'limitsNote'> {
+    const status = this.supervisor.status(name);
+    const running = status.state === 'ready' || status.state === 'starting';
+    if (running && status.sandboxed === false) return { limits: [], limitsNote: 'None: it runs without a sandbox, and the limits are set inside it.' };
+    const limits = running && status.limits ? status.limits : this.sandbox.supported ? this.launcher.limits() : undefined;
+    if (!limits) return { limits: [], limitsNote: NO_SANDBOX_LIMITS_NOTE };
+    return { limits: resourceLimitViews(limits, process.geteuid?.() === 0) };
   }
 
   /** Where a server's own persistent data lives (writable only when granted). */
@@ -1139,6 +1241,19 @@ const CONNECT_APPS: Array<{ app: ConnectApp; label: string }> = (['claude', 'vsc
 /** The detail page's view of a code change (old and new hash per file), if there is one. */
 function codeChangeView(change: CodeChange | null): Pick<ServerDetail, 'codeChange'> {
   return change ? { codeChange: { files: change.files.map((file) => ({ role: file.role, path: file.path, approved: file.approved, current: file.current })) } } : {};
+}
+
+/** Where a server's code came from, in a few words (for its "server added" entry). */
+function sourceWords(record: ServerRecord): string {
+  const p = record.provenance;
+  switch (p.kind) {
+    case 'local':
+      return `local program ${p.script?.path ?? p.executable}`;
+    case 'npm':
+      return `npm ${p.name}@${p.version}`;
+    case 'mcpb':
+      return `bundle ${p.name}@${p.version}`;
+  }
 }
 
 function messageOf(error: unknown): string {

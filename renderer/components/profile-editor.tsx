@@ -50,6 +50,74 @@ function withList(profile: EditableProfile, kind: ListKind, list: string[]): Edi
   return { ...profile, filesystem: { ...profile.filesystem, [kind]: list } };
 }
 
+/** `path` is `root` or lies beneath it (plain string paths, as the person typed them). */
+function isAtOrUnder(path: string, root: string): boolean {
+  const base = root.endsWith('/') ? root : `${root}/`;
+  return path === root || path.startsWith(base);
+}
+
+/** The repository folder at a write grant's root: what a git server that commits needs to change. */
+export function repositoryOf(grant: string): string {
+  return `${grant.endsWith('/') ? grant.slice(0, -1) : grant}/.git`;
+}
+
+/** A profile with a write grant removed, and the trusted-files exceptions inside it with it (they must not come back with a later grant). */
+function withoutWriteGrant(profile: EditableProfile, grant: string): EditableProfile {
+  const { writeTrusted, ...filesystem } = profile.filesystem;
+  const kept = (writeTrusted ?? []).filter((path) => !isAtOrUnder(path, grant));
+  return { ...profile, filesystem: { ...filesystem, write: profile.filesystem.write.filter((x) => x !== grant), ...(kept.length ? { writeTrusted: kept } : {}) } };
+}
+
+/** A profile with `path` added to or taken from the trusted-files exceptions. */
+function withWriteTrusted(profile: EditableProfile, path: string, allowed: boolean): EditableProfile {
+  const { writeTrusted, ...filesystem } = profile.filesystem;
+  const list = (writeTrusted ?? []).filter((p) => p !== path);
+  if (allowed) list.push(path);
+  return { ...profile, filesystem: { ...filesystem, ...(list.length ? { writeTrusted: list } : {}) } };
+}
+
+/**
+ * Under one write grant: the files other programs trust there stay
+ * protected unless the person, warned, lets the server change them — a
+ * checkbox for the repository at the grant's root (a git server that
+ * commits), and every other exception made (on the command line) with a
+ * way to take it back.
+ */
+function TrustedFilesOption({ grant, profile, onChange, busy }: { grant: string; profile: EditableProfile; onChange: (next: EditableProfile) => void; busy: boolean }) {
+  const id = useId();
+  const repository = repositoryOf(grant);
+  const exceptions = (profile.filesystem.writeTrusted ?? []).filter((path) => isAtOrUnder(path, grant));
+  const allowed = exceptions.includes(repository);
+  const others = exceptions.filter((path) => path !== repository);
+  return (
+    <div className={`trusted-files${allowed || others.length ? ' trusted-files-open' : ''}`} data-testid="write-trusted">
+      <label className="check" htmlFor={id}>
+        <input id={id} type="checkbox" checked={allowed} disabled={busy} aria-describedby={`${id}-why`} onChange={(e) => onChange(withWriteTrusted(profile, repository, e.target.checked))} /> Also let it change
+        the repository here (<code><InertText text={repository} /></code>)
+      </label>
+      <p id={`${id}-why`} className={`small ${allowed ? 'danger-text' : 'muted'}`}>
+        {allowed ? <strong>Warning: </strong> : null}
+        {GRANT_PURPOSE.writeTrusted}
+      </p>
+      {others.length > 0 && (
+        <ul className="grant-list">
+          {others.map((path) => (
+            <li key={path} className="danger-text">
+              It may change the trusted files at{' '}
+              <code>
+                <InertText text={path} />
+              </code>
+              <button type="button" className="small-button" disabled={busy} onClick={() => onChange(withWriteTrusted(profile, path, false))} aria-label={`Protect the trusted files at ${visible(path)} again`}>
+                Protect again
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 function GrantList({ kind, profile, onChange, busy }: { kind: ListKind; profile: EditableProfile; onChange: (next: EditableProfile) => void; busy: boolean }) {
   const text = LIST_TEXT[kind];
   const [draft, setDraft] = useState('');
@@ -75,13 +143,20 @@ function GrantList({ kind, profile, onChange, busy }: { kind: ListKind; profile:
       ) : (
         <ul className="grant-list">
           {items.map((item) => (
-            <li key={item}>
+            <li key={item} className={kind === 'write' ? 'grant-with-options' : undefined}>
               <code>
                 <InertText text={item} />
               </code>
-              <button type="button" className="small-button" disabled={busy} onClick={() => onChange(withList(profile, kind, items.filter((x) => x !== item)))} aria-label={`Remove ${text.item} grant for ${visible(item)}`}>
+              <button
+                type="button"
+                className="small-button"
+                disabled={busy}
+                onClick={() => onChange(kind === 'write' ? withoutWriteGrant(profile, item) : withList(profile, kind, items.filter((x) => x !== item)))}
+                aria-label={`Remove ${text.item} grant for ${visible(item)}`}
+              >
                 Remove
               </button>
+              {kind === 'write' && <TrustedFilesOption grant={item} profile={profile} onChange={onChange} busy={busy} />}
             </li>
           ))}
         </ul>

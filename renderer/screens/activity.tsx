@@ -110,7 +110,7 @@ export function ActivityScreen() {
         (entries.value.length === 0 ? (
           <div className="empty">
             <p className="lead">{server || tool || verdict ? 'Nothing matches these filters.' : 'No calls yet.'}</p>
-            <p>Every tool call, who asked for it, what Airlock decided and what happened will be listed here.</p>
+            <p>Every tool call, who asked for it, what Airlock decided and what happened will be listed here — and every change to rules, grants, trust and settings, with who made it.</p>
           </div>
         ) : (
           <>
@@ -143,7 +143,7 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
             <th scope="col">When</th>
             {showServer && <th scope="col">Server</th>}
             <th scope="col">Tool</th>
-            <th scope="col">Who asked</th>
+            <th scope="col">Who</th>
             <th scope="col">What happened</th>
             <th scope="col">Details</th>
           </tr>
@@ -154,9 +154,13 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
               <td className="nowrap" data-label="When">{when(entry.time)}</td>
               {showServer && (
                 <td data-label="Server">
-                  <a href={serverHref(entry.server)}>
-                    <InertText text={entry.server} />
-                  </a>
+                  {entry.server ? (
+                    <a href={serverHref(entry.server)}>
+                      <InertText text={entry.server} />
+                    </a>
+                  ) : (
+                    <span className="small muted">Settings</span>
+                  )}
                 </td>
               )}
               <td data-label="Tool">
@@ -164,11 +168,13 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
                   <span className="small">
                     network <code><InertText text={entry.target ?? ''} /></code>
                   </span>
+                ) : entry.kind === 'change' && !entry.tool ? (
+                  <span className="small muted">—</span>
                 ) : (
                   <code><InertText text={entry.tool} /></code>
                 )}
               </td>
-              <td data-label="Who asked">
+              <td data-label="Who">
                 <InertText text={entry.caller} />
               </td>
               <td data-label="What happened">
@@ -193,6 +199,15 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
                 )}
               </td>
               <td data-label="Details">
+                {entry.changes && entry.changes.length > 0 && (
+                  <ul className="small plain" data-testid="audit-changes">
+                    {entry.changes.map((line, i) => (
+                      <li key={i}>
+                        <InertText text={line} />
+                      </li>
+                    ))}
+                  </ul>
+                )}
                 {entry.reasons && entry.reasons.length > 0 && (
                   <div className="small">
                     <InertText text={entry.reasons.join(' ')} fold={300} />

@@ -1,6 +1,7 @@
 /**
  * The install flow (UX 10–13): choose a source → see everything it would get
- * before anything runs → inspect it in a locked sandbox → grant, trust and
+ * before anything runs → inspect it in a locked sandbox (the grants being given,
+ * read-only) → grant, trust and
  * enable. Cancel at every step removes the draft in the core. Each step is
  * its own file under ./install/; this one holds the flow.
  */
@@ -148,9 +149,8 @@ export function InstallScreen({ example, update }: { example?: string; update?: 
               {action.busy ? 'Inspecting…' : 'Inspect in a locked sandbox'}
             </button>
           </div>
-          <p className="muted small">
-            Inspecting starts the server once with nothing granted — no network, no writes, your home folder hidden — asks it what it offers,
-            and stops it.
+          <p className="muted small" data-testid="inspect-note">
+            <InspectNote folders={[...new Set([...profile.filesystem.read, ...profile.filesystem.write])]} />
           </p>
         </>
       )}
@@ -188,5 +188,26 @@ export function InstallScreen({ example, update }: { example?: string; update?: 
         />
       )}
     </section>
+  );
+}
+
+/**
+ * What the inspection runs with: the grants being given, read-only — its
+ * folders readable so it can start, nothing written but a throwaway
+ * temporary folder, no network, no secrets, the rest of home hidden.
+ */
+function InspectNote({ folders }: { folders: string[] }) {
+  return (
+    <>
+      Inspecting starts the server once with the grants you are giving it, read-only:{' '}
+      {folders.length ? (
+        <>
+          it can read <InertText text={folders.join(', ')} /> but change nothing
+        </>
+      ) : (
+        'it changes nothing'
+      )}{' '}
+      (a throwaway temporary folder aside), with no network and no secrets, the rest of your home folder hidden. Airlock asks it what it offers, then stops it.
+    </>
   );
 }

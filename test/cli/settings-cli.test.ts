@@ -37,4 +37,16 @@ describe('airlock settings', () => {
     expect(wrong.err).toContain('Say `on` or `off`.');
   });
 
+  it('a setting changed at the command line is an audit entry saying so (task L, item 3)', () => {
+    expect(airlock(['settings', 'strict-durability', 'on']).code).toBe(0);
+    // Setting it to what it is changes nothing, and records nothing.
+    expect(airlock(['settings', 'strict-durability', 'on']).code).toBe(0);
+    const listed = airlock(['audit']);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(/^\S+ #1 You \(command line\) → settings: strict durability changed\n    strict durability: on \(was off\)$/m);
+    expect(listed.out).not.toContain('#2');
+    const json = JSON.parse(airlock(['--json', 'audit']).out) as Array<Record<string, unknown>>;
+    expect(json).toEqual([expect.objectContaining({ kind: 'change', callerKind: 'cli', server: '', changes: ['strict durability: on (was off)'] })]);
+    expect(airlock(['audit', 'verify']).out).toContain('The audit log verifies: 1 entries');
+  });
 });

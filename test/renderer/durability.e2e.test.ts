@@ -33,9 +33,14 @@ describe('strict durability on the Settings screen', () => {
     expect(t.consoleErrors).toEqual([]);
   });
 
-  it('Activity says the end of the log is confirmed', async () => {
+  it('Activity says the end of the log is confirmed, and lists both switches as changes made in the window', async () => {
+    await t.host.changesRecorded();
     await t.host.audit.appendDecision({ caller: { kind: 'user' }, server: 'files', tool: 'read', fingerprint: null, arguments: {}, verdict: 'allow', final: 'allow', reasons: [] });
     await t.open('#/activity');
-    await waitForText(t.page.getByTestId('audit-verify'), /Chain verified: 1 entries in 1 file, none edited, removed or reordered, and none cut from the end\./);
+    // The two changes of strict durability above, and the decision.
+    await waitForText(t.page.getByTestId('audit-verify'), /Chain verified: 3 entries in 1 file, none edited, removed or reordered, and none cut from the end\./);
+    const changes = t.page.locator('[data-testid="audit-row"][data-kind="change"]');
+    await waitForText(changes.first(), /Settings.*You \(window\).*strict durability changed.*strict durability: off \(was on\)/s);
+    expect(await changes.count()).toBe(2);
   });
 });

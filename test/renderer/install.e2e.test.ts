@@ -85,6 +85,11 @@ describe('installing and reviewing server-filesystem in the app', () => {
     await writes.getByRole('button', { name: 'Add a folder to change' }).click();
     await waitForText(page.getByTestId('profile-summary'), `Can change files in ${work}`);
     await t.harness.screenshot('install-disclosure');
+    // The inspection runs with the grants being given, read-only — not "with nothing granted" (task L, item 4).
+    const note = await page.getByTestId('inspect-note').textContent();
+    expect(note).toContain(`Inspecting starts the server once with the grants you are giving it, read-only: it can read ${work} but change nothing`);
+    expect(note).toMatch(/with no network and no secrets, the rest of your home folder hidden/);
+    expect(note).not.toMatch(/nothing granted/);
 
     await page.getByRole('button', { name: 'Inspect in a locked sandbox' }).click();
     const report = page.getByTestId('probe-report');

@@ -63,7 +63,7 @@ describe('splitCommandLine()', () => {
 describe('profileSentences()', () => {
   it('says plainly what the default profile allows', () => {
     expect(profileSentences(defaultSandboxProfile())).toEqual([
-      expect.stringContaining('Can read your files outside the protected folders'),
+      'Sees nothing of your home folder but its own files; outside it, only what any program may read (system files).',
       'Writes nowhere that lasts: only a temporary folder deleted when it stops.',
       'Has no internet or network access.',
       'Gets no secrets.',
@@ -81,7 +81,13 @@ describe('profileSentences()', () => {
     expect(sentences).toContain('Can change files in /a and /b and in a data folder of its own.');
     expect(sentences).toContain('Can reach api.example.com on the internet, nothing else.');
     expect(sentences).toContain('Gets the secrets TOKEN.');
-    expect(sentences.join(' ')).toContain('and also /r');
+    expect(sentences.join(' ')).toContain('Can read /r (credential files there stay hidden); the rest of your home folder stays hidden.');
+  });
+
+  it('warns, right after the write grants, when a server may change files other programs trust', () => {
+    const sentences = profileSentences({ filesystem: { read: [], write: ['/repo'], persistentData: false, writeTrusted: ['/repo/.git'] }, network: { allowedDomains: [] }, secrets: [] });
+    expect(sentences[1]).toBe('Can change files in /repo.');
+    expect(sentences[2]).toBe('Can also change files other programs trust in /repo/.git — git, direnv or your editor may run what it writes there, outside the sandbox.');
   });
 });
 

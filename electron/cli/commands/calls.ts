@@ -102,7 +102,7 @@ export function registerCallCommands(program: Command, context: CliContext): voi
       out({ ok: true }, () => `Removed the rule for ${server} › ${tool}.`);
     });
 
-  const audit = program.command('audit').description('read the audit log of every decision and outcome');
+  const audit = program.command('audit').description('read the audit log: every decision and outcome, network request, and change to rules, grants, trust and settings');
   audit
     .command('list', { isDefault: true })
     .description('list recent entries, newest first')
@@ -126,6 +126,8 @@ export function registerCallCommands(program: Command, context: CliContext): voi
                   ? `${entry.time} #${entry.seq} ${inert(entry.caller)} → ${inert(entry.server)} › ${inert(entry.tool)}: ${inert(entry.verdict ?? '')}${entry.answeredBy ? ` [${inert(entry.answeredBy)}]` : ''}`
                   : entry.kind === 'network'
                     ? `${entry.time} #${entry.seq} ${inert(entry.server)} → network ${inert(entry.target ?? '')}: ${entry.verdict}${entry.repeats ? ` (${entry.repeats + 1} requests)` : ''}`
+                    : entry.kind === 'change'
+                      ? [`${entry.time} #${entry.seq} ${inert(entry.caller)} → ${entry.server ? inert(entry.server) : 'settings'}: ${entry.verdict}`, ...(entry.changes ?? []).map((line) => `    ${inert(line)}`)].join('\n')
                     : `${entry.time} #${entry.seq}   ${entry.outcome}${entry.durationMs ? ` in ${entry.durationMs} ms` : ''}${entry.outcome === 'unknown' && entry.reasons?.length ? ` — ${inert(entry.reasons.join(' '))}` : ''}`,
               )
               .join('\n')

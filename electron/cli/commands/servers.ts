@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import type { SandboxProfile } from '../../../shared/domain';
 import type { InstallSource } from '../../../shared/ipc';
 import type { Disclosure, ServerSummary } from '../../../shared/views';
-import { domainProblem, nameProblem, parseEnvAssignments, pathProblem } from '../../core/install/checks';
+import { domainProblem, nameProblem, parseEnvAssignments, pathProblem, writeTrustedProblem } from '../../core/install/checks';
+import { isAtOrUnder } from '../../core/sandbox/bwrap-argv';
 import type { SharedHost } from '../../core/ipc/shared-host';
 import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, inert } from '../format';
 import { CliExit, EXIT, withProgress, type CliIo } from '../output';
@@ -32,7 +33,15 @@ interface GrantOptions {
   persistentData?: boolean;
   secret?: string[];
   env?: string[];
+  /** Paths inside write grants where it may change files host tools trust (`grant`/`revoke` only). */
+  writeTrusted?: string[];
 }
+
+/** Said wherever a person lets a server change files that other programs trust. */
+export const WRITE_TRUSTED_WARNING =
+  'Airlock normally keeps a server from changing files that programs on your computer run or trust inside the folders it may write: ' +
+  "a repository's .git (its config and hooks), .envrc, .vscode, shell start-up files. With --write-trusted it may change them there, " +
+  'and git, direnv or your editor may then run what it wrote, outside the sandbox. Give it only to a server that needs it, such as a git server that commits.';
 
 function withGrantOptions(command: Command, verb: 'grant' | 'revoke' = 'grant'): Command {
   return command
@@ -81,12 +90,18 @@ function applyGrants(profile: Omit<SandboxProfile, 'unsandboxed'>, options: Gran
     const given = (values ?? []).map((value) => (absolute ? resolve(value) : value.trim().toLowerCase()));
     return remove ? list.filter((item) => !given.includes(item)) : [...new Set([...list, ...given])];
   };
+  const write = edit(profile.filesystem.write, options.write, true);
+  // A trusted-files exception goes with the write grant it lies in (it must not come back with a later grant).
+  const writeTrusted = edit(profile.filesystem.writeTrusted ?? [], options.writeTrusted, true).filter(
+    (path) => !remove || write.some((grant) => isAtOrUnder(path, grant)),
+  );
   return {
     ...profile,
     filesystem: {
       read: edit(profile.filesystem.read, options.read, true),
-      write: edit(profile.filesystem.write, options.write, true),
+      write,
       persistentData: options.persistentData ? !remove : profile.filesystem.persistentData,
+      ...(writeTrusted.length ? { writeTrusted } : {}),
     },
     network: { allowedDomains: edit(profile.network.allowedDomains, options.domain, false) },
   };
@@ -223,7 +238,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .option('--trust', "trust the server's annotations (read-only tools of a trusted server run without asking)")
       .option('--secret <NAME>', 'grant a secret, read from the environment variable NAME (repeatable)', collect)
       .option('--config <KEY=VALUE>', 'a setting the server needs (MCPB user_config; repeatable)', collect)
-      .option('--no-probe', 'skip the inspection in a locked sandbox')
+      .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
       .option('--disabled', 'add it without enabling it'),
   ).action(async (name: string, argv: string[], options) => {
     // Everything that can be checked is checked before anything is downloaded.
@@ -248,7 +263,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .description('update an npm server to another version: a new disclosure and inspection; the running version stays until you agree')
       .argument('<name>')
       .argument('[range]', 'the version or range to move to', 'latest')
-      .option('--no-probe', 'skip the inspection in a locked sandbox'),
+      .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)'),
   ).action(async (name: string, range: string, options) => {
     const api = await context.api();
     const current = await api.invoke('servers.get', { name });
@@ -262,7 +277,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .description("import servers from another app's config: claude, vscode, cursor, or a file path; they arrive disabled")
     .argument('[source]', 'claude | vscode | cursor | PATH (default: all three apps)')
     .option('--only <names>', 'import only these entries (comma-separated)')
-    .option('--no-probe', 'skip the inspection in a locked sandbox')
+    .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
     .option('--no-proposed', 'do not accept the proposed grants (paths its command line and settings name, its API’s domain)')
     .action(async (source: string | undefined, options) => {
       const api = await context.api();
@@ -351,6 +366,11 @@ export function registerServerCommands(program: Command, context: CliContext): v
 
   withGrantOptions(program.command('grant').description('grant a server more: paths, domains, a data folder, secrets, plain settings (asks first)').argument('<name>'))
     .option('--secret <NAME>', 'set and grant a secret, read from the environment variable NAME', collect)
+    .option(
+      '--write-trusted <path>',
+      "let it change files other programs trust (a repository's .git, .envrc, .vscode …) at PATH, inside a folder it may write — git may then run what it writes (repeatable)",
+      collect,
+    )
     .action(async (name: string, options: GrantOptions) => {
       const api = await context.api();
       const before = await api.invoke('servers.get', { name });
@@ -358,6 +378,9 @@ export function registerServerCommands(program: Command, context: CliContext): v
       const env = envOption(options.env);
       const { unsandboxed: _u, ...current } = before.profile;
       const profile = applyGrants(current, options);
+      const trustedProblems = (options.writeTrusted ?? []).map((path) => writeTrustedProblem(resolve(path), profile.filesystem.write)).filter((problem) => problem !== undefined);
+      if (trustedProblems.length) throw new CliExit(EXIT.usage, trustedProblems.join('\n'));
+      if (options.writeTrusted?.length && !context.json()) io.err(`${palette(io.colour === true).warn('Warning:')} ${WRITE_TRUSTED_WARNING}`);
       const secrets = secretsFromEnv(io, options.secret);
       const settings = Object.entries(env).map(([key, value]) => `the setting ${key}=${value}`);
       await confirmOrExit(io, `Grant ${name} ${[describeChange(current, profile), ...settings].filter((part) => part !== 'nothing new' || settings.length === 0).join(', ')}${Object.keys(secrets).length ? ` and the secret(s) ${Object.keys(secrets).join(', ')}` : ''}?`, context.yes());
@@ -369,6 +392,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
 
   withGrantOptions(program.command('revoke').description('take grants back from a server (does not ask: it only takes away)').argument('<name>'), 'revoke')
     .option('--secret <NAME>', 'clear a secret and take its grant back', collect)
+    .option('--write-trusted <path>', 'protect the files other programs trust at PATH again (repeatable)', collect)
     .option('--rules', "remove every rule and session grant for this server's tools")
     .action(async (name: string, options: GrantOptions & { rules?: boolean }) => {
       const api = await context.api();
@@ -452,6 +476,9 @@ function describeChange(before: Omit<SandboxProfile, 'unsandboxed'>, after: Omit
     ...added(before.filesystem.write, after.filesystem.write).map((p) => `write ${p}`),
     ...added(before.network.allowedDomains, after.network.allowedDomains).map((d) => `network ${d}`),
     ...(after.filesystem.persistentData && !before.filesystem.persistentData ? ['a data folder of its own'] : []),
+    ...added(before.filesystem.writeTrusted ?? [], after.filesystem.writeTrusted ?? []).map(
+      (p) => `changes to the trusted files at ${p} (git, direnv or your editor may then run what it writes there, outside the sandbox)`,
+    ),
   ];
   return parts.join(', ') || 'nothing new';
 }

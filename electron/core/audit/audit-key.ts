@@ -5,14 +5,16 @@
  * ended. So that record (`audit.head.json`) carries an HMAC made with a key
  * the data folder does not hold: the shell provides it through `AuditKey`.
  *
- * - The desktop app seals the key with the OS keychain (`sealedFileAuditKey`
- *   with Electron's safeStorage as the cipher).
- * - Headless use (the CLI, a gateway) keeps it in a file outside the data
- *   folder, mode 0600 in a 0700 folder (`fileAuditKey`,
- *   `defaultAuditKeyPath`). That detects cutting by anyone who can change
- *   the data folder but cannot read that file (a restored backup, a sync
- *   tool, another account with access to the folder); it cannot stop a
- *   program running as the same user, which can read the key too.
+ * - Every shell — the desktop app, the CLI, a gateway — keeps it in one file
+ *   outside the data folder, mode 0600 in a 0700 folder (`fileAuditKey`,
+ *   `defaultAuditKeyPath`), so each confirms the end the others wrote. That
+ *   detects cutting by anyone who can change the data folder but cannot
+ *   read that file (a restored backup, a sync tool, another account with
+ *   access to the folder); it cannot stop a program running as the same
+ *   user, which can read the key too.
+ * - `sealedFileAuditKey` seals it with a cipher (the OS keychain through
+ *   Electron's safeStorage). The app does not use it: the CLI cannot open
+ *   a keychain-sealed key, so it could confirm no end the app wrote.
  *
  * SECURITY: the key never enters the data folder and never leaves this
  * module: callers get `mac()`, not the bytes.

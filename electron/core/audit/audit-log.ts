@@ -20,6 +20,7 @@ import {
   type AuditAnswer,
   type AuditEntry,
   type CallOutcome,
+  type ChangeEntry,
   type DecisionEntry,
   type NetworkDecider,
   type NetworkEntry,
@@ -29,6 +30,7 @@ import { breakIfStale, takeFileLockSync, tryFileLockSync } from './file-lock';
 import { readAudit, verifyAudit, type AuditQuery, type AuditRecord, type ActivityRecord, type VerifyResult } from './audit-reader';
 import { redactArguments } from './redact';
 import { isSessionDead, newSessionId } from './session';
+import { changeBody, type ChangeInput } from './change-record';
 import { serverRequestBody, type ServerRequestAuditEntry, type ServerRequestAuditInput } from './server-request-entries';
 
 export * from './entries';
@@ -373,6 +375,15 @@ export class AuditLog {
    */
   appendServerRequest(input: ServerRequestAuditInput): Promise<ServerRequestAuditEntry> {
     return this.#append(serverRequestBody(input), 'flushed') as unknown as Promise<ServerRequestAuditEntry>;
+  }
+
+  /**
+   * Appends a change a person made to what Airlock allows (a rule, grants,
+   * trust, a setting, a server added or removed; see change-record.ts).
+   * Flushed before it resolves: changes are rare, and off the call path.
+   */
+  appendChange(input: ChangeInput): Promise<ChangeEntry> {
+    return this.#append(changeBody(input), 'flushed') as Promise<ChangeEntry>;
   }
 
   /**

@@ -22,6 +22,7 @@ import {
   lineHashMatches,
   type AnchorEntry,
   type AuditEntry,
+  type ChangeEntry,
   type DecisionEntry,
   type NetworkEntry,
   type OutcomeEntry,
@@ -66,8 +67,8 @@ export interface AuditRecord {
   outcome?: OutcomeEntry;
 }
 
-/** A row of the Activity page: a call, or a network decision. */
-export type ActivityRecord = AuditRecord | { network: NetworkEntry };
+/** A row of the Activity page: a call, a network decision, or a change a person made. */
+export type ActivityRecord = AuditRecord | { network: NetworkEntry } | { change: ChangeEntry };
 
 /** Filters for `read()`. `decision` matches the policy verdict, or the final allow/deny. */
 export interface AuditQuery {
@@ -434,6 +435,12 @@ export async function readAudit(context: ReaderContext, query: AuditQuery, inclu
       if (query.decision !== undefined && entry.decision !== query.decision) return false;
       return true;
     }
+    if (entry.type === 'change' && includeNetwork) {
+      // A change is no call: a filter on decisions leaves it out; a tool filter matches a rule's tool.
+      if (query.server !== undefined && entry.server !== query.server) return false;
+      if (query.tool !== undefined && entry.tool !== query.tool) return false;
+      return query.decision === undefined;
+    }
     return false;
   };
   const onLine = (bytes: Buffer): boolean => {
@@ -451,7 +458,7 @@ export async function readAudit(context: ReaderContext, query: AuditQuery, inclu
       outcomes.delete(entry.callId);
       if (wanted(entry)) out.push(outcome ? { decision: entry, outcome } : { decision: entry });
     } else if (wanted(entry)) {
-      out.push({ network: entry as NetworkEntry });
+      out.push(entry.type === 'change' ? { change: entry } : { network: entry as NetworkEntry });
     }
     return out.length < limit;
   };

@@ -163,8 +163,43 @@ export interface AnchorEntry extends EntryCommon {
   headSeq?: number;
 }
 
+/** What a `change` entry records: a rule, a grant, trust, a setting, an approval of a changed tool or code, or a server itself. */
+export type ChangeKind =
+  | 'rule-added'
+  | 'rule-removed'
+  | 'rules-revoked'
+  | 'trust'
+  | 'grants'
+  | 'unsandboxed'
+  | 'policy-mode'
+  | 'strict-durability'
+  | 'tool-approved'
+  | 'code-approved'
+  | 'server-added'
+  | 'server-updated'
+  | 'server-removed';
+
+/** Where the person made a change: Airlock's window, or the `airlock` command line. */
+export type ChangeActor = 'window' | 'command-line';
+
+/**
+ * A change a person made to what Airlock allows (a rule, grants, trust, the
+ * policy mode, strict durability, a server added or removed), in the same
+ * chain as the calls it affects. `server` is '' for settings; `tool` names a
+ * rule's tool ('' otherwise).
+ */
+export interface ChangeEntry extends EntryCommon {
+  type: 'change';
+  change: ChangeKind;
+  by: ChangeActor;
+  /** How the change was made when not by a plain command: an "always" answer to a confirmation, a network question's "remember". */
+  via?: 'confirmation' | 'network-question';
+  /** What changed, one line per change, in words ("write grant added: /home/me/notes"). */
+  changes: string[];
+}
+
 /** One line of the log. */
-export type AuditEntry = DecisionEntry | OutcomeEntry | RepairEntry | NetworkEntry | AnchorEntry;
+export type AuditEntry = DecisionEntry | OutcomeEntry | RepairEntry | NetworkEntry | AnchorEntry | ChangeEntry;
 
 /** Findings that leave the log unconfirmable (reported by `verify()` as problems, for good). */
 export const FAILING_FINDINGS: ReadonlySet<AnchorFinding> = new Set(['head-missing', 'head-forged', 'head-other-key', 'truncated', 'rewritten']);

@@ -6,4 +6,5 @@ export * from './file-lock';
 export * from './redact';
 export * from './session';
 export * from './server-request-entries';
+export * from './change-record';
 export * from './views';

@@ -1,6 +1,6 @@
 import type { AuditEntryView, AuditVerifyView } from '../../../shared/views';
 import { inertText } from '../servers/log-ring';
-import type { ActivityRecord, AuditAnswer, AuditRecord, DecisionEntry, NetworkEntry, VerifyResult } from './audit-log';
+import type { ActivityRecord, AuditAnswer, AuditRecord, ChangeEntry, ChangeKind, DecisionEntry, NetworkEntry, VerifyResult } from './audit-log';
 
 /**
  * One call (its decision and, once written, its outcome) as rows for the
@@ -106,9 +106,48 @@ export function toNetworkView(entry: NetworkEntry): AuditEntryView {
   };
 }
 
-/** Rows for the Activity page: calls and network decisions, newest first. */
+const CHANGE_WORDS: Record<ChangeKind, string> = {
+  'rule-added': 'rule added',
+  'rule-removed': 'rule removed',
+  'rules-revoked': 'rules revoked',
+  trust: 'trust changed',
+  grants: 'grants changed',
+  unsandboxed: 'sandbox consent changed',
+  'policy-mode': 'policy mode changed',
+  'strict-durability': 'strict durability changed',
+  'tool-approved': 'tool approved',
+  'code-approved': 'new code approved',
+  'server-added': 'server added',
+  'server-updated': 'server updated',
+  'server-removed': 'server removed',
+};
+
+/**
+ * A change a person made as a row: who ("You (window)", "You (command
+ * line)"), what kind of change ("grants changed"), and what changed, line by
+ * line. A setting has no server ('').
+ */
+export function toChangeView(entry: ChangeEntry): AuditEntryView {
+  const via = entry.via === 'confirmation' ? ', answering a confirmation' : entry.via === 'network-question' ? ', answering a network question' : '';
+  return {
+    seq: entry.seq,
+    time: entry.time,
+    kind: 'change',
+    callId: '',
+    caller: `You (${entry.by === 'command-line' ? 'command line' : 'window'}${via})`,
+    callerKind: entry.by === 'command-line' ? 'cli' : 'user',
+    server: entry.server,
+    tool: entry.tool,
+    verdict: CHANGE_WORDS[entry.change] ?? 'changed',
+    changes: Array.isArray(entry.changes) ? entry.changes.map((line) => inertText(String(line))) : [],
+  };
+}
+
+/** Rows for the Activity page: calls, network decisions and changes, newest first. */
 export function toActivityViews(record: ActivityRecord): AuditEntryView[] {
-  return 'network' in record ? [toNetworkView(record.network)] : toAuditEntryViews(record);
+  if ('network' in record) return [toNetworkView(record.network)];
+  if ('change' in record) return [toChangeView(record.change)];
+  return toAuditEntryViews(record);
 }
 
 /**

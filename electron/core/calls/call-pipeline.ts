@@ -77,7 +77,8 @@ export interface CallPipelineDeps {
     args: Record<string, unknown>,
     options: { signal?: AbortSignal; onProgress?: CallRequest['onProgress'] },
   ): Promise<CallToolResult>;
-  saveRule(rule: Rule): void;
+  /** Saves a rule an "always" answer made; `answeredIn` is the shell the person answered in (window, terminal, …), for the audit log's change entry. */
+  saveRule(rule: Rule, answeredIn?: string): void;
   sessionGrants: SessionGrants;
   confirmations: ConfirmationRegistry;
   audit: AuditLog;
@@ -290,7 +291,7 @@ export class CallPipeline {
         if (asked < MAX_ASKS) continue;
         return { ...round, answer: resolved.answer, denialMessage: `${request.tool} kept changing while you were being asked, so Airlock did not send the call.` };
       }
-      if (resolved.rule) this.deps.saveRule(resolved.rule);
+      if (resolved.rule) this.deps.saveRule(resolved.rule, resolved.answer.by);
       return {
         ...round,
         ...(resolved.rule ? { rule: resolved.rule } : {}),

@@ -7,9 +7,10 @@
  * (invariant 7: bad input gets a clear error and loses nothing saved).
  */
 import { existsSync, statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, normalize } from 'node:path';
 import { isIP } from 'node:net';
 import { ServerNameSchema, type SandboxProfile } from '../../../shared/domain';
+import { isAtOrUnder } from '../sandbox/bwrap-argv';
 import { canonicalHost } from '../sandbox/network-proxy';
 
 /** The name problem in words, or undefined when `name` is a good, free server name. */
@@ -88,11 +89,27 @@ export function pathProblem(kind: 'read' | 'write', path: string): string | unde
   return undefined;
 }
 
+/**
+ * A `writeTrusted` path's problem in words, or undefined. It must be
+ * absolute and lie at or under one of the server's write grants: it only
+ * lifts the protection of files host tools trust inside a write grant
+ * (it never grants a write). It need not exist yet (a git server may create
+ * its repository's `.git`).
+ */
+export function writeTrustedProblem(path: string, writeGrants: readonly string[]): string | undefined {
+  if (!isAbsolute(path)) return `To let a server change trusted files at “${path}”, give an absolute path.`;
+  if (!writeGrants.some((grant) => isAtOrUnder(normalize(path), normalize(grant)))) {
+    return `${path} is not inside a folder this server may write: grant that folder first, then let it change the trusted files at ${path}.`;
+  }
+  return undefined;
+}
+
 /** Every problem with a profile's grants, in the order a person would fix them. */
 export function profileProblems(profile: Pick<SandboxProfile, 'filesystem' | 'network'>): string[] {
   return [
     ...profile.filesystem.write.map((path) => pathProblem('write', path)),
     ...profile.filesystem.read.map((path) => pathProblem('read', path)),
+    ...(profile.filesystem.writeTrusted ?? []).map((path) => writeTrustedProblem(path, profile.filesystem.write)),
     ...profile.network.allowedDomains.map((domain) => domainProblem(domain)),
   ].filter((problem): problem is string => problem !== undefined);
 }

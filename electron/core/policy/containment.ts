@@ -66,6 +66,9 @@ export function summariseSandbox(profile: SandboxProfile | undefined | null): Sa
   else {
     const where = [...writes, ...(persistentData ? ['its own data folder'] : [])];
     parts.push(`writes to ${where.join(', ')}`);
+    const trusted = arrayOfStrings(p?.filesystem?.writeTrusted);
+    // Said right after the writes: what git or a shell may run is the one write that reaches outside the sandbox.
+    if (trusted.length > 0) parts.push(`may change what git or your shell runs, in ${trusted.join(', ')}`);
   }
   parts.push(networkDomains.length === 0 ? 'no internet' : `internet: ${networkDomains.join(', ')}`);
   parts.push(secretNames.length === 0 ? 'no secrets' : `secrets: ${secretNames.join(', ')}`);

@@ -6,8 +6,9 @@ import type { SandboxSupport } from '../../../shared/domain';
 const REQUIREMENTS: Record<string, { tools: string[]; fix?: (missing: string[]) => string }> = {
   linux: {
     // bubblewrap isolates the filesystem and network namespace; socat bridges
-    // the granted network proxy into it; ripgrep finds files to protect.
-    tools: ['bwrap', 'socat', 'rg'],
+    // the granted network proxy into it; ripgrep finds files to protect;
+    // prlimit (util-linux) sets each server's resource limits.
+    tools: ['bwrap', 'socat', 'rg', 'prlimit'],
     fix: (missing) =>
       `sudo apt-get install -y ${missing.map((tool) => DEBIAN_PACKAGE[tool] ?? tool).join(' ')}`,
   },
@@ -17,12 +18,25 @@ const REQUIREMENTS: Record<string, { tools: string[]; fix?: (missing: string[]) 
   },
 };
 
-const DEBIAN_PACKAGE: Record<string, string> = { bwrap: 'bubblewrap', socat: 'socat', rg: 'ripgrep' };
+const DEBIAN_PACKAGE: Record<string, string> = { bwrap: 'bubblewrap', socat: 'socat', rg: 'ripgrep', prlimit: 'util-linux' };
+
+/** Tools that live in the system's own folders, where an app started from the desktop (with a short PATH) may not look. */
+const SYSTEM_TOOLS = new Set(['prlimit']);
+/** Where those are looked for after PATH. */
+export const SYSTEM_TOOL_DIRS: readonly string[] = ['/usr/bin', '/bin'];
 
 export interface CapabilityProbe {
   platform: NodeJS.Platform;
   /** The PATH to search (defaults to this process's). */
   pathEnv: string | undefined;
+  /** Where system tools (prlimit) are also looked for (default `SYSTEM_TOOL_DIRS`; tests pass none). */
+  systemDirs?: readonly string[];
+}
+
+/** Where the sandbox finds one of its tools: on PATH, and for a system tool also in the system's folders. The capability check and the launcher look the same way. */
+export function findSandboxTool(name: string, probe: Pick<CapabilityProbe, 'pathEnv' | 'systemDirs'>): string | undefined {
+  const extra = SYSTEM_TOOLS.has(name) ? (probe.systemDirs ?? SYSTEM_TOOL_DIRS) : [];
+  return findExecutable(name, [probe.pathEnv ?? '', ...extra].filter(Boolean).join(delimiter));
 }
 
 /** Finds an executable on PATH, as `which` would; undefined when absent. */
@@ -58,7 +72,7 @@ export function checkSandboxSupport(
       summary: `Airlock cannot sandbox servers on ${probe.platform} yet; servers will not start unless you allow one to run unsandboxed.`,
     };
   }
-  const missing = requirement.tools.filter((tool) => !findExecutable(tool, probe.pathEnv));
+  const missing = requirement.tools.filter((tool) => !findSandboxTool(tool, probe));
   if (missing.length === 0) {
     return {
       supported: true,

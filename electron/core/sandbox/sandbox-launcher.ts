@@ -30,12 +30,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { SandboxProfile, SandboxSupport, ServerSpec } from '../../../shared/domain';
 import { AirlockError } from '../errors';
 import { isAtOrUnder, keepOnlyGrantedWrites, parseWrappedCommand } from './bwrap-argv';
-import { checkSandboxSupport, findExecutable, type CapabilityProbe } from './capability';
+import { checkSandboxSupport, findExecutable, findSandboxTool, type CapabilityProbe } from './capability';
 import { SandboxInitError, SandboxProfileError, SandboxUnavailableError } from './errors';
 import { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimits, type SandboxLauncher } from './launcher';
 import { startServerProxy, type NetworkDecision, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
@@ -76,6 +76,13 @@ export interface SandboxLauncherOptions {
   /** The per-user list of Airlock data folders every sandbox hides (default: `dataFolderRegistryPath()` of `homeDir`). */
   dataFolderRegistry?: string;
   /**
+   * Files every sandbox hides wherever they are, even beneath a grant: the
+   * audit log's key where this Airlock keeps it (its default place is hidden
+   * anyway; one moved by `$AIRLOCK_AUDIT_KEY_FILE` or `$XDG_CONFIG_HOME` may
+   * lie outside the home folder, where reads are otherwise allowed).
+   */
+  hiddenFiles?: readonly string[];
+  /**
    * The parent of every Airlock process's runtime folder (default: a private
    * `airlock-sandbox-<uid>` folder in the OS temp dir), where folders of a
    * crashed Airlock are swept. Ignored when `runtimeDir` is given.
@@ -103,6 +110,8 @@ export interface AirlockSandboxLauncher extends SandboxLauncher {
   planProbe(spec: ServerSpec, intended: SandboxProfile, context: LaunchContext): Promise<LaunchPlan>;
   /** Whether this machine can sandbox (as `checkSandboxSupport`, with this launcher's probe). */
   support(): SandboxSupport;
+  /** The resource limits every sandboxed server it plans runs under (each plan carries them too). */
+  limits(): ResourceLimits;
   /** Closes every proxy still open and removes the runtime folder. Call on shutdown. */
   close(): Promise<void>;
 }
@@ -243,11 +252,11 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       // SECURITY (invariant 5): pin the tools now; a later PATH change cannot
       // swap or drop the sandbox.
       const tools: Tools = {
-        bwrap: findExecutable('bwrap', probe.pathEnv) ?? '',
-        socat: findExecutable('socat', probe.pathEnv) ?? '',
-        rg: findExecutable('rg', probe.pathEnv) ?? '',
-        // util-linux; desktop apps often have a short PATH, so look where it lives too.
-        prlimit: findExecutable('prlimit', `${probe.pathEnv ?? ''}:/usr/bin:/bin`) ?? '',
+        bwrap: findSandboxTool('bwrap', probe) ?? '',
+        socat: findSandboxTool('socat', probe) ?? '',
+        rg: findSandboxTool('rg', probe) ?? '',
+        // util-linux; desktop apps often have a short PATH, so it is looked for where it lives too (as the capability check does).
+        prlimit: findSandboxTool('prlimit', probe) ?? '',
       };
       if (!tools.prlimit) {
         throw new SandboxInitError('The sandbox needs `prlimit` to set resource limits (Debian: sudo apt-get install -y util-linux).');
@@ -414,6 +423,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         homeDir,
         ...secrets,
         ...dataFolders,
+        ...(options.hiddenFiles ?? []).map(canonical),
         hiddenRuntime,
         // the library's shared scratch folder, if one exists on this machine
         '/tmp/claude',
@@ -427,7 +437,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       // SECURITY (invariant 5): what host tools run or trust inside a write
       // grant stays read-only, cannot be created, or is held aside when it
       // appears (trusted-files.ts). Placeholders are made on the host now.
-      const exempt = (profile.filesystem.writeTrusted ?? []).map(canonical);
+      const exempt = writeTrustedExemptions(profile, paths.write, note);
       trusted = { plan: { mounts: [], placeholders: [], baseline: [], roots: [], folders: [] }, exempt };
       trusted.plan = planTrustedFiles(paths.write, exempt, (placeholder) => {
         trusted!.plan.placeholders.push(placeholder);
@@ -540,6 +550,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
 
   return {
     support,
+    limits: () => ({ ...DEFAULT_LIMITS, ...options.limits }),
     plan: (spec, profile, context) => build(spec, profile, context, {}),
     planProbe: (spec, intended, context) => build(spec, probeProfile(intended), { ...context, secrets: {} }, { probe: intended }),
     async close() {
@@ -645,6 +656,48 @@ function canonical(path: string): string {
     return realpathSync(path);
   } catch {
     return resolve(path);
+  }
+}
+
+/**
+ * The paths inside write grants where the person let this server change
+ * files host tools trust (`filesystem.writeTrusted`), resolved through the
+ * grant they lie in. SECURITY (invariant 5): a path that now leads
+ * somewhere else than beneath its grant as pinned (a folder on the way was
+ * replaced by a symbolic link, say to another repository) is not exempted:
+ * the person allowed that path, not wherever it leads now. It stays
+ * protected, and the person is told.
+ */
+function writeTrustedExemptions(profile: SandboxProfile, writeReal: readonly string[], note: (text: string) => void): string[] {
+  const exempt: string[] = [];
+  for (const path of profile.filesystem.writeTrusted ?? []) {
+    const index = profile.filesystem.write.findIndex((grant) => isAbsolute(path) && isAtOrUnder(resolve(path), resolve(grant)));
+    if (index < 0) continue; // not inside a write grant: nothing to lift
+    const grant = profile.filesystem.write[index]!;
+    const expected = join(writeReal[index]!, relative(resolve(grant), resolve(path)));
+    const actual = resolvedAsFarAsExists(path);
+    if (actual !== expected) {
+      note(`You let this server change the trusted files at ${path}, but that path now leads to ${actual} (a part of it was replaced, for example by a symbolic link). Airlock keeps protecting them; give the permission again if the new place is what you want.`);
+      continue;
+    }
+    exempt.push(expected);
+  }
+  return exempt;
+}
+
+/** The path with every symlink of its existing part resolved, and the rest (not there yet) appended as written. */
+function resolvedAsFarAsExists(path: string): string {
+  let existing = resolve(path);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(existing), ...rest);
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) return resolve(path);
+      rest.unshift(basename(existing));
+      existing = parent;
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import type { CallToolResult, Implementation, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxProfile, ServerSpec, ServerState } from '../../../shared/domain';
-import type { LaunchContext, LaunchPlan, SandboxLauncher } from '../sandbox/launcher';
+import type { LaunchContext, LaunchPlan, ResourceLimits, SandboxLauncher } from '../sandbox/launcher';
 import { systemClock, type Clock, type TimerHandle } from './clock';
 import { Emitter, type Event } from './emitter';
 import {
@@ -56,6 +56,8 @@ export interface ServerStatus {
   pid?: number;
   /** False when the launch plan ran the server without the OS sandbox. */
   sandboxed?: boolean;
+  /** The resource limits its last launch plan ran it under (sandboxed plans only). */
+  limits?: ResourceLimits;
   lastError?: string;
   /** Crashes inside the quarantine window. */
   recentCrashes: number;
@@ -122,6 +124,7 @@ interface Entry {
   log: LogRing;
   lastError?: string;
   sandboxed?: boolean;
+  limits?: ResourceLimits;
   serverInfo?: Implementation;
   capabilities?: ServerCapabilities;
   protocolVersion?: string;
@@ -193,6 +196,7 @@ export class Supervisor {
       state: entry.snapshot.state,
       pid: entry.snapshot.state === 'starting' || entry.snapshot.state === 'ready' ? connection?.pid : undefined,
       sandboxed: entry.sandboxed,
+      ...(entry.limits ? { limits: entry.limits } : {}),
       lastError: entry.lastError,
       recentCrashes: entry.snapshot.crashes.length,
       serverInfo: entry.serverInfo,
@@ -433,6 +437,7 @@ export class Supervisor {
       }
       session.plan = plan;
       entry.sandboxed = plan.sandboxed;
+      entry.limits = plan.limits;
       // What the sandbox tells the person about this launch (a planted file held aside) goes to the server's log.
       plan.onNote?.((text) => entry.log.push('airlock', text));
       if (session.cancelled) return;

@@ -14,6 +14,7 @@ import { InertText } from '../../components/inert-text';
 import { ProfileEditor } from '../../components/profile-editor';
 import { ProfileSummary } from '../../components/profile-summary';
 import { ProvenanceFacts } from '../../components/provenance';
+import { ResourceLimits } from '../../components/resource-limits';
 import type { TabSpec } from '../../components/tabs';
 import { ToolConsole } from '../../components/tool-console';
 import { ToolsTable } from '../../components/tool-reading';
@@ -178,6 +179,7 @@ function Permissions({ server: s, onChange, reload }: SectionContext) {
       <p className="purpose">
         Trusting it lets its tools that say they only read run without asking; calls that change things still ask, and the sandbox limits hold either way.
       </p>
+      <ResourceLimits limits={s.limits} note={s.limitsNote} />
     </>
   );
 }

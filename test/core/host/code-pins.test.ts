@@ -106,6 +106,16 @@ describe('a local server whose script is edited after install', () => {
     expect(detail.codeChanged).toBe(false);
     expect(t.host.record('notes').provenance).toMatchObject({ script: { sha256: sha(edited) } });
     expect(t.host.rules().map((rule) => [rule.tool, rule.effect])).toEqual([['read_notes', 'deny']]);
+    // The approval, and the rule it took away, are a change in the audit log (task L, item 3).
+    await t.host.changesRecorded();
+    const approved = readFileSync(join(t.dataDir, 'audit', 'audit.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; change?: string; by?: string; changes?: string[] })
+      .filter((entry) => entry.type === 'change' && entry.change === 'code-approved');
+    expect(approved).toEqual([
+      expect.objectContaining({ by: 'window', changes: [`code approved: ${script} (sha256 ${sha(edited).slice(0, 12)}, was ${sha(original).slice(0, 12)})`, 'rule removed: always allow note'] }),
+    ]);
     // The usual table again: an untrusted server's tool that changes things asks (no rule left to allow it).
     const result = await t.host.callTool({ server: 'notes', tool: 'note', arguments: { text: 'five' }, caller: agent });
     expect(result.decision.decidedBy.kind).toBe('untrusted');

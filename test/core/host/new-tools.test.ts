@@ -67,6 +67,10 @@ describe('a trusted server that lists a tool only once the probe is over', () =>
     const peek = (await t.host.serverDetail('late')).tools.find((tool) => tool.name === 'peek')!;
     const detail = await t.host.approveChange('late', 'peek', peek.fingerprint);
     expect(detail.tools.find((tool) => tool.name === 'peek')).toMatchObject({ isNew: false, preview: { verdict: 'allow' } });
+    // The approval is a change in the audit log, naming the definition approved (task L, item 3).
+    await t.host.changesRecorded();
+    const rows = (await t.host.auditEntries({ server: 'late', tool: 'peek' })).filter((row) => row.kind === 'change');
+    expect(rows).toEqual([expect.objectContaining({ verdict: 'tool approved', caller: 'You (window)', changes: [`tool approved: peek (definition ${peek.fingerprint.slice(0, 12)})`] })]);
     expect(detail.newTools).toBe(0);
     const result = await t.host.callTool({ server: 'late', tool: 'peek', arguments: {}, caller: agent });
     expect(result.decision.decidedBy.kind).toBe('trusted-read-only');

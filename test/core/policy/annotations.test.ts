@@ -88,6 +88,8 @@ describe('isContained: exact', () => {
 
   it('summarises a profile in plain phrases', () => {
     expect(summariseSandbox(defaultSandboxProfile()).line).toBe('writes nowhere that lasts · no internet · no secrets');
+    const git = { ...defaultSandboxProfile(), filesystem: { read: [], write: ['/repo'], persistentData: false, writeTrusted: ['/repo/.git'] } };
+    expect(summariseSandbox(git).line).toBe('writes to /repo · may change what git or your shell runs, in /repo/.git · no internet · no secrets');
     const p = defaultSandboxProfile();
     p.filesystem.read.push('~/Projects');
     p.filesystem.persistentData = true;

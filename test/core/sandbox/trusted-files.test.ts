@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -316,5 +316,54 @@ describe('two servers sharing a write grant', () => {
       await outer.close();
     }
     for (const name of ['.git', '.vscode', '.idea']) expect(existsSync(join(sub, name))).toBe(false);
+  });
+});
+
+// The exception is for the path the person allowed, resolved through its
+// grant as pinned: a folder on the way swapped for a symbolic link (to
+// another repository in the same grant) does not carry it there.
+describe('a trusted-files exception (writeTrusted) that now leads elsewhere', () => {
+  let world: Awaited<ReturnType<typeof makeWorld>>;
+  let launcher: AirlockSandboxLauncher;
+  let parent: string;
+  let markers: string;
+
+  beforeAll(async () => {
+    world = await makeWorld();
+    parent = join(world.base, 'projects');
+    markers = join(world.base, 'markers');
+    mkdirSync(markers);
+    for (const name of ['a', 'b']) {
+      mkdirSync(join(parent, name), { recursive: true });
+      git(world, join(parent, name), 'init', '-q');
+    }
+    launcher = createSandboxLauncher({ homeDir: world.home, runtimeDir: world.runtimeDir });
+  });
+
+  afterAll(async () => {
+    await launcher?.close();
+    await rm(world.base, { recursive: true, force: true });
+  });
+
+  it('is not applied: the repository it leads to now stays protected, and the person is told', async () => {
+    const allowed = join(parent, 'a', '.git');
+    // a/ is replaced by a link to b/ (by anything that can write the grant, e.g. the server itself)
+    renameSync(join(parent, 'a'), join(parent, 'a-old'));
+    symlinkSync(join(parent, 'b'), join(parent, 'a'));
+    const configBefore = readFileSync(join(parent, 'b', '.git', 'config'), 'utf8');
+    const plan = await launcher.plan(spec, writeGrant([parent], [allowed]), world.context('moved'));
+    const notes: string[] = [];
+    plan.onNote?.((text) => notes.push(text));
+    const server = await connect(plan);
+    try {
+      for (const root of [join(parent, 'a'), join(parent, 'b')]) {
+        const result = await call(server.client, 'plant', { variant: 'repo-config', root, marker: join(markers, 'moved') });
+        expect(result.find((step: { step: string }) => step.step === 'config')).toMatchObject({ ok: false });
+      }
+    } finally {
+      await server.close();
+    }
+    expect(readFileSync(join(parent, 'b', '.git', 'config'), 'utf8')).toBe(configBefore);
+    expect(notes.some((text) => text.includes(allowed) && text.includes(`now leads to ${join(realpathSync(parent), 'b', '.git')}`))).toBe(true);
   });
 });

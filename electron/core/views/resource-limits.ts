@@ -1,0 +1,60 @@
+/**
+ * The resource limits a sandboxed server runs under, in words a person can
+ * read on the server's page and in `airlock show` — and honestly: a limit
+ * the kernel does not apply here says so, with why. Linux does not apply
+ * RLIMIT_NPROC to processes whose real user is root, and when Airlock runs
+ * as root its servers' processes are root to the kernel outside their
+ * namespace (the process limit then does not hold; the others do).
+ */
+import type { ResourceLimitView } from '../../../shared/views';
+import type { ResourceLimits } from '../sandbox/launcher';
+
+/** What the page says about limits when no sandbox can run here: no limit applies. */
+export const NO_SANDBOX_LIMITS_NOTE = 'None: the sandbox cannot run on this machine, and the limits are set inside it.';
+
+const count = (value: number) => value.toLocaleString('en');
+
+/** Bytes in the largest whole unit people use (8 GB, 512 MB). */
+export function bytesInWords(bytes: number): string {
+  for (const [unit, size] of [
+    ['GB', 1024 ** 3],
+    ['MB', 1024 ** 2],
+    ['KB', 1024],
+  ] as const) {
+    if (bytes >= size) {
+      const value = bytes / size;
+      return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
+    }
+  }
+  return `${bytes} bytes`;
+}
+
+/** Seconds as hours, minutes or seconds (4 hours, 90 minutes, 1 second). */
+export function secondsInWords(seconds: number): string {
+  const plural = (n: number, word: string) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;
+  if (seconds >= 3600 && seconds % 3600 === 0) return plural(seconds / 3600, 'hour');
+  if (seconds >= 60 && seconds % 60 === 0) return plural(seconds / 60, 'minute');
+  return plural(seconds, 'second');
+}
+
+/**
+ * The limits as rows, in the order a person thinks of them (processes,
+ * memory, CPU time, open files). `runningAsRoot`: Airlock's effective user
+ * is root (then the process limit does not hold).
+ */
+export function resourceLimitViews(limits: ResourceLimits, runningAsRoot: boolean): ResourceLimitView[] {
+  return [
+    {
+      kind: 'processes',
+      label: 'Processes and threads',
+      value: `${count(limits.processes)}, counting everything it starts`,
+      holds: !runningAsRoot,
+      ...(runningAsRoot
+        ? { note: 'Does not hold here: Airlock runs as root, and Linux does not apply the process limit to processes that are root outside their sandbox. Run Airlock as a normal user for it to hold.' }
+        : {}),
+    },
+    { kind: 'memory', label: 'Memory', value: `${bytesInWords(limits.memoryBytes)} of writable memory per process (more is refused)`, holds: true },
+    { kind: 'cpu', label: 'CPU time', value: `${secondsInWords(limits.cpuSeconds)} per process, then that process is stopped`, holds: true },
+    { kind: 'openFiles', label: 'Open files', value: `${count(limits.openFiles)} per process`, holds: true },
+  ];
+}
