@@ -16,6 +16,7 @@ import { InertText, safeJson, visible } from './inert-text';
 import { Claims, Reading } from './tool-reading';
 import { useEngage, useSecondsLeft, useSwapHold } from './dialog-guard';
 import { DialogTop, SwapNote } from './dialog-parts';
+import { CallerAsks, CallerName, CommandLineNote } from './caller-words';
 
 type Remember = 'once' | 'session' | 'always';
 
@@ -223,15 +224,15 @@ export function ConfirmationDialog({
         <DialogTop waiting={waiting} secondsLeft={secondsLeft} engaged={engaged} outcome="Denied" />
         <SwapNote show={wasSwapped && holding} />
         <h2 id={ids.title} ref={heading} tabIndex={-1} className="confirm-headline" data-testid="confirmation-headline">
-          {c.caller.kind === 'user' || c.caller.kind === 'cli' ? 'You are about' : <InertText text={c.callerLabel} fold={80} />}
-          {c.caller.kind === 'user' || c.caller.kind === 'cli' ? ' to run ' : ' wants to run '}
+          <CallerAsks caller={c.caller} />
           <ToolAndTarget c={c} fold={160} />
         </h2>
         <p className={`confirm-consequence ${c.destructive ? 'destructive-flag' : ''}`} data-testid="confirmation-consequence">
           {c.destructive && <Badge tone="danger">Destructive</Badge>} {sentence(c.consequence)}
         </p>
+        <CommandLineNote caller={c.caller} />
         <p id={ids.desc} className="confirm-meta small muted">
-          Asked by <InertText text={c.callerLabel} fold={80} /> · server <strong><InertText text={c.server} /></strong>{' '}
+          Asked by <CallerName caller={c.caller} /> · server <strong><InertText text={c.server} /></strong>{' '}
           <span className="badges">
             <TrustBadge trusted={c.serverTrusted} />
             <SandboxBadge sandboxed={c.serverSandboxed} />

@@ -112,7 +112,7 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     const headline = (await page.getByTestId('confirmation-headline').textContent()) ?? '';
-    expect(headline).toBe(`Test Agent wants to run files › move_file on source ${args.source} and destination ${args.destination}`);
+    expect(headline).toBe(`app “Test Agent” wants to run files › move_file on source ${args.source} and destination ${args.destination}`);
     expect(headline).not.toContain('old-cache');
     const object = (await dialog.getByTestId('confirm-object').textContent()) ?? '';
     expect(object).toContain(`files › move_file on source ${args.source} and destination ${args.destination}`);
@@ -189,7 +189,7 @@ await serve({ name: 'verified', tools: [{ definition: { name: 'send', title: '�
     const pending = t.host.callTool({ server: 'verified', tool: 'send', arguments: { to: 'x' }, caller: agent });
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
-    expect(await page.getByTestId('confirmation-headline').textContent()).toBe('Test Agent wants to run verified › send');
+    expect(await page.getByTestId('confirmation-headline').textContent()).toBe('app “Test Agent” wants to run verified › send');
     expect(await dialog.getByRole('radio', { name: /^Always, for/ }).getAttribute('value')).toBe('always');
     const always = await dialog.getByTestId('confirmation-remember').textContent();
     expect(always).toContain('Always, for verified › send');
