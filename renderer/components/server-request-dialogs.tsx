@@ -332,7 +332,10 @@ function SamplingRequestDialog({ question: q, waiting, onAnswered, swapped = fal
                   'For this session (until Airlock quits)'
                 ) : (
                   <>
-                    Always, for <InertText text={q.server} />
+                    Always, for{' '}
+                    <code>
+                      <InertText text={q.server} />
+                    </code>
                   </>
                 )}
               </label>
@@ -349,7 +352,7 @@ function SamplingRequestDialog({ question: q, waiting, onAnswered, swapped = fal
             </p>
           )}
           <p className="confirm-restatement" data-testid="request-restatement">
-            Send {editing ? 'the edited request' : 'this request'} from <InertText text={q.server} /> to <Answerer q={q} />?
+            Send {editing ? 'the edited request' : 'this request'} from <ServerName name={q.server} /> to <Answerer q={q} />?
           </p>
           <div className="confirm-buttons">
             <AnswerButton state={state} onPress={deny} className="deny" testId="request-deny">
@@ -510,7 +513,7 @@ function SamplingResponseDialog({ question: q, waiting, onAnswered, swapped = fa
       foot={
         <>
           <p className="confirm-restatement" data-testid="request-restatement">
-            Send {editing ? 'the edited answer' : 'this answer'} to <InertText text={q.server} />?
+            Send {editing ? 'the edited answer' : 'this answer'} to <ServerName name={q.server} />?
           </p>
           <div className="confirm-buttons">
             <AnswerButton state={state} onPress={refuse} className="deny" testId="request-deny">
@@ -534,7 +537,10 @@ function SamplingResponseDialog({ question: q, waiting, onAnswered, swapped = fa
         </div>
         {!editing ? (
           <figure className="server-said" data-testid="sampling-answer">
-            <figcaption className="server-said-label">In the model’s words, not Airlock’s{stop ? ` · it stopped: ${visible(stop)}` : ''}</figcaption>
+            <figcaption className="server-said-label">
+              In the model’s words, not Airlock’s
+              {stop ? ` · ${Object.hasOwn(STOP_WORDS, stop) ? STOP_WORDS[stop] : `it stopped: ${visible(stop)}`}` : ''}
+            </figcaption>
             <blockquote className="server-quote">
               <ContentBlocks content={q.result.content} fold={2000} />
             </blockquote>
@@ -567,6 +573,8 @@ function SamplingResponseDialog({ question: q, waiting, onAnswered, swapped = fa
     </QuestionFrame>
   );
 }
+
+const STOP_WORDS: Record<string, string> = { endTurn: 'it finished', maxTokens: 'it reached the length limit', stopSequence: 'it reached a stop sequence', toolUse: 'it stopped to use a tool' };
 
 // ── Elicitation: a form ─────────────────────────────────────────────────────
 
@@ -611,7 +619,7 @@ function ElicitationFormDialog({ question: q, waiting, onAnswered, swapped = fal
       foot={
         <>
           <p className="confirm-restatement" data-testid="request-restatement">
-            Send your answers to <InertText text={q.server} />?
+            Send your answers to <ServerName name={q.server} />?
           </p>
           <div className="confirm-buttons">
             <AnswerButton state={state} onPress={decline} className="deny" testId="request-decline">
@@ -812,6 +820,9 @@ function bounds(field: FormField): string {
 function ElicitationUrlDialog({ question: q, waiting, onAnswered, swapped = false }: DialogProps<View<'elicitation-url'>>) {
   const state = useQuestion(q, onAnswered, swapped);
   const parts = splitUrl(q.url, q.asciiHost);
+  // SECURITY: SECURITY.md rule 7 — Airlock's own sentences name the host as DNS sees it; a Punycode
+  // name's look-alike Unicode form appears only inside the warning about it.
+  const shownHost = q.punycode ? q.asciiHost : q.host;
   const [opening, setOpening] = useState(false);
   const decline = () => void state.send({ action: 'decline' }, true);
   const cancel = () => void state.send({ action: 'cancel' }, true);
@@ -839,7 +850,7 @@ function ElicitationUrlDialog({ question: q, waiting, onAnswered, swapped = fals
         <>
           <ServerName name={q.server} /> asks you to open a web page on{' '}
           <span className="url-host">
-            <InertText text={q.host} fold={120} />
+            <InertText text={shownHost} fold={120} />
           </span>
         </>
       }
@@ -854,7 +865,7 @@ function ElicitationUrlDialog({ question: q, waiting, onAnswered, swapped = fals
           <p className="confirm-restatement" data-testid="request-restatement">
             Open{' '}
             <span className="url-host">
-              <InertText text={q.host} fold={120} />
+              <InertText text={shownHost} fold={120} />
             </span>{' '}
             in your browser?
           </p>
@@ -899,7 +910,10 @@ function ElicitationUrlDialog({ question: q, waiting, onAnswered, swapped = fals
             <strong>{visible(q.host)}</strong>”: names like this can imitate a site you know.
           </div>
         )}
-        <p className="small muted">Only https addresses of public hosts are ever offered. Opening it does not send the server anything; answering tells it you went there.</p>
+        <p className="small muted">
+          Only https addresses of public hosts are ever offered. Opening it sends nothing from Airlock, but the site will see your visit like any other; Airlock then tells{' '}
+          <InertText text={q.server} /> that you accepted.
+        </p>
       </section>
     </QuestionFrame>
   );

@@ -86,8 +86,14 @@ export function ServerRequestsTable({ entries, showServer = true }: { entries: S
                 <Badge tone={tone(entry.decision)}>
                   <InertText text={entry.decision} />
                 </Badge>
+                {entry.requestAnsweredBy && (
+                  <div className="small" data-testid="request-answer">
+                    Request: <InertText text={answerWords(entry.requestAnsweredBy)} />
+                  </div>
+                )}
                 {entry.answeredBy && (
                   <div className="small" data-testid="request-answer">
+                    {entry.requestAnsweredBy ? 'Model’s answer: ' : ''}
                     <InertText text={answerWords(entry.answeredBy)} />
                   </div>
                 )}
