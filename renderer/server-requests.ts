@@ -29,6 +29,32 @@ export function describeRequest(view: ServerRequestView): string {
   }
 }
 
+// ── The record of an answer ─────────────────────────────────────────────────
+
+const HOW_WORDS: Record<string, string> = {
+  'allow-once': 'allowed once',
+  'allow-session': 'allowed for this session',
+  'allow-always': 'always allowed',
+  deny: 'denied',
+  'deny-always': 'always denied',
+  approve: 'answer sent',
+  refuse: 'answer refused',
+  accept: 'answered',
+  decline: 'declined',
+  cancel: 'cancelled',
+  expired: 'nobody answered in time',
+  cancelled: 'withdrawn',
+};
+const BY_WORDS: Record<string, string> = { window: 'in the window', terminal: 'on a terminal', client: 'in the app', test: 'by a test' };
+
+/** "allow-once (window), edited" → "allowed once in the window, edited"; anything else as the core wrote it. */
+export function answerWords(answeredBy: string): string {
+  const match = /^([a-z-]+)(?: \(([a-z]+)\))?(, edited)?$/.exec(answeredBy);
+  if (!match || !Object.hasOwn(HOW_WORDS, match[1]!)) return answeredBy;
+  const by = match[2] && Object.hasOwn(BY_WORDS, match[2]) ? ` ${BY_WORDS[match[2]]}` : match[2] ? ` (${match[2]})` : '';
+  return `${HOW_WORDS[match[1]!]}${by}${match[3] ? ', edited' : ''}`;
+}
+
 // ── Content blocks ──────────────────────────────────────────────────────────
 
 /** Content as MCP has it in a message: one block or a list of them. */
