@@ -11,7 +11,9 @@
  * - a form with enums and defaults: nothing filled in for the person; the
  *   server gets exactly the fields the person chose; decline comes back as decline;
  * - a web page: nothing opens and no request leaves the page until the click;
- * - one queue with tool confirmations; Activity lists each answer.
+ * - one queue with tool confirmations; Activity lists each answer;
+ * - the server's "Asks back" section: its folders as roots, and a choice made
+ *   there ("never") is what the core then does, without a dialog.
  */
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
@@ -242,6 +244,37 @@ describe('servers’ questions in the window, answered through the real core', (
     expect(rows.find((row) => row.kind === 'elicitation' && row.text.includes('A web page to open'))?.outcome).toBe('accept');
     expect(rows.find((row) => row.kind === 'roots')?.text).toContain('allowed');
     await t.viewShot('activity-requests');
+  });
+
+  it('Asks back: its folders are its roots, a bad limit is refused, and “never” declines its questions without a dialog', async () => {
+    const { page } = t;
+    await page.evaluate(() => {
+      window.location.hash = '#/servers/everything/asks';
+    });
+    const section = page.getByTestId('asks-back');
+    await section.getByTestId('request-settings').waitFor();
+    expect(await section.getByTestId('roots-summary').textContent()).toContain(t.folder('notes'));
+    const form = section.getByTestId('request-settings');
+    expect(await form.getByRole('radio', { name: /Ask me each time/ }).isChecked()).toBe(true);
+    expect(await form.getByRole('radio', { name: /In Airlock/ }).isChecked()).toBe(true);
+    // What it asked so far is listed on its own page too.
+    await waitForText(section.getByTestId('requests-table'), 'Its folders (roots)');
+    const save = form.getByTestId('request-settings-save');
+    expect(await save.isDisabled()).toBe(true);
+    await form.getByLabel('Longest reply it may ask for, in tokens').fill('0');
+    expect(await form.textContent()).toContain('Each limit must be a whole number');
+    expect(await save.isDisabled()).toBe(true);
+    await form.getByLabel('Longest reply it may ask for, in tokens').fill('2000');
+    await form.getByRole('radio', { name: /^Never.*declined without asking/ }).check();
+    await t.viewShot('server-detail-asks-back');
+    await save.click();
+    await expect.poll(() => t.host.serverRequests.settings('everything')).toMatchObject({ sampling: { rule: 'ask', maxTokens: 2000 }, elicitation: { answer: 'never' } });
+    expect(await save.isDisabled()).toBe(true);
+
+    const result = await call('trigger-elicitation-request', {});
+    expect(jsonAfter(textOf(result), 'Raw result:')).toEqual({ action: 'decline' });
+    expect(await dialog().count()).toBe(0);
+    expect(t.host.serverRequests.pending()).toEqual([]);
   });
 
   it('made no request outside the app, and logged no error', () => {
