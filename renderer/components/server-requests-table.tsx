@@ -34,7 +34,7 @@ function kindOf(entry: ServerRequestEntryView): string {
 export function ServerRequestsTable({ entries, showServer = true }: { entries: ServerRequestEntryView[]; showServer?: boolean }) {
   return (
     <div className="table-wrap">
-      <table className="audit-table" data-testid="requests-table">
+      <table className="audit-table requests-table" data-testid="requests-table">
         <thead>
           <tr>
             <th scope="col">When</th>

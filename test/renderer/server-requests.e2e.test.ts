@@ -243,6 +243,7 @@ describe('servers’ questions in the window, answered through the real core', (
     expect(rows.find((row) => row.kind === 'elicitation' && row.outcome === 'accept' && row.text.includes('A question for you'))?.text).toContain('answered in the window');
     expect(rows.find((row) => row.kind === 'elicitation' && row.text.includes('A web page to open'))?.outcome).toBe('accept');
     expect(rows.find((row) => row.kind === 'roots')?.text).toContain('allowed');
+    await page.evaluate(() => document.getElementById('requests-activity-title')?.scrollIntoView({ block: 'start' }));
     await t.viewShot('activity-requests');
   });
 
