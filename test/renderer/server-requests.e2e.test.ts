@@ -11,7 +11,9 @@
  * - a form with enums and defaults: nothing filled in for the person; the
  *   server gets exactly the fields the person chose; decline comes back as decline;
  * - a web page: nothing opens and no request leaves the page until the click;
- * - one queue with tool confirmations; Activity lists each answer;
+ * - one queue with tool confirmations; a web page that takes another
+ *   question's place ignores a click on "Open in browser" at +80 ms;
+ *   Activity lists each answer;
  * - the server's "Asks back" section: its folders as roots, and a choice made
  *   there ("never") is what the core then does, without a dialog.
  */
@@ -223,6 +225,64 @@ describe('servers’ questions in the window, answered through the real core', (
     expect(jsonAfter(textOf(await asking), 'Raw result:')).toEqual({ action: 'decline' });
   });
 
+  it('a web page that takes another question’s place: a click on “Open in browser” at +80 ms opens nothing; after the pause it does', async () => {
+    const { page } = t;
+    const url = 'https://example.com/after-the-pause';
+    const asking = call('trigger-elicitation-request', {});
+    await question('elicitation-form');
+    const opening = call('trigger-url-elicitation', { url, message: 'Open me.' });
+    await waitForText(page.getByTestId('confirmation-queue'), '1 of 2 requests waiting');
+    const [form, web] = t.host.serverRequests.pending();
+    expect([form?.kind, web?.kind]).toEqual(['elicitation-form', 'elicitation-url']);
+    const opened = t.openedUrls.length;
+
+    // In the page: when the web page takes the form's place, click "Open in browser" 80 ms later, where it now is.
+    await page.evaluate(
+      ({ from }) => {
+        const w = window as unknown as { swapClick?: { delay: number; hitOpen: boolean; id: string | null } };
+        const observer = new MutationObserver(() => {
+          const id = document.querySelector('dialog[data-testid="server-request"]')?.getAttribute('data-request-id') ?? null;
+          if (!id || id === from) return;
+          observer.disconnect();
+          const swappedAt = performance.now();
+          window.setTimeout(() => {
+            const rect = document.querySelector('[data-testid="request-open"]')!.getBoundingClientRect();
+            const [x, y] = [rect.x + rect.width / 2, rect.y + rect.height / 2];
+            const target = document.elementFromPoint(x, y) as HTMLElement | null;
+            const button = target?.closest('button');
+            const init = { bubbles: true, cancelable: true, clientX: x, clientY: y, button: 0 };
+            target?.dispatchEvent(new PointerEvent('pointerdown', init));
+            target?.dispatchEvent(new MouseEvent('mousedown', init));
+            target?.dispatchEvent(new PointerEvent('pointerup', init));
+            target?.dispatchEvent(new MouseEvent('mouseup', init));
+            target?.dispatchEvent(new MouseEvent('click', init));
+            w.swapClick = { delay: performance.now() - swappedAt, hitOpen: button?.dataset.testid === 'request-open', id: button?.closest('dialog')?.getAttribute('data-request-id') ?? null };
+          }, 80);
+        });
+        observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-request-id'] });
+      },
+      { from: form!.id },
+    );
+    // The form is answered elsewhere (a terminal); the web page takes its place.
+    expect(t.host.serverRequests.answer(form!.id, { action: 'decline' }, { shell: 'terminal' })).toMatchObject({ accepted: true });
+    expect(jsonAfter(textOf(await asking), 'Raw result:')).toEqual({ action: 'decline' });
+
+    const click = await page.waitForFunction(() => (window as unknown as { swapClick?: unknown }).swapClick).then((handle) => handle.jsonValue() as Promise<{ delay: number; hitOpen: boolean; id: string | null }>);
+    expect(click).toMatchObject({ hitOpen: true, id: web!.id });
+    expect(click.delay).toBeLessThan(400);
+    await page.waitForTimeout(300);
+    // Nothing opened, the core recorded no click, the question still waits.
+    expect(t.openedUrls).toHaveLength(opened);
+    expect(t.host.serverRequests.pending()).toMatchObject([{ id: web!.id, kind: 'elicitation-url', opened: false }]);
+
+    const open = dialog().getByTestId('request-open');
+    await expect.poll(() => open.getAttribute('aria-disabled')).toBe(null);
+    await open.click();
+    expect(textOf(await opening)).toContain('User completed the URL elicitation flow.');
+    expect(t.openedUrls.slice(opened)).toEqual([url]);
+    expect(t.harness.foreignRequests).toEqual([]);
+  });
+
   it('Activity lists each sampling, question and roots answer with its decision', async () => {
     const { page } = t;
     await call('get-roots-list', {});
@@ -239,7 +299,8 @@ describe('servers’ questions in the window, answered through the real core', (
     expect(sampled).toContain('Request: allowed once in the window, edited');
     expect(sampled).toContain('Model’s answer: answer sent in the window, edited');
     expect(rows.find((row) => row.kind === 'sampling' && row.outcome === 'refused')?.text).toContain('denied after asking');
-    expect(rows.filter((row) => row.kind === 'elicitation' && row.outcome === 'decline')).toHaveLength(2);
+    // Two declined in the window, one on a terminal (the swap test).
+    expect(rows.filter((row) => row.kind === 'elicitation' && row.outcome === 'decline')).toHaveLength(3);
     expect(rows.find((row) => row.kind === 'elicitation' && row.outcome === 'accept' && row.text.includes('A question for you'))?.text).toContain('answered in the window');
     expect(rows.find((row) => row.kind === 'elicitation' && row.text.includes('A web page to open'))?.outcome).toBe('accept');
     expect(rows.find((row) => row.kind === 'roots')?.text).toContain('allowed');
