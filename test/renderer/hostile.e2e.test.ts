@@ -164,6 +164,10 @@ describe('hostile server content renders inert on every screen', () => {
     expect(await form.locator('option').allTextContents()).toContain('<img src=x onerror=window.__pwned=5>');
     // The server's default is shown as its suggestion, never chosen for the person.
     expect(await form.locator('select').inputValue()).toBe('');
+    // A field that asks for a secret is flagged, by the field and above the form.
+    expect(await form.getByTestId('secret-warning').textContent()).toContain('This looks like it asks for a secret');
+    expect(await form.locator('[data-testid="form-field"][data-key="api_key"]').getByTestId('secret-field').count()).toBe(1);
+    expect(await form.locator('[data-testid="form-field"][data-key="pick"]').getByTestId('secret-field').count()).toBe(0);
     await expectInert(t);
     await t.viewShot('hostile-elicitation');
     await page.keyboard.press('Escape');
