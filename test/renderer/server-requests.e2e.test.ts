@@ -136,6 +136,12 @@ describe('servers’ questions in the window, answered through the real core', (
     expect(await field('untitledSingleSelectEnum').locator('select').inputValue()).toBe('');
     expect(await field('firstLine').locator('input').inputValue()).toBe('');
     expect(await field('titledMultipleSelectEnum').getByRole('checkbox', { checked: true }).count()).toBe(0);
+    // At 1200×800 the answers are in view with the form's fields scrolling above them.
+    expect(page.viewportSize()).toEqual({ width: 1200, height: 800 });
+    for (const name of ['Decline', 'Cancel', 'Send my answers']) {
+      const box = (await form.getByRole('button', { name }).boundingBox())!;
+      expect(box.y >= 0 && box.y + box.height <= 800, `${name} at ${box.y}`).toBe(true);
+    }
     await t.viewShot('elicitation-form-light');
     await page.emulateMedia({ colorScheme: 'dark' });
     await t.viewShot('elicitation-form-dark');
