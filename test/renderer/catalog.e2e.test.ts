@@ -4,7 +4,8 @@
  * server-everything (resources, templates, prompts with completion), a
  * fixture that lists 45 resources in cursor pages, and catalog-abuse (a
  * resource too large to pass on, binary passed off as text, HTML, a prompt
- * that changes after approval; it records every read into a granted folder).
+ * that changes after approval, a flood of questions; it records every read
+ * into a granted folder).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -145,6 +146,24 @@ describe('resources and prompts on a server’s page', () => {
     await item.getByTestId('argument-field').locator('input').fill('tides');
     await item.getByTestId('prompt-get').click();
     await waitForText(item.getByTestId('prompt-result'), 'Summarise tides briefly.');
+  });
+
+  it('a flood of 30 questions: one dialog at a time, ten at most (the rate cap declines the rest), each Escape declines one', async () => {
+    const { page } = t;
+    const flood = t.host.callTool({ server: 'abuse', tool: 'flood_elicitations', arguments: {}, caller: { kind: 'user' } });
+    await waitForText(page.getByTestId('confirmation-queue'), '1 of 10 requests waiting');
+    expect(await page.getByRole('dialog').count()).toBe(1);
+    for (let left = 10; left > 0; left -= 1) {
+      const shown = page.locator('[data-testid="server-request"]');
+      await shown.waitFor();
+      const id = await shown.getAttribute('data-request-id');
+      expect(await shown.getByTestId('request-message').textContent()).toMatch(/question \d+/);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => t.host.serverRequests.pending().some((q) => q.id === id)).toBe(false);
+    }
+    const result = await flood;
+    expect(JSON.parse((result.result?.content[0] as { text: string }).text)).toEqual({ decline: 30 });
+    await page.locator('[data-testid="server-request"]').waitFor({ state: 'detached' });
   });
 
   it('made no request outside the app, and logged no error', () => {
