@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useQuery } from './api';
-import { ConfirmationCenter } from './components/confirmation-dialog';
+import { DialogQueue } from './components/dialog-queue';
 import { NetworkPrompt } from './components/network-prompt';
 import { parseRoute, type Route } from './route';
 import { ActivityScreen } from './screens/activity';
@@ -24,7 +24,7 @@ function navOf(route: Route): (typeof SCREENS)[number]['id'] {
   return 'servers';
 }
 
-/** The app frame: navigation on the left, the current screen on the right, and the confirmation dialog over everything. */
+/** The app frame: navigation on the left, the current screen on the right, and the dialog queue (confirmations and servers' questions) over everything. */
 export function App() {
   const [route, setRoute] = useState<Route>(() => parseRoute(window.location.hash));
   const [info] = useQuery('app.info', {});
@@ -89,7 +89,7 @@ export function App() {
         {route.screen === 'activity' && <ActivityScreen />}
         {route.screen === 'settings' && <SettingsScreen />}
       </main>
-      <ConfirmationCenter />
+      <DialogQueue />
     </div>
   );
 }

@@ -658,6 +658,8 @@ export const ServerRequestEntryViewSchema = z.object({
   decision: z.string(),
   reasons: z.array(z.string()),
   answeredBy: z.string().optional(),
+  /** Sampling: how the person answered the request itself ("allow-once (window), edited"), when `answeredBy` is their answer to the model's reply. */
+  requestAnsweredBy: z.string().optional(),
   /** How it ended ("answered", "refused", "accept", "decline", "cancel"…), once written. */
   outcome: z.string().optional(),
   detail: z.string().optional(),

@@ -1,120 +1,24 @@
 /**
- * The confirmation dialog (UX 1–9): one request at a time, over any screen,
- * with the queue count visible. Built on the native <dialog> element opened
- * with showModal(): the browser makes everything behind it inert (the focus
+ * The confirmation dialog for a tool call (UX 1–9), shown by the dialog
+ * queue (./dialog-queue.tsx) one request at a time, over any screen, with the
+ * queue count visible. Built on the native <dialog> element opened with
+ * showModal(): the browser makes everything behind it inert (the focus
  * trap), gives it role="dialog" and aria-modal, and turns Escape into a
  * `cancel` event — which here means deny. No library is needed, and nothing
  * in it needs inline <style> or eval, so it works under the app's CSP.
  */
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ConfirmationView } from '../../shared/views';
-import { invoke, useLiveQuery, useQuery } from '../api';
+import { invoke, useQuery } from '../api';
 import { Badge, SandboxBadge, TrustBadge } from './badges';
 import { DiffView } from './diff-view';
 import { InertText, safeJson, visible } from './inert-text';
 import { Claims, Reading } from './tool-reading';
+import { useEngage, useSecondsLeft, useSwapHold } from './dialog-guard';
+import { DialogTop, SwapNote } from './dialog-parts';
+import { CallerAsks, CallerName, CommandLineNote } from './caller-words';
 
 type Remember = 'once' | 'session' | 'always';
-
-/** How long after the last keystroke in a text field a new request waits before taking the focus (UX 9). */
-const TYPING_PAUSE_MS = 1200;
-
-/**
- * How long a request that just took the dialog keeps its answer buttons
- * asleep. SECURITY: invariant 1 — when request A is cancelled and queued
- * request B takes its place, a click aimed at A (50–80 ms later) must not
- * answer B (issue 10, item 4).
- */
-export const SWAP_HOLD_MS = 500;
-
-/** True while the person is typing in a text field (a keystroke within the pause). */
-function useTyping(): boolean {
-  const [typing, setTyping] = useState(false);
-  useEffect(() => {
-    let timer: number | undefined;
-    const onKey = (event: KeyboardEvent) => {
-      const target = event.target as HTMLElement | null;
-      if (!target || !(target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target.isContentEditable)) return;
-      if (target.closest('dialog')) return;
-      setTyping(true);
-      window.clearTimeout(timer);
-      timer = window.setTimeout(() => setTyping(false), TYPING_PAUSE_MS);
-    };
-    window.addEventListener('keydown', onKey, true);
-    return () => {
-      window.removeEventListener('keydown', onKey, true);
-      window.clearTimeout(timer);
-    };
-  }, []);
-  return typing;
-}
-
-/** Every confirmation waiting for an answer; shows the oldest first. */
-export function ConfirmationCenter() {
-  const [list] = useLiveQuery('approvals.list', {}, 'approvals.didChange', (payload) => payload);
-  const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());
-  const pending = useMemo(() => {
-    if (list.status !== 'ok') return [];
-    return list.value.filter((c) => !answered.has(c.id)).sort((a, b) => a.createdAt - b.createdAt);
-  }, [list, answered]);
-  const onAnswered = useCallback((id: string) => setAnswered((prev) => new Set(prev).add(id)), []);
-  const typing = useTyping();
-  const [shownId, setShownId] = useState<string | undefined>();
-  const current = pending[0];
-  useEffect(() => {
-    if (current && !typing) setShownId(current.id);
-  }, [current, typing]);
-  // Announced to screen readers (and shown) when one request takes another's place.
-  const previous = useRef<string | undefined>(undefined);
-  const [announcement, setAnnouncement] = useState('');
-  useEffect(() => {
-    // Nothing shown any more: the next request is a fresh one, not a swap.
-    if (!current) previous.current = undefined;
-    if (!current || current.id === previous.current) return;
-    const swapped = previous.current !== undefined;
-    previous.current = current.id;
-    setAnnouncement(swapped ? `A different request is now shown: ${current.restatement}. Read it before answering.` : '');
-  }, [current]);
-  const live = (
-    <div className="visually-hidden" aria-live="assertive" data-testid="confirmation-announcement">
-      {announcement}
-    </div>
-  );
-  if (!current) return live;
-  // Never take the focus mid-word: a request that arrives while the person types waits for a pause, announced.
-  if (shownId !== current.id && typing) {
-    return (
-      <>
-        {live}
-        <div className="pending-banner" role="status" data-testid="confirmation-waiting">
-          A request is waiting for your answer; it opens when you stop typing.
-        </div>
-      </>
-    );
-  }
-  return (
-    <>
-      {live}
-      <ConfirmationDialog
-        key={current.id}
-        confirmation={current}
-        waiting={pending.length}
-        onAnswered={onAnswered}
-        swapped={previous.current !== undefined && previous.current !== current.id}
-      />
-    </>
-  );
-}
-
-/** Seconds left until the deadline, ticking. */
-function useSecondsLeft(deadline: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = window.setInterval(() => setNow(Date.now()), 250);
-    return () => window.clearInterval(timer);
-  }, []);
-  return Math.max(0, Math.ceil((deadline - now) / 1000));
-}
 
 /** Parses the edited arguments: a JSON object, or a message saying what is wrong. */
 function parseArguments(text: string): { value?: Record<string, unknown>; error?: string } {
@@ -223,28 +127,14 @@ export function ConfirmationDialog({
   const [refusal, setRefusal] = useState<string | undefined>();
   const [wasSwapped] = useState(swapped);
   // SECURITY: invariant 1 — the answer buttons sleep for a moment after this request is shown,
-  // so a click aimed at the request before it cannot answer this one. They stay focusable
-  // (aria-disabled), so Deny can hold the focus; Escape still denies at once.
-  const shownAt = useRef(performance.now());
-  const [holding, setHolding] = useState(true);
-  useEffect(() => {
-    const timer = window.setTimeout(() => setHolding(false), SWAP_HOLD_MS);
-    return () => window.clearTimeout(timer);
-  }, []);
-  const asleep = () => performance.now() - shownAt.current < SWAP_HOLD_MS;
+  // so a click aimed at the request before it cannot answer this one (see dialog-guard.ts).
+  const { holding, asleep } = useSwapHold();
   const secondsLeft = useSecondsLeft(c.deadline);
   const expired = secondsLeft <= 0;
-  // UX 6: the countdown pauses while the person engages — each interaction moves the deadline a
-  // minute ahead (the core bounds it), at most every few seconds.
-  const lastExtend = useRef(0);
-  const [engaged, setEngaged] = useState(false);
-  const engage = useCallback(() => {
-    const now = Date.now();
-    if (answeredRef.current || now - lastExtend.current < 5_000) return;
-    lastExtend.current = now;
-    setEngaged(true);
-    void invoke('approvals.extend', { id: c.id });
-  }, [c.id]);
+  const { engaged, engage } = useEngage(
+    () => void invoke('approvals.extend', { id: c.id }),
+    useCallback(() => answeredRef.current, []),
+  );
   const ids = { title: useId(), desc: useId(), args: useId(), argsError: useId(), why: useId() };
 
   const parsed = useMemo(() => (editing ? parseArguments(argsText) : { value: c.arguments }), [editing, argsText, c.arguments]);
@@ -331,29 +221,18 @@ export function ConfirmationDialog({
       onInput={engage}
     >
       <div className="confirm-head">
-        <div className="confirm-top">
-          <span className="muted" data-testid="confirmation-queue">
-            {waiting > 1 ? `1 of ${waiting} requests waiting` : '1 request waiting'}
-          </span>
-          <span className={`countdown ${secondsLeft <= 10 ? 'countdown-soon' : ''}`} data-testid="countdown" role="timer" aria-live="off">
-            {expired ? 'Time is up: denied' : engaged ? `Paused while you read · denied ${secondsLeft} s after you stop` : `Denied automatically in ${secondsLeft} s`}
-          </span>
-        </div>
-        {wasSwapped && holding && (
-          <p className="swap-note small" data-testid="confirmation-swapped">
-            A different request took this place. Read it before answering.
-          </p>
-        )}
+        <DialogTop waiting={waiting} secondsLeft={secondsLeft} engaged={engaged} outcome="Denied" />
+        <SwapNote show={wasSwapped && holding} />
         <h2 id={ids.title} ref={heading} tabIndex={-1} className="confirm-headline" data-testid="confirmation-headline">
-          {c.caller.kind === 'user' || c.caller.kind === 'cli' ? 'You are about' : <InertText text={c.callerLabel} fold={80} />}
-          {c.caller.kind === 'user' || c.caller.kind === 'cli' ? ' to run ' : ' wants to run '}
+          <CallerAsks caller={c.caller} />
           <ToolAndTarget c={c} fold={160} />
         </h2>
         <p className={`confirm-consequence ${c.destructive ? 'destructive-flag' : ''}`} data-testid="confirmation-consequence">
           {c.destructive && <Badge tone="danger">Destructive</Badge>} {sentence(c.consequence)}
         </p>
+        <CommandLineNote caller={c.caller} />
         <p id={ids.desc} className="confirm-meta small muted">
-          Asked by <InertText text={c.callerLabel} fold={80} /> · server <strong><InertText text={c.server} /></strong>{' '}
+          Asked by <CallerName caller={c.caller} /> · server <strong><InertText text={c.server} /></strong>{' '}
           <span className="badges">
             <TrustBadge trusted={c.serverTrusted} />
             <SandboxBadge sandboxed={c.serverSandboxed} />

@@ -1,4 +1,4 @@
-/** The Activity screen (UX 16): every decision and outcome from the audit log, filtered, with the chain's health. */
+/** The Activity screen (UX 16): every decision and outcome from the audit log, filtered, with the chain's health; then what servers asked back. */
 import { useId, useState } from 'react';
 import type { AuditEntryView } from '../../shared/views';
 import { invoke, useAction, useQuery, useRefreshOn } from '../api';
@@ -7,6 +7,7 @@ import { InertText, safeJson } from '../components/inert-text';
 import { when } from '../format';
 import { serverHref } from '../route';
 import { FieldError } from '../components/field-error';
+import { ServerRequestsActivity } from './activity-requests';
 
 type VerdictFilter = '' | 'allow' | 'ask' | 'deny';
 
@@ -118,6 +119,7 @@ export function ActivityScreen() {
             <AuditTable entries={entries.value} onChanged={reload} />
           </>
         ))}
+      <ServerRequestsActivity {...(server ? { server } : {})} />
     </section>
   );
 }

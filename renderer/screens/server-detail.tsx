@@ -1,6 +1,7 @@
 /**
  * One server's page (issue 5), in sections a person would name — Overview ·
- * Tools · Permissions · Activity · Log (see ./server-detail/sections.tsx) —
+ * Tools · Resources · Prompts · Permissions · Asks back · Activity · Log (see
+ * ./server-detail/sections.tsx) —
  * under a header that always shows its state, why it is in that state, and
  * start / stop / restart. The section is part of the address
  * (`#/servers/NAME/tools`), so it can be linked and survives a reload.
@@ -12,6 +13,7 @@ import { ServerBadges } from '../components/badges';
 import { InertText } from '../components/inert-text';
 import { Tabs } from '../components/tabs';
 import { go, serverHref } from '../route';
+import { useCatalog } from './server-detail/catalog-parts';
 import { serverSections } from './server-detail/sections';
 
 export function ServerDetailScreen({ name, tab }: { name: string; tab?: string }) {
@@ -38,7 +40,8 @@ export function ServerDetailScreen({ name, tab }: { name: string; tab?: string }
 function Detail({ server: s, onChange, reload, initialTab }: { server: ServerDetail; onChange: (d: ServerDetail) => void; reload: () => void; initialTab?: string }) {
   const action = useAction();
   const [tab, setTab] = useState(initialTab ?? 'overview');
-  const sections = serverSections({ server: s, onChange, reload });
+  const [catalog, onCatalogChange] = useCatalog(s.name);
+  const sections = serverSections({ server: s, onChange, reload, catalog, onCatalogChange });
   const select = (id: string) => {
     setTab(id);
     // The address follows the section without a navigation (focus stays on the tab).

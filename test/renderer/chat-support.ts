@@ -11,6 +11,7 @@ import { AirlockHost } from '../../electron/core/host';
 import { HARNESS_URL, lateEmitter, openHarness, SCREENSHOT_DIR, type Harness } from '../support/browser-harness';
 import { addLocalServer, type AddServerOptions } from '../support/add-server';
 import { ModelServer } from '../fixtures/model-server/model-server';
+import { openUrlHandler } from '../../electron/main/open-external';
 
 export const MODEL_KEY = 'sk-ant-scripted-browser-key';
 
@@ -22,6 +23,8 @@ export interface ChatHost {
   root: string;
   /** Links the page opened (in the app: the system browser). */
   opened: string[];
+  /** Servers' web pages (URL-mode questions) handed to the system browser, through main's own `requests.openUrl` wrapper. */
+  openedUrls: string[];
   consoleErrors: string[];
   folder(name: string): string;
   add(name: string, argv: string[], options?: AddServerOptions): Promise<void>;
@@ -41,6 +44,7 @@ export async function openChatHost(): Promise<ChatHost> {
   const home = join(root, 'home');
   mkdirSync(home, { recursive: true });
   const opened: string[] = [];
+  const openedUrls: string[] = [];
   const emitter = lateEmitter();
   const host = new AirlockHost({
     dataDir,
@@ -51,7 +55,9 @@ export async function openChatHost(): Promise<ChatHost> {
     supervisor: { defaultCall: { timeoutMs: 10_000, maxTotalMs: 20_000 } },
   });
   const model = await ModelServer.start({ apiKey: MODEL_KEY, models: ['claude-sonnet-4-5', 'claude-haiku-4-5'] });
-  const harness = await openHarness(host.ipcHandlers());
+  const handlers = host.ipcHandlers();
+  // As electron/main/index.ts wires it: the core checks and records the click, main hands the URL to the system browser.
+  const harness = await openHarness({ ...handlers, 'requests.openUrl': openUrlHandler(handlers['requests.openUrl'], { openExternal: async (url) => void openedUrls.push(url) }) });
   emitter.bind((event, payload) => void harness.emit(event, payload).catch(() => undefined));
   const consoleErrors: string[] = [];
   harness.page.on('console', (message) => {
@@ -67,6 +73,7 @@ export async function openChatHost(): Promise<ChatHost> {
     model,
     root,
     opened,
+    openedUrls,
     consoleErrors,
     folder(name) {
       const path = join(root, name);

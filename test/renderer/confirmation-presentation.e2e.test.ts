@@ -10,7 +10,10 @@
  * - issue 10, item 9: a server's title cannot put "✓ Airlock verified" next to
  *   the tool's name or into the "Always, for …" label;
  * - issue 11, item 13: at 1200×800 the reasons, the choices and the buttons are
- *   visible without scrolling, and the headline is shown once.
+ *   visible without scrolling, and the headline is shown once;
+ * - issue 12 §4: who asks, by the caller's kind — a call from `airlock call`
+ *   is "You (command line)" with a note, never the window's own "You are
+ *   about to"; an app named "You" reads as an app.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,7 +115,7 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     const headline = (await page.getByTestId('confirmation-headline').textContent()) ?? '';
-    expect(headline).toBe(`Test Agent wants to run files › move_file on source ${args.source} and destination ${args.destination}`);
+    expect(headline).toBe(`app “Test Agent” wants to run files › move_file on source ${args.source} and destination ${args.destination}`);
     expect(headline).not.toContain('old-cache');
     const object = (await dialog.getByTestId('confirm-object').textContent()) ?? '';
     expect(object).toContain(`files › move_file on source ${args.source} and destination ${args.destination}`);
@@ -129,6 +132,32 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
     await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
     expect((await pending).outcome).toBe('denied');
     expect(readFileSync(join(work, 'secret.txt'), 'utf8')).toBe('secret');
+  });
+
+  it('a call from the command line is “You (command line)”, with a note; an app named “You” is an app', async () => {
+    const { page } = t;
+    const target = join(work, 'who.txt');
+    const fromCli = t.host.callTool({ server: 'files', tool: 'write_file', arguments: { path: target, content: 'x' }, caller: { kind: 'cli' } });
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await dialog.getByTestId('confirmation-headline').textContent()).toBe(`You (command line) asked to run files › write_file on path ${target}`);
+    expect(await dialog.getByTestId('caller-note').textContent()).toContain('Any program running as you can use that command');
+    expect(await dialog.textContent()).not.toContain('You are about to');
+    await page.keyboard.press('Escape');
+    expect((await fromCli).outcome).toBe('denied');
+    await dialog.waitFor({ state: 'detached' });
+
+    const fromApp = t.host.callTool({ server: 'files', tool: 'write_file', arguments: { path: target, content: 'x' }, caller: { kind: 'client', name: 'You' } });
+    await dialog.waitFor();
+    expect(await dialog.getByTestId('confirmation-headline').textContent()).toBe(`app “You” wants to run files › write_file on path ${target}`);
+    expect(await dialog.getByTestId('caller-note').count()).toBe(0);
+    const text = (await dialog.textContent()) ?? '';
+    expect(text).not.toContain('You are about to');
+    expect(text).not.toMatch(/(^|[^“])You (wants|asked)/);
+    await page.keyboard.press('Escape');
+    expect((await fromApp).outcome).toBe('denied');
+    await dialog.waitFor({ state: 'detached' });
+    expect(existsSync(target)).toBe(false);
   });
 
   it('fits 1200×800: the reasons, the choices, the object check and the buttons are in view; the headline is shown once', async () => {
@@ -189,7 +218,7 @@ await serve({ name: 'verified', tools: [{ definition: { name: 'send', title: '�
     const pending = t.host.callTool({ server: 'verified', tool: 'send', arguments: { to: 'x' }, caller: agent });
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
-    expect(await page.getByTestId('confirmation-headline').textContent()).toBe('Test Agent wants to run verified › send');
+    expect(await page.getByTestId('confirmation-headline').textContent()).toBe('app “Test Agent” wants to run verified › send');
     expect(await dialog.getByRole('radio', { name: /^Always, for/ }).getAttribute('value')).toBe('always');
     const always = await dialog.getByTestId('confirmation-remember').textContent();
     expect(always).toContain('Always, for verified › send');

@@ -35,7 +35,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     await dialog.waitFor();
     expect(await page.getByTestId('confirmation-headline').textContent()).toContain('Test Agent');
     const text = (await dialog.textContent()) ?? '';
-    expect(text).toContain('Asked by Test Agent');
+    expect(text).toContain('Asked by app “Test Agent”');
     const claims = await dialog.getByTestId('claims').textContent();
     expect(claims).toMatch(/^The server says \(hints, not facts\):.*destructive/);
     expect(text).toContain('Airlock’s reading:');

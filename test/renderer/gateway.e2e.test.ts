@@ -37,7 +37,7 @@ describe('a gateway client’s destructive call, approved in the window', () => 
     const pending = client.callTool({ name: 'files__write_file', arguments: { path: target, content: 'written after approval' } });
     const dialog = t.page.getByRole('dialog');
     await dialog.waitFor();
-    expect(await t.page.getByTestId('confirmation-headline').textContent()).toContain('Claude Desktop wants to run files › write_file');
+    expect(await t.page.getByTestId('confirmation-headline').textContent()).toContain('app “Claude Desktop” wants to run files › write_file');
     expect(existsSync(target)).toBe(false);
     await dialog.getByTestId('confirm-object').getByRole('checkbox').check();
     await dialog.getByRole('button', { name: 'Allow once' }).click();

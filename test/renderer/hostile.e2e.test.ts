@@ -2,7 +2,8 @@
  * Hostile content (TESTING.md, behaviour 9) on every screen: a real server
  * whose names, instructions, descriptions, prompts, resources and output hold
  * HTML, `javascript:` links, markdown images to a remote host and bidi and
- * control characters. All of it must show as inert text with the hidden
+ * control characters — and so do the resource it reads, the prompt it fills
+ * in and the questions it asks back. All of it must show as inert text with the hidden
  * characters made visible, and the page must make no request.
  */
 import type { Locator } from 'playwright-core';
@@ -129,6 +130,59 @@ describe('hostile server content renders inert on every screen', () => {
     await t.viewShot('hostile-dialog');
     await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
     expect((await pending).outcome).toBe('denied');
+  });
+
+  it('in a resource read and a prompt got on the server’s page', async () => {
+    const { page } = t;
+    await t.open('#/servers/hostile/resources');
+    const resource = page.getByTestId('resource-item').filter({ hasText: 'hostile://text' });
+    await resource.getByTestId('resource-read').click();
+    await waitForText(resource.getByTestId('resource-reader'), 'END-HOSTILE');
+    await expandAll(resource);
+    expect(await resource.getByTestId('resource-reader').textContent()).toContain('bidi:⟨U+202E⟩txt.exe⟨U+202C⟩');
+    await expectInert(t);
+    await page.getByTestId('tab-prompts').click();
+    const prompt = page.getByTestId('prompt-item').filter({ hasText: 'hostile-prompt' });
+    await prompt.getByTestId('prompt-open').click();
+    await prompt.getByTestId('prompt-get').click();
+    await waitForText(prompt.getByTestId('prompt-result'), 'END-HOSTILE');
+    await expandAll(prompt);
+    expect(await prompt.getByTestId('prompt-message').textContent()).toContain('<a href="javascript:window.__pwned=3">click me</a>');
+    await expectInert(t);
+  });
+
+  it('in a server’s questions: a form and a web page to open', async () => {
+    const { page } = t;
+    const asking = t.host.callTool({ server: 'hostile', tool: 'ask', arguments: {}, caller: { kind: 'user' } });
+    const form = page.locator('[data-testid="server-request"][data-kind="elicitation-form"]');
+    await form.waitFor({ timeout: 30_000 });
+    await expandAll(form);
+    const text = (await form.textContent()) ?? '';
+    expect(text).toContain('A question. BEGIN-HOSTILE');
+    expect(text).toContain('Pick <b>one</b> ⟨U+202E⟩evil');
+    expect(text).toContain('<script>window.__pwned=6</script>');
+    expect(await form.locator('option').allTextContents()).toContain('<img src=x onerror=window.__pwned=5>');
+    // The server's default is shown as its suggestion, never chosen for the person.
+    expect(await form.locator('select').inputValue()).toBe('');
+    // A field that asks for a secret is flagged, by the field and above the form.
+    expect(await form.getByTestId('secret-warning').textContent()).toContain('This looks like it asks for a secret');
+    expect(await form.locator('[data-testid="form-field"][data-key="api_key"]').getByTestId('secret-field').count()).toBe(1);
+    expect(await form.locator('[data-testid="form-field"][data-key="pick"]').getByTestId('secret-field').count()).toBe(0);
+    await expectInert(t);
+    await t.viewShot('hostile-elicitation');
+    await page.keyboard.press('Escape');
+    expect(JSON.parse(((await asking).result?.content[0] as { text: string }).text)).toEqual({ action: 'decline' });
+
+    const opening = t.host.callTool({ server: 'hostile', tool: 'ask_url', arguments: {}, caller: { kind: 'user' } });
+    const web = page.locator('[data-testid="server-request"][data-kind="elicitation-url"]');
+    await web.waitFor({ timeout: 30_000 });
+    await expandAll(web);
+    expect(await web.getByTestId('request-message').textContent()).toContain('Open this. BEGIN-HOSTILE');
+    expect(await web.getByTestId('request-url').textContent()).toBe('https://example.com/sign-in');
+    await expectInert(t);
+    await page.keyboard.press('Escape');
+    expect(JSON.parse(((await opening).result?.content[0] as { text: string }).text)).toEqual({ action: 'decline' });
+    expect(t.harness.foreignRequests).toEqual([]);
   });
 
   it('on the Servers list and Activity', async () => {

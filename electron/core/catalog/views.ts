@@ -100,11 +100,17 @@ export function toResourceReadView(server: string, uri: string, result: ReadReso
         kind: blob !== undefined ? ('binary' as const) : ('text' as const),
         ...(text !== undefined && blob === undefined ? { text } : {}),
         ...(blob !== undefined ? { blob } : {}),
-        bytes: blob !== undefined ? Math.floor((blob.length * 3) / 4) : Buffer.byteLength(text ?? '', 'utf8'),
+        bytes: blob !== undefined ? base64Bytes(blob) : Buffer.byteLength(text ?? '', 'utf8'),
         warnings: contentWarnings(item as { mimeType?: string; text?: unknown; blob?: unknown }),
       };
     }),
   };
+}
+
+/** The size of base64 data once decoded, without decoding it (the padding is not data). */
+function base64Bytes(blob: string): number {
+  const padding = blob.endsWith('==') ? 2 : blob.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((blob.length * 3) / 4) - padding);
 }
 
 /** A prompt as the server filled it in: its messages, each flagged. */

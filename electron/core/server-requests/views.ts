@@ -96,6 +96,11 @@ export function toServerRequestView(entry: QueuedQuestion<ServerQuestion>): Serv
   }
 }
 
+/** "allow-once (window), edited": how a person (or nobody) answered, as the log has it. */
+function answerText(answer: { how: string; by?: string; edited?: boolean }): string {
+  return `${answer.how}${answer.by ? ` (${answer.by})` : ''}${answer.edited ? ', edited' : ''}`;
+}
+
 /** A request from a server as the Activity page shows it. */
 export function toServerRequestEntryView(record: ServerRequestAuditRecord): ServerRequestEntryView {
   const { decision, outcome } = record;
@@ -118,7 +123,8 @@ export function toServerRequestEntryView(record: ServerRequestAuditRecord): Serv
     kind: decision.kind,
     decision: verdict,
     reasons: [...(decision.reasons ?? [])],
-    ...(answer ? { answeredBy: `${answer.how}${answer.by ? ` (${answer.by})` : ''}${answer.edited ? ', edited' : ''}` } : {}),
+    ...(answer ? { answeredBy: answerText(answer) } : {}),
+    ...(outcome?.answer && decision.answer ? { requestAnsweredBy: answerText(decision.answer) } : {}),
     ...(outcome?.outcome ? { outcome: outcome.outcome } : decision.kind === 'roots' ? { outcome: decision.final === 'allow' ? 'answered' : 'refused' } : {}),
     ...(outcome?.detail ? { detail: outcome.detail } : {}),
     ...(outcome?.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),

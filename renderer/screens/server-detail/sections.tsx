@@ -1,12 +1,12 @@
 /**
  * The sections of a server's page, one tab each: Overview · Tools · Try a
- * tool · Permissions · Activity · Log. `serverSections()` returns them as a list, so
- * a feature that adds a section (Resources, Prompts) adds an entry here and
- * nothing else changes.
+ * tool · Resources · Prompts · Permissions · Asks back · Activity · Log.
+ * `serverSections()` returns them as a list, so a feature that adds a section
+ * adds an entry here and nothing else changes.
  */
 import { useEffect, useState } from 'react';
-import type { ServerDetail } from '../../../shared/views';
-import { invoke, useAction } from '../../api';
+import type { CatalogView, ServerDetail } from '../../../shared/views';
+import { invoke, useAction, type Query } from '../../api';
 import { ArgvView } from '../../components/argv-view';
 import { EnvEditor } from '../../components/env-editor';
 import { FieldError } from '../../components/field-error';
@@ -20,13 +20,20 @@ import { ToolConsole } from '../../components/tool-console';
 import { ToolsTable } from '../../components/tool-reading';
 import { editable, when } from '../../format';
 import { AuditTable } from '../activity';
+import { AsksBack } from './asks-back';
+import { pendingCount } from './catalog-parts';
 import { CodeChanged, PendingChange, PendingNewTool, RemoveServer, SecretsEditor, UnsandboxedConsent } from './parts';
+import { Prompts } from './prompts';
+import { Resources } from './resources';
 
 /** What every section gets: the server, a way to show the core's newer answer, and to reload. */
 export interface SectionContext {
   server: ServerDetail;
   onChange: (detail: ServerDetail) => void;
   reload: () => void;
+  /** What it offers besides tools (resources, prompts), and a way to show the core's newer answer. */
+  catalog: Query<CatalogView>;
+  onCatalogChange: (view: CatalogView) => void;
 }
 
 /** The page's sections, in the order a person reads them. */
@@ -34,14 +41,41 @@ export function serverSections(context: SectionContext): TabSpec[] {
   const s = context.server;
   const pending = s.tools.filter((tool) => tool.pendingChange || tool.isNew).length;
   const attention = pending > 0 || s.codeChange !== undefined;
+  const catalog = context.catalog.status === 'ok' ? context.catalog.value : undefined;
   return [
     { id: 'overview', label: 'Overview', attention, render: () => <Overview {...context} /> },
     { id: 'tools', label: 'Tools', badge: s.tools.length, attention: pending > 0, render: () => <Tools {...context} /> },
     { id: 'try', label: 'Try a tool', render: () => <ToolConsole server={s.name} tools={s.tools} /> },
+    {
+      id: 'resources',
+      label: 'Resources',
+      ...(catalog ? { badge: catalog.resources.length + catalog.resourceTemplates.length, attention: pendingCount(catalog.resourceTemplates) > 0 } : {}),
+      render: () => <CatalogSection context={context} show={(view) => <Resources catalog={view} onChange={context.onCatalogChange} />} />,
+    },
+    {
+      id: 'prompts',
+      label: 'Prompts',
+      ...(catalog ? { badge: catalog.prompts.length, attention: pendingCount(catalog.prompts) > 0 } : {}),
+      render: () => <CatalogSection context={context} show={(view) => <Prompts catalog={view} onChange={context.onCatalogChange} />} />,
+    },
     { id: 'permissions', label: 'Permissions', render: () => <Permissions {...context} /> },
+    { id: 'asks', label: 'Asks back', render: () => <AsksBack server={s} /> },
     { id: 'activity', label: 'Activity', badge: s.recentCalls.length ? s.recentCalls.length : undefined, render: () => <Activity {...context} /> },
     { id: 'log', label: 'Log', render: () => <Log {...context} /> },
   ];
+}
+
+/** The catalog as loaded for the page: loading, a problem, or the section. */
+function CatalogSection({ context, show }: { context: SectionContext; show: (view: CatalogView) => React.ReactNode }) {
+  if (context.catalog.status === 'loading') return <p className="muted">Loading…</p>;
+  if (context.catalog.status === 'error') {
+    return (
+      <p role="alert" className="notice notice-error">
+        <InertText text={context.catalog.message} />
+      </p>
+    );
+  }
+  return <>{show(context.catalog.value)}</>;
 }
 
 function Overview({ server: s, onChange }: SectionContext) {

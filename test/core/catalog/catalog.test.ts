@@ -86,7 +86,8 @@ describe('bad input from a server’s catalog', () => {
   it('binary passed off as text is flagged, never shown as text', async () => {
     const handlers = t.host.ipcHandlers();
     const fake = await handlers['resources.read']({ server: 'abuse', uri: 'note://fake-text' });
-    expect(fake.contents[0]).toMatchObject({ kind: 'binary', warnings: [expect.objectContaining({ kind: 'claimed-text-sent-binary' })] });
+    // Four bytes sent (base64 'AAEC/w=='): the padding is not data.
+    expect(fake.contents[0]).toMatchObject({ kind: 'binary', bytes: 4, warnings: [expect.objectContaining({ kind: 'claimed-text-sent-binary' })] });
     expect(fake.contents[0]!.text).toBeUndefined();
     const nul = await handlers['resources.read']({ server: 'abuse', uri: 'note://nul-text' });
     expect(nul.contents[0]!.warnings.map((w) => w.kind)).toContain('binary-in-text');
