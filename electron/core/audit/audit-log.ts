@@ -267,6 +267,9 @@ export class AuditLog {
   #wantCheckedAt = 0;
   /** While a reader of this process notes what to read, no batch is written. */
   #readerGate: Promise<void> | null = null;
+  /** The end the head must record, written by `#writeDueHead` (see `#writeBatch`). */
+  #headDue: { tail: Tail; check: boolean } | null = null;
+  #headImmediate: ReturnType<typeof setImmediate> | null = null;
 
   /** See `AuditLogOptions`. Nothing is touched until the first call. */
   constructor(options: AuditLogOptions) {
@@ -393,6 +396,7 @@ export class AuditLog {
   /** Flushes and closes the files; later appends reopen them. */
   async close(): Promise<void> {
     while (this.#draining || this.#queue.length) await new Promise((resolve) => setImmediate(resolve));
+    this.#writeDueHead();
     await this.flush().catch(() => undefined);
     this.#flushTimer?.cancel();
     this.#flushTimer = null;
@@ -534,8 +538,13 @@ export class AuditLog {
           this.#announce();
           return undefined;
         }
-        this.#lease = { ...taken, touched: Date.now() };
-        holdLease(taken.release);
+        // Letting the lock go (when idle, handing it over, at exit) writes the head first.
+        const release = () => {
+          this.#writeDueHead();
+          taken.release();
+        };
+        this.#lease = { ino: taken.ino, release, touched: Date.now() };
+        holdLease(release);
         this.#withdraw();
         // Others may have written since this process last held the lock.
         this.#checkedAt = 0;
@@ -592,6 +601,10 @@ export class AuditLog {
 
   #dropLease(release: boolean): void {
     const lease = this.#lease;
+    // Letting go: the head first, still under the lock. A lease found not ours any more:
+    // another process writes now, and our head would overwrite its.
+    if (release) this.#writeDueHead();
+    else this.#headDue = null;
     this.#lease = null;
     if (this.#leaseTimer) clearTimeout(this.#leaseTimer);
     this.#leaseTimer = null;
@@ -658,6 +671,8 @@ export class AuditLog {
       open();
       throw error;
     }
+    // A reader sees the head that names everything this process wrote.
+    this.#writeDueHead();
     return () => {
       release!();
       this.#readerGate = null;
@@ -680,6 +695,8 @@ export class AuditLog {
     if (current) {
       tail = active.tail;
     } else {
+      // What this process wrote last is recorded before the end is compared with the record.
+      this.#writeDueHead();
       const taken = this.#takeOver(stat, prefix);
       tail = taken.tail;
       sealing = taken.sealing;
@@ -706,7 +723,20 @@ export class AuditLog {
     file.size += bytes.length;
     file.tail = tail;
     this.#writeGen += 1;
-    this.#writeHead(tail, check);
+    // The head is a record of where the log ends, not the entry. With the files just checked (a
+    // fresh lock, or every RECHECK_MS under a lease) it is written now; otherwise once the turn
+    // that wrote the batch is over (after the call it allows has gone out) — still under the
+    // lock, always before the lock is let go, a reader of this process looks, or a flush
+    // records the durable point, and at most RECHECK_MS late. Entries of one turn, and a call's
+    // outcome with the next call's decision, share one head write.
+    if (check) this.#writeHead(tail, true);
+    else {
+      this.#headDue = { tail, check: false };
+      this.#headImmediate ??= setImmediate(() => {
+        this.#headImmediate = null;
+        this.#writeDueHead();
+      });
+    }
     if (check) this.#checkedAt = Date.now();
     this.#scheduleFlush();
     return entries;
@@ -926,9 +956,18 @@ export class AuditLog {
 
   // The head is rewritten in place after each batch. It is a record, not the
   // entry itself: a failure here does not undo the batch (the next take-over notes it).
+  /** Writes the head a batch left due, if this process still holds the lock it wrote under. */
+  #writeDueHead(): void {
+    const due = this.#headDue;
+    if (!due) return;
+    this.#headDue = null;
+    if (this.#lease) this.#writeHead(due.tail, due.check);
+  }
+
   #writeHead(tail: Tail, check = true): void {
     const files = this.#fs;
     const path = join(this.#dir, HEAD_FILE);
+    if (this.#headDue && this.#headDue.tail.seq <= tail.seq) this.#headDue = null;
     try {
       // Still the file at the path (not deleted or replaced since)? Checked with the others.
       const stat = check || this.#headFd === null ? files.stat(path) : { ino: this.#headIno, size: HEAD_BYTES };
