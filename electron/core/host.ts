@@ -225,7 +225,7 @@ export class AirlockHost {
       },
       toolsSettled: (server) => this.supervisor.toolsSettled(server),
       callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
-      secretValues: (server) => this.secretValuesOf(server),
+      secretValues: (server, record) => this.secretValuesOf(server, record),
       saveRule: (rule) => this.saveRule(rule),
       sessionGrants: this.sessionGrants,
       confirmations: this.confirmations,
@@ -1019,8 +1019,7 @@ export class AirlockHost {
   }
 
   // The values the person marked secret for a server: hidden in the audit log wherever they appear in its calls' arguments.
-  private secretValuesOf(server: string): string[] {
-    const record = this.store.read().servers[server];
+  private secretValuesOf(server: string, record: ServerRecord | undefined = ownEntry(this.store.read().servers, server)): string[] {
     if (!record || record.profile.secrets.length === 0) return [];
     try {
       return Object.values(this.secrets.values(server, record.profile.secrets));
