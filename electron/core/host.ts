@@ -7,7 +7,7 @@ import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ip
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, RuntimeView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { AgentService, createSamplingModel, type AgentTool } from './agent';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
-import { AuditLog, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey } from './audit';
+import { AuditLog, coalescedAppendNotices, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey } from './audit';
 import { NetworkDecisionRecorder } from './audit/network-record';
 import { toActivityViews, toAuditEntryViews, toAuditVerifyView } from './audit/views';
 import { toConfirmationView } from './approvals/views';
@@ -122,6 +122,8 @@ export class AirlockHost {
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
   readonly samplingModel: SamplingModel;
   private readonly pipeline: CallPipeline;
+  /** "The log grew", told to the shells once per turn (a call writes two entries; see append-notices.ts). */
+  private readonly appendNotices: (seq: number) => void;
   private readonly checkSandbox: () => SandboxSupport;
   private sandbox: SandboxSupport;
   private readonly disposers: Array<() => void> = [];
@@ -217,6 +219,7 @@ export class AirlockHost {
       startServer: (name) => this.supervisor.start(name),
       stopServer: (name) => this.supervisor.stop(name),
     });
+    this.appendNotices = coalescedAppendNotices((seq) => options.hooks.emit('audit.didAppend', { seq }));
     this.pipeline = new CallPipeline({
       state: () => this.store.read(),
       lookupTool: (server, tool) => this.supervisor.tools.lookup(server, tool),
@@ -235,7 +238,7 @@ export class AirlockHost {
       // A call that came through no shell of its own (the agent, the app's own HTTP gateway) can only be asked in the window.
       canAsk: (origin) => options.hooks.canAsk?.(origin ?? WINDOW_SHELL.origin) ?? false,
       now: () => Date.now(),
-      onDidAppend: (seq) => options.hooks.emit('audit.didAppend', { seq }),
+      onDidAppend: this.appendNotices,
       whyUnavailable: (server) => this.unavailable(server)?.message,
     });
     // The agent is one more caller of the pipeline: it reaches tools only through callTool, and holds no way to answer a confirmation.
