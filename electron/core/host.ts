@@ -750,8 +750,14 @@ export class AirlockHost {
 
   // ── Gateway ────────────────────────────────────────────────────────────
 
-  /** The core as the gateway sees it: enabled servers' tools, and the choke point. */
+  /** The core as the gateway sees it: enabled servers' tools, and the choke point (one object, made once: gateways ask for it per call). */
   gatewayCore(): GatewayCore {
+    return (this.gatewayFacade ??= this.makeGatewayCore());
+  }
+
+  private gatewayFacade: GatewayCore | undefined;
+
+  private makeGatewayCore(): GatewayCore {
     return {
       listTools: (servers) =>
         this.records()
