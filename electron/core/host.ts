@@ -953,7 +953,7 @@ export class AirlockHost {
       'rules.add': (request) => this.addRule(request),
       'rules.remove': ({ server, tool }) => (this.removeRule(server, tool), {}),
       'audit.list': (query) => this.auditEntries(query),
-      'audit.verify': async () => toAuditVerifyView(await this.audit.verify()),
+      'audit.verify': async ({ scope }) => toAuditVerifyView(scope === 'new' ? await this.audit.verifyNew() : { ...(await this.audit.verify()), scope: 'all' }),
       'settings.get': () => this.settings(),
       'settings.setPolicyMode': ({ mode }) => this.setPolicyMode(mode),
       'settings.setStrictDurability': ({ strict }) => this.setStrictDurability(strict),

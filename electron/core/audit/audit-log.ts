@@ -26,13 +26,13 @@ import {
   type OutcomeEntry,
 } from './entries';
 import { breakIfStale, takeFileLockSync, tryFileLockSync } from './file-lock';
-import { readAudit, verifyAudit, type AuditQuery, type AuditRecord, type ActivityRecord, type VerifyResult } from './audit-reader';
+import { readAudit, verifyAudit, type AuditQuery, type AuditRecord, type ActivityRecord, type ChainCheck, type VerifiedMark, type VerifyResult } from './audit-reader';
 import { redactArguments } from './redact';
 import { isSessionDead, newSessionId } from './session';
 import { serverRequestBody, type ServerRequestAuditEntry, type ServerRequestAuditInput } from './server-request-entries';
 
 export * from './entries';
-export type { AuditQuery, AuditRecord, ActivityRecord, VerifyResult, AuditProblem, AuditNote } from './audit-reader';
+export type { AuditQuery, AuditRecord, ActivityRecord, VerifyResult, VerifiedMark, AuditProblem, AuditNote } from './audit-reader';
 
 /**
  * How far an append must have gone before it resolves:
@@ -414,8 +414,33 @@ export class AuditLog {
    * matches, every entry links to the one before, no gaps) and the end
    * against the keyed head. Names the first bad file and line.
    */
-  verify(): Promise<VerifyResult> {
-    return verifyAudit({ dir: this.#dir, key: this.#key, lock: () => this.#lockForReading() });
+  async verify(): Promise<VerifyResult> {
+    const { scope: _scope, mark: _mark, ...result } = await this.#verify(undefined);
+    return result;
+  }
+
+  /**
+   * Like `verify()`, but reads only the lines appended since the last clean
+   * check this object made (held in memory), when every file before that
+   * point is still exactly the one it read (same inode and size, the last
+   * entry it checked still in place); otherwise checks everything. The end
+   * is checked against the keyed head every time. For the Activity page's
+   * check after each append: an edit in place to an older entry is found by
+   * `verify()`, which stays the default everywhere else.
+   */
+  async verifyNew(): Promise<VerifyResult & { scope: 'all' | 'new' }> {
+    const { mark: _mark, ...result } = await this.#verify(this.#verified);
+    return result;
+  }
+
+  /** Where the last clean check ended (see `verifyNew`). */
+  #verified: VerifiedMark | undefined;
+
+  async #verify(mark: VerifiedMark | undefined): Promise<ChainCheck> {
+    const result = await verifyAudit({ dir: this.#dir, key: this.#key, lock: () => this.#lockForReading() }, mark);
+    // A failed chain forgets the mark: the next check reads everything again.
+    this.#verified = result.mark;
+    return result;
   }
 
   /**
