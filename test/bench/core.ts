@@ -10,6 +10,7 @@
  * - the core's own memory with 20 sandboxed servers running, against the core alone.
  * Prints one JSON object per figure. BENCH_CALLS (per round) and BENCH_ROUNDS
  * change the sample; each figure is the median of the rounds' medians.
+ * BENCH_SKIP_MEMORY=1 / BENCH_ONLY_MEMORY=1 run one part.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -216,6 +217,8 @@ async function codeCheck(): Promise<void> {
   }
 }
 
-await chokePoint();
-await codeCheck();
+if (process.env.BENCH_ONLY_MEMORY !== '1') {
+  await chokePoint();
+  await codeCheck();
+}
 if (process.env.BENCH_SKIP_MEMORY !== '1') await memory();

@@ -14,6 +14,7 @@ const benches: Array<{ file: string; args?: string[] }> = [
   { file: 'audit.ts', args: ['--import', 'tsx'] },
   { file: 'gateways.ts', args: ['--import', 'tsx'] },
   { file: 'catalog.ts', args: ['--import', 'tsx'] },
+  { file: 'scale.ts', args: ['--import', 'tsx'] },
   { file: 'agent.ts', args: ['--import', 'tsx'] },
 ];
 
