@@ -65,6 +65,21 @@ describe('verifyNew: only what was appended since the last clean check', () => {
     await log.close();
   });
 
+  it('the last entry checked is read again each time: an edit to it sends the check back to the whole log, which names it', async () => {
+    const { dir, log } = newLog();
+    await calls(log, 0, 2);
+    expect((await log.verify()).ok).toBe(true);
+    // Entry 4 (the outcome of call 1) is the last one checked; its line is edited in place.
+    const path = join(dir, 'audit.jsonl');
+    const lines = readFileSync(path, 'utf8').split('\n');
+    expect(lines[3]).toContain('"durationMs":1,');
+    lines[3] = lines[3]!.replace('"durationMs":1,', '"durationMs":9,');
+    writeFileSync(path, lines.join('\n'));
+    await calls(log, 2, 1);
+    expect(await log.verifyNew()).toMatchObject({ ok: false, scope: 'all', problem: { line: 4, kind: 'edited' } });
+    await log.close();
+  });
+
   it('without an earlier check, reads everything', async () => {
     const { log } = newLog();
     await calls(log, 0, 3);
