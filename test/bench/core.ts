@@ -10,7 +10,9 @@
  * - the core's own memory with 20 sandboxed servers running, against the core alone.
  * Prints one JSON object per figure. BENCH_CALLS (per round) and BENCH_ROUNDS
  * change the sample; each figure is the median of the rounds' medians.
- * BENCH_SKIP_MEMORY=1 / BENCH_ONLY_MEMORY=1 run one part.
+ * BENCH_SKIP_MEMORY=1 / BENCH_ONLY_MEMORY=1 run one part. Each call figure also
+ * gives this process's CPU time per call (µs), through the core and for the
+ * direct client: what Airlock adds, less moved by other load than the clock.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -58,7 +60,15 @@ interface CallTimes {
   through: number;
   sandboxedDirect: number;
   direct: number;
+  /** CPU time of this process per call (µs, mean): less moved by other load than the wall clock. */
+  throughCpuUs: number;
+  sandboxedDirectCpuUs: number;
 }
+
+const cpuUs = () => {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+};
 
 /**
  * Median ms per call: through the choke point, a direct SDK client on the same
@@ -70,13 +80,18 @@ async function measureCalls(host: AirlockHost, sandboxed: Client, unsandboxed: C
   const args = { message: 'hi' };
   for (let r = 0; r < ROUNDS; r += 1) {
     const times = { through: [] as number[], sandboxedDirect: [] as number[], direct: [] as number[] };
+    const cpu = { through: 0, sandboxedDirect: 0 };
     for (let i = 0; i < CALLS + 20; i += 1) {
+      let cpuStart = cpuUs();
       let start = performance.now();
       await sandboxed.callTool({ name: 'echo', arguments: args });
       const s = performance.now() - start;
+      if (i >= 20) cpu.sandboxedDirect += cpuUs() - cpuStart;
+      cpuStart = cpuUs();
       start = performance.now();
       const result = await host.callTool({ server: 'echo', tool: 'echo', arguments: args, caller: { kind: 'client', name: 'bench' } });
       const t = performance.now() - start;
+      if (i >= 20) cpu.through += cpuUs() - cpuStart;
       if (result.outcome !== 'ok' || result.decision.decidedBy.kind !== 'rule') throw new Error(`bench call not auto-allowed: ${result.outcome} ${result.decision.decidedBy.kind} ${result.message ?? ''}`);
       start = performance.now();
       await unsandboxed.callTool({ name: 'echo', arguments: args });
@@ -87,9 +102,16 @@ async function measureCalls(host: AirlockHost, sandboxed: Client, unsandboxed: C
         times.direct.push(d);
       }
     }
-    rounds.push({ through: median(times.through), sandboxedDirect: median(times.sandboxedDirect), direct: median(times.direct) });
+    rounds.push({
+      through: median(times.through),
+      sandboxedDirect: median(times.sandboxedDirect),
+      direct: median(times.direct),
+      throughCpuUs: cpu.through / CALLS,
+      sandboxedDirectCpuUs: cpu.sandboxedDirect / CALLS,
+    });
   }
-  return { through: median(rounds.map((x) => x.through)), sandboxedDirect: median(rounds.map((x) => x.sandboxedDirect)), direct: median(rounds.map((x) => x.direct)) };
+  const of = (key: keyof CallTimes) => median(rounds.map((x) => x[key]));
+  return { through: of('through'), sandboxedDirect: of('sandboxedDirect'), direct: of('direct'), throughCpuUs: of('throughCpuUs'), sandboxedDirectCpuUs: of('sandboxedDirectCpuUs') };
 }
 
 async function chokePoint(): Promise<void> {
@@ -110,6 +132,8 @@ async function chokePoint(): Promise<void> {
       goal: '<= 1.2',
       unsandboxedDirectMs: round(group.direct),
       ratioToUnsandboxed: round(group.through / group.direct),
+      cpuUsPerCall: round(group.throughCpuUs),
+      directCpuUsPerCall: round(group.sandboxedDirectCpuUs),
       note: `auto-allowed by a rule; the decision written before the call, flushed within ${host.settings().flushWindowMs} ms (group commit); baseline: a direct SDK client on the same server in the same sandbox`,
     });
     host.setStrictDurability(true);
@@ -120,6 +144,8 @@ async function chokePoint(): Promise<void> {
       rounds: ROUNDS,
       goal: 'reported',
       unsandboxedDirectMs: round(strict.direct),
+      cpuUsPerCall: round(strict.throughCpuUs),
+      directCpuUsPerCall: round(strict.sandboxedDirectCpuUs),
       note: 'strict durability: the decision and the outcome each flushed to disk (fsync) before going on; baseline: as above',
     });
     await sandboxed.dispose();
