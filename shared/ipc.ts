@@ -302,7 +302,12 @@ export const channels = {
     response: z.array(AuditEntryViewSchema),
     doc: 'Renderer, Activity page: audit entries, newest first, filtered.',
   },
-  'audit.verify': { request: Empty, response: AuditVerifyViewSchema, doc: "Renderer, Activity page: checks the audit log's hash chain." },
+  'audit.verify': {
+    /** `new`: only the entries appended since this process's last clean check (the whole log when the files before it changed). */
+    request: z.strictObject({ scope: z.enum(['all', 'new']).optional() }),
+    response: AuditVerifyViewSchema,
+    doc: "Renderer, Activity page: checks the audit log's hash chain (all of it, or what was appended since the last check).",
+  },
   'settings.get': { request: Empty, response: SettingsViewSchema, doc: 'Renderer, Settings: the current settings.' },
   'settings.setPolicyMode': {
     request: z.strictObject({ mode: PolicyModeSchema }),

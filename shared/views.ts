@@ -407,6 +407,8 @@ export const AuditVerifyViewSchema = z.object({
    * made with another key; `tampered`; `truncated`.
    */
   end: z.enum(['confirmed', 'empty', 'unchecked', 'unconfirmed', 'tampered', 'truncated']),
+  /** `all`: every entry was read; `new`: the entries appended since the last clean check (an earlier edit in place needs `all`). */
+  scope: z.enum(['all', 'new']).optional(),
 });
 export type AuditVerifyView = z.infer<typeof AuditVerifyViewSchema>;
 

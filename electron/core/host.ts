@@ -7,7 +7,7 @@ import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ip
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, RuntimeView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { AgentService, createSamplingModel, type AgentTool } from './agent';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
-import { AuditLog, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey, type ChangeActor } from './audit';
+import { AuditLog, coalescedAppendNotices, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey, type ChangeActor } from './audit';
 import { actorOfShell, ChangeRecorder, grantedLines, profileChanges } from './audit/change-record';
 import { NetworkDecisionRecorder } from './audit/network-record';
 import { toActivityViews, toAuditEntryViews, toAuditVerifyView } from './audit/views';
@@ -126,6 +126,8 @@ export class AirlockHost {
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
   readonly samplingModel: SamplingModel;
   private readonly pipeline: CallPipeline;
+  /** "The log grew", told to the shells once per turn (a call writes two entries; see append-notices.ts). */
+  private readonly appendNotices: (seq: number) => void;
   private readonly checkSandbox: () => SandboxSupport;
   private sandbox: SandboxSupport;
   private readonly disposers: Array<() => void> = [];
@@ -232,6 +234,7 @@ export class AirlockHost {
       startServer: (name) => this.supervisor.start(name),
       stopServer: (name) => this.supervisor.stop(name),
     });
+    this.appendNotices = coalescedAppendNotices((seq) => options.hooks.emit('audit.didAppend', { seq }));
     this.pipeline = new CallPipeline({
       state: () => this.store.read(),
       lookupTool: (server, tool) => this.supervisor.tools.lookup(server, tool),
@@ -240,7 +243,7 @@ export class AirlockHost {
       },
       toolsSettled: (server) => this.supervisor.toolsSettled(server),
       callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
-      secretValues: (server) => this.secretValuesOf(server),
+      secretValues: (server, record) => this.secretValuesOf(server, record),
       saveRule: (rule, answeredIn) => this.saveRule(rule, actorOfShell(answeredIn), 'confirmation'),
       sessionGrants: this.sessionGrants,
       confirmations: this.confirmations,
@@ -250,7 +253,7 @@ export class AirlockHost {
       // A call that came through no shell of its own (the agent, the app's own HTTP gateway) can only be asked in the window.
       canAsk: (origin) => options.hooks.canAsk?.(origin ?? WINDOW_SHELL.origin) ?? false,
       now: () => Date.now(),
-      onDidAppend: (seq) => options.hooks.emit('audit.didAppend', { seq }),
+      onDidAppend: this.appendNotices,
       whyUnavailable: (server) => this.unavailable(server)?.message,
     });
     // The agent is one more caller of the pipeline: it reaches tools only through callTool, and holds no way to answer a confirmation.
@@ -828,8 +831,14 @@ export class AirlockHost {
 
   // ── Gateway ────────────────────────────────────────────────────────────
 
-  /** The core as the gateway sees it: enabled servers' tools, and the choke point. */
+  /** The core as the gateway sees it: enabled servers' tools, and the choke point (one object, made once: gateways ask for it per call). */
   gatewayCore(): GatewayCore {
+    return (this.gatewayFacade ??= this.makeGatewayCore());
+  }
+
+  private gatewayFacade: GatewayCore | undefined;
+
+  private makeGatewayCore(): GatewayCore {
     return {
       listTools: (servers) =>
         this.records()
@@ -1033,7 +1042,7 @@ export class AirlockHost {
       'rules.add': (request) => recorded(this.addRule(request, by)),
       'rules.remove': ({ server, tool }) => recorded((this.removeRule(server, tool, by), {})),
       'audit.list': (query) => this.auditEntries(query),
-      'audit.verify': async () => toAuditVerifyView(await this.audit.verify()),
+      'audit.verify': async ({ scope }) => toAuditVerifyView(scope === 'new' ? await this.audit.verifyNew() : { ...(await this.audit.verify()), scope: 'all' }),
       'settings.get': () => this.settings(),
       'settings.setPolicyMode': ({ mode }) => recorded(this.setPolicyMode(mode, by)),
       'settings.setStrictDurability': ({ strict }) => recorded(this.setStrictDurability(strict, by)),
@@ -1110,8 +1119,7 @@ export class AirlockHost {
   }
 
   // The values the person marked secret for a server: hidden in the audit log wherever they appear in its calls' arguments.
-  private secretValuesOf(server: string): string[] {
-    const record = this.store.read().servers[server];
+  private secretValuesOf(server: string, record: ServerRecord | undefined = ownEntry(this.store.read().servers, server)): string[] {
     if (!record || record.profile.secrets.length === 0) return [];
     try {
       return Object.values(this.secrets.values(server, record.profile.secrets));

@@ -18,13 +18,14 @@ export function ActivityScreen() {
   const [servers] = useQuery('servers.list', {}, 'servers.didChange');
   const request = { ...(server ? { server } : {}), ...(tool.trim() ? { tool: tool.trim() } : {}), ...(verdict ? { verdict } : {}), limit: 200 };
   const [entries, reload] = useQuery('audit.list', request);
-  const [verify, reverify] = useQuery('audit.verify', {});
+  // The whole chain when the page opens (and on request); after an append, only what was appended since.
+  const [verify, reverify, setVerify] = useQuery('audit.verify', {});
   const ids = { server: useId(), tool: useId(), verdict: useId() };
 
   // Refresh on every append, at most a few times a second.
   useRefreshOn(['audit.didAppend'], () => {
     reload();
-    reverify();
+    void invoke('audit.verify', { scope: 'new' }).then((result) => result.ok && setVerify(result.value));
   });
 
   return (
@@ -39,6 +40,15 @@ export function ActivityScreen() {
               <p>
                 <strong>Chain verified:</strong> {verify.value.entries.toLocaleString('en')} entries in {verify.value.files} file{verify.value.files === 1 ? '' : 's'}, none edited, removed or
                 reordered{verify.value.end === 'confirmed' ? ', and none cut from the end' : ''}.
+                {verify.value.scope === 'new' && (
+                  <>
+                    {' '}
+                    <span className="muted small">(New entries checked as they came; the whole log was read when this page opened.)</span>{' '}
+                    <button type="button" className="link-button small" onClick={reverify}>
+                      Check the whole log
+                    </button>
+                  </>
+                )}
               </p>
               {verify.value.problems.length > 0 && (
                 <ul className="small">

@@ -8,6 +8,8 @@
  *   durability) — against a bare write + fsync per line;
  * - `verify` entries per second over a log of many files — against
  *   JSON.parse of the same lines;
+ * - the Activity page's check after an append (only what is new) on that
+ *   log — against a whole verify of it;
  * - the Activity page's first page (`read({ limit: 200 })`) with 1,000,000
  *   entries: time and peak RSS growth, in a fresh process — against the same
  *   first page of a 1,000-entry log.
@@ -153,6 +155,41 @@ async function verifyRate(dir: string, count: number): Promise<void> {
   figure('audit-verify-per-second', median(runs), median(base), { unit: 'entries/s', entries: count, goal: '>= 100000', note: 'baseline: JSON.parse of the same lines' });
 }
 
+/**
+ * The Activity page's check after an append (issue 15, item 6): `verifyNew()`
+ * reads only what was appended since the last clean check. Its median time
+ * per append on the large log, against one whole `verify()` of it (what each
+ * append cost the page before).
+ */
+async function checkAfterAppend(dir: string, count: number): Promise<void> {
+  const log = new AuditLog({ dir });
+  try {
+    let t = performance.now();
+    const whole = await log.verify();
+    const wholeMs = performance.now() - t;
+    if (!whole.ok) throw new Error(`verify failed in the bench: ${JSON.stringify(whole.problem)}`);
+    await log.verifyNew();
+    const times: number[] = [];
+    for (let i = 0; i < 25; i += 1) {
+      const d = await log.appendDecision(input);
+      await log.appendOutcome({ callId: d.callId, server: d.server, tool: d.tool, outcome: 'ok', durationMs: 1 });
+      await log.flush();
+      t = performance.now();
+      const result = await log.verifyNew();
+      times.push(performance.now() - t);
+      if (!result.ok || result.scope !== 'new' || result.entries !== count + 2 * (i + 1)) throw new Error(`the check after an append failed: ${JSON.stringify(result)}`);
+    }
+    figure('activity-check-after-append-ms', median(times), wholeMs, {
+      unit: 'ms',
+      entries: count,
+      goal: 'independent of the log\'s length (not a whole verify per append)',
+      note: 'verifyNew() after one call (2 entries) appended; baseline: verify() of the whole log, what the Activity page did per append before',
+    });
+  } finally {
+    await log.close();
+  }
+}
+
 /** The first page read in a fresh process: its time and peak RSS growth. */
 function firstPage(dir: string): { ms: number; rssGrowthMb: number; records: number } {
   const script = `
@@ -196,6 +233,7 @@ async function scale(): Promise<void> {
       note: 'peak RSS growth of the reading process; baseline: a 1,000-entry log',
     });
     await verifyRate(large, LARGE);
+    await checkAfterAppend(large, LARGE);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -12,8 +12,9 @@ const benches: Array<{ file: string; args?: string[] }> = [
   { file: 'sandbox-startup.mjs' },
   { file: 'policy-audit.mjs' },
   { file: 'audit.ts', args: ['--import', 'tsx'] },
-  { file: 'gateway.mjs' },
+  { file: 'gateways.ts', args: ['--import', 'tsx'] },
   { file: 'catalog.ts', args: ['--import', 'tsx'] },
+  { file: 'scale.ts', args: ['--import', 'tsx'] },
   { file: 'agent.ts', args: ['--import', 'tsx'] },
 ];
 

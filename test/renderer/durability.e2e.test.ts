@@ -2,8 +2,12 @@
  * Settings › strict durability in Chromium over the real core (issue 15):
  * the screen says what the default keeps and what a power cut can lose, the
  * switch works from the keyboard, and the core's setting follows it. The
- * Activity page says when the log's end is confirmed.
+ * Activity page says when the log's end is confirmed, checks only what was
+ * appended after each new entry (and says so), and offers the whole check,
+ * which finds an edit made in place to an entry it had already checked.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRendererHost, waitForText, type RendererHost } from './renderer-support';
 
@@ -42,5 +46,27 @@ describe('strict durability on the Settings screen', () => {
     const changes = t.page.locator('[data-testid="audit-row"][data-kind="change"]');
     await waitForText(changes.first(), /Settings.*You \(window\).*strict durability changed.*strict durability: off \(was on\)/s);
     expect(await changes.count()).toBe(2);
+  });
+
+  it('Activity checks what was appended since, says so, and the whole check finds an older entry edited in place', async () => {
+    const { page, host } = t;
+    const verify = page.getByTestId('audit-verify');
+    await waitForText(verify, /Chain verified: 1 entries/);
+    const append = async (note: string) => {
+      const entry = await host.audit.appendDecision({ caller: { kind: 'user' }, server: 'files', tool: 'read', fingerprint: null, arguments: { note }, verdict: 'allow', final: 'allow', reasons: [] });
+      await t.harness.emit('audit.didAppend', { seq: entry.seq });
+    };
+    await append('abcdef');
+    await waitForText(verify, /Chain verified: 2 entries in 1 file.*New entries checked as they came/);
+    await append('ghijkl');
+    await waitForText(verify, /Chain verified: 3 entries in 1 file.*New entries checked as they came/);
+    // Entry 2, already checked and not the last one checked (that one is re-read each time), edited in place; then a new entry.
+    const file = join(t.dataDir, 'audit', 'audit.jsonl');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"note":"abcdef"', '"note":"ABCDEF"'));
+    await append('mnopqr');
+    await waitForText(verify, /Chain verified: 4 entries in 1 file.*New entries checked as they came/);
+    await verify.getByRole('button', { name: 'Check the whole log' }).click();
+    await waitForText(verify, /The activity log was changed outside Airlock\..*audit\.jsonl:2.*changed after it was written/);
+    expect(t.consoleErrors).toEqual([]);
   });
 });

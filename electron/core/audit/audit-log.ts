@@ -27,14 +27,14 @@ import {
   type OutcomeEntry,
 } from './entries';
 import { breakIfStale, takeFileLockSync, tryFileLockSync } from './file-lock';
-import { readAudit, verifyAudit, type AuditQuery, type AuditRecord, type ActivityRecord, type VerifyResult } from './audit-reader';
+import { readAudit, verifyAudit, type AuditQuery, type AuditRecord, type ActivityRecord, type ChainCheck, type VerifiedMark, type VerifyResult } from './audit-reader';
 import { redactArguments } from './redact';
 import { isSessionDead, newSessionId } from './session';
 import { changeBody, type ChangeInput } from './change-record';
 import { serverRequestBody, type ServerRequestAuditEntry, type ServerRequestAuditInput } from './server-request-entries';
 
 export * from './entries';
-export type { AuditQuery, AuditRecord, ActivityRecord, VerifyResult, AuditProblem, AuditNote } from './audit-reader';
+export type { AuditQuery, AuditRecord, ActivityRecord, VerifyResult, VerifiedMark, AuditProblem, AuditNote } from './audit-reader';
 
 /**
  * How far an append must have gone before it resolves:
@@ -269,6 +269,9 @@ export class AuditLog {
   #wantCheckedAt = 0;
   /** While a reader of this process notes what to read, no batch is written. */
   #readerGate: Promise<void> | null = null;
+  /** The end the head must record, written by `#writeDueHead` (see `#writeBatch`). */
+  #headDue: { tail: Tail; check: boolean } | null = null;
+  #headImmediate: ReturnType<typeof setImmediate> | null = null;
 
   /** See `AuditLogOptions`. Nothing is touched until the first call. */
   constructor(options: AuditLogOptions) {
@@ -404,6 +407,7 @@ export class AuditLog {
   /** Flushes and closes the files; later appends reopen them. */
   async close(): Promise<void> {
     while (this.#draining || this.#queue.length) await new Promise((resolve) => setImmediate(resolve));
+    this.#writeDueHead();
     await this.flush().catch(() => undefined);
     this.#flushTimer?.cancel();
     this.#flushTimer = null;
@@ -421,8 +425,33 @@ export class AuditLog {
    * matches, every entry links to the one before, no gaps) and the end
    * against the keyed head. Names the first bad file and line.
    */
-  verify(): Promise<VerifyResult> {
-    return verifyAudit({ dir: this.#dir, key: this.#key, lock: () => this.#lockForReading() });
+  async verify(): Promise<VerifyResult> {
+    const { scope: _scope, mark: _mark, ...result } = await this.#verify(undefined);
+    return result;
+  }
+
+  /**
+   * Like `verify()`, but reads only the lines appended since the last clean
+   * check this object made (held in memory), when every file before that
+   * point is still exactly the one it read (same inode and size, the last
+   * entry it checked still in place); otherwise checks everything. The end
+   * is checked against the keyed head every time. For the Activity page's
+   * check after each append: an edit in place to an older entry is found by
+   * `verify()`, which stays the default everywhere else.
+   */
+  async verifyNew(): Promise<VerifyResult & { scope: 'all' | 'new' }> {
+    const { mark: _mark, ...result } = await this.#verify(this.#verified);
+    return result;
+  }
+
+  /** Where the last clean check ended (see `verifyNew`). */
+  #verified: VerifiedMark | undefined;
+
+  async #verify(mark: VerifiedMark | undefined): Promise<ChainCheck> {
+    const result = await verifyAudit({ dir: this.#dir, key: this.#key, lock: () => this.#lockForReading() }, mark);
+    // A failed chain forgets the mark: the next check reads everything again.
+    this.#verified = result.mark;
+    return result;
   }
 
   /**
@@ -545,8 +574,13 @@ export class AuditLog {
           this.#announce();
           return undefined;
         }
-        this.#lease = { ...taken, touched: Date.now() };
-        holdLease(taken.release);
+        // Letting the lock go (when idle, handing it over, at exit) writes the head first.
+        const release = () => {
+          this.#writeDueHead();
+          taken.release();
+        };
+        this.#lease = { ino: taken.ino, release, touched: Date.now() };
+        holdLease(release);
         this.#withdraw();
         // Others may have written since this process last held the lock.
         this.#checkedAt = 0;
@@ -603,6 +637,10 @@ export class AuditLog {
 
   #dropLease(release: boolean): void {
     const lease = this.#lease;
+    // Letting go: the head first, still under the lock. A lease found not ours any more:
+    // another process writes now, and our head would overwrite its.
+    if (release) this.#writeDueHead();
+    else this.#headDue = null;
     this.#lease = null;
     if (this.#leaseTimer) clearTimeout(this.#leaseTimer);
     this.#leaseTimer = null;
@@ -669,6 +707,8 @@ export class AuditLog {
       open();
       throw error;
     }
+    // A reader sees the head that names everything this process wrote.
+    this.#writeDueHead();
     return () => {
       release!();
       this.#readerGate = null;
@@ -691,6 +731,8 @@ export class AuditLog {
     if (current) {
       tail = active.tail;
     } else {
+      // What this process wrote last is recorded before the end is compared with the record.
+      this.#writeDueHead();
       const taken = this.#takeOver(stat, prefix);
       tail = taken.tail;
       sealing = taken.sealing;
@@ -717,7 +759,20 @@ export class AuditLog {
     file.size += bytes.length;
     file.tail = tail;
     this.#writeGen += 1;
-    this.#writeHead(tail, check);
+    // The head is a record of where the log ends, not the entry. With the files just checked (a
+    // fresh lock, or every RECHECK_MS under a lease) it is written now; otherwise once the turn
+    // that wrote the batch is over (after the call it allows has gone out) — still under the
+    // lock, always before the lock is let go, a reader of this process looks, or a flush
+    // records the durable point, and at most RECHECK_MS late. Entries of one turn, and a call's
+    // outcome with the next call's decision, share one head write.
+    if (check) this.#writeHead(tail, true);
+    else {
+      this.#headDue = { tail, check: false };
+      this.#headImmediate ??= setImmediate(() => {
+        this.#headImmediate = null;
+        this.#writeDueHead();
+      });
+    }
     if (check) this.#checkedAt = Date.now();
     this.#scheduleFlush();
     return entries;
@@ -937,9 +992,18 @@ export class AuditLog {
 
   // The head is rewritten in place after each batch. It is a record, not the
   // entry itself: a failure here does not undo the batch (the next take-over notes it).
+  /** Writes the head a batch left due, if this process still holds the lock it wrote under. */
+  #writeDueHead(): void {
+    const due = this.#headDue;
+    if (!due) return;
+    this.#headDue = null;
+    if (this.#lease) this.#writeHead(due.tail, due.check);
+  }
+
   #writeHead(tail: Tail, check = true): void {
     const files = this.#fs;
     const path = join(this.#dir, HEAD_FILE);
+    if (this.#headDue && this.#headDue.tail.seq <= tail.seq) this.#headDue = null;
     try {
       // Still the file at the path (not deleted or replaced since)? Checked with the others.
       const stat = check || this.#headFd === null ? files.stat(path) : { ino: this.#headIno, size: HEAD_BYTES };

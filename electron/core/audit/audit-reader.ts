@@ -1,6 +1,11 @@
 /**
  * Reading the audit log: `verifyAudit` checks every line once, streaming a
- * file at a time (bounded memory at any size); `readAudit` reads from the
+ * file at a time (bounded memory at any size), and leaves a mark of where
+ * the chain it checked ended; given that mark it checks only the lines
+ * appended since (the Activity page's check after each append), and checks
+ * everything again whenever the files before the mark are not exactly the
+ * ones it checked (so a rotation, a truncation, or a replaced last entry
+ * falls back to the whole check). `readAudit` reads from the
  * end backwards and stops as soon as the page is full, so the Activity
  * page's first page costs the same with a thousand entries or a million.
  * Both note which files to read, and how far, under the log's lock (no
@@ -61,6 +66,34 @@ export interface VerifyResult {
   end: 'confirmed' | 'empty' | 'unchecked' | 'unconfirmed' | 'tampered' | 'truncated';
 }
 
+/** A verification, with how much it read and where the next may start. */
+export interface ChainCheck extends VerifyResult {
+  /** `all`: every line was checked; `new`: only the lines after a previous check's mark (see `VerifiedMark`). */
+  scope: 'all' | 'new';
+  /** Where the chain this check saw ended cleanly (absent when a line failed): what the next check may start from. */
+  mark?: VerifiedMark;
+}
+
+/**
+ * Where a clean check of the chain ended: the files it read (identity and
+ * size), the last entry's line, and the chain's state after it. Held in
+ * memory only; a check that starts from it reads no byte before it.
+ */
+export interface VerifiedMark {
+  files: Array<{ name: string; ino: number; size: number }>;
+  /** The last entry's line: the file (by inode), where the line ends, and its length with the newline. */
+  lastLine?: { ino: number; end: number; length: number };
+  /** Lines in the last file (line numbers go on from here). */
+  lineNo: number;
+  expectedPrev: string;
+  expectedSeq: number;
+  entries: number;
+  lastVersion?: number;
+  last: { file: string; line: number };
+  repaired: { file: string; line: number }[];
+  notes: AuditNote[];
+}
+
 /** A decision with its outcome, as `read()` returns them (newest first). */
 export interface AuditRecord {
   decision: DecisionEntry;
@@ -88,6 +121,7 @@ export interface ReaderContext {
 interface SnapshotFile {
   name: string;
   size: number;
+  ino: number;
   /** The active file is opened under the lock (a rotation afterwards keeps this inode). */
   handle?: fs.FileHandle;
 }
@@ -110,11 +144,12 @@ async function snapshot(context: ReaderContext): Promise<Snapshot> {
       .sort((a, b) => Number(a.m[1]) - Number(b.m[1]));
     for (const { name } of rotated) {
       const stat = await fs.stat(join(context.dir, name)).catch(() => null);
-      if (stat) files.push({ name, size: stat.size });
+      if (stat) files.push({ name, size: stat.size, ino: stat.ino });
     }
     try {
       const handle = await fs.open(join(context.dir, ACTIVE_FILE), 'r');
-      files.push({ name: ACTIVE_FILE, size: (await handle.stat()).size, handle });
+      const stat = await handle.stat();
+      files.push({ name: ACTIVE_FILE, size: stat.size, ino: stat.ino, handle });
     } catch {
       // no active file yet
     }
@@ -142,18 +177,19 @@ const CHUNK = 1024 * 1024;
 const MAX_LINE = 16 * 1024 * 1024;
 
 /**
- * Calls `onLine` for every line of the first `size` bytes, in order, reading
- * a chunk at a time. `terminated` is false only for a last line without a
+ * Calls `onLine` for every line of the first `size` bytes (from `from`, a
+ * line's start, when given), in order, reading a chunk at a time. `terminated` is false only for a last line without a
  * newline. Returns false if `onLine` returned false (stop).
  */
 async function forEachLine(
   handle: fs.FileHandle,
   size: number,
   onLine: (bytes: Buffer, lineNo: number, terminated: boolean) => boolean,
+  from: { position: number; lineNo: number } = { position: 0, lineNo: 0 },
 ): Promise<boolean> {
   let carry: Buffer = Buffer.alloc(0);
-  let position = 0;
-  let lineNo = 0;
+  let position = from.position;
+  let lineNo = from.lineNo;
   while (position < size) {
     const want = Math.min(CHUNK, size - position);
     const chunk = Buffer.alloc(want);
@@ -232,81 +268,162 @@ const ANCHOR_KIND: Record<string, AuditProblem['kind']> = {
   rewritten: 'edited',
 };
 
-/** Checks the whole chain and the end; see `AuditLog.verify`. */
-export async function verifyAudit(context: ReaderContext): Promise<VerifyResult> {
+/**
+ * Where a check may start from `mark` in this snapshot: the files before the
+ * mark's last one unchanged (name, inode, size), its last one still there
+ * (renamed by a rotation, perhaps) and no shorter, and the last entry it
+ * checked still at its place with the hash the chain goes on from. Anything
+ * else: undefined (check everything).
+ */
+async function resumeFrom(dir: string, files: SnapshotFile[], mark: VerifiedMark): Promise<{ index: number; position: number; lineNo: number } | undefined> {
+  const index = mark.files.length - 1;
+  if (index < 0 || files.length < mark.files.length) return undefined;
+  for (let i = 0; i < index; i += 1) {
+    const was = mark.files[i]!;
+    const is = files[i]!;
+    if (is.name !== was.name || is.ino !== was.ino || is.size !== was.size) return undefined;
+  }
+  const was = mark.files[index]!;
+  const is = files[index]!;
+  if (is.ino !== was.ino || is.size < was.size) return undefined;
+  if (mark.lastLine) {
+    const line = mark.lastLine;
+    const file = files.slice(0, index + 1).find((f) => f.ino === line.ino);
+    if (!file || line.end > file.size || line.length < 2) return undefined;
+    const handle = await openFile(dir, file);
+    try {
+      const bytes = Buffer.alloc(line.length);
+      const { bytesRead } = await handle.read(bytes, 0, line.length, line.end - line.length);
+      if (bytesRead !== line.length || bytes[line.length - 1] !== 0x0a || (line.end > line.length && !(await endsWithNewline(handle, line.end - line.length)))) return undefined;
+      const parsed = parseEntry(bytes.subarray(0, line.length - 1));
+      if (!parsed || parsed.entry.hash !== mark.expectedPrev || parsed.entry.seq !== mark.expectedSeq - 1 || !lineHashMatches(parsed.text, parsed.entry)) return undefined;
+    } finally {
+      if (!file.handle) await handle.close();
+    }
+  } else if (mark.expectedSeq !== 1) {
+    return undefined;
+  }
+  return { index, position: was.size, lineNo: mark.lineNo };
+}
+
+// True when the byte before `at` is a newline (the line read starts a line).
+async function endsWithNewline(handle: fs.FileHandle, at: number): Promise<boolean> {
+  const byte = Buffer.alloc(1);
+  const { bytesRead } = await handle.read(byte, 0, 1, at - 1);
+  return bytesRead === 1 && byte[0] === 0x0a;
+}
+
+/**
+ * Checks the chain and the end; see `AuditLog.verify`. With `mark` (from an
+ * earlier clean check by the same process), only the lines after it, when
+ * the files before it are exactly the ones that check read; else all of it.
+ */
+export async function verifyAudit(context: ReaderContext, mark?: VerifiedMark): Promise<ChainCheck> {
   const snap = await snapshot(context);
   const files = snap.files.map((f) => f.name);
-  let expectedPrev = GENESIS_HASH;
-  let expectedSeq = 1;
-  let entries = 0;
-  let lastVersion: number | undefined;
-  let last: { file: string; line: number } = { file: files[0] ?? ACTIVE_FILE, line: 0 };
-  const repaired: { file: string; line: number }[] = [];
-  const notes: AuditNote[] = [];
+  let resume: { index: number; position: number; lineNo: number } | undefined;
+  try {
+    resume = mark ? await resumeFrom(context.dir, snap.files, mark) : undefined;
+  } catch (error) {
+    await closeAll(snap.files);
+    throw error;
+  }
   const head = checkHead(snap.headText, context.key);
   const headRecord = 'head' in head ? head.head : undefined;
+  // A head behind the mark names an entry this check will not read again: read everything.
+  if (resume && mark && headRecord && headRecord.seq < mark.expectedSeq - 1) resume = undefined;
+  const from = resume ? mark : undefined;
+  let expectedPrev = from?.expectedPrev ?? GENESIS_HASH;
+  let expectedSeq = from?.expectedSeq ?? 1;
+  let entries = from?.entries ?? 0;
+  let lastVersion: number | undefined = from?.lastVersion;
+  let last: { file: string; line: number } = from ? { ...from.last } : { file: files[0] ?? ACTIVE_FILE, line: 0 };
+  const repaired: { file: string; line: number }[] = from ? [...from.repaired] : [];
+  const notes: AuditNote[] = from ? [...from.notes] : [];
+  let lastLine: VerifiedMark['lastLine'] = from?.lastLine;
+  let lineNo = from?.lineNo ?? 0;
   let problem: AuditProblem | undefined;
+  // A rotation renamed the file the mark ends in: what was found in it is now under the new name.
+  if (from && resume) {
+    const was = from.files[resume.index]!.name;
+    const is = snap.files[resume.index]!.name;
+    const rename = <T extends { file: string }>(where: T): T => (where.file === was ? { ...where, file: is } : where);
+    if (was !== is) {
+      last = rename(last);
+      repaired.splice(0, repaired.length, ...repaired.map(rename));
+      notes.splice(0, notes.length, ...notes.map(rename));
+    }
+  }
 
   try {
-    for (const file of snap.files) {
+    for (let index = resume?.index ?? 0; index < snap.files.length; index += 1) {
+      const file = snap.files[index]!;
       const handle = await openFile(context.dir, file);
       let damaged: { line: number; lines: Buffer[] } | undefined;
       try {
-        await forEachLine(handle, file.size, (bytes, lineNo, terminated) => {
-          const where = { file: file.name, line: lineNo };
-          if (!terminated) {
-            problem = {
-              ...(damaged ? { file: file.name, line: damaged.line } : where),
-              kind: 'malformed',
-              message: 'The last line is incomplete (a write was cut short, or the file was edited); the next append seals it.',
-            };
-            return false;
-          }
-          const parsed = parseEntry(bytes);
-          if (!parsed) {
-            // Accepted only when the next entry is a repair naming exactly these bytes.
-            damaged ??= { line: lineNo, lines: [] };
-            damaged.lines.push(bytes);
+        await forEachLine(
+          handle,
+          file.size,
+          (bytes, lineNoHere, terminated) => {
+            lineNo = lineNoHere;
+            const where = { file: file.name, line: lineNoHere };
+            if (!terminated) {
+              problem = {
+                ...(damaged ? { file: file.name, line: damaged.line } : where),
+                kind: 'malformed',
+                message: 'The last line is incomplete (a write was cut short, or the file was edited); the next append seals it.',
+              };
+              return false;
+            }
+            const parsed = parseEntry(bytes);
+            if (!parsed) {
+              // Accepted only when the next entry is a repair naming exactly these bytes.
+              damaged ??= { line: lineNoHere, lines: [] };
+              damaged.lines.push(bytes);
+              return true;
+            }
+            const { entry, text } = parsed;
+            if (damaged) {
+              if (!repairs(entry, damaged.line, damaged.lines)) {
+                problem = { file: file.name, line: damaged.line, kind: 'malformed', message: 'This line is not an audit entry.' };
+                return false;
+              }
+              repaired.push({ file: file.name, line: damaged.line });
+              damaged = undefined;
+            }
+            if (!lineHashMatches(text, entry)) {
+              problem = { ...where, kind: 'edited', message: 'This entry was changed after it was written.' };
+              return false;
+            }
+            if (entry.prevHash !== expectedPrev || entry.seq !== expectedSeq) {
+              problem = { ...where, kind: 'broken-chain', message: 'This entry does not follow the one before it.' };
+              return false;
+            }
+            if (headRecord && entry.seq === headRecord.seq) {
+              if (entry.hash !== headRecord.hash && (head.status === 'valid' || head.status === 'unchecked')) {
+                problem = { ...where, kind: 'edited', message: 'This entry differs from the one Airlock last recorded.' };
+                return false;
+              }
+            }
+            if (entry.type === 'anchor') {
+              const anchor = entry as AnchorEntry;
+              if (FAILING_FINDINGS.has(anchor.finding)) {
+                problem = { ...where, kind: ANCHOR_KIND[anchor.finding] ?? 'end-unconfirmed', message: `Found by Airlock at ${anchor.time}: ${String(anchor.detail)}` };
+                return false;
+              }
+              notes.push({ ...where, message: `Noted by Airlock at ${anchor.time}: ${String(anchor.detail)}` });
+            }
+            expectedPrev = entry.hash;
+            expectedSeq = entry.seq + 1;
+            lastVersion = entry.v;
+            entries++;
+            last = where;
+            // Clean to here: every later line of this file is this entry's successor (or a problem), so it ends at the file's end if the check ends clean.
+            lastLine = { ino: file.ino, end: file.size, length: bytes.length + 1 };
             return true;
-          }
-          const { entry, text } = parsed;
-          if (damaged) {
-            if (!repairs(entry, damaged.line, damaged.lines)) {
-              problem = { file: file.name, line: damaged.line, kind: 'malformed', message: 'This line is not an audit entry.' };
-              return false;
-            }
-            repaired.push({ file: file.name, line: damaged.line });
-            damaged = undefined;
-          }
-          if (!lineHashMatches(text, entry)) {
-            problem = { ...where, kind: 'edited', message: 'This entry was changed after it was written.' };
-            return false;
-          }
-          if (entry.prevHash !== expectedPrev || entry.seq !== expectedSeq) {
-            problem = { ...where, kind: 'broken-chain', message: 'This entry does not follow the one before it.' };
-            return false;
-          }
-          if (headRecord && entry.seq === headRecord.seq) {
-            if (entry.hash !== headRecord.hash && (head.status === 'valid' || head.status === 'unchecked')) {
-              problem = { ...where, kind: 'edited', message: 'This entry differs from the one Airlock last recorded.' };
-              return false;
-            }
-          }
-          if (entry.type === 'anchor') {
-            const anchor = entry as AnchorEntry;
-            if (FAILING_FINDINGS.has(anchor.finding)) {
-              problem = { ...where, kind: ANCHOR_KIND[anchor.finding] ?? 'end-unconfirmed', message: `Found by Airlock at ${anchor.time}: ${String(anchor.detail)}` };
-              return false;
-            }
-            notes.push({ ...where, message: `Noted by Airlock at ${anchor.time}: ${String(anchor.detail)}` });
-          }
-          expectedPrev = entry.hash;
-          expectedSeq = entry.seq + 1;
-          lastVersion = entry.v;
-          entries++;
-          last = where;
-          return true;
-        });
+          },
+          resume && index === resume.index ? { position: resume.position, lineNo: resume.lineNo } : undefined,
+        );
       } finally {
         if (!file.handle) await handle.close();
       }
@@ -314,19 +431,35 @@ export async function verifyAudit(context: ReaderContext): Promise<VerifyResult>
         problem = { file: file.name, line: damaged.line, kind: 'malformed', message: 'This line is not an audit entry.' };
       }
       if (problem) break;
+      if (index < snap.files.length - 1) lineNo = 0;
     }
   } finally {
     await closeAll(snap.files);
   }
+  const scope: ChainCheck['scope'] = resume ? 'new' : 'all';
 
   if (problem) {
     if (problem.kind === 'broken-chain') problem = await classifyBreak(context.dir, snap.files, problem, expectedSeq);
-    return { ok: false, entries, files, problem, repaired, notes, end: 'unconfirmed' };
+    return { ok: false, entries, files, problem, repaired, notes, end: 'unconfirmed', scope };
   }
+
+  // The chain is clean to the end of the files: the next check may start here (the head is checked each time).
+  const nextMark: VerifiedMark = {
+    files: snap.files.map((f) => ({ name: f.name, ino: f.ino, size: f.size })),
+    ...(lastLine ? { lastLine } : {}),
+    lineNo,
+    expectedPrev,
+    expectedSeq,
+    entries,
+    ...(lastVersion !== undefined ? { lastVersion } : {}),
+    last: { ...last },
+    repaired: [...repaired],
+    notes: [...notes],
+  };
 
   // The end, against the head.
   const lastSeq = expectedSeq - 1;
-  const fail = (kind: AuditProblem['kind'], message: string, status: VerifyResult['end']): VerifyResult => ({
+  const fail = (kind: AuditProblem['kind'], message: string, status: VerifyResult['end']): ChainCheck => ({
     ok: false,
     entries,
     files,
@@ -334,10 +467,12 @@ export async function verifyAudit(context: ReaderContext): Promise<VerifyResult>
     repaired,
     notes,
     end: status,
+    scope,
+    mark: nextMark,
   });
   switch (head.status) {
     case 'missing':
-      if (lastSeq === 0) return { ok: true, entries, files, repaired, notes, end: 'empty' };
+      if (lastSeq === 0) return { ok: true, entries, files, repaired, notes, end: 'empty', scope, mark: nextMark };
       return fail('end-unconfirmed', `Airlock cannot confirm the end of the log: the record of where it ended (${HEAD_FILE}) is missing, so entries after entry ${lastSeq} could have been cut off.`, 'unconfirmed');
     case 'malformed':
     case 'forged':
@@ -363,7 +498,7 @@ export async function verifyAudit(context: ReaderContext): Promise<VerifyResult>
       if (record.seq < lastSeq) {
         notes.push({ ...last, message: `Entries ${record.seq + 1}–${lastSeq} come after the last recorded end of the log (written just before Airlock stopped, or added by hand).` });
       }
-      return { ok: true, entries, files, repaired, notes, end: lastSeq === 0 ? 'empty' : head.status === 'valid' ? 'confirmed' : 'unchecked' };
+      return { ok: true, entries, files, repaired, notes, end: lastSeq === 0 ? 'empty' : head.status === 'valid' ? 'confirmed' : 'unchecked', scope, mark: nextMark };
     }
   }
 }

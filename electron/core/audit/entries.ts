@@ -235,14 +235,22 @@ export function hashOf(entry: AuditEntry | Record<string, unknown>): string {
  * without serialising twice).
  */
 export function sealEntry(withoutHash: Record<string, unknown>): { entry: AuditEntry; line: string } {
-  const keys = Object.keys(withoutHash)
-    .filter((key) => withoutHash[key] !== undefined)
-    .sort();
-  const parts = keys.map((key) => `${JSON.stringify(key)}:${canonicalText(withoutHash[key])}`);
-  const hash = sha256Hex(`{${parts.join(',')}}`);
-  const at = keys.findIndex((key) => key > 'hash');
-  parts.splice(at < 0 ? parts.length : at, 0, `"hash":"${hash}"`);
-  return { entry: { ...withoutHash, hash } as AuditEntry, line: `{${parts.join(',')}}` };
+  // Members before and after `hash` in sorted order, built once: the hashed text joins them,
+  // the line puts `"hash":"…"` between them.
+  const keys = Object.keys(withoutHash).sort();
+  let before = '';
+  let after = '';
+  for (const key of keys) {
+    const member = withoutHash[key];
+    if (member === undefined) continue;
+    const part = `${JSON.stringify(key)}:${canonicalText(member)}`;
+    if (key < 'hash') before = before === '' ? part : `${before},${part}`;
+    else after = after === '' ? part : `${after},${part}`;
+  }
+  const hash = sha256Hex(before === '' || after === '' ? `{${before}${after}}` : `{${before},${after}}`);
+  const field = `"hash":"${hash}"`;
+  const line = `{${before === '' ? '' : `${before},`}${field}${after === '' ? '' : `,${after}`}}`;
+  return { entry: { ...withoutHash, hash } as AuditEntry, line };
 }
 
 /**
@@ -266,7 +274,8 @@ export function canonicalText(value: unknown): string {
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record).sort();
   // canonicalJson inserts the sorted keys into an object, which lists array-index keys first, in numeric order.
-  if (keys.some(isIndexKey)) {
+  // (Sorted, any index key sorts before the first key that does not start with a digit or a lower character.)
+  if (keys.length > 0 && !(keys[0]!.charCodeAt(0) > 0x39) && keys.some(isIndexKey)) {
     const indices = keys.filter(isIndexKey).sort((a, b) => Number(a) - Number(b));
     keys.splice(0, keys.length, ...indices, ...keys.filter((key) => !isIndexKey(key)));
   }

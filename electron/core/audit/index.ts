@@ -1,5 +1,6 @@
 /** The hash-chained audit log of every decision and outcome (issues 4, 9.6, 15, 16). */
 export * from './audit-log';
+export * from './append-notices';
 export * from './audit-fs';
 export * from './audit-key';
 export * from './file-lock';

@@ -52,8 +52,16 @@ function looksRandom(s: string): boolean {
   return /[0-9]/.test(s) && /[A-Za-z]/.test(s) && entropy(s) >= 3.5;
 }
 
+/**
+ * The shortest text any pattern here can match: `a://b:c@` (a password in a
+ * URL); every other pattern needs 15 characters or more. A shorter string
+ * is left as it is without running them (most arguments and keys are short).
+ */
+export const SHORTEST_MATCH = 8;
+
 /** Replaces secret-looking parts of a string; returns the string and whether anything was hidden. */
 export function redactString(value: string): { value: string; redacted: boolean } {
+  if (value.length < SHORTEST_MATCH) return { value, redacted: false };
   let out = value;
   for (const re of VALUE_PATTERNS) out = out.replace(re, (m, scheme?: string) =>
     typeof scheme === 'string' && /^(Bearer|Basic|Token)$/i.test(scheme) ? `${scheme} ${REDACTED}` : REDACTED,

@@ -233,7 +233,7 @@ function answerWords(answer: AuditAnswer | undefined): string | undefined {
 }
 
 /** The Activity page's view of a verification (`AuditVerifyViewSchema`). */
-export function toAuditVerifyView(result: VerifyResult): AuditVerifyView {
+export function toAuditVerifyView(result: VerifyResult & { scope?: 'all' | 'new' }): AuditVerifyView {
   return {
     ok: result.ok,
     entries: result.entries,
@@ -244,5 +244,6 @@ export function toAuditVerifyView(result: VerifyResult): AuditVerifyView {
       ...result.notes.map((n) => ({ file: n.file, line: n.line, message: `note: ${n.message}` })),
     ],
     end: result.end,
+    ...(result.scope ? { scope: result.scope } : {}),
   };
 }

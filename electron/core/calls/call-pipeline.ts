@@ -60,8 +60,12 @@ export interface CallPipelineDeps {
    * every decision is flushed to disk before its call is sent.
    */
   state(): { servers: Readonly<Record<string, ServerRecord>>; rules: readonly Rule[]; settings: { policyMode: PolicyMode; strictDurability?: boolean } };
-  /** The values the person marked secret for a server (its granted secrets): hidden in the audit log wherever they appear. */
-  secretValues?(server: string): readonly string[];
+  /**
+   * The values the person marked secret for a server (its granted secrets):
+   * hidden in the audit log wherever they appear. `record` is the server as
+   * this call read it (no second read of the store).
+   */
+  secretValues?(server: string, record: ServerRecord): readonly string[];
   /** The tool's current definition from the live listing. */
   lookupTool(server: string, tool: string): IndexedTool | undefined;
   /** Makes sure the server is running and listed (starts it if enabled). */
@@ -165,7 +169,7 @@ export class CallPipeline {
           decidedBy: decision.decidedBy.kind,
           rule: rule ?? null,
           answer: answer ?? null,
-          secretValues: this.deps.secretValues?.(request.server) ?? [],
+          secretValues: this.deps.secretValues?.(request.server, record) ?? [],
         },
         { durability },
       );

@@ -65,6 +65,17 @@ export class CodeHasher {
     this.load();
   }
 
+  /**
+   * The file's remembered sha256 if it is unchanged since (one `stat`, no
+   * read); undefined when it must be hashed. Throws when it cannot be stat'ed.
+   */
+  remembered(path: string): string | undefined {
+    const known = this.files.get(path);
+    if (!known) return undefined;
+    const now = statSync(path, { bigint: true });
+    return now.isFile() && identityOf(now) === known.identity ? known.sha256 : undefined;
+  }
+
   /** The file's sha256 now. Throws when it cannot be read (missing, not a file, no permission). */
   async sha256(path: string): Promise<string> {
     // A synchronous stat: a few microseconds, against a thread-pool round trip per call for the async one.

@@ -85,13 +85,31 @@ export class CodePins {
       this.observed.delete(server);
       return null;
     }
-    const files = await Promise.all(
+    // Nothing changed since the hashes were taken (a stat each): nothing to read or wait for.
+    let files: CodeObservation['files'] | undefined = this.rememberedFiles(pinned);
+    files ??= await Promise.all(
       pinned.map(async (file) => ({ role: file.role, path: file.path, current: await this.deps.hasher.sha256(file.path).catch(() => null) })),
     );
     const observation = { files, checkedAt: this.deps.now() };
     const atStart = when === 'start' ? observation : (this.observed.get(server)?.atStart ?? observation);
     this.observed.set(server, { atStart, latest: observation });
     return this.changeOf(server, provenance);
+  }
+
+  /** Each file with its remembered hash when none changed since it was hashed; undefined when one must be read. */
+  private rememberedFiles(pinned: ReturnType<typeof pinnedFiles>): CodeObservation['files'] | undefined {
+    const files: CodeObservation['files'] = [];
+    for (const file of pinned) {
+      let current: string | undefined;
+      try {
+        current = this.deps.hasher.remembered(file.path);
+      } catch {
+        return undefined;
+      }
+      if (current === undefined) return undefined;
+      files.push({ role: file.role, path: file.path, current });
+    }
+    return files;
   }
 
   /** What the server's start and its latest check found, if it was checked in this process. */

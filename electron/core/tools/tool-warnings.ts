@@ -92,12 +92,15 @@ export function toolWarnings(definition: ToolDefinition, context: ToolWarningCon
     warnings.push({ kind: 'addresses-model', message: 'Its description gives instructions to the AI model, not just a description of the tool.' });
   }
   const mentioned = new Set<string>();
+  // Every pattern below needs its name in the text: a plain substring test first spares building a
+  // pattern per other tool (2,000 tools made a detail page build 80,000 of them). Same result.
+  const lowerProse = prose.toLowerCase();
   for (const [server, tools] of context.otherServersTools) {
     if (server === context.server) continue;
     // A tool name counts when it reads as an identifier (`read_file`, `sendEmail`), not as an
     // ordinary word another server's docs use anyway ("search", "files").
     for (const tool of tools) {
-      if (tool.length < 4 || !looksLikeIdentifier(tool)) continue;
+      if (tool.length < 4 || !prose.includes(tool) || !looksLikeIdentifier(tool)) continue;
       // A name this server offers too counts only when qualified by the other server ("files
       // read_text_file", files__read_text_file: the shadowing pattern); unqualified, it names its own.
       const pattern = context.ownTools?.includes(tool)
@@ -107,7 +110,8 @@ export function toolWarnings(definition: ToolDefinition, context: ToolWarningCon
     }
     // A server counts when named as one ("the files server", `files__x`, "files › x"), not as a word.
     const named = escapeRegExp(server);
-    if (server.length >= 4 && new RegExp(`\\b${named}__|\\b${named}\\s*›|\\b${named}['’]s\\b|\\b${named}\\s+(?:server|mcp|tools?)\\b|\\bserver\\s+${named}\\b`, 'i').test(prose)) mentioned.add(server);
+    const maybeNamed = !/^[\x20-\x7e]*$/.test(server) || lowerProse.includes(server.toLowerCase());
+    if (server.length >= 4 && maybeNamed && new RegExp(`\\b${named}__|\\b${named}\\s*›|\\b${named}['’]s\\b|\\b${named}\\s+(?:server|mcp|tools?)\\b|\\bserver\\s+${named}\\b`, 'i').test(prose)) mentioned.add(server);
   }
   if (mentioned.size > 0) {
     warnings.push({ kind: 'mentions-other-tool', message: `Its description mentions another server's tools: ${[...mentioned].slice(0, 5).join(', ')}.` });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync, utimesSync, existsSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactArguments, redactString } from '../../../electron/core/audit/redact';
+import { REDACTED, SHORTEST_MATCH, redactArguments, redactString } from '../../../electron/core/audit/redact';
 import { acquireFileLock } from '../../../electron/core/audit/file-lock';
 
 describe('redactString', () => {
@@ -29,6 +29,19 @@ describe('redactString', () => {
     '2026-12-02T12:00:00.000Z',
   ])('leaves ordinary text alone: %s', (input) => {
     expect(redactString(input)).toEqual({ value: input, redacted: false });
+  });
+
+  // Strings shorter than SHORTEST_MATCH skip the patterns: the shortest text each pattern can match is at least that long.
+  it.each([
+    ['a://b:c@', 'a://b:[redacted]@'],
+    ['xoxb-0123456789', REDACTED],
+    ['Token abcdefghijkl', `Token ${REDACTED}`],
+    ['sk-abcdefghijklmnop', REDACTED],
+  ])('the shortest matches are not shorter than the skip: %s', (input, expected) => {
+    expect(input.length).toBeGreaterThanOrEqual(SHORTEST_MATCH);
+    expect(redactString(input)).toEqual({ value: expected, redacted: true });
+    // One character less matches nothing.
+    expect(redactString(input.slice(1)).redacted && input.slice(1).length < SHORTEST_MATCH).toBe(false);
   });
 });
 
