@@ -152,9 +152,9 @@ export function planInstall(entry: RegistryEntry & { baseUrl: string }, option?:
   const interpreter = kind === 'npm' ? ['node'] : ['python', 'python3'];
   let runtimeArgs: string[] = [];
   if (pkg.runtimeArguments?.length) {
-    const given = builder.arguments(pkg.runtimeArguments, 'runtime argument');
-    if (pkg.runtimeHint && interpreter.includes(pkg.runtimeHint)) runtimeArgs = given;
+    if (pkg.runtimeHint && interpreter.includes(pkg.runtimeHint)) runtimeArgs = builder.arguments(pkg.runtimeArguments, 'runtime argument');
     else {
+      const given = pkg.runtimeArguments.map((arg) => [arg.type === 'named' ? arg.name : '', arg.value ?? arg.default ?? (arg.type === 'positional' ? `<${arg.valueHint ?? 'value'}>` : '')].filter(Boolean).join(' '));
       builder.warnings.push(
         `The listing gives arguments for ${pkg.runtimeHint ?? 'the program that fetches the package'} (${given.join(' ')}); Airlock installs the package and runs it directly, so they are not used.`,
       );
