@@ -16,8 +16,8 @@ function entry(server: Record<string, unknown>, status: 'active' | 'deprecated' 
   return { ...readEntry({ server: { description: 'd', version: '1.0.0', ...server }, _meta: { 'io.modelcontextprotocol.registry/official': { status, publishedAt } } }), baseUrl: BASE };
 }
 
-function listing(name: string) {
-  const found = defaultListings().find((l) => l.server.name === name)!;
+function listing(name: string, version?: string) {
+  const found = defaultListings().find((l) => l.server.name === name && (version ? l.server.version === version : l.isLatest !== false))!;
   return entry(found.server, found.status, found.publishedAt);
 }
 
@@ -65,11 +65,12 @@ describe('install choices', () => {
 
 describe('listings as the screen shows them', () => {
   it.each([
-    ['io.github.airlock-test/old-files', /DEPRECATED/],
+    ['io.github.modelcontextprotocol/server-filesystem@2026.7.10', /DEPRECATED/],
     ['io.github.airlock-test/withdrawn', /DELETED: it was withdrawn/],
     ['io.github.modelcontextprotocol/server-filesystem', /fields Airlock does not know \(futureField\)/],
   ])('warns about %s', (name, warning) => {
-    expect(listingView(listing(name)).warnings).toEqual(expect.arrayContaining([expect.stringMatching(warning)]));
+    const [bare, version] = name.split('@');
+    expect(listingView(listing(bare!, version)).warnings).toEqual(expect.arrayContaining([expect.stringMatching(warning)]));
   });
 
   it('says local or remote and which sources it has', () => {
@@ -149,7 +150,7 @@ describe('the plan for one choice', () => {
   });
 
   it('carries the deprecated status into the origin and the warnings', () => {
-    const plan = planInstall(listing('io.github.airlock-test/old-files'));
+    const plan = planInstall(listing('io.github.modelcontextprotocol/server-filesystem', '2026.7.10'));
     expect(plan.origin.status).toBe('deprecated');
     expect(plan.warnings[0]).toMatch(/DEPRECATED/);
   });

@@ -37,8 +37,11 @@ describe('the registry client', () => {
   });
 
   it('reads the registry’s status and dates, and keeps unknown fields out of the way', async () => {
-    const page = await client().search({ search: 'old-files' });
-    expect(page.entries[0]!.official).toMatchObject({ status: 'deprecated', publishedAt: '2026-07-10T08:00:00Z', isLatest: true });
+    const old = await client().server('io.github.modelcontextprotocol/server-filesystem', '2026.7.10');
+    expect(old.official).toMatchObject({ status: 'deprecated', publishedAt: '2026-07-10T08:00:00Z', isLatest: false });
+    // A search lists the newest version of each server only.
+    const page = await client().search({ search: 'server-filesystem' });
+    expect(page.entries.map((e) => e.server.version)).toEqual(['2026.8.31']);
     const fs = await client().server('io.github.modelcontextprotocol/server-filesystem');
     expect(fs.unknownFields).toEqual(['futureField']);
     expect(fs.server.packages?.[0]?.identifier).toBe('@modelcontextprotocol/server-filesystem');
