@@ -20,6 +20,7 @@ import {
   prepareLocalCommand,
   readMcpbBundle,
   resolveImportedNpm,
+  resolveImportedPypi,
   resolveNpm,
   resolvePypi,
   resolvePypiUpdate,
@@ -430,6 +431,10 @@ export class InstallFlow {
       if (entry.offer.kind === 'npm') {
         const dir = join(this.serversRoot(), id);
         const candidate = await resolveImportedNpm(entry, { serverDir: dir, nodePath: this.nodePath(), ...this.npmOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
+      } else if (entry.offer.kind === 'pypi') {
+        const dir = join(this.serversRoot(), id);
+        const candidate = await resolveImportedPypi(entry, { serverDir: dir, ...this.pythonOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
         draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
       } else {
         draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
