@@ -131,6 +131,17 @@ describe('airlock registry and airlock search', () => {
   });
 });
 
+describe('airlock doctor', () => {
+  it('says how Python servers are installed and where uv is (or how to get it)', async () => {
+    const { out, err } = await airlock(['doctor']);
+    expect(out, err).toContain('Python servers (`add --pypi`, Find servers, imported `uvx` entries):');
+    expect(out).toMatch(/installed by Airlock into a virtual environment of their own with \/\S+'s venv and pip, every file checked against its hash; uv is not needed for them\./);
+    // Where uv is, or how to install it: whichever is true on this machine.
+    expect(out).toMatch(/ {2}uv: (\/\S+.* — from .*; used only by a `uvx` command line you add as it is\.|not found, and not needed for these; .*`airlock add NAME --pypi PACKAGE`)/);
+    if (out.includes('uv: not found')) expect(out).toContain('install uv (`python3 -m pip install --user uv` or https://docs.astral.sh/uv/)');
+  });
+});
+
 describe('airlock add --registry and airlock update for a PyPI server', () => {
   beforeAll(async () => {
     expect((await airlock(['registry', 'set', registry.url])).code).toBe(0);
