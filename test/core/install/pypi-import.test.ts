@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importConfigFile, resolveImportedPypi, type ImportEntry } from '../../../electron/core/install/config-import';
 import { buildClockWheel, CLOCK_PACKAGE } from '../../fixtures/registry/python-package';
 import { startFixtureIndex, type FixtureIndex } from '../../fixtures/registry/pypi-index';
+import { createTestHost } from '../host/host-support';
 
 let work: string;
 let home: string;
@@ -110,4 +111,36 @@ describe('importing Python entries', () => {
     // Resolved, not installed: nothing is in the server's folder before consent.
     expect(existsSync(serverDir)).toBe(false);
   }, 180_000);
+});
+
+describe('an imported uvx entry through the install flow', () => {
+  it('is disclosed pinned, installed only after consent, and answers in the sandbox with the secret from the file', async () => {
+    const t = await createTestHost({ pypiIndexUrl: index.url });
+    try {
+      const [scan] = await t.host.install.scanImports({ path });
+      const clock = scan!.entries.find((entry) => entry.name === 'clock')!;
+      if (clock.status !== 'importable' || !clock.disclosure) throw new Error(`expected a disclosure, got ${JSON.stringify(clock)}`);
+      const d = clock.disclosure;
+      expect(d.provenance).toMatchObject({ kind: 'pypi', name: CLOCK_PACKAGE, version: '1.0.0' });
+      expect(d.importedFrom).toEqual({ app: 'claude', path, entry: 'clock' });
+      expect(d.argv.slice(1)).toEqual([expect.stringMatching(/\/venv\/bin\/airlock-fixture-clock$/), '--zone=Europe/Paris']);
+      expect(d.secrets.map((secret) => secret.name)).toEqual(['CLOCK_API_KEY']);
+      const installDir = (d.provenance as { installDir: string }).installDir;
+      expect(existsSync(installDir)).toBe(false);
+      // The other Python entries were resolved too (uvx mcp-server-time is not on the fixture index): each says why, none dropped.
+      expect(scan!.entries.map((entry) => entry.name).sort()).toEqual(['clock', 'clock-from', 'module', 'other-index', 'pipx', 'time', 'with-extra']);
+
+      const report = await t.host.install.probe(d.draftId);
+      expect(report.tools.map((tool) => tool.name).sort()).toEqual(['get_time', 'write_file']);
+      expect(existsSync(join(installDir, 'venv', 'bin', CLOCK_PACKAGE))).toBe(true);
+      await t.host.install.commit({ draftId: d.draftId, name: 'clock', profile: d.profile, trusted: false, enable: true });
+      const detail = await t.host.serverDetail('clock');
+      expect(detail.profile.secrets).toEqual(['CLOCK_API_KEY']);
+      const result = await t.host.callTool({ server: 'clock', tool: 'get_time', arguments: { zone: 'UTC' }, caller: { kind: 'user' } });
+      expect(result.outcome).toBe('ok');
+      expect(JSON.stringify(result.result!.content)).toContain('12:00 in UTC (clock 1.0.0)');
+    } finally {
+      await t.close();
+    }
+  }, 400_000);
 });
