@@ -8,6 +8,8 @@
  * asks for in the publisher's words → inspect in the locked sandbox → enable
  * with the secret → a call works.
  */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClockWheel, CLOCK_MCP_NAME, CLOCK_PACKAGE } from '../fixtures/registry/python-package';
 import { startFixtureIndex, type FixtureIndex } from '../fixtures/registry/pypi-index';
@@ -137,4 +139,24 @@ describe('Find servers in the app', () => {
     expect(JSON.stringify(result.result!.content)).toContain('12:00 in Asia/Tokyo (clock 1.0.0)');
     expect(t.consoleErrors).toEqual([]);
   }, 600_000);
+
+  it('adds a Python package by name on Add a server too: disclosed pinned, and Cancel leaves nothing', async () => {
+    const { page } = t;
+    await t.open('#/install');
+    await page.getByRole('radio', { name: 'Python package (PyPI)' }).check();
+    await page.getByLabel('Python package name, optionally with a version').fill(`${CLOCK_PACKAGE}==1.0.0`);
+    await page.getByLabel('Arguments for the server, one per line (optional)').fill('--zone=UTC');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByTestId('disclosure').waitFor({ timeout: 200_000 });
+    expect(await page.getByTestId('provenance').textContent()).toContain(`Python package (PyPI) ${CLOCK_PACKAGE}==1.0.0`);
+    const argv = await page.getByTestId('argv').locator('li').allTextContents();
+    expect(argv.at(-1)).toBe('2--zone=UTC');
+    const folders = () => readdirSync(join(t.dataDir, 'servers')).sort();
+    const before = folders();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByTestId('server-list').waitFor();
+    expect(t.host.listServers().map((server) => server.name)).toEqual(['clock']);
+    // Nothing was installed for the draft: the server folders are the same.
+    expect(folders()).toEqual(before);
+  }, 300_000);
 });
