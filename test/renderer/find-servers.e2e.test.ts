@@ -39,7 +39,11 @@ describe('Find servers in the app', () => {
         packages: [{ registryType: 'npm', identifier: 'hostile-words', version: '1.0.0', transport: { type: 'stdio' } }],
       },
     });
-    const hostile = registry.listings.at(-1)!.server;
+    // Enough listings for a second page (the screen asks for 30 at a time).
+    for (let n = 8; n <= 30; n += 1) {
+      registry.listings.push({ server: { name: `io.github.airlock-test/filler-${n}`, description: `Filler number ${n}.`, version: '1.0.0', packages: [{ registryType: 'npm', identifier: `filler-${n}`, version: '1.0.0' }] } });
+    }
+    const hostile = registry.listings.find((listing) => listing.server.name === HOSTILE)!.server;
     hostile.description = String(hostile.description).replace('REGISTRY', registry.url);
     t = await openRendererHost({ host: { pypiIndexUrl: index.url } });
   }, 60_000);
@@ -81,6 +85,18 @@ describe('Find servers in the app', () => {
     expect(await everything.getByTestId('listing-options').textContent()).toMatch(/remote \(streamable-http\) https:\/\/everything\.example\.com\/mcp — remote — not supported yet/);
     expect(await page.getByTestId('listing-io.github.airlock-test/withdrawn').textContent()).toContain('Deleted by its publisher');
     expect(await page.getByTestId('listing-io.github.airlock-test/remote-only').textContent()).toContain('Airlock cannot install this listing yet.');
+
+    // A page at a time: the second page continues the first, no listing twice.
+    await waitForText(page.getByTestId('find-summary'), '30 listings so far');
+    await page.getByRole('button', { name: 'More results' }).click();
+    // The newest version of each server (an older, deprecated filesystem version is not one).
+    const newest = registry.listings.filter((listing) => listing.isLatest !== false).length;
+    await waitForText(page.getByTestId('find-summary'), `${newest} listings`);
+    expect(await page.getByRole('button', { name: 'More results' }).count()).toBe(0);
+    const names = await results.locator('li.registry-listing').evaluateAll((items) => items.map((item) => item.getAttribute('data-testid')));
+    expect(names).toHaveLength(newest);
+    expect(new Set(names).size).toBe(newest);
+    expect(registry.requests.filter((request) => request.startsWith('/v0.1/servers?')).some((request) => request.includes('cursor='))).toBe(true);
 
     const hostile = page.getByTestId(`listing-${HOSTILE}`);
     const words = await hostile.getByTestId('publisher-words').textContent();
@@ -139,6 +155,22 @@ describe('Find servers in the app', () => {
     expect(JSON.stringify(result.result!.content)).toContain('12:00 in Asia/Tokyo (clock 1.0.0)');
     expect(t.consoleErrors).toEqual([]);
   }, 600_000);
+
+  it('looks for a newer version of the PyPI server from its page: a new disclosure, and the running version stays until agreed', async () => {
+    const { page } = t;
+    const next = buildClockWheel({ version: '1.1.0' });
+    index.add(CLOCK_PACKAGE, next.file, next.bytes);
+    await t.open('#/servers/clock');
+    await page.getByRole('button', { name: 'Look for a newer version' }).click();
+    const disclosure = page.getByTestId('disclosure');
+    await disclosure.waitFor({ timeout: 200_000 });
+    expect(await disclosure.textContent()).toContain(`Update ${CLOCK_PACKAGE} from 1.0.0 to 1.1.0`);
+    expect(await page.getByTestId('provenance').textContent()).toContain(`${CLOCK_PACKAGE}==1.1.0`);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByTestId('server-list').waitFor();
+    const result = await t.host.callTool({ server: 'clock', tool: 'get_time', arguments: { zone: 'UTC' }, caller: { kind: 'user' } });
+    expect(JSON.stringify(result.result!.content)).toContain('(clock 1.0.0)');
+  }, 300_000);
 
   it('adds a Python package by name on Add a server too: disclosed pinned, and Cancel leaves nothing', async () => {
     const { page } = t;
