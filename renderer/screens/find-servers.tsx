@@ -12,7 +12,7 @@ import { useId, useState } from 'react';
 import type { RegistryListingView, RegistrySearchView } from '../../shared/registry';
 import { invoke, useAction, useQuery } from '../api';
 import { Badge } from '../components/badges';
-import { InertText } from '../components/inert-text';
+import { InertText, visible } from '../components/inert-text';
 import { when } from '../format';
 import { registryInstallHref } from '../route';
 
@@ -80,7 +80,7 @@ function Listing({ listing }: { listing: RegistryListingView }) {
               <select id={choiceId} value={choice} onChange={(e) => setChoice(Number(e.target.value))}>
                 {installable.map((option) => (
                   <option key={option.index} value={option.index}>
-                    {option.label}
+                    {visible(option.label)}
                   </option>
                 ))}
               </select>

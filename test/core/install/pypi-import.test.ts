@@ -133,7 +133,7 @@ describe('an imported uvx entry through the install flow', () => {
       const report = await t.host.install.probe(d.draftId);
       expect(report.tools.map((tool) => tool.name).sort()).toEqual(['get_time', 'write_file']);
       expect(existsSync(join(installDir, 'venv', 'bin', CLOCK_PACKAGE))).toBe(true);
-      await t.host.install.commit({ draftId: d.draftId, name: 'clock', profile: d.profile, trusted: false, enable: true });
+      await t.host.install.commit({ draftId: d.draftId, name: 'clock', profile: d.profile, trusted: false, secrets: {}, enable: true });
       const detail = await t.host.serverDetail('clock');
       expect(detail.profile.secrets).toEqual(['CLOCK_API_KEY']);
       const result = await t.host.callTool({ server: 'clock', tool: 'get_time', arguments: { zone: 'UTC' }, caller: { kind: 'user' } });
