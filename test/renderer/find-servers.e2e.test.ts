@@ -75,6 +75,8 @@ describe('Find servers in the app', () => {
     await page.getByLabel('Search servers by name').press('Enter');
     const results = page.getByTestId('registry-results');
     await page.getByTestId(`listing-${CLOCK_MCP_NAME}`).waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await t.viewShot('find-servers');
 
     const clock = page.getByTestId(`listing-${CLOCK_MCP_NAME}`);
     expect(await clock.getByTestId('listing-facts').textContent()).toMatch(/Active.*Runs here, in the sandbox.*PyPI · published/);
@@ -107,7 +109,6 @@ describe('Find servers in the app', () => {
     expect(await hostile.locator('img, b, a[href^="javascript"]').count()).toBe(0);
     expect(registry.requests.some((request) => request.includes('pixel'))).toBe(false);
     expect(await results.locator('a[href^="http"]').count()).toBe(0);
-    await t.viewShot('find-servers');
 
     await page.getByLabel('Search servers by name').fill('clock');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
