@@ -4,6 +4,7 @@ import { DialogQueue } from './components/dialog-queue';
 import { NetworkPrompt } from './components/network-prompt';
 import { parseRoute, type Route } from './route';
 import { ActivityScreen } from './screens/activity';
+import { FindServersScreen } from './screens/find-servers';
 import { InstallScreen } from './screens/install';
 import { ServerDetailScreen } from './screens/server-detail';
 import { ServersScreen } from './screens/servers';
@@ -14,13 +15,15 @@ const ChatScreen = lazy(() => import('./screens/chat').then((module) => ({ defau
 
 const SCREENS = [
   { id: 'servers', label: 'Servers' },
+  { id: 'find', label: 'Find servers' },
   { id: 'chat', label: 'Chat' },
   { id: 'activity', label: 'Activity' },
   { id: 'settings', label: 'Settings' },
 ] as const;
 
 function navOf(route: Route): (typeof SCREENS)[number]['id'] {
-  if (route.screen === 'activity' || route.screen === 'settings' || route.screen === 'chat') return route.screen;
+  if (route.screen === 'activity' || route.screen === 'settings' || route.screen === 'chat' || route.screen === 'find') return route.screen;
+  if (route.screen === 'install' && route.registry) return 'find';
   return 'servers';
 }
 
@@ -80,7 +83,15 @@ export function App() {
         <NetworkPrompt />
         {route.screen === 'servers' && <ServersScreen />}
         {route.screen === 'server' && <ServerDetailScreen key={`${route.name}/${route.tab ?? ''}`} name={route.name} tab={route.tab} />}
-        {route.screen === 'install' && <InstallScreen key={`${route.example ?? ''}|${route.update ?? ''}`} example={route.example} update={route.update} />}
+        {route.screen === 'find' && <FindServersScreen />}
+        {route.screen === 'install' && (
+          <InstallScreen
+            key={`${route.example ?? ''}|${route.update ?? ''}|${route.registry ? JSON.stringify(route.registry) : ''}`}
+            example={route.example}
+            update={route.update}
+            registry={route.registry}
+          />
+        )}
         {route.screen === 'chat' && (
           <Suspense fallback={<p className="muted">Loading…</p>}>
             <ChatScreen id={route.id} />

@@ -1,11 +1,19 @@
-/** Hash routes: `#/servers`, `#/servers/NAME[/SECTION]`, `#/install`, `#/chat`, `#/chat/ID`, `#/activity`, `#/settings`. */
+/** Hash routes: `#/servers`, `#/servers/NAME[/SECTION]`, `#/install[?registry=NAME&version=V&option=N]`, `#/find`, `#/chat`, `#/chat/ID`, `#/activity`, `#/settings`. */
 export type Route =
   | { screen: 'servers' }
   | { screen: 'server'; name: string; tab?: string }
-  | { screen: 'install'; example?: string; update?: string }
+  | { screen: 'install'; example?: string; update?: string; registry?: RegistryPick }
+  | { screen: 'find' }
   | { screen: 'chat'; id?: string }
   | { screen: 'activity' }
   | { screen: 'settings' };
+
+/** A listing picked on Find servers: its name, version and install choice. */
+export interface RegistryPick {
+  name: string;
+  version?: string;
+  option?: number;
+}
 
 export function parseRoute(hash: string): Route {
   const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?', 2);
@@ -23,8 +31,14 @@ export function parseRoute(hash: string): Route {
     case 'install': {
       const example = params.get('example');
       const update = params.get('update');
-      return { screen: 'install', ...(example ? { example } : {}), ...(update ? { update } : {}) };
+      const name = params.get('registry');
+      const version = params.get('version');
+      const option = Number.parseInt(params.get('option') ?? '', 10);
+      const registry: RegistryPick | undefined = name ? { name, ...(version ? { version } : {}), ...(Number.isInteger(option) && option >= 0 ? { option } : {}) } : undefined;
+      return { screen: 'install', ...(example ? { example } : {}), ...(update ? { update } : {}), ...(registry ? { registry } : {}) };
     }
+    case 'find':
+      return { screen: 'find' };
     case 'chat':
       return parts[1] ? { screen: 'chat', id: parts[1] } : { screen: 'chat' };
     case 'activity':
@@ -38,6 +52,13 @@ export function parseRoute(hash: string): Route {
 
 export function serverHref(name: string, tab?: string): string {
   return `#/servers/${encodeURIComponent(name)}${tab ? `/${encodeURIComponent(tab)}` : ''}`;
+}
+
+export function registryInstallHref(pick: RegistryPick): string {
+  const params = new URLSearchParams({ registry: pick.name });
+  if (pick.version) params.set('version', pick.version);
+  if (pick.option !== undefined) params.set('option', String(pick.option));
+  return `#/install?${params.toString()}`;
 }
 
 export function chatHref(id: string): string {

@@ -99,6 +99,29 @@ export type ServerSpec = z.infer<typeof ServerSpecSchema>;
 export const SignatureStateSchema = z.enum(['none', 'present-unverified', 'verified']);
 export type SignatureState = z.infer<typeof SignatureStateSchema>;
 
+/** The lifecycle status an MCP Registry gives a listing. */
+export const RegistryStatusSchema = z.enum(['active', 'deprecated', 'deleted']);
+export type RegistryStatus = z.infer<typeof RegistryStatusSchema>;
+
+/**
+ * The MCP Registry listing a server was installed from: which registry, the
+ * listing's name and version, its status and publish date when it was
+ * installed. Optional on every provenance that can come from a registry, so
+ * records written before it read as they are.
+ */
+export const RegistryOriginSchema = z.object({
+  /** The registry's base URL (the official one, or an organisation's sub-registry). */
+  baseUrl: z.string(),
+  /** The listing's name, reverse-DNS (`io.github.owner/server`). */
+  name: z.string(),
+  /** The listing's version (not always the package's). */
+  version: z.string(),
+  status: RegistryStatusSchema,
+  /** When the registry says this version was published. */
+  publishedAt: z.string().optional(),
+});
+export type RegistryOrigin = z.infer<typeof RegistryOriginSchema>;
+
 /** Where a server came from: facts Airlock checked, not what the server says. */
 export const ProvenanceSchema = z.discriminatedUnion('kind', [
   z.object({
@@ -115,6 +138,7 @@ export const ProvenanceSchema = z.discriminatedUnion('kind', [
     publishedAt: z.string().optional(),
     maintainers: z.array(z.string()).optional(),
     installDir: z.string(),
+    registry: RegistryOriginSchema.optional(),
   }),
   z.object({
     kind: z.literal('mcpb'),
@@ -124,6 +148,30 @@ export const ProvenanceSchema = z.discriminatedUnion('kind', [
     signature: SignatureStateSchema,
     bundleSha256: z.string(),
     installDir: z.string(),
+    registry: RegistryOriginSchema.optional(),
+  }),
+  /**
+   * A Python package from a package index (PyPI), installed at an exact
+   * version into a virtual environment of its own inside `installDir`, every
+   * file checked against the hashes of `lockSha256`'s lock.
+   */
+  z.object({
+    kind: z.literal('pypi'),
+    name: z.string(),
+    version: z.string(),
+    /** sha256 (hex) of the package's own wheel, as the index gave it. */
+    sha256: z.string(),
+    /** The wheel's file name (which build of the package was chosen). */
+    file: z.string(),
+    /** The index it was resolved against (the person's pip configuration; PyPI by default). */
+    index: z.string().optional(),
+    /** Packages the lock pins, the server's own included. */
+    packageCount: z.number().int().nonnegative(),
+    /** sha256 (hex) of the lock (`requirements.txt` with a hash for every file). */
+    lockSha256: z.string(),
+    publishedAt: z.string().optional(),
+    installDir: z.string(),
+    registry: RegistryOriginSchema.optional(),
   }),
 ]);
 export type Provenance = z.infer<typeof ProvenanceSchema>;

@@ -45,6 +45,7 @@ import {
   ProviderViewSchema,
   ToolSelectionSchema,
 } from './chat';
+import { RegistryListingViewSchema, RegistrySearchViewSchema, RegistrySettingsViewSchema } from './registry';
 
 /** A request/response channel: what goes in, what comes out, and why it exists. */
 export interface ChannelSpec<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
@@ -92,6 +93,14 @@ export const InstallSourceSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('update'), server: ServerNameSchema, range: Text(214) }),
   /** The one-click example: server-filesystem confined to one folder. */
   z.strictObject({ kind: z.literal('example'), folder: Text() }),
+  /** A Python package from the package index (`name`, `name==1.2.3`), with arguments for its program. */
+  z.strictObject({ kind: z.literal('pypi'), package: Text(214), args: z.array(Text()).max(256).optional() }),
+  /**
+   * A listing of the MCP Registry (`io.github.owner/server`, a version or the
+   * newest), installed through one of its choices (`option`, default the first
+   * local one Airlock supports).
+   */
+  z.strictObject({ kind: z.literal('registry'), name: Text(200), version: Text(255).optional(), option: z.number().int().min(0).max(1000).optional() }),
 ]);
 export type InstallSource = z.infer<typeof InstallSourceSchema>;
 
@@ -505,6 +514,23 @@ export const channels = {
   },
   'chat.stop': { request: z.strictObject({ id: ConversationId }), response: Done, doc: 'Renderer, Stop: ends the stream and cancels calls in flight; resolves when the turn has ended.' },
   'chat.retry': { request: z.strictObject({ id: ConversationId }), response: Done, doc: 'Renderer, "Try again" after an error: runs the turn again on the same messages.' },
+  // ── MCP Registry (Find servers) ────────────────────────────────────────
+  'registry.search': {
+    request: z.strictObject({ search: Text(200).optional(), cursor: Text(1024).optional(), limit: z.number().int().min(1).max(100).optional() }),
+    response: RegistrySearchViewSchema,
+    doc: 'Renderer, Find servers (and `airlock search`): one page of listings matching the text, newest version of each; `cursor` for the next page; answers are cached briefly.',
+  },
+  'registry.get': {
+    request: z.strictObject({ name: Text(200), version: Text(255).optional() }),
+    response: RegistryListingViewSchema,
+    doc: 'Renderer, a picked listing: its install choices (local and supported first) and warnings; install.prepare with a registry source then discloses one.',
+  },
+  'registry.settings': { request: Empty, response: RegistrySettingsViewSchema, doc: 'Renderer, Find servers and Settings: which registry Airlock searches.' },
+  'registry.setBaseUrl': {
+    request: z.strictObject({ baseUrl: Text(2048).nullable().optional() }),
+    response: RegistrySettingsViewSchema,
+    doc: 'Renderer, Settings (and `airlock settings registry URL`): the registry to search (an organisation’s sub-registry); empty or null: the official one.',
+  },
   'links.open': {
     request: z.strictObject({ url: z.string().max(4096).regex(/^https:\/\//i, 'only https links are opened') }),
     response: Done,

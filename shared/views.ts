@@ -4,6 +4,7 @@
  * was worked out by the core. No Node, Electron or DOM imports.
  */
 import { z } from 'zod';
+import { RegistryDisclosureSchema } from './registry';
 import {
   CallerSchema,
   ImportOriginSchema,
@@ -276,6 +277,8 @@ export const DisclosureSchema = z.object({
   warnings: z.array(z.string()),
   /** For an update: the installed server this replaces (its name stays; trust and enablement carry over unless changed). */
   replaces: z.object({ name: z.string(), trusted: z.boolean(), enabled: z.boolean(), version: z.string() }).optional(),
+  /** From the MCP Registry: the listing, its status, and the publisher's words for each input. */
+  registry: RegistryDisclosureSchema.optional(),
 });
 export type Disclosure = z.infer<typeof DisclosureSchema>;
 

@@ -41,9 +41,18 @@ export function formatDisclosure(disclosure: Disclosure, c: Palette = PLAIN): st
     if (p.maintainers?.length) lines.push(`  maintainers ${p.maintainers.join(', ')}`);
   } else if (p.kind === 'mcpb') {
     lines.push(`  bundle ${p.name}@${p.version}${p.author ? ` by ${p.author}` : ''}`, `  signature: ${signatureWords(p.signature)}`, `  sha256 ${p.bundleSha256}`);
+  } else if (p.kind === 'pypi') {
+    lines.push(`  package ${p.name}==${p.version} (PyPI)`, `  wheel ${p.file}`, `  sha256 ${p.sha256}`, `  lock: ${p.packageCount} package(s), every file checked against its hash (lock sha256 ${p.lockSha256})`);
+    if (p.index) lines.push(`  index ${p.index}`);
+    if (p.publishedAt) lines.push(`  published ${p.publishedAt}`);
   } else {
     lines.push(`  executable ${p.executable}`, `  sha256 ${p.executableSha256}`);
     if (p.script) lines.push(`  script ${p.script.path}`, `  sha256 ${p.script.sha256}`);
+  }
+  if (p.kind !== 'local' && p.registry) {
+    const r = p.registry;
+    lines.push(`  listed in the MCP Registry as ${inert(r.name)} ${inert(r.version)}${r.publishedAt ? `, published ${r.publishedAt}` : ''} (${r.baseUrl})`);
+    if (r.status !== 'active') lines.push(`  ${c.danger('!!')} the registry marks this listing ${r.status.toUpperCase()}`);
   }
   if (disclosure.importedFrom) lines.push(`  imported from ${disclosure.importedFrom.path} (“${inert(disclosure.importedFrom.entry)}”)`);
   lines.push('', c.heading('It will run exactly this (it runs code on your computer):'), `  ${c.code(disclosure.argv.map(quoteArg).join(' '))}`);

@@ -11,6 +11,7 @@ import { registerChatCommands } from './commands/chat';
 import { registerRunCommand } from './commands/run';
 import { doctor, registerRuntimeCommands } from './commands/doctor';
 import { registerGatewayCommands } from './commands/gateway';
+import { registerRegistryCommands } from './commands/registry';
 import { registerServerCommands, type CliContext } from './commands/servers';
 import { registerSettingsCommands } from './commands/settings';
 import { CliExit, EXIT, type CliIo } from './output';
@@ -87,6 +88,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerGatewayCommands(program, { ...context, dataDir, version });
   registerRunCommand(program, { ...context, dataDir, version });
   registerRuntimeCommands(program, context);
+  registerRegistryCommands(program, context);
   registerChatCommands(program, {
     ...context,
     dataDir,

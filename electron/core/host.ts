@@ -23,6 +23,7 @@ import type { GatewayCore } from './gateway/gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
 import { mayAnswer, WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { InstallFlow, type RuntimeLookup } from './install-flow/install-flow';
+import { RegistryRoom, type RegistryRoomDeps } from './registry/registry-room';
 import { envNameProblem, writeTrustedProblem } from './install/checks';
 import { findRuntime, isExecutable, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeName } from './runtimes';
 import { networkHint } from './views/call-hints';
@@ -97,6 +98,10 @@ export interface HostOptions {
   audit?: { key?: AuditKey | null; fs?: AuditFileSystem };
   /** Airlock's own model for servers' sampling requests (the built-in agent provides it); absent: only a gateway app's model can answer. */
   samplingModel?: SamplingModel;
+  /** The MCP Registry client's tuning (tests: a short time limit). */
+  registry?: RegistryRoomDeps['client'];
+  /** Python packages: an index to use instead of pip's configured one (tests, a mirror). */
+  pypiIndexUrl?: string;
 }
 
 /**
@@ -123,6 +128,8 @@ export class AirlockHost {
   readonly serverRequests: ServerRequestsRoom;
   /** The built-in chat: providers, conversations, turns. */
   readonly agent: AgentService;
+  /** The MCP Registry: search, listings, the registry setting. */
+  readonly registry: RegistryRoom;
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
   readonly samplingModel: SamplingModel;
   private readonly pipeline: CallPipeline;
@@ -220,7 +227,18 @@ export class AirlockHost {
       now: () => Date.now(),
       questionTimeoutMs: options.confirmationTimeoutMs ?? 120_000,
     });
+    this.registry = new RegistryRoom({
+      readSetting: () => this.store.read().settings.registryUrl,
+      writeSetting: (baseUrl) =>
+        this.store.update((data) => {
+          const { registryUrl: _old, ...settings } = data.settings;
+          return { ...data, settings: baseUrl === undefined ? settings : { ...settings, registryUrl: baseUrl } };
+        }),
+      ...(options.registry ? { client: options.registry } : {}),
+    });
     this.install = new InstallFlow({
+      registry: { server: (name, version) => this.registry.server(name, version) },
+      ...(options.pypiIndexUrl ? { pypiIndexUrl: options.pypiIndexUrl } : {}),
       dataDir,
       launcher: this.launcher,
       store: this.store,
@@ -821,8 +839,10 @@ export class AirlockHost {
     const npm = nodePath ? join(nodePath, '..', 'npm') : undefined;
     const missing: RuntimeLookup['missing'] = {};
     for (const runtime of runtimes) if (runtime.problem) missing[runtime.name] = runtime.problem;
+    const python = runtimes.find((runtime) => runtime.name === 'python');
     return {
       ...(nodePath ? { nodePath } : {}),
+      ...(python?.path && !python.problem ? { pythonPath: python.path } : {}),
       ...(npm && isExecutable(npm) ? { npmCommand: npm } : {}),
       pathEnv: searchPath(runtimes, process.env.PATH, await loginShellPath()),
       missing,
@@ -1083,6 +1103,7 @@ export class AirlockHost {
         return path ? { path } : {};
       },
       ...this.catalog.ipcHandlers(),
+      ...this.registry.ipcHandlers(),
       ...this.serverRequests.ipcHandlers({ shell: 'window' }),
     };
   }
@@ -1261,6 +1282,8 @@ function sourceWords(record: ServerRecord): string {
       return `npm ${p.name}@${p.version}`;
     case 'mcpb':
       return `bundle ${p.name}@${p.version}`;
+    case 'pypi':
+      return `PyPI ${p.name}==${p.version}`;
   }
 }
 

@@ -65,6 +65,48 @@ export function ProvenanceFacts({ provenance: p, importedFrom }: { provenance: P
           </dd>
         </>
       )}
+      {p.kind === 'pypi' && (
+        <>
+          <dt>Source</dt>
+          <dd>
+            Python package (PyPI) <code><InertText text={`${p.name}==${p.version}`} /></code>
+          </dd>
+          <dt>Wheel</dt>
+          <dd>
+            <code><InertText text={p.file} /></code>
+          </dd>
+          <dt>Wheel sha256</dt>
+          <dd>
+            <Hash value={p.sha256} />
+          </dd>
+          <dt>Pinned</dt>
+          <dd>
+            {p.packageCount} package(s), every file checked against its hash (lock sha256 <Hash value={p.lockSha256} />)
+          </dd>
+          {p.index && (
+            <>
+              <dt>Index</dt>
+              <dd>
+                <code><InertText text={p.index} /></code>
+              </dd>
+            </>
+          )}
+          <dt>Installed in</dt>
+          <dd>
+            <code><InertText text={p.installDir} /></code> (its own virtual environment, read-only to the server)
+          </dd>
+        </>
+      )}
+      {p.kind !== 'local' && p.registry && (
+        <>
+          <dt>MCP Registry</dt>
+          <dd data-testid="registry-origin">
+            listed as <code><InertText text={p.registry.name} /></code> <InertText text={p.registry.version} />
+            {p.registry.publishedAt && <>, published {when(p.registry.publishedAt)}</>} in <code><InertText text={p.registry.baseUrl} /></code>{' '}
+            {p.registry.status === 'active' ? null : <Badge tone="danger">{p.registry.status === 'deprecated' ? 'Deprecated by its publisher' : 'Deleted by its publisher'}</Badge>}
+          </dd>
+        </>
+      )}
       {p.kind === 'local' && (
         <>
           <dt>Source</dt>

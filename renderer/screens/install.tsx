@@ -12,7 +12,7 @@ import { invoke, useAction } from '../api';
 import { InertText } from '../components/inert-text';
 import type { EditableProfile } from '../components/profile-editor';
 import { editable } from '../format';
-import { go, serverHref } from '../route';
+import { go, serverHref, type RegistryPick } from '../route';
 import { DisclosureView } from './install/disclosure-step';
 import { GrantStep } from './install/grant-step';
 import { ProbeView } from './install/inspect-step';
@@ -29,7 +29,7 @@ const STEPS: { id: Step; label: string }[] = [
   { id: 'grant', label: 'Grant and enable' },
 ];
 
-export function InstallScreen({ example, update }: { example?: string; update?: string }) {
+export function InstallScreen({ example, update, registry }: { example?: string; update?: string; registry?: RegistryPick }) {
   const [step, setStep] = useState<Step>('source');
   const [disclosure, setDisclosure] = useState<Disclosure | undefined>();
   const [profile, setProfile] = useState<EditableProfile | undefined>();
@@ -84,7 +84,9 @@ export function InstallScreen({ example, update }: { example?: string; update?: 
     if (example) void prepare({ kind: 'example', folder: example });
     // An update is a new disclosure of the newest version, installed beside the running one.
     else if (update) void prepare({ kind: 'update', server: update, range: 'latest' });
-  }, [example, update]);
+    // A listing picked on Find servers: disclosed like any other source.
+    else if (registry) void prepare({ kind: 'registry', name: registry.name, ...(registry.version ? { version: registry.version } : {}), ...(registry.option !== undefined ? { option: registry.option } : {}) });
+  }, [example, update, registry?.name, registry?.version, registry?.option]);
 
   const cancel = () => {
     cancelDrafts();

@@ -73,7 +73,7 @@ function Detail({ server: s, onChange, reload, initialTab }: { server: ServerDet
           <button type="button" disabled={action.busy} onClick={() => void lifecycle('servers.restart')}>
             Restart
           </button>
-          {s.provenance.kind === 'npm' && (
+          {(s.provenance.kind === 'npm' || s.provenance.kind === 'pypi') && (
             <button type="button" disabled={action.busy} onClick={() => go(`#/install?update=${encodeURIComponent(s.name)}`)}>
               Look for a newer version
             </button>

@@ -221,7 +221,8 @@ describe('importing a Claude Desktop config: proposed grants, one line per serve
           filesystem: { command: process.execPath, args: [FS_SERVER, files] },
           memory: { command: process.execPath, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(memoryDir, 'memory.json') } },
           github: { command: process.execPath, args: [API_CLIENT], env: { API_TOKEN: 's3cret-token', API_URL: `http://127.0.0.1:${apiPort}` } },
-          time: { command: 'uvx', args: ['mcp-server-time', '--local-timezone=Europe/Paris'] },
+          // A plain `uvx PKG` is imported pinned (test/core/install/pypi-import.test.ts); extra packages are not one pin.
+          time: { command: 'uvx', args: ['--with', 'tzdata', 'mcp-server-time', '--local-timezone=Europe/Paris'] },
         },
       }),
     );
@@ -232,7 +233,7 @@ describe('importing a Claude Desktop config: proposed grants, one line per serve
     expect(lines[1]).toBe(`✓ filesystem       added, turned off · read nothing extra · write ${files} · network none · 14 tools — \`airlock show filesystem\``);
     expect(lines[2]).toBe(`✓ memory           added, turned off · read nothing extra · write ${memoryDir} · network none · 9 tools — \`airlock show memory\``);
     expect(lines[3]).toBe(`✓ github           added, turned off · read nothing extra · write nowhere that lasts · network api.github.com, 127.0.0.1:${apiPort} · secrets API_TOKEN · 1 tools — \`airlock show github\``);
-    expect(lines[4]).toMatch(/^– time {13}not imported: not supported yet — it runs the Python package mcp-server-time with uvx, which downloads it from PyPI each time it starts .*`uv tool install mcp-server-time`.*`airlock add time -- ~\/\.local\/bin\/mcp-server-time --local-timezone=Europe\/Paris`$/);
+    expect(lines[4]).toMatch(/^– time {13}not imported: not supported yet — it runs the Python package mcp-server-time with uvx and --with tzdata, which Airlock cannot pin as one package\. .*`uv tool install mcp-server-time`.*`airlock add time -- ~\/\.local\/bin\/mcp-server-time --local-timezone=Europe\/Paris`$/);
     expect(lines.slice(5).join('\n')).toBe('\nImported 3 server(s), turned off. Review each with `airlock show NAME`, then `airlock start NAME`.');
 
     // Turned off until started — and a call says so, not "You blocked this server".

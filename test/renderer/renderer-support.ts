@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { ConfirmationView } from '../../shared/views';
 import { addLocalServer, type AddServerOptions } from '../support/add-server';
-import { AirlockHost } from '../../electron/core/host';
+import { AirlockHost, type HostOptions } from '../../electron/core/host';
 import { HARNESS_URL, lateEmitter, openHarness, SCREENSHOT_DIR, type Harness } from '../support/browser-harness';
 
 export const REPO = resolve(import.meta.dirname, '../..');
@@ -35,7 +35,7 @@ export interface RendererHost {
   close(): Promise<void>;
 }
 
-export async function openRendererHost(options: { confirmationTimeoutMs?: number } = {}): Promise<RendererHost> {
+export async function openRendererHost(options: { confirmationTimeoutMs?: number; host?: Partial<HostOptions> } = {}): Promise<RendererHost> {
   const root = mkdtempSync(join(tmpdir(), 'airlock-ui-'));
   const dataDir = join(root, 'data');
   const home = join(root, 'home');
@@ -48,6 +48,7 @@ export async function openRendererHost(options: { confirmationTimeoutMs?: number
     hooks: { emit: emitter.emit, canAsk: () => true },
     confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000,
     supervisor: { defaultCall: { timeoutMs: 10_000, maxTotalMs: 20_000 } },
+    ...options.host,
   });
   const harness = await openHarness(host.ipcHandlers());
   emitter.bind((event, payload) => void harness.emit(event, payload).catch(() => undefined));

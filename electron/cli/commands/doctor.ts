@@ -18,6 +18,7 @@ export async function doctor(api: SharedHost, io: CliIo, json: boolean): Promise
   } else {
     io.out(formatSandbox(sandbox, c));
     io.out(formatRuntimes(runtimes, c));
+    io.out(formatPython(runtimes, c));
     io.out(`Data folder: ${report.dataDir}`);
     for (const notice of report.notices) io.out(`${notice.level === 'error' ? c.danger('ERROR') : notice.level.toUpperCase()}: ${notice.message}`);
   }
@@ -39,6 +40,28 @@ export function formatRuntimes(runtimes: readonly RuntimeView[], c: Palette = pa
     const found = runtime.path && !runtime.problem;
     lines.push(`  ${runtime.name.padEnd(7)}${found ? `${runtime.path}${runtime.version ? ` (${runtime.version})` : ''} — from ${runtime.from}` : c.warn(runtime.problem ?? 'not found')}`);
   }
+  return lines.join('\n');
+}
+
+/**
+ * How Python servers get installed, and where uv is: Airlock pins PyPI
+ * packages itself with python3's venv and pip (`--require-hashes`), so uv
+ * is needed only for a `uvx` command line a person adds as it is.
+ */
+export function formatPython(runtimes: readonly RuntimeView[], c: Palette = palette(false)): string {
+  const python = runtimes.find((runtime) => runtime.name === 'python');
+  const uv = runtimes.find((runtime) => runtime.name === 'uv');
+  const lines = ['Python servers (`add --pypi`, Find servers, imported `uvx` entries):'];
+  lines.push(
+    python?.path && !python.problem
+      ? `  installed by Airlock into a virtual environment of their own with ${python.path}'s venv and pip, every file checked against its hash; uv is not needed for them.`
+      : `  ${c.warn('cannot be installed: no python3 was found.')} Install Python 3 (with venv and pip), or \`airlock runtimes set python /path/to/python3\`.`,
+  );
+  lines.push(
+    uv?.path && !uv.problem
+      ? `  uv: ${uv.path}${uv.version ? ` (${uv.version})` : ''} — from ${uv.from}; used only by a \`uvx\` command line you add as it is.`
+      : '  uv: not found, and not needed for these; a `uvx` command line downloads at every start, which the sandbox blocks, so prefer `airlock add NAME --pypi PACKAGE`.',
+  );
   return lines.join('\n');
 }
 

@@ -176,7 +176,13 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
     let report;
     if (options.probe !== false) {
       await confirmOrExit(io, 'Inspect it in a locked sandbox (no network, no writes, no secrets)?', yes, context);
-      const what = disclosure.provenance.kind === 'npm' ? `Installing ${disclosure.provenance.name}@${disclosure.provenance.version} (install scripts off) and inspecting it` : 'Inspecting it';
+      const p = disclosure.provenance;
+      const what =
+        p.kind === 'npm'
+          ? `Installing ${p.name}@${p.version} (install scripts off) and inspecting it`
+          : p.kind === 'pypi'
+            ? `Installing ${p.name}==${p.version} and the ${p.packageCount - 1} package(s) it needs (every file checked against its hash) and inspecting it`
+            : 'Inspecting it';
       report = await withProgress(io, quiet, `${what} in a locked sandbox…`, () =>
         api.invoke('install.probe', { draftId: disclosure.draftId, userConfig, env, profile, trusted: options.trust === true }),
       );
@@ -208,6 +214,17 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
   }
 }
 
+/** `io.github.owner/server[@version]` and an optional choice number, as `install.prepare` takes them. */
+function registrySource(text: string, option: string | undefined): InstallSource {
+  const at = text.lastIndexOf('@');
+  const name = at > 0 ? text.slice(0, at) : text;
+  const version = at > 0 ? text.slice(at + 1) : undefined;
+  if (!/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/.test(name)) throw new CliExit(EXIT.usage, `“${text}” is not a registry name; they look like io.github.owner/server (\`airlock search TEXT\` finds them).`);
+  const choice = option === undefined ? undefined : Number(option);
+  if (choice !== undefined && (!Number.isInteger(choice) || choice < 0)) throw new CliExit(EXIT.usage, `--option takes a choice number (0, 1, …), not “${option}”.`);
+  return { kind: 'registry', name, ...(version ? { version } : {}), ...(choice !== undefined ? { option: choice } : {}) };
+}
+
 function granted(profile: Omit<SandboxProfile, 'unsandboxed'>, proposal: Disclosure['proposals'][number]): boolean {
   if (proposal.kind === 'domain') return profile.network.allowedDomains.includes(proposal.value);
   return profile.filesystem[proposal.kind].includes(proposal.value) || (proposal.kind === 'read' && profile.filesystem.write.includes(proposal.value));
@@ -230,10 +247,15 @@ export function registerServerCommands(program: Command, context: CliContext): v
   withGrantOptions(
     program
       .command('add')
-      .description('add a server: `add NAME -- CMD ARGS…`, `add NAME --npm PKG[@VER] [-- ARGS…]`, or `add NAME --mcpb FILE`; checks it all, shows what will run and asks first')
+      .description(
+        'add a server: `add NAME -- CMD ARGS…`, `add NAME --npm PKG[@VER] [-- ARGS…]`, `add NAME --pypi PKG[==VER] [-- ARGS…]`, `add NAME --registry REGISTRY_NAME[@VERSION]`, or `add NAME --mcpb FILE`; checks it all, shows what will run and asks first',
+      )
       .argument('<name>', "the server's name (lowercase letters, digits, dashes)")
       .argument('[argv...]', 'the command and its arguments (after --), or arguments for the npm package')
       .option('--npm <package>', 'install an npm package, pinned to an exact version')
+      .option('--pypi <package>', 'install a Python package from the package index into a virtual environment of its own, pinned with a hash for every file')
+      .option('--registry <name>', 'install a server listed in the MCP Registry (`airlock search` finds them), e.g. io.github.owner/server or io.github.owner/server@1.2.0')
+      .option('--option <n>', 'with --registry: which of the listing’s install choices (as `airlock search --details` numbers them; default the first local one Airlock supports)')
       .option('--mcpb <file>', 'install an MCPB bundle')
       .option('--trust', "trust the server's annotations (read-only tools of a trusted server run without asking)")
       .option('--secret <NAME>', 'grant a secret, read from the environment variable NAME (repeatable)', collect)
@@ -249,25 +271,39 @@ export function registerServerCommands(program: Command, context: CliContext): v
     envOption(options.env);
     secretsFromEnv(io, options.secret);
     let source: InstallSource;
+    if ([options.npm, options.pypi, options.registry, options.mcpb].filter(Boolean).length > 1) throw new CliExit(EXIT.usage, 'Give one source: --npm, --pypi, --registry or --mcpb.');
     if (options.npm) source = { kind: 'npm', package: options.npm, ...(argv.length ? { args: argv } : {}) };
-    else if (options.mcpb) source = { kind: 'mcpb', path: resolve(options.mcpb) };
+    else if (options.pypi) source = { kind: 'pypi', package: options.pypi, ...(argv.length ? { args: argv } : {}) };
+    else if (options.registry) {
+      if (argv.length) throw new CliExit(EXIT.usage, 'A registry listing says its own arguments; add it without `-- ARGS…`.');
+      source = registrySource(String(options.registry), options.option);
+    } else if (options.mcpb) source = { kind: 'mcpb', path: resolve(options.mcpb) };
     else if (argv.length) source = { kind: 'local', argv };
     else throw new CliExit(EXIT.usage, 'Say what to run: `airlock add NAME -- COMMAND ARGS…`, `--npm PACKAGE` or `--mcpb FILE`.');
-    const disclosure = await withProgress(io, context.json(), source.kind === 'npm' ? `Looking up ${source.package} on npm…` : 'Reading the source…', () => api.invoke('install.prepare', { source }));
+    const looking =
+      source.kind === 'npm'
+        ? `Looking up ${source.package} on npm…`
+        : source.kind === 'pypi'
+          ? `Looking up ${source.package} on the package index and pinning what it needs…`
+          : source.kind === 'registry'
+            ? `Looking up ${source.name} in the MCP Registry and pinning its package…`
+            : 'Reading the source…';
+    const disclosure = await withProgress(io, context.json(), looking, () => api.invoke('install.prepare', { source }));
     await installFromDisclosure(context, disclosure, { ...options, name, enable: !options.disabled });
   });
 
   withGrantOptions(
     program
       .command('update')
-      .description('update an npm server to another version: a new disclosure and inspection; the running version stays until you agree')
+      .description('update an npm or PyPI server to another version: a new disclosure and inspection; the running version stays until you agree')
       .argument('<name>')
       .argument('[range]', 'the version or range to move to', 'latest')
       .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)'),
   ).action(async (name: string, range: string, options) => {
     const api = await context.api();
     const current = await api.invoke('servers.get', { name });
-    const disclosure = await withProgress(io, context.json(), `Looking up ${range} on npm…`, () => api.invoke('install.prepare', { source: { kind: 'update', server: name, range } }));
+    const where = current.provenance.kind === 'pypi' ? 'the package index' : 'npm';
+    const disclosure = await withProgress(io, context.json(), `Looking up ${range} on ${where}…`, () => api.invoke('install.prepare', { source: { kind: 'update', server: name, range } }));
     // Trust and enablement carry over; the grants are shown and can be changed like at install.
     await installFromDisclosure(context, disclosure, { ...options, name, trust: current.trusted, enable: current.enabled });
   });

@@ -16,10 +16,14 @@ import {
   importConfigFile,
   importFromApp,
   installNpmPackage,
+  installPypiPackage,
   prepareLocalCommand,
   readMcpbBundle,
   resolveImportedNpm,
+  resolveImportedPypi,
   resolveNpm,
+  resolvePypi,
+  resolvePypiUpdate,
   riskSpans,
   unpackMcpbBundle,
   unresolvedUserConfig,
@@ -30,6 +34,8 @@ import {
   type UserConfigValues,
 } from '../install';
 import { pinGrants } from '../sandbox/grant-pins';
+import { planInstall, RegistryPlanError, type RegistryPlan, type RemoteSupport } from '../registry/install-plan';
+import type { RegistryEntry } from '../registry/server-json';
 import type { AirlockSandboxLauncher } from '../sandbox/sandbox-launcher';
 import type { SecretStore } from '../secrets/secret-store';
 import { probe, ProbeError } from '../servers/probe';
@@ -70,6 +76,8 @@ export interface RuntimeLookup {
   npmCommand?: string;
   /** The folders to search for a bare command (`node`, `npx`, `uvx`). */
   pathEnv?: string;
+  /** The python whose venv and pip install Python servers. */
+  pythonPath?: string;
   /** What to tell a person when a runtime is missing (by runtime name). */
   missing: Partial<Record<'node' | 'python' | 'uv', string>>;
 }
@@ -94,6 +102,13 @@ export interface InstallFlowDeps {
   stopServer(name: string): Promise<void>;
   /** Why a server that did not start is not running, with its last words (for the message when it is saved turned off). */
   whyNotRunning?(name: string): string | undefined;
+  /** The MCP Registry (listings by name and version); absent: registry sources are refused. */
+  registry?: {
+    server(name: string, version?: string): Promise<RegistryEntry & { baseUrl: string }>;
+    remote?: RemoteSupport;
+  };
+  /** Python packages: an index to use instead of pip's configured one (tests, a mirror). */
+  pypiIndexUrl?: string;
 }
 
 /**
@@ -126,6 +141,11 @@ export class InstallFlow {
         draft = { id, dir, candidate, installed: false, secretValues: {}, profile: { ...profile, filesystem: { ...profile.filesystem, read: [folder], write: [folder] } } };
       } else if (source.kind === 'update') {
         draft = await this.prepareUpdate(id, dir, source.server, source.range);
+      } else if (source.kind === 'pypi') {
+        const candidate = await resolvePypi(source.package, { ...options, ...this.pythonOptions(), ...(source.args ? { userArgs: source.args } : {}) });
+        draft = { id, dir, candidate, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
+      } else if (source.kind === 'registry') {
+        draft = { id, dir, candidate: await this.prepareListing(source, options), installed: false, secretValues: {}, profile: defaultSandboxProfile() };
       } else if (source.kind === 'mcpb') {
         const bundle = await readMcpbBundle(this.absolute(source.path, 'the bundle path'), { ...options, ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
         draft = { id, dir, candidate: bundle.candidate, bundle, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
@@ -318,7 +338,13 @@ export class InstallFlow {
     const record = this.deps.store.read().servers[name];
     if (!record) throw new AirlockError('not-found', `There is no server named ${name}.`);
     const provenance = record.provenance;
-    if (provenance.kind !== 'npm') throw new AirlockError('invalid-request', `${name} was not installed from npm; only npm servers can be updated from the registry.`);
+    if (provenance.kind === 'pypi') {
+      const candidate = await resolvePypiUpdate(record, range, { serverDir: dir, name, ...this.pythonOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+      const { unsandboxed: _u, ...profile } = record.profile;
+      // The secrets and settings the server asked for carry over with it; the listing it came from no longer describes the new version.
+      return { id, dir, candidate: { ...candidate, suggestedName: name }, installed: false, secretValues: {}, profile, replaces: name };
+    }
+    if (provenance.kind !== 'npm') throw new AirlockError('invalid-request', `${name} was not installed from npm or PyPI; only those servers can be updated from their registry.`);
     const packageDir = join(provenance.installDir, 'node_modules', ...provenance.name.split('/'));
     const userArgs = record.spec.args[0]?.startsWith(packageDir) ? record.spec.args.slice(1) : [...record.spec.args];
     const candidate = await resolveNpm(`${provenance.name}@${range}`, {
@@ -334,6 +360,48 @@ export class InstallFlow {
     const change = version === provenance.version ? `${provenance.name} stays at ${version}.` : `Update ${provenance.name} from ${provenance.version} to ${version}: review it as a new install.`;
     const { unsandboxed: _u, ...profile } = record.profile;
     return { id, dir, candidate: { ...candidate, suggestedName: name, warnings: [change, ...candidate.warnings] }, installed: false, secretValues: {}, profile, replaces: name };
+  }
+
+  /**
+   * A listing of the MCP Registry as a candidate: the chosen package resolved
+   * and pinned like any npm or PyPI package, with the listing's arguments,
+   * settings and secrets, its name, version, status and date in the provenance.
+   * SECURITY (invariant 7): a package that names another listing as its own
+   * (npm `mcpName`, PyPI `mcp-name:`) is refused — the listing would be
+   * vouching for someone else's package.
+   */
+  private async prepareListing(
+    source: { name: string; version?: string | undefined; option?: number | undefined },
+    options: { serverDir: string; nodePath: string; home?: string },
+  ): Promise<InstallCandidate> {
+    if (!this.deps.registry) throw new AirlockError('unavailable', 'This Airlock has no registry configured.');
+    const entry = await this.deps.registry.server(source.name, source.version ?? 'latest');
+    let plan: RegistryPlan;
+    try {
+      plan = planInstall(entry, source.option, this.deps.registry.remote);
+    } catch (error) {
+      if (error instanceof RegistryPlanError) throw new AirlockError('invalid-request', error.message);
+      throw error;
+    }
+    const common = { ...options, userArgs: plan.packageArgs, runtimeArgs: plan.runtimeArgs, serverEnv: plan.env, name: plan.identifier };
+    const candidate =
+      plan.kind === 'npm'
+        ? await resolveNpm(`${plan.identifier}@${plan.version}`, { ...common, ...this.npmOptions() })
+        : await resolvePypi(`${plan.identifier}==${plan.version}`, { ...common, ...this.pythonOptions() });
+    const claimed = plan.kind === 'npm' ? candidate.npm?.mcpName : candidate.pypi?.mcpName;
+    const warnings = [...plan.warnings];
+    if (claimed !== undefined && claimed !== plan.origin.name) {
+      throw new AirlockError('invalid-request', `The package ${plan.identifier} says it belongs to the listing ${claimed}, not ${plan.origin.name}: the listing is not its publisher's. Nothing was installed.`);
+    }
+    if (claimed === undefined) warnings.push(`The package does not name this listing (${plan.kind === 'npm' ? 'no “mcpName” in its package.json' : 'no “mcp-name:” in its description'}), so Airlock cannot tell that the listing's publisher published it.`);
+    const provenance = { ...candidate.provenance, registry: plan.origin } as typeof candidate.provenance;
+    return {
+      ...candidate,
+      provenance,
+      requested: { ...candidate.requested, secrets: plan.secrets, userConfig: plan.userConfig },
+      registry: plan.disclosure,
+      warnings: [...warnings, ...candidate.warnings],
+    };
   }
 
   /** Removes everything a draft created. */
@@ -364,6 +432,10 @@ export class InstallFlow {
         const dir = join(this.serversRoot(), id);
         const candidate = await resolveImportedNpm(entry, { serverDir: dir, nodePath: this.nodePath(), ...this.npmOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
         draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
+      } else if (entry.offer.kind === 'pypi') {
+        const dir = join(this.serversRoot(), id);
+        const candidate = await resolveImportedPypi(entry, { serverDir: dir, ...this.pythonOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
       } else {
         draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
       }
@@ -379,6 +451,8 @@ export class InstallFlow {
     try {
       if (draft.candidate.provenance.kind === 'npm' && draft.dir) {
         await installNpmPackage(draft.candidate, draft.dir, this.npmOptions());
+      } else if (draft.candidate.provenance.kind === 'pypi' && draft.dir) {
+        await installPypiPackage(draft.candidate, draft.dir, this.pythonOptions());
       } else if (draft.bundle && draft.dir) {
         await mkdir(draft.dir, { recursive: true, mode: 0o700 });
         await unpackMcpbBundle(draft.bundle);
@@ -445,6 +519,7 @@ export class InstallFlow {
       proposals: proposed.proposals,
       env: { ...candidate.spec.env },
       warnings: [...candidate.warnings, ...proposed.notes.map((note) => `${note[0]!.toUpperCase()}${note.slice(1)}.`)],
+      ...(candidate.registry ? { registry: candidate.registry } : {}),
       ...this.replacing(draft),
     };
   }
@@ -478,6 +553,10 @@ export class InstallFlow {
 
   private nodePath(): string {
     return this.lookup?.nodePath ?? this.deps.nodePath ?? process.execPath;
+  }
+
+  private pythonOptions() {
+    return { ...(this.lookup?.pythonPath ? { pythonCommand: this.lookup.pythonPath } : {}), ...(this.deps.pypiIndexUrl ? { indexUrl: this.deps.pypiIndexUrl } : {}) };
   }
 
   private npmOptions() {
@@ -518,7 +597,8 @@ function approvedSet(tools: ReadonlyArray<{ definition: ToolDefinition; fingerpr
 function sourceLabel(draft: Draft): string {
   const origin = draft.candidate.importedFrom;
   const kind = draft.candidate.provenance.kind;
-  const base = kind === 'npm' ? 'npm package' : kind === 'mcpb' ? 'MCPB bundle' : 'local command';
+  const base = kind === 'npm' ? 'npm package' : kind === 'mcpb' ? 'MCPB bundle' : kind === 'pypi' ? 'Python package (PyPI)' : 'local command';
+  if (draft.candidate.registry) return `${base}, listed in the MCP Registry`;
   if (!origin) return base;
   return `${base}, imported from ${APP_LABELS[origin.app]}`;
 }

@@ -33,7 +33,7 @@ export interface SecretRequest {
   description?: string;
   required: boolean;
   /** Where the request came from, for the disclosure. */
-  from: 'mcpb-user-config' | 'vscode-input' | 'imported-env';
+  from: 'mcpb-user-config' | 'vscode-input' | 'imported-env' | 'registry';
   /** The MCPB `user_config` key or VS Code input id behind it. */
   key?: string;
 }
@@ -85,6 +85,28 @@ export interface InstallCandidate {
   npm?: NpmResolutionDetails;
   /** MCPB only: the manifest's own words and the signature details. */
   mcpb?: McpbBundleDetails;
+  /** PyPI only: what was asked for, the lock and the program that runs. */
+  pypi?: PypiResolutionDetails;
+  /** From the MCP Registry: the listing as the disclosure shows it. */
+  registry?: import('../../../shared/registry').RegistryDisclosure;
+}
+
+/** PyPI facts for the disclosure and the install that the `Provenance` record does not hold. */
+export interface PypiResolutionDetails {
+  /** The version or specifier asked for (`==0.6.2`, `` for the newest). */
+  requested: string;
+  /** The console script that runs the server. */
+  script: string;
+  /** The real interpreter the virtual environment is made from. */
+  python: string;
+  /** The lock: one `name==version --hash=sha256:…` line per package. */
+  lock: string;
+  /** Arguments the user (or the listing) added after the program. */
+  userArgs: string[];
+  /** Arguments for the interpreter before the program. */
+  runtimeArgs: string[];
+  /** The `mcp-name:` the package's description claims, if any (the registry's ownership mark). */
+  mcpName?: string;
 }
 
 /** npm facts for the disclosure that the `Provenance` record does not hold. */
@@ -99,6 +121,8 @@ export interface NpmResolutionDetails {
   installScripts: string[];
   /** Arguments the user added after the bin script. */
   userArgs: string[];
+  /** The `mcpName` the package.json claims, if any (the MCP Registry's ownership mark). */
+  mcpName?: string;
 }
 
 /** MCPB facts for the disclosure that the `Provenance` record does not hold. */

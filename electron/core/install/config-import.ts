@@ -7,6 +7,7 @@ import { analyzeCommandLine, type CommandLineRisk } from './command-line-risk';
 import { JsoncSyntaxError, parseJsonc } from './jsonc';
 import { LocalCommandError, prepareLocalCommand } from './local-command';
 import { NpmSourceError, parseNpmSpec, resolveNpm, type NpmOptions } from './npm-source';
+import { PypiSourceError, resolvePypi, type ResolvePypiOptions } from './pypi-source';
 
 /** Apps whose MCP configs Airlock can import. */
 export type ImportApp = 'claude' | 'vscode' | 'cursor';
@@ -102,6 +103,25 @@ export interface NpmImportOffer {
   warnings: string[];
 }
 
+/**
+ * What a `uvx PKG` (or `uv tool run`, `pipx run`) entry becomes: an offer to
+ * install the Python package pinned into a virtual environment of its own,
+ * resolved when the caller asks — instead of a download at every start.
+ */
+export interface PypiImportOffer {
+  /** `name`, `name==1.2.3` or `name@1.2.3`, as the entry named it (`--from` wins). */
+  packageSpec: string;
+  /** The program the entry ran, when `--from` named the package separately. */
+  scriptName?: string;
+  userArgs: string[];
+  env: Record<string, string>;
+  secrets: SecretRequest[];
+  userConfig: UserConfigField[];
+  originalArgv: string[];
+  originalRisks: CommandLineRisk[];
+  warnings: string[];
+}
+
 interface EntryBase {
   /** The entry's key in the file. */
   entry: string;
@@ -125,7 +145,7 @@ export type ImportEntry =
        * them with the server record.
        */
       secretValues: Record<string, string>;
-      offer: { kind: 'local'; candidate: InstallCandidate } | { kind: 'npm'; npm: NpmImportOffer };
+      offer: { kind: 'local'; candidate: InstallCandidate } | { kind: 'npm'; npm: NpmImportOffer } | { kind: 'pypi'; pypi: PypiImportOffer };
     })
   | (EntryBase & { status: 'unsupported'; reason: string })
   | (EntryBase & { status: 'invalid'; reason: string });
@@ -227,6 +247,35 @@ export async function resolveImportedNpm(
     importedFrom: entry.origin,
     requested: { ...candidate.requested, secrets: offer.secrets, userConfig: offer.userConfig },
     warnings: [...offer.warnings, `imported from ${entry.origin.path} (“${entry.origin.entry}”), where it ran ${offer.originalArgv.join(' ')}`, ...candidate.warnings],
+  };
+}
+
+/**
+ * Turns an importable `uvx` entry into a pinned PyPI candidate (see
+ * `resolvePypi`): one exact version and a lock of every file by its hash,
+ * installed once into the server's own folder, keeping the entry's
+ * arguments, environment, secrets and origin. Called only when the user chose
+ * to import that entry.
+ */
+export async function resolveImportedPypi(entry: ImportEntry, options: ResolvePypiOptions): Promise<InstallCandidate> {
+  if (entry.status !== 'importable' || entry.offer.kind !== 'pypi') throw new PypiSourceError(`“${entry.entry}” is not a Python package entry`);
+  const offer = entry.offer.pypi;
+  const candidate = await resolvePypi(offer.packageSpec, {
+    ...options,
+    userArgs: offer.userArgs,
+    serverEnv: offer.env,
+    name: entry.suggestedName,
+    ...(offer.scriptName ? { scriptName: offer.scriptName } : {}),
+  });
+  return {
+    ...candidate,
+    importedFrom: entry.origin,
+    requested: { ...candidate.requested, secrets: offer.secrets, userConfig: offer.userConfig },
+    warnings: [
+      ...offer.warnings,
+      `imported from ${entry.origin.path} (“${entry.origin.entry}”), where it ran ${offer.originalArgv.join(' ')} (a download from PyPI at every start); Airlock installs it once, pinned, and runs it from its own folder`,
+      ...candidate.warnings,
+    ],
   };
 }
 
@@ -376,11 +425,43 @@ async function importEntry(
   }
   const suggestedName = suggestServerName(entryName);
   const python = parsePythonRunner(command, args);
-  if (python) {
+  if (python?.refused) {
     const rest = python.args.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`)).join(' ');
     return unsupported(
-      `it runs the Python package ${python.package} with ${python.runner}, which downloads it from PyPI each time it starts — Airlock does not install Python packages yet, and a server has no network while it starts. ` +
+      `it runs the Python package ${python.package} with ${python.runner} ${python.refused}, which Airlock cannot pin as one package. ` +
         `Install it yourself (\`uv tool install ${python.package}\` or \`pipx install ${python.package}\`), then add the installed command: \`airlock add ${suggestedName} -- ~/.local/bin/${python.executable}${rest ? ` ${rest}` : ''}\``,
+    );
+  }
+  if (python) {
+    const originalArgv = [value.command, ...((value.args as string[] | undefined) ?? [])];
+    return {
+      entry: entryName,
+      origin,
+      status: 'importable',
+      suggestedName,
+      enabled: false,
+      secretValues,
+      offer: {
+        kind: 'pypi',
+        pypi: {
+          packageSpec: python.spec,
+          ...(python.from ? { scriptName: python.executable } : {}),
+          userArgs: python.args,
+          env: { ...env },
+          secrets,
+          userConfig: userConfigFields,
+          originalArgv,
+          originalRisks: analyzeCommandLine(originalArgv),
+          warnings,
+        },
+      },
+    };
+  }
+  const module = pythonModule(command, args);
+  if (module) {
+    // It runs what this computer's Python has installed: imported as that command. A guess at a PyPI name could be someone else's package.
+    warnings.push(
+      `it runs the Python module ${module} installed on this computer, as it is now; if it comes from PyPI, \`airlock add ${suggestedName} --pypi PACKAGE\` installs it pinned into its own environment instead`,
     );
   }
   const npx = parseNpx(command, args);
@@ -429,10 +510,15 @@ async function importEntry(
 
 /**
  * `uvx pkg …`, `uv tool run pkg …`, `pipx run pkg …`: a Python package
- * fetched from PyPI at start. Undefined for anything else (`python -m x`
- * runs what is installed, and is imported as a local command).
+ * fetched from PyPI at start. `refused` names an option that makes it more
+ * than one pinned package (`--with`, another index, a Python version).
+ * Undefined for anything else (`python -m x` runs what is installed, and is
+ * imported as a local command).
  */
-function parsePythonRunner(command: string, args: string[]): { runner: string; package: string; executable: string; args: string[] } | undefined {
+function parsePythonRunner(
+  command: string,
+  args: string[],
+): { runner: string; package: string; spec: string; from?: string; executable: string; args: string[]; refused?: string } | undefined {
   const name = basename(command.replace(/\\/g, '/')).replace(/\.exe$/i, '');
   let rest: string[];
   let runner: string;
@@ -442,15 +528,33 @@ function parsePythonRunner(command: string, args: string[]): { runner: string; p
   else return undefined;
   let index = 0;
   let from: string | undefined;
+  let refused: string | undefined;
   while (index < rest.length && rest[index]!.startsWith('-')) {
     const flag = rest[index]!;
-    if (flag === '--from' && rest[index + 1]) from = rest[index + 1];
-    index += ['--from', '--with', '--python', '-p', '--index-url', '--spec'].includes(flag) ? 2 : 1;
+    if ((flag === '--from' || flag === '--spec') && rest[index + 1]) from = rest[index + 1];
+    else if (['--with', '--index-url', '--extra-index-url', '--index', '--python', '-p', '--with-editable', '--with-requirements'].includes(flag)) refused ??= `and ${flag} ${rest[index + 1] ?? ''}`.trim();
+    else if (!['-q', '--quiet', '--no-cache', '--offline', '--isolated'].includes(flag)) refused ??= `and ${flag}`;
+    index += ['--from', '--with', '--python', '-p', '--index-url', '--extra-index-url', '--index', '--spec', '--with-editable', '--with-requirements'].includes(flag) ? 2 : 1;
   }
   const executable = rest[index];
   if (!executable) return undefined;
   const spec = from ?? executable;
-  return { runner, package: spec.replace(/[<>=!~@\[].*$/, ''), executable: executable.replace(/[<>=!~@\[].*$/, ''), args: rest.slice(index + 1) };
+  return {
+    runner,
+    package: spec.replace(/[<>=!~@\[].*$/, ''),
+    spec,
+    ...(from ? { from } : {}),
+    executable: executable.replace(/[<>=!~@\[].*$/, ''),
+    args: rest.slice(index + 1),
+    ...(refused ? { refused } : {}),
+  };
+}
+
+/** `python -m module …` (python, python3, python3.12): the module's name. */
+function pythonModule(command: string, args: string[]): string | undefined {
+  if (!/^python(?:3(?:\.\d+)?)?(?:\.exe)?$/i.test(basename(command.replace(/\\/g, '/')))) return undefined;
+  const at = args.indexOf('-m');
+  return at >= 0 && at < 3 ? args[at + 1] : undefined;
 }
 
 /** `npx [-y|--yes|…] pkg[@ver] args…` → the package and its arguments; undefined if not a plain npx call. */

@@ -11,6 +11,7 @@ export * from './jsonc';
 export * from './local-command';
 export * from './mcpb-source';
 export * from './npm-source';
+export * from './pypi-source';
 export * from './server-dir';
 export * from './version-order';
 export * from './zip-reader';

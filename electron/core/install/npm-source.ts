@@ -116,6 +116,8 @@ export interface ResolveNpmOptions extends NpmOptions {
   serverEnv?: Record<string, string>;
   /** Which `bin` entry to run when the package has several. */
   binName?: string;
+  /** Arguments for node before the bin script (a registry listing's runtime arguments for node). */
+  runtimeArgs?: string[];
   /** The node that runs JS bins (default `process.execPath`; inside Electron pass a real node). */
   nodePath?: string;
   /** A name for the server (default derived from the package name). */
@@ -132,6 +134,7 @@ interface PackageManifest {
   time?: Record<string, string>;
   maintainers?: (string | { name?: string; email?: string })[];
   'dist-tags'?: Record<string, string>;
+  mcpName?: string;
 }
 
 /**
@@ -170,9 +173,10 @@ export async function resolveNpm(packageSpec: string, options: ResolveNpmOptions
   const binPath = safeJoin(join(serverDir, 'node_modules', ...name.split('/')), bins[binName]!);
   const nodePath = options.nodePath ?? process.execPath;
   const userArgs = options.userArgs ?? [];
+  const runtimeArgs = runsWithNode(binPath) ? (options.runtimeArgs ?? []) : [];
   const spec: ServerSpec = {
     command: runsWithNode(binPath) ? nodePath : binPath,
-    args: runsWithNode(binPath) ? [binPath, ...userArgs] : [...userArgs],
+    args: runsWithNode(binPath) ? [...runtimeArgs, binPath, ...userArgs] : [...userArgs],
     env: { ...(options.serverEnv ?? {}) },
     cwd: serverDir,
   };
@@ -205,8 +209,15 @@ export async function resolveNpm(packageSpec: string, options: ResolveNpmOptions
     provenance,
     requested: { secrets: [], userConfig: [] },
     warnings,
-    npm: { requested: range, ...(manifest.dist?.tarball ? { tarball: manifest.dist.tarball } : {}), binName, installScripts, userArgs },
-    skipArgIndexes: runsWithNode(binPath) ? [1] : [0],
+    npm: {
+      requested: range,
+      ...(manifest.dist?.tarball ? { tarball: manifest.dist.tarball } : {}),
+      binName,
+      installScripts,
+      userArgs,
+      ...(typeof manifest.mcpName === 'string' ? { mcpName: manifest.mcpName } : {}),
+    },
+    skipArgIndexes: runsWithNode(binPath) ? [1 + runtimeArgs.length] : [0],
     ...(options.home ? { home: options.home } : {}),
   });
 }

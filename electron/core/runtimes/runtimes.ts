@@ -156,7 +156,7 @@ function missingAdvice(name: RuntimeName): string {
     case 'python':
       return 'No python3 was found. Python servers need it: install Python 3, or point Airlock at one with `airlock runtimes set python /path/to/python3`.';
     default:
-      return 'No uv was found. Servers started with `uvx` need it: install uv (https://docs.astral.sh/uv/), or point Airlock at one with `airlock runtimes set uv /path/to/uv`.';
+      return 'No uv was found. Only servers you add as a `uvx` command line need it (Airlock installs Python packages itself, pinned, with python3’s venv and pip): install uv (`python3 -m pip install --user uv` or https://docs.astral.sh/uv/), or point Airlock at one with `airlock runtimes set uv /path/to/uv`.';
   }
 }
 

@@ -16,6 +16,8 @@ export const StoreDataSchema = z.object({
     strictDurability: z.boolean().optional(),
     /** Programs the person pointed Airlock at (absent: Airlock looks for them). Optional, so older files read as they are. */
     runtimes: z.object({ node: z.string().optional(), python: z.string().optional(), uv: z.string().optional() }).optional(),
+    /** The MCP Registry to search (absent: the official one). Optional, so older files read as they are. */
+    registryUrl: z.string().optional(),
   }),
 });
 export type StoreData = z.infer<typeof StoreDataSchema>;

@@ -105,8 +105,11 @@ export function sourceLabel(record: Pick<ServerRecord, 'provenance' | 'importedF
       ? `npm ${p.name}@${p.version}`
       : p.kind === 'mcpb'
         ? `MCPB bundle ${p.name}@${p.version} (${p.signature === 'verified' ? 'signed' : p.signature === 'present-unverified' ? 'signature not verified' : 'unsigned'})`
-        : `local command ${p.executable}`;
-  return record.importedFrom ? `${base}, imported from ${APP_LABELS[record.importedFrom.app]}` : base;
+        : p.kind === 'pypi'
+          ? `PyPI ${p.name}==${p.version}`
+          : `local command ${p.executable}`;
+  const listed = p.kind !== 'local' && p.registry ? ` (listed in the MCP Registry as ${p.registry.name} ${p.registry.version})` : '';
+  return record.importedFrom ? `${base}${listed}, imported from ${APP_LABELS[record.importedFrom.app]}` : `${base}${listed}`;
 }
 
 export function serverSummary(

@@ -1,4 +1,5 @@
 /** Install step 2: everything it would get, before anything runs — summary, warnings, source, the exact command, settings, secrets and permissions. */
+import type { RegistryDisclosure } from '../../../shared/registry';
 import type { Disclosure } from '../../../shared/views';
 import { ArgvView } from '../../components/argv-view';
 import { Badge } from '../../components/badges';
@@ -7,6 +8,44 @@ import { InertText } from '../../components/inert-text';
 import { ProfileEditor, type EditableProfile } from '../../components/profile-editor';
 import { ProfileSummary } from '../../components/profile-summary';
 import { ProvenanceFacts } from '../../components/provenance';
+
+/** The listing this draft came from: the registry's facts, then the publisher's words for the server and each input it declares. */
+function RegistryListing({ listing: r }: { listing: RegistryDisclosure }) {
+  return (
+    <div className="registry-origin" data-testid="registry-listing">
+      <p className="muted small">
+        Chosen from {r.optionCount} way{r.optionCount === 1 ? '' : 's'} to run it: <InertText text={r.option.label} />. In the publisher’s words, not Airlock’s:
+      </p>
+      <blockquote className="server-quote">
+        {r.title && (
+          <strong>
+            <InertText text={r.title} fold={120} />
+          </strong>
+        )}
+        <InertText text={r.description} block fold={400} empty="No description." />
+        {r.repository && (
+          <span className="small">
+            Repository: <code><InertText text={r.repository} fold={200} /></code>
+          </span>
+        )}
+        {r.inputs.length > 0 && (
+          <ul data-testid="registry-inputs">
+            {r.inputs.map((input) => (
+              <li key={`${input.kind}:${input.name}`}>
+                {input.kind} <code><InertText text={input.name} /></code>
+                {input.description && (
+                  <>
+                    : <InertText text={input.description} fold={200} />
+                  </>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </blockquote>
+    </div>
+  );
+}
 
 export function DisclosureView({
   disclosure: d,
@@ -40,6 +79,7 @@ export function DisclosureView({
       )}
       <h3>Where it comes from</h3>
       <ProvenanceFacts provenance={d.provenance} importedFrom={d.importedFrom} />
+      {d.registry && <RegistryListing listing={d.registry} />}
       <h3>The exact command that will run</h3>
       <p className="muted small">This runs a program on your computer, inside the sandbox described on this page.</p>
       <ArgvView argv={d.argv} risks={d.risks} cwd={d.cwd} />

@@ -8,9 +8,10 @@ import { FieldError } from '../../components/field-error';
 import { InertText, visible } from '../../components/inert-text';
 import { splitCommandLine } from '../../format';
 
-type SourceKind = 'npm' | 'mcpb' | 'local' | 'import';
+type SourceKind = 'npm' | 'pypi' | 'mcpb' | 'local' | 'import';
 const KIND_LABEL: Record<SourceKind, string> = {
   npm: 'npm package',
+  pypi: 'Python package (PyPI)',
   mcpb: 'MCPB bundle',
   local: 'Command on this computer',
   import: 'Import from another app',
@@ -32,7 +33,9 @@ export function SourceStep({
   const [pkg, setPkg] = useState('');
   const [pkgArgs, setPkgArgs] = useState('');
   const [bundle, setBundle] = useState('');
-  const ids = { pkg: useId(), pkgArgs: useId(), bundle: useId() };
+  const [py, setPy] = useState('');
+  const [pyArgs, setPyArgs] = useState('');
+  const ids = { pkg: useId(), pkgArgs: useId(), bundle: useId(), py: useId(), pyArgs: useId() };
 
   return (
     <div className="source-step">
@@ -67,6 +70,33 @@ export function SourceStep({
           </label>
           <textarea id={ids.pkgArgs} rows={2} value={pkgArgs} onChange={(e) => setPkgArgs(e.target.value)} spellCheck={false} placeholder="/home/you/Documents/notes" />
           <p className="muted small">Airlock installs it once into its own folder with install scripts off, and runs it from there.</p>
+        </form>
+      )}
+
+      {kind === 'pypi' && (
+        <form
+          className="panel"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const args = pyArgs.split('\n').filter((line) => line.trim() !== '');
+            if (py.trim()) void onPrepare({ kind: 'pypi', package: py.trim(), ...(args.length > 0 ? { args } : {}) });
+          }}
+        >
+          <label htmlFor={ids.py}>Python package name, optionally with a version</label>
+          <div className="add-row">
+            <input id={ids.py} type="text" value={py} onChange={(e) => setPy(e.target.value)} placeholder="mcp-server-time==2026.1.26" spellCheck={false} />
+            <button type="submit" className="primary" disabled={busy || py.trim() === ''}>
+              {busy ? 'Reading…' : 'Continue'}
+            </button>
+          </div>
+          <label htmlFor={ids.pyArgs} className="block-label">
+            Arguments for the server, one per line (optional)
+          </label>
+          <textarea id={ids.pyArgs} rows={2} value={pyArgs} onChange={(e) => setPyArgs(e.target.value)} spellCheck={false} placeholder="--local-timezone=Europe/Paris" />
+          <p className="muted small">
+            Airlock pins it and everything it needs, each file by its hash, and installs it once into a virtual environment of its own (wheels only: nothing is
+            built here). It runs from there, with no download at start. Servers listed in the MCP Registry are under Find servers.
+          </p>
         </form>
       )}
 
