@@ -41,6 +41,8 @@ export function formatDisclosure(disclosure: Disclosure, c: Palette = PLAIN): st
     if (p.maintainers?.length) lines.push(`  maintainers ${p.maintainers.join(', ')}`);
   } else if (p.kind === 'mcpb') {
     lines.push(`  bundle ${p.name}@${p.version}${p.author ? ` by ${p.author}` : ''}`, `  signature: ${signatureWords(p.signature)}`, `  sha256 ${p.bundleSha256}`);
+  } else if (p.kind === 'remote') {
+    lines.push(`  remote server ${p.url} (${p.transport})`);
   } else {
     lines.push(`  executable ${p.executable}`, `  sha256 ${p.executableSha256}`);
     if (p.script) lines.push(`  script ${p.script.path}`, `  sha256 ${p.script.sha256}`);

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APP_LABELS, ownEntry, type Caller, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
+import { APP_LABELS, installDirOf, ownEntry, type Caller, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, RuntimeView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { AgentService, createSamplingModel, type AgentTool } from './agent';
@@ -385,7 +385,7 @@ export class AirlockHost {
     this.sessionGrants.revoke(name);
     this.codePins.forget(name);
     this.secrets.deleteAll(name);
-    const installDir = record.provenance.kind === 'local' ? undefined : record.provenance.installDir;
+    const installDir = installDirOf(record.provenance);
     for (const dir of [installDir, this.serverDataDir(name)]) {
       if (dir && dir.startsWith(this.options.dataDir)) await rm(dir, { recursive: true, force: true });
     }
@@ -550,7 +550,7 @@ export class AirlockHost {
         const record = this.store.read().servers[request.server];
         const view = toConfirmationView(request);
         // The sandbox as it is now (grants may have changed while the request waited).
-        return record ? { ...view, sandboxSummary: summariseSandbox(record.profile).line } : view;
+        return record ? { ...view, sandboxSummary: summariseSandbox(record.profile, record.spec.remote).line } : view;
       });
   }
 

@@ -3,7 +3,7 @@ import type { Prompt, ResourceTemplate } from '@modelcontextprotocol/sdk/types.j
 import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ServerRecord, ServerSpec, ToolDefinition } from '../../../shared/domain';
-import { APP_LABELS, defaultSandboxProfile, ownEntry, ServerNameSchema } from '../../../shared/domain';
+import { APP_LABELS, defaultSandboxProfile, installDirOf, ownEntry, ServerNameSchema } from '../../../shared/domain';
 import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
 import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../../../shared/views';
 import type { z } from 'zod';
@@ -288,8 +288,8 @@ export class InstallFlow {
     this.deps.store.update((data) => ({ ...data, servers: { ...data.servers, [name]: record } }));
     this.drafts.delete(draft.id);
     // An update's old files go only once the new version is saved.
-    const oldDir = existing && existing.provenance.kind !== 'local' ? existing.provenance.installDir : undefined;
-    if (oldDir && oldDir !== (record.provenance.kind === 'local' ? undefined : record.provenance.installDir) && oldDir.startsWith(this.serversRoot())) {
+    const oldDir = existing ? installDirOf(existing.provenance) : undefined;
+    if (oldDir && oldDir !== installDirOf(record.provenance) && oldDir.startsWith(this.serversRoot())) {
       await rm(oldDir, { recursive: true, force: true });
     }
     this.deps.onDidChange();
@@ -452,7 +452,7 @@ export class InstallFlow {
   private replacing(draft: Draft): Pick<Disclosure, 'replaces'> {
     const record = draft.replaces ? this.deps.store.read().servers[draft.replaces] : undefined;
     if (!record) return {};
-    const version = record.provenance.kind === 'local' ? '' : record.provenance.version;
+    const version = record.provenance.kind === 'npm' || record.provenance.kind === 'mcpb' ? record.provenance.version : '';
     return { replaces: { name: record.name, trusted: record.trusted, enabled: record.enabled, version } };
   }
 
