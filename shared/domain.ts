@@ -193,6 +193,12 @@ export const ProvenanceSchema = z.discriminatedUnion('kind', [
     host: z.string(),
     /** The transport that answered at inspection. */
     transport: z.enum(['streamable-http', 'sse']),
+    /**
+     * Where its address was at inspection: the internet, a private network, or
+     * this computer. Nothing the server names may send Airlock anywhere more
+     * private (absent in older records: read from the URL, else the internet).
+     */
+    zone: z.enum(['public', 'private', 'loopback']).optional(),
     /** The certificate seen at inspection (https), checked against the system's roots. */
     tls: z
       .object({
