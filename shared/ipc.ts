@@ -7,7 +7,7 @@
  * the names listed here.
  */
 import { z } from 'zod';
-import { LogLevelSchema, nameKeyedRecord, PolicyModeSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema, ServerRequestSettingsSchema } from './domain';
+import { LogLevelSchema, nameKeyedRecord, PolicyModeSchema, RemoteTransportSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema, ServerRequestSettingsSchema } from './domain';
 import {
   AuditEntryViewSchema,
   AuditVerifyViewSchema,
@@ -92,6 +92,16 @@ export const InstallSourceSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('update'), server: ServerNameSchema, range: Text(214) }),
   /** The one-click example: server-filesystem confined to one folder. */
   z.strictObject({ kind: z.literal('example'), folder: Text() }),
+  /**
+   * A server that runs elsewhere, by URL (https, or http on this computer). Header values are
+   * literals (sealed in the secret store at once) or `${secret.NAME}` templates.
+   */
+  z.strictObject({
+    kind: z.literal('remote'),
+    url: Text(2048),
+    headers: z.array(z.strictObject({ name: Text(128), value: Text(8192) })).max(32).optional(),
+    transport: RemoteTransportSchema.optional(),
+  }),
 ]);
 export type InstallSource = z.infer<typeof InstallSourceSchema>;
 

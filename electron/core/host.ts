@@ -34,6 +34,9 @@ import { checkSandboxSupport } from './sandbox/capability';
 import { dataFolderRegistryPath } from './sandbox/data-folders';
 import { needsPins, pinGrants } from './sandbox/grant-pins';
 import { createSandboxLauncher, type AirlockSandboxLauncher, type SandboxLauncherOptions } from './sandbox/sandbox-launcher';
+import type { OAuthStatus, SignInBroker } from './remote/oauth';
+import { SecretVault } from './remote/oauth-vault';
+import { createRemoteConnector, type RemoteLink } from './remote/remote-connector';
 import { SecretStore, type SecretCipher } from './secrets/secret-store';
 import { Supervisor, type SupervisorOptions } from './servers/supervisor';
 import { AirlockStore, type StoreBackendFactory } from './store/store';
@@ -93,6 +96,11 @@ export interface HostOptions {
   audit?: { key?: AuditKey | null; fs?: AuditFileSystem };
   /** Airlock's own model for servers' sampling requests (the built-in agent provides it); absent: only a gateway app's model can answer. */
   samplingModel?: SamplingModel;
+  /**
+   * Shows a remote server's sign-in page to the person (the CLI prints the
+   * URL; absent: the shell's `openExternal`, else sign-in is refused plainly).
+   */
+  signInPage?: (url: string, server: string) => void;
 }
 
 /**
@@ -216,6 +224,7 @@ export class AirlockHost {
       onDidChange: () => this.emitServers(),
       startServer: (name) => this.supervisor.start(name),
       stopServer: (name) => this.supervisor.stop(name),
+      signInBroker: () => this.signInBroker(),
     });
     this.pipeline = new CallPipeline({
       state: () => this.store.read(),
@@ -385,6 +394,10 @@ export class AirlockHost {
     this.sessionGrants.revoke(name);
     this.codePins.forget(name);
     this.secrets.deleteAll(name);
+    // A remote server's sign-in goes with it (SECURITY.md rule 10).
+    new SecretVault(this.secrets, name).clear();
+    await this.remoteLinks.get(name)?.close();
+    this.remoteLinks.delete(name);
     const installDir = installDirOf(record.provenance);
     for (const dir of [installDir, this.serverDataDir(name)]) {
       if (dir && dir.startsWith(this.options.dataDir)) await rm(dir, { recursive: true, force: true });
@@ -998,6 +1011,8 @@ export class AirlockHost {
     await this.httpGateway?.close();
     await this.install.dispose();
     await this.supervisor.stopAll();
+    await Promise.all([...this.remoteLinks.values()].map((link) => link.close()));
+    this.remoteLinks.clear();
     await this.launcher.close();
     await this.networkAudit.flush();
     await this.audit.close();
@@ -1056,6 +1071,7 @@ export class AirlockHost {
     // the hashes are taken before the process runs, at every start, restarts included.
     await this.codePins.check(name, record.provenance, 'start');
     return {
+      ...(record.spec.remote ? { remote: await this.remoteLink(name, record) } : {}),
       spec: record.spec,
       profile: record.profile,
       context: {
@@ -1065,6 +1081,82 @@ export class AirlockHost {
         secrets: this.secrets.values(name, record.profile.secrets),
       },
     };
+  }
+
+  /** The live remote servers' connectors (their sign-ins), one per name, renewed at each start. */
+  private readonly remoteLinks = new Map<string, RemoteLink>();
+
+  /**
+   * A remote server's connector, read afresh from its record: its URL and
+   * headers, its granted secrets, its sign-in sealed in the secret store.
+   * A background start has no person at hand: a sign-in it needs is refused plainly.
+   */
+  private async remoteLink(name: string, record: ServerRecord, broker?: SignInBroker): Promise<RemoteLink> {
+    const link = createRemoteConnector({
+      label: name,
+      spec: record.spec.remote!,
+      ...(record.provenance.kind === 'remote' && record.provenance.zone ? { zone: record.provenance.zone } : {}),
+      secrets: () => this.secrets.values(name, record.profile.secrets),
+      vault: new SecretVault(this.secrets, name),
+      ...(broker ? { broker } : {}),
+    });
+    const previous = this.remoteLinks.get(name);
+    this.remoteLinks.set(name, link);
+    await previous?.close();
+    return link;
+  }
+
+  /** Where a person signs in now: the shell's page opener, else the system browser; undefined when neither is here. */
+  private signInBroker(): SignInBroker | undefined {
+    const show = this.options.signInPage ?? (this.options.hooks.openExternal ? (url: string) => void this.options.hooks.openExternal!(url) : undefined);
+    if (!show) return undefined;
+    return {
+      begin: (url, label) => {
+        show(url.href, label);
+        return { end() {} };
+      },
+    };
+  }
+
+  /** A remote server's sign-in as its page shows it (never a token). */
+  remoteSignInStatus(name: string): OAuthStatus | undefined {
+    const record = this.record(name);
+    if (!record.spec.remote) throw new AirlockError('invalid-request', `${name} is not a remote server; only remote servers sign in.`);
+    const link = createRemoteConnector({ label: name, spec: record.spec.remote, secrets: () => ({}), vault: new SecretVault(this.secrets, name) });
+    void link.close();
+    return link.oauth?.status();
+  }
+
+  /** Signs in to a remote server now (the person started it), then restarts it with the new tokens. */
+  async remoteSignIn(name: string): Promise<OAuthStatus | undefined> {
+    const record = this.record(name);
+    if (!record.spec.remote) throw new AirlockError('invalid-request', `${name} is not a remote server; only remote servers sign in.`);
+    const broker = this.signInBroker();
+    if (!broker) throw new AirlockError('unavailable', 'Signing in needs a browser: use the Airlock app, or `airlock signin` on a terminal.');
+    const link = await this.remoteLink(name, record, broker);
+    if (!link.oauth) throw new AirlockError('invalid-request', `${name} sends an Authorization header of its own; it does not sign in with OAuth.`);
+    try {
+      await link.oauth.signIn(broker);
+    } catch (error) {
+      throw new AirlockError('unavailable', error instanceof Error ? error.message : String(error));
+    }
+    if (record.enabled) await this.supervisor.restart(name).catch(() => undefined);
+    this.emitServers();
+    return link.oauth.status();
+  }
+
+  /** Signs out of a remote server: revokes where the server offers it, deletes the tokens here whatever it said. */
+  async remoteSignOut(name: string): Promise<{ revoked: 'yes' | 'not-offered' | 'failed'; detail?: string }> {
+    const record = this.record(name);
+    if (!record.spec.remote) throw new AirlockError('invalid-request', `${name} is not a remote server; only remote servers sign in.`);
+    await this.supervisor.stop(name);
+    const link = createRemoteConnector({ label: name, spec: record.spec.remote, ...(record.provenance.kind === 'remote' && record.provenance.zone ? { zone: record.provenance.zone } : {}), secrets: () => ({}), vault: new SecretVault(this.secrets, name) });
+    try {
+      return (await link.oauth?.signOut()) ?? { revoked: 'not-offered' };
+    } finally {
+      await link.close();
+      this.emitServers();
+    }
   }
 
   private summary(record: ServerRecord): ServerSummary {

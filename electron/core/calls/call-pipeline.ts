@@ -165,6 +165,7 @@ export class CallPipeline {
           rule: rule ?? null,
           answer: answer ?? null,
           secretValues: this.deps.secretValues?.(request.server) ?? [],
+          ...(record.spec.remote ? { remote: record.spec.remote.url } : {}),
         },
         { durability },
       );

@@ -29,6 +29,14 @@ import {
   type McpbBundle,
   type UserConfigValues,
 } from '../install';
+import { prepareRemote } from '../install/remote-source';
+import type { AddressZone } from '../remote/address';
+import type { SignInBroker } from '../remote/oauth';
+import { MemoryVault, SecretVault } from '../remote/oauth-vault';
+import { createRemoteConnector } from '../remote/remote-connector';
+import type { RemoteWire } from '../remote/remote-channel';
+import { probeRemote } from '../remote/remote-probe';
+import type { Resolve } from '../remote/safe-fetch';
 import { pinGrants } from '../sandbox/grant-pins';
 import type { AirlockSandboxLauncher } from '../sandbox/sandbox-launcher';
 import type { SecretStore } from '../secrets/secret-store';
@@ -60,6 +68,11 @@ interface Draft {
   replaces?: string;
   /** The entry name an import came under (for proposals: "github" probably talks to GitHub). */
   label?: string;
+  /**
+   * A remote server: the zone its name resolved in at disclosure, and its
+   * sign-in held in memory until commit (a cancelled add keeps nothing).
+   */
+  remote?: { zone: AddressZone; vault: MemoryVault; wire?: RemoteWire };
 }
 
 /** Where to find the programs servers run with (see core/runtimes); resolved at each prepare. */
@@ -94,6 +107,10 @@ export interface InstallFlowDeps {
   stopServer(name: string): Promise<void>;
   /** Why a server that did not start is not running, with its last words (for the message when it is saved turned off). */
   whyNotRunning?(name: string): string | undefined;
+  /** Where the person signs in to a remote server during its inspection (the browser, a URL on the terminal); absent: sign-in is refused plainly. */
+  signInBroker?(): SignInBroker | undefined;
+  /** Tests: how remote host names resolve. */
+  remoteResolve?: Resolve;
 }
 
 /**
@@ -126,6 +143,9 @@ export class InstallFlow {
         draft = { id, dir, candidate, installed: false, secretValues: {}, profile: { ...profile, filesystem: { ...profile.filesystem, read: [folder], write: [folder] } } };
       } else if (source.kind === 'update') {
         draft = await this.prepareUpdate(id, dir, source.server, source.range);
+      } else if (source.kind === 'remote') {
+        const remote = await prepareRemote({ url: source.url, ...(source.headers ? { headers: source.headers } : {}), ...(source.transport ? { transport: source.transport } : {}) }, this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {});
+        draft = { id, candidate: remote.candidate, installed: true, secretValues: remote.secretValues, profile: defaultSandboxProfile(), remote: { zone: remote.zone, vault: new MemoryVault() } };
       } else if (source.kind === 'mcpb') {
         const bundle = await readMcpbBundle(this.absolute(source.path, 'the bundle path'), { ...options, ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
         draft = { id, dir, candidate: bundle.candidate, bundle, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
@@ -184,7 +204,7 @@ export class InstallFlow {
     const intended = profile ?? draft.profile;
     let result;
     try {
-      result = await probe(
+      result = draft.remote ? await this.probeRemoteDraft(draft, spec) : await probe(
         spec,
         intended,
         { plan: (probeSpec, probeProfile, context) => this.deps.launcher.planProbe(probeSpec, probeProfile, context) },
@@ -195,6 +215,7 @@ export class InstallFlow {
       const log = error instanceof ProbeError ? error.log.slice(-20).map((line) => line.text).join('\n') : '';
       const paths = draft.candidate.profileHints.map((hint) => hint.path);
       const hint = paths.length && /ENOENT|EACCES|EPERM|not accessible|no such file|permission denied/i.test(log) ? `\nIt names ${paths.join(', ')}: grant ${paths.length === 1 ? 'it' : 'them'} (read or write) if the server needs ${paths.length === 1 ? 'it' : 'them'}.` : '';
+      if (draft.remote) throw new AirlockError('unavailable', `Airlock could not inspect the server: ${messageOf(error).replace(/^probing the server failed: /, '')}${log ? `\nIts last notes:\n${log}` : ''}`);
       throw new AirlockError('unavailable', `The server did not start in the locked sandbox: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}${hint}`);
     }
     // "What happens on a call" is computed for the grants and trust being given, not the defaults. What the person
@@ -215,7 +236,7 @@ export class InstallFlow {
       warnings: [
         ...(result.tools.truncated ? [`Airlock stopped reading the tool list early (${result.tools.reason}); tools past that point are not shown.`] : []),
         ...(result.tools.duplicateNames.length ? [`The server listed these tools more than once: ${result.tools.duplicateNames.join(', ')}.`] : []),
-        ...(result.sandboxed ? [] : ['The probe ran WITHOUT a sandbox.']),
+        ...(result.sandboxed || draft.remote ? [] : ['The probe ran WITHOUT a sandbox.']),
       ],
       log: result.log.slice(-50).map((line) => line.text),
     };
@@ -285,6 +306,9 @@ export class InstallFlow {
       createdAt: existing?.createdAt ?? now,
     };
     for (const [key, value] of Object.entries(secrets)) this.deps.secrets.set(name, key, value);
+    // SECURITY: rule 10 — a sign-in made at inspection moves from memory into the secret store, under this name.
+    const signIn = draft.remote?.vault.load();
+    if (signIn) new SecretVault(this.deps.secrets, name).save(signIn);
     this.deps.store.update((data) => ({ ...data, servers: { ...data.servers, [name]: record } }));
     this.drafts.delete(draft.id);
     // An update's old files go only once the new version is saved.
@@ -334,6 +358,33 @@ export class InstallFlow {
     const change = version === provenance.version ? `${provenance.name} stays at ${version}.` : `Update ${provenance.name} from ${provenance.version} to ${version}: review it as a new install.`;
     const { unsandboxed: _u, ...profile } = record.profile;
     return { id, dir, candidate: { ...candidate, suggestedName: name, warnings: [change, ...candidate.warnings] }, installed: false, secretValues: {}, profile, replaces: name };
+  }
+
+  /** Inspects a remote draft: connects (the person signs in if the server asks), lists, disconnects; notes which transport answered. */
+  private async probeRemoteDraft(draft: Draft, spec: ServerSpec) {
+    const remote = draft.remote!;
+    const broker = this.deps.signInBroker?.();
+    const link = createRemoteConnector({
+      label: draft.candidate.suggestedName,
+      spec: spec.remote!,
+      zone: remote.zone,
+      secrets: () => draft.secretValues,
+      vault: remote.vault,
+      ...(broker ? { broker } : {}),
+      ...(this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {}),
+    });
+    try {
+      const result = await probeRemote(link);
+      remote.wire = result.wire;
+      // Later starts speak the transport that answered (no fallback dance each time).
+      const candidate = draft.candidate;
+      if (candidate.spec.remote && candidate.provenance.kind === 'remote') {
+        draft.candidate = { ...candidate, spec: { ...candidate.spec, remote: { ...candidate.spec.remote, transport: result.wire } }, provenance: { ...candidate.provenance, transport: result.wire } };
+      }
+      return result;
+    } finally {
+      await link.close();
+    }
   }
 
   /** Removes everything a draft created. */
@@ -518,7 +569,7 @@ function approvedSet(tools: ReadonlyArray<{ definition: ToolDefinition; fingerpr
 function sourceLabel(draft: Draft): string {
   const origin = draft.candidate.importedFrom;
   const kind = draft.candidate.provenance.kind;
-  const base = kind === 'npm' ? 'npm package' : kind === 'mcpb' ? 'MCPB bundle' : 'local command';
+  const base = kind === 'npm' ? 'npm package' : kind === 'mcpb' ? 'MCPB bundle' : kind === 'remote' ? 'remote server (by URL)' : 'local command';
   if (!origin) return base;
   return `${base}, imported from ${APP_LABELS[origin.app]}`;
 }
