@@ -64,6 +64,19 @@ export interface EventSpec<Payload extends z.ZodType = z.ZodType> {
 const Empty = z.strictObject({});
 /** Answers that carry nothing. */
 const Done = z.object({});
+
+/** A remote server's sign-in as its page shows it: never a token. */
+export const RemoteSignInSchema = z.object({
+  signedIn: z.boolean(),
+  scopes: z.string().optional(),
+  expiresAt: z.number().optional(),
+  renewable: z.boolean(),
+  authorizationServer: z.string().optional(),
+  clientId: z.string().optional(),
+  account: z.string().optional(),
+  stepUpScope: z.string().optional(),
+});
+export type RemoteSignIn = z.infer<typeof RemoteSignInSchema>;
 /** A server, by name. */
 const ByName = z.strictObject({ name: ServerNameSchema });
 /** Text a person typed: bounded. */
@@ -160,6 +173,21 @@ export const channels = {
     request: z.strictObject({ name: ServerNameSchema, confirm: z.literal(true) }),
     response: Done,
     doc: 'Renderer, after the removal confirmation: stops a server, deletes its files, secrets and rules.',
+  },
+  'servers.signInStatus': {
+    request: z.strictObject({ name: ServerNameSchema }),
+    response: RemoteSignInSchema.nullable(),
+    doc: "Server page of a remote server: its account, scopes, expiry (null when it does not sign in with OAuth).",
+  },
+  'servers.signIn': {
+    request: z.strictObject({ name: ServerNameSchema }),
+    response: RemoteSignInSchema.nullable(),
+    doc: 'Sign in / Grant more access on a remote server: the sign-in page opens in the browser; restarts it after.',
+  },
+  'servers.signOut': {
+    request: z.strictObject({ name: ServerNameSchema }),
+    response: z.object({ revoked: z.enum(['yes', 'not-offered', 'failed']), detail: z.string().optional() }),
+    doc: 'Sign out of a remote server: revoked where the server offers it, the tokens deleted here whatever it says.',
   },
   'servers.setTrust': {
     request: z.strictObject({ name: ServerNameSchema, trusted: z.boolean() }),
