@@ -1,0 +1,75 @@
+/** `airlock add NAME --url …` of the built command against a real MCP server over HTTP (the SDK's server side). */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordDir } from '../core/servers/support/fixtures';
+import { startRemoteFixture, type RemoteFixture } from '../core/remote/support/remote-fixture';
+
+const REPO = join(import.meta.dirname, '../..');
+const BIN = join(REPO, 'bin/airlock.js');
+
+let root: string;
+let dataDir: string;
+let home: string;
+let fixture: RemoteFixture;
+let rec: ReturnType<typeof recordDir>;
+
+function airlock(args: string[]) {
+  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { env: { ...process.env, HOME: home }, encoding: 'utf8', timeout: 60_000 });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'airlock-cli-remote-'));
+  dataDir = join(root, 'data');
+  home = join(root, 'home');
+  mkdirSync(home);
+  rec = recordDir();
+  fixture = await startRemoteFixture({ REMOTE_AUTH: 'key', REMOTE_API_KEY: 'k-cli-123', AIRLOCK_RECORD_DIR: rec.dir });
+});
+afterAll(async () => {
+  await fixture?.stop();
+  rec?.cleanup();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('airlock add --url', () => {
+  it('refuses plain http to another computer with the reason, and saves nothing', () => {
+    const { code, out, err } = airlock(['add', 'web', '--url', 'http://mcp.example.com/mcp', '--yes']);
+    expect(code).not.toBe(0);
+    expect(out + err).toMatch(/http:\/\/ sends everything unencrypted.*Use https:\/\/mcp\.example\.com\/mcp/);
+    expect(JSON.parse(airlock(['list', '--json']).out)).toEqual([]);
+  });
+
+  it('refuses a malformed --header as a usage error before anything is sent', () => {
+    const { code, err } = airlock(['add', 'web', '--url', fixture.url, '--header', 'no colon here', '--yes']);
+    expect(code).toBe(2);
+    expect(err).toMatch(/--header takes "Name: value"/);
+    expect(rec.lines('requests')).toEqual([]);
+  });
+
+  it('shows where it runs, connects after yes with the header, saves the key only in the secret store; a call of a trusted server reaches it', () => {
+    const added = airlock(['add', 'web', '--url', fixture.url, '--header', 'X-Api-Key: k-cli-123', '--trust', '--yes']);
+    expect(added.code, added.out + added.err).toBe(0);
+    expect(added.out).toMatch(/Runs on 127\.0\.0\.1:\d+, not on your computer: no sandbox/);
+    expect(added.out).toMatch(/Added web; connected to 127\.0\.0\.1/);
+    expect(new Set(rec.lines('api-key'))).toEqual(new Set(['ok']));
+
+    const shown = JSON.parse(airlock(['show', 'web', '--json']).out) as { provenance: { kind: string; url: string; transport: string } };
+    expect(shown.provenance).toMatchObject({ kind: 'remote', url: fixture.url, transport: 'streamable-http' });
+
+    const call = airlock(['call', 'web', 'echo', '--args', JSON.stringify({ message: 'from the terminal' })]);
+    expect(call.code, call.out + call.err).toBe(0);
+    expect(call.out).toContain('from the terminal');
+    expect(rec.lines('calls')).toEqual(['echo']);
+
+    // The key is in the secret store only: no other file in the data folder holds it.
+    const files = readdirSync(dataDir, { recursive: true, encoding: 'utf8' })
+      .map((entry) => join(dataDir, entry))
+      .filter((path) => existsSync(path) && statSync(path).isFile());
+    const holding = files.filter((path) => readFileSync(path, 'utf8').includes('k-cli-123'));
+    expect(holding.map((path) => path.slice(dataDir.length + 1))).toEqual(['secrets.json']);
+  });
+});
