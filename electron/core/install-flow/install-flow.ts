@@ -411,7 +411,11 @@ export class InstallFlow {
     const id = randomBytes(12).toString('hex');
     try {
       let draft: Draft;
-      if (entry.offer.kind === 'npm') {
+      if (entry.offer.kind === 'remote') {
+        const remote = await prepareRemote(entry.offer.remote, this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {});
+        const candidate = { ...remote.candidate, suggestedName: entry.suggestedName, importedFrom: entry.origin, warnings: [...remote.candidate.warnings, ...entry.offer.warnings] };
+        draft = { id, candidate, installed: true, secretValues: remote.secretValues, profile: defaultSandboxProfile(), label: entry.entry, remote: { zone: remote.zone, vault: new MemoryVault() } };
+      } else if (entry.offer.kind === 'npm') {
         const dir = join(this.serversRoot(), id);
         const candidate = await resolveImportedNpm(entry, { serverDir: dir, nodePath: this.nodePath(), ...this.npmOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
         draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };

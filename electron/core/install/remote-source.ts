@@ -68,11 +68,13 @@ export async function prepareRemote(input: RemoteSourceInput, options: { resolve
     try {
       found = await zoneOfHost(reading.asciiHost, options.resolve);
     } catch (error) {
-      throw new Error(`${reading.asciiHost} cannot be found (DNS: ${(error as { code?: string }).code ?? (error as Error).message}); check the address, or your connection. Nothing was sent.`);
+      // Not found now (offline, a name only a VPN knows): read as the internet, the strictest zone —
+      // nothing the server names may then be private or this computer. Inspection says if it stays unreachable.
+      warnings.push(`${reading.asciiHost} cannot be found right now (DNS: ${(error as { code?: string }).code ?? (error as Error).message}); Airlock treats it as a server on the internet.`);
     }
-    if (found.zone === 'link-local' || found.zone === 'reserved') throw new Error(`${reading.asciiHost} resolves to ${found.addresses.join(', ')}, ${zoneWords(found.zone)}; Airlock does not connect there.`);
-    zone = found.zone;
-    if (zone !== 'public') warnings.push(`${reading.asciiHost} resolves to ${found.addresses.join(', ')}, ${zoneWords(zone)}.`);
+    if (found && (found.zone === 'link-local' || found.zone === 'reserved')) throw new Error(`${reading.asciiHost} resolves to ${found.addresses.join(', ')}, ${zoneWords(found.zone)}; Airlock does not connect there.`);
+    zone = found ? (found.zone as AddressZone) : 'public';
+    if (found && zone !== 'public') warnings.push(`${reading.asciiHost} resolves to ${found.addresses.join(', ')}, ${zoneWords(zone)}.`);
   }
 
   const headers: RemoteHeader[] = [];
