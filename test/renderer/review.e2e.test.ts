@@ -36,7 +36,7 @@ describe('import and pending changes in the app', () => {
   });
   afterAll(() => t?.close());
 
-  it('imports a Claude Desktop config with three servers, shows why one cannot be imported, and enables one', async () => {
+  it('imports a Claude Desktop config with three servers (the remote one offered by URL), and enables one', async () => {
     const { page } = t;
     await t.open('#/install');
     await page.getByRole('radio', { name: 'Import from another app' }).check();

@@ -9,7 +9,7 @@ import { createRemoteConnector, type RemoteConnectorOptions } from '../../../ele
 import { MemoryVault } from '../../../electron/core/remote/oauth-vault';
 import { testContext } from '../servers/support/pass-through-launcher';
 import { recordDir } from '../servers/support/fixtures';
-import { makeSupervisor } from '../servers/support/harness';
+import { makeSupervisor, waitForState } from '../servers/support/harness';
 import { startRemoteFixture } from './support/remote-fixture';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -111,6 +111,28 @@ describe('remote servers under the supervisor', () => {
     // sign-in — which, with no person at hand, says so instead of opening a browser.
     expect(wrong.supervisor.status('wrong')).toMatchObject({ state: 'stopped' });
     expect(wrong.supervisor.status('wrong').lastError).toMatch(/needs you to sign in|refused the credentials/);
+  });
+
+  it('a session the server forgot (404): the call is refused as not run, the server is reconnected, and the next call works', async () => {
+    const { rec, server } = await fixture({ REMOTE_MODE: 'streamable' });
+    const { supervisor } = makeSupervisor({ web: supervisedRemote('web', remoteSpec(server.url)) }, { policy: { backoffInitialMs: 50, backoffMaxMs: 200 } });
+    cleanups.push(() => supervisor.stopAll());
+    await supervisor.start('web');
+    const forgot = await fetch(new URL('/__forget-sessions', server.url), { method: 'POST' });
+    expect(forgot.status).toBe(204);
+
+    const error = await supervisor.callTool('web', 'echo', { message: 'lost' }, { timeoutMs: 5000, maxTotalMs: 10_000 }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ kind: 'refused', outcomeUnknown: false });
+    expect((error as Error).message).toMatch(/no longer knows this session \(404\).*nothing was done/);
+    expect(rec.lines('calls')).toEqual([]); // the tool never ran
+
+    await waitForState(supervisor, 'web', 'ready', 20_000);
+    const again = await supervisor.callTool('web', 'echo', { message: 'back' }, { timeoutMs: 5000, maxTotalMs: 10_000 });
+    expect(again.content).toEqual([{ type: 'text', text: 'back' }]);
+    expect(rec.lines('calls')).toEqual(['echo']);
   });
 
   it('refuses to connect when the name resolves somewhere more private than the server’s zone (DNS rebinding): nothing reaches it', async () => {
