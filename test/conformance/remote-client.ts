@@ -33,7 +33,7 @@ const link = createRemoteConnector({
       ...(context.client_id ? { clientId: context.client_id } : {}),
     },
   },
-  secrets: () => (context.client_secret ? { OAUTH_CLIENT_SECRET: context.client_secret } : {}),
+  secrets: (): Record<string, string> => (context.client_secret ? { OAUTH_CLIENT_SECRET: context.client_secret } : {}),
   vault: new MemoryVault(),
   broker: browser,
   signInTimeoutMs: 20_000,
