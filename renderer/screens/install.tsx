@@ -145,12 +145,13 @@ export function InstallScreen({ example, update }: { example?: string; update?: 
               Skip inspection
             </button>
             <button type="button" className="primary" onClick={() => void inspect()} disabled={action.busy || configValues(disclosure, config) === undefined}>
-              {action.busy ? 'Inspecting…' : 'Inspect in a locked sandbox'}
+              {action.busy ? 'Inspecting…' : disclosure.provenance.kind === 'remote' ? 'Connect and list its tools' : 'Inspect in a locked sandbox'}
             </button>
           </div>
           <p className="muted small">
-            Inspecting starts the server once with nothing granted — no network, no writes, your home folder hidden — asks it what it offers,
-            and stops it.
+            {disclosure.provenance.kind === 'remote'
+              ? 'Connecting sends the first request to this server (with the headers shown), signs in if it asks — its sign-in page opens in your browser — lists what it offers, and disconnects.'
+              : 'Inspecting starts the server once with nothing granted — no network, no writes, your home folder hidden — asks it what it offers, and stops it.'}
           </p>
         </>
       )}

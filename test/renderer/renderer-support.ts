@@ -35,7 +35,7 @@ export interface RendererHost {
   close(): Promise<void>;
 }
 
-export async function openRendererHost(options: { confirmationTimeoutMs?: number } = {}): Promise<RendererHost> {
+export async function openRendererHost(options: { confirmationTimeoutMs?: number; signInPage?: (url: string, server: string) => void } = {}): Promise<RendererHost> {
   const root = mkdtempSync(join(tmpdir(), 'airlock-ui-'));
   const dataDir = join(root, 'data');
   const home = join(root, 'home');
@@ -48,6 +48,7 @@ export async function openRendererHost(options: { confirmationTimeoutMs?: number
     hooks: { emit: emitter.emit, canAsk: () => true },
     confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000,
     supervisor: { defaultCall: { timeoutMs: 10_000, maxTotalMs: 20_000 } },
+    ...(options.signInPage ? { signInPage: options.signInPage } : {}),
   });
   const harness = await openHarness(host.ipcHandlers());
   emitter.bind((event, payload) => void harness.emit(event, payload).catch(() => undefined));
