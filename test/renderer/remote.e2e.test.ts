@@ -68,6 +68,9 @@ describe('a remote server in the app', () => {
     await page.getByTestId('server-detail').waitFor({ timeout: 60_000 });
     await waitForText(page.getByTestId('server-badges'), 'Running');
 
+    // The page does not describe sandbox grants that mean nothing for a server elsewhere.
+    expect(await page.getByTestId('overview-summary').textContent()).toMatch(/runs on another computer, not under Airlock: no sandbox/);
+    expect(await page.getByTestId('server-detail').textContent()).not.toMatch(/Has no internet or network access|The exact command/);
     const signIn = page.getByTestId('sign-in');
     await signIn.waitFor();
     expect(await signIn.textContent()).toMatch(/Access granted\s*mcp:tools/);

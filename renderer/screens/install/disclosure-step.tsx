@@ -43,7 +43,7 @@ export function DisclosureView({
       {d.provenance.kind === 'remote' ? (
         <>
           <p className="muted small">
-            Nothing has been sent to this server yet. It runs on another computer: no sandbox is around it, Airlock decides which calls reach it and reads every one of its tools as reaching outside your machine.
+            Nothing has been sent to this server yet. Airlock does not run it: no sandbox is around it, Airlock decides which calls reach it and reads every one of its tools as reaching outside your machine.
           </p>
           <h3>Secrets sent to it</h3>
           {d.secrets.length === 0 ? (

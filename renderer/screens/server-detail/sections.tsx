@@ -71,11 +71,23 @@ function Overview({ server: s, onChange }: SectionContext) {
         </section>
       )}
       <h2>What it may do</h2>
-      <ProfileSummary profile={editable(s.profile)} testId="overview-summary" />
-      <h2>Where it comes from</h2>
+      {s.provenance.kind === 'remote' ? (
+        <p data-testid="overview-summary">
+          It runs on another computer, not under Airlock: no sandbox is around it, and whatever it does there is up to its owner. Airlock decides
+          which calls reach it, reads every one of its tools as reaching outside your machine, and records each call.
+          {s.profile.secrets.length > 0 && <> It is sent the secrets {s.profile.secrets.join(', ')} (in its headers), and only it.</>}
+        </p>
+      ) : (
+        <ProfileSummary profile={editable(s.profile)} testId="overview-summary" />
+      )}
+      <h2>{s.provenance.kind === 'remote' ? 'Where it runs' : 'Where it comes from'}</h2>
       <ProvenanceFacts provenance={s.provenance} importedFrom={s.importedFrom} />
-      <h3>The exact command</h3>
-      <ArgvView argv={[s.spec.command, ...s.spec.args]} risks={[]} cwd={s.spec.cwd} />
+      {s.provenance.kind !== 'remote' && (
+        <>
+          <h3>The exact command</h3>
+          <ArgvView argv={[s.spec.command, ...s.spec.args]} risks={[]} cwd={s.spec.cwd} />
+        </>
+      )}
       <p className="muted small">Added {when(s.createdAt)}.</p>
       <h2>Remove</h2>
       <RemoveServer name={s.name} />
