@@ -71,6 +71,10 @@ describe('a remote server in the app', () => {
     // The page does not describe sandbox grants that mean nothing for a server elsewhere.
     expect(await page.getByTestId('overview-summary').textContent()).toMatch(/runs on another computer, not under Airlock: no sandbox/);
     expect(await page.getByTestId('server-detail').textContent()).not.toMatch(/Has no internet or network access|The exact command/);
+    await page.getByRole('tab', { name: 'Permissions' }).click();
+    expect(await page.getByTestId('detail-summary').textContent()).toMatch(/no sandbox around it, so there are no file or network grants to choose/);
+    expect(await page.getByTestId('server-detail').textContent()).not.toMatch(/You allowed it on|Take that back/);
+    await page.getByRole('tab', { name: 'Overview' }).click();
     const signIn = page.getByTestId('sign-in');
     await signIn.waitFor();
     expect(await signIn.textContent()).toMatch(/Access granted\s*mcp:tools/);
