@@ -1,5 +1,5 @@
 /** `airlock add NAME --url …` of the built command against a real MCP server over HTTP (the SDK's server side). */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,5 +71,49 @@ describe('airlock add --url', () => {
       .filter((path) => existsSync(path) && statSync(path).isFile());
     const holding = files.filter((path) => readFileSync(path, 'utf8').includes('k-cli-123'));
     expect(holding.map((path) => path.slice(dataDir.length + 1))).toEqual(['secrets.json']);
+  });
+});
+
+describe('airlock add --url with a sign-in, signout', () => {
+  let oauth: RemoteFixture;
+  let oauthRec: ReturnType<typeof recordDir>;
+  beforeAll(async () => {
+    oauthRec = recordDir();
+    oauth = await startRemoteFixture({ REMOTE_AUTH: 'oauth', AIRLOCK_RECORD_DIR: oauthRec.dir });
+  });
+  afterAll(async () => {
+    await oauth?.stop();
+    oauthRec?.cleanup();
+  });
+
+  it('prints the sign-in page and waits for the browser; signout revokes and deletes the tokens', async () => {
+    const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'add', 'hosted', '--url', oauth.url, '--yes'], { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const page = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        err += chunk.toString();
+        const found = /Sign in to [\w-]+: open this page in your browser[^\n]*\n\s+(\S+)/.exec(err);
+        if (found) resolve(found[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`airlock exited (${code}) without printing a sign-in page:\n${out}\n${err}`)));
+    });
+    expect(new URL(page).origin).toBe(new URL(oauth.url).origin);
+    // The person's browser: the sign-in page sends it back to the CLI's loopback listener.
+    const answer = await fetch(page, { redirect: 'manual' });
+    const signedIn = await fetch(new URL(answer.headers.get('location')!, page));
+    expect(await signedIn.text()).toContain('Signed in');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code, out + err).toBe(0);
+    expect(out).toMatch(/Added hosted; connected to 127\.0\.0\.1/);
+
+    const tokens = oauthRec.lines('tokens');
+    expect(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).toContain(tokens[0]!);
+    const signout = airlock(['signout', 'hosted']);
+    expect(signout.code, signout.out + signout.err).toBe(0);
+    expect(signout.out).toContain('Signed out of hosted: the tokens were deleted here; the server revoked the tokens.');
+    const secrets = readFileSync(join(dataDir, 'secrets.json'), 'utf8');
+    for (const token of tokens) expect(secrets).not.toContain(token);
   });
 });
