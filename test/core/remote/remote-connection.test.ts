@@ -85,6 +85,18 @@ describe('remote servers under the supervisor', () => {
     expect(status.lastError).toMatch(/answered with a web page \(text\/html\), not MCP/);
   });
 
+  it('refuses a redirect to another origin (here the cloud metadata address) with the reason; nothing follows it', async () => {
+    const { server } = await fixture({ REMOTE_MODE: 'redirect' });
+    const link = createRemoteConnector({ label: 'moved', spec: remoteSpec(server.url).remote!, secrets: () => ({}), vault: new MemoryVault() });
+    cleanups.push(() => link.close());
+    const error = await link.open({ initializeTimeoutMs: 5000 }, new AbortController().signal).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ChannelError);
+    expect((error as Error).message).toMatch(/redirected to .*169\.254\.169\.254.*Airlock follows a redirect only within the same origin/);
+  });
+
   it('sends a header with its secret filled in, and only when the secret is set (else nothing is sent)', async () => {
     const { rec, server } = await fixture({ REMOTE_MODE: 'streamable', REMOTE_AUTH: 'key', REMOTE_API_KEY: 'k-123' });
     const headers = [{ name: 'X-Api-Key', value: '${secret.API_KEY}' }];
