@@ -296,7 +296,7 @@ export class RemoteOAuth {
 
   private needsPerson(stepUp: boolean, scope: string | undefined): ChannelError {
     return stepUp
-      ? new ChannelError(`${this.options.label} needs more access than you granted${scope ? ` (${scope})` : ''}: sign in again to grant it (Grant more access on its page, or \`airlock signin ${this.options.label}\`).`, 'step-up', false)
+      ? new ChannelError(`${this.options.label} needs more access than you granted${scope ? ` (${scope})` : ''}: sign in again to grant it (Sign in again on its page, or \`airlock signin ${this.options.label}\`).`, 'step-up', false)
       : new ChannelError(`${this.options.label} needs you to sign in${this.accessToken() ? ' again (its sign-in expired and could not be renewed)' : ''}: use Sign in on its page, or \`airlock signin ${this.options.label}\`.`, 'sign-in', false);
   }
 
