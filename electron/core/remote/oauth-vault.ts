@@ -36,6 +36,10 @@ export const OAuthBundleSchema = z.object({
   revocationEndpoint: z.string().optional(),
   /** The scopes asked for at the last sign-in (the server may grant fewer; `tokens.scope` says). */
   requestedScope: z.string().optional(),
+  /** The server's last challenge (its scope and metadata address): a later sign-in asks for the same. */
+  challenge: z.object({ scope: z.string().optional(), resourceMetadataUrl: z.string().optional() }).optional(),
+  /** More access the server asked for (403 insufficient_scope) and not yet granted. */
+  stepUpScope: z.string().optional(),
 });
 export type OAuthBundle = z.infer<typeof OAuthBundleSchema>;
 

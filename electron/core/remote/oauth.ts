@@ -132,10 +132,25 @@ function accountOf(tokens: OAuthBundle['tokens']): string | undefined {
 export class RemoteOAuth {
   private attempt: Attempt | undefined;
   private inflight: Promise<void> | undefined;
-  /** The last challenge the server sent (a later "Sign in" asks for the same). */
-  private lastChallenge: Challenge | undefined;
-  /** A 403 insufficient_scope not yet granted: the scopes it wants. */
-  private stepUpScope: string | undefined;
+  /** The last challenge the server sent (a later "Sign in" asks for the same): kept with the sign-in, so a restart keeps it. */
+  private get lastChallenge(): Challenge | undefined {
+    const kept = this.options.vault.load()?.challenge;
+    if (!kept) return undefined;
+    return { ...(kept.scope ? { scope: kept.scope } : {}), ...(kept.resourceMetadataUrl ? { resourceMetadataUrl: new URL(kept.resourceMetadataUrl) } : {}) };
+  }
+  private set lastChallenge(challenge: Challenge | undefined) {
+    const { challenge: _old, ...rest } = this.options.vault.load() ?? { version: 1 as const };
+    const kept = challenge ? { ...(challenge.scope ? { scope: challenge.scope } : {}), ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl.href } : {}) } : undefined;
+    this.options.vault.save(kept && Object.keys(kept).length > 0 ? { ...rest, challenge: kept } : rest);
+  }
+  /** A 403 insufficient_scope not yet granted: the scopes it wants (kept with the sign-in, so the page can offer it after a restart). */
+  private get stepUpScope(): string | undefined {
+    return this.options.vault.load()?.stepUpScope;
+  }
+  private set stepUpScope(scope: string | undefined) {
+    const { stepUpScope: _old, ...rest } = this.options.vault.load() ?? { version: 1 as const };
+    this.options.vault.save(scope ? { ...rest, stepUpScope: scope } : rest);
+  }
   /** While a step-up runs, refresh is not tried: it cannot add scopes. */
   private hideRefresh = false;
   private readonly now: () => number;
@@ -264,7 +279,7 @@ export class RemoteOAuth {
     signal?.addEventListener('abort', onAbort, { once: true });
     this.hideRefresh = challenge.stepUp === true;
     try {
-      const params = { serverUrl: this.options.serverUrl, ...(this.lastChallenge.resourceMetadataUrl ? { resourceMetadataUrl: this.lastChallenge.resourceMetadataUrl } : {}), ...(scope ? { scope } : {}), fetchFn: this.options.fetch };
+      const params = { serverUrl: this.options.serverUrl, ...(this.lastChallenge?.resourceMetadataUrl ? { resourceMetadataUrl: this.lastChallenge.resourceMetadataUrl } : {}), ...(scope ? { scope } : {}), fetchFn: this.options.fetch };
       let result = await this.runAuth(params);
       if (result === 'REDIRECT') {
         if (!listener) throw this.needsPerson(challenge.stepUp === true, scope);
@@ -296,7 +311,7 @@ export class RemoteOAuth {
 
   private needsPerson(stepUp: boolean, scope: string | undefined): ChannelError {
     return stepUp
-      ? new ChannelError(`${this.options.label} needs more access than you granted${scope ? ` (${scope})` : ''}: sign in again to grant it (Sign in again on its page, or \`airlock signin ${this.options.label}\`).`, 'step-up', false)
+      ? new ChannelError(`${this.options.label} needs more access than you granted${scope ? ` (${scope})` : ''}: sign in again to grant it (Grant more access on its page, or \`airlock signin ${this.options.label}\`).`, 'step-up', false)
       : new ChannelError(`${this.options.label} needs you to sign in${this.accessToken() ? ' again (its sign-in expired and could not be renewed)' : ''}: use Sign in on its page, or \`airlock signin ${this.options.label}\`.`, 'sign-in', false);
   }
 

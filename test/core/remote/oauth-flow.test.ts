@@ -135,3 +135,33 @@ describe('OAuth sign-in to a remote server', () => {
     expect(after.supervisor.status('web').lastError).toMatch(/needs you to sign in/);
   });
 });
+
+describe('more access (step-up)', () => {
+  it('a call that needs more access is refused as not run, and the scopes it wants are kept for the page after a restart', async () => {
+    const rec = recordDir();
+    const fixture = await startRemoteFixture({ REMOTE_AUTH: 'oauth', REMOTE_STEP_UP_SCOPE: 'mcp:admin', AIRLOCK_RECORD_DIR: rec.dir });
+    cleanups.push(rec.cleanup, () => fixture.stop());
+    const env = setup(fixture.url);
+    const first = makeSupervisor({ web: env.server(consentingBrowser()) });
+    cleanups.push(() => first.supervisor.stopAll());
+    await first.supervisor.start('web');
+    await first.supervisor.stop('web');
+
+    // Later, in the background: the call needs mcp:admin; nobody is at hand to grant it.
+    const later = makeSupervisor({ web: env.server(undefined) });
+    cleanups.push(() => later.supervisor.stopAll());
+    await later.supervisor.start('web');
+    const error = await later.supervisor.callTool('web', 'echo', { message: 'x' }, { timeoutMs: 5000, maxTotalMs: 10_000 }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ kind: 'refused', outcomeUnknown: false });
+    expect((error as Error).message).toMatch(/web needs more access than you granted \(mcp:tools mcp:admin\): sign in again to grant it \(Grant more access on its page/);
+    expect(rec.lines('calls')).toEqual([]);
+    expect(rec.lines('oauth')).toContain('step-up mcp:admin');
+
+    // A fresh connector over the same sealed sign-in (the app restarted) still knows what was asked.
+    const fresh = env.server(undefined).remote as ReturnType<typeof createRemoteConnector>;
+    expect(fresh.oauth!.status()).toMatchObject({ signedIn: true, stepUpScope: 'mcp:tools mcp:admin' });
+  });
+});
