@@ -55,6 +55,13 @@ describe('airlock add --url', () => {
     expect(added.code, added.out + added.err).toBe(0);
     expect(added.out).toMatch(/Runs on 127\.0\.0\.1:\d+, not on your computer: no sandbox/);
     expect(added.out).toMatch(/Added web; connected to 127\.0\.0\.1/);
+    // Nothing runs here: the disclosure says where it runs and what is sent, not a command line.
+    expect(added.out).toMatch(/It runs elsewhere; Airlock connects to:\s+http:\/\/127\.0\.0\.1:\d+\/mcp\s+secrets sent: HEADER_X_API_KEY \(sent in the header X-Api-Key, to 127\.0\.0\.1 only\)/);
+    expect(added.out).not.toContain('it runs code on your computer');
+    const shownText = airlock(['show', 'web']).out;
+    expect(shownText).toMatch(/Address: http:\/\/127\.0\.0\.1:\d+\/mcp \(streamable HTTP\)/);
+    expect(shownText).toMatch(/No sandbox: it runs on another computer/);
+    expect(shownText).not.toMatch(/enforced by the sandbox|network: none/);
     expect(new Set(rec.lines('api-key'))).toEqual(new Set(['ok']));
 
     const shown = JSON.parse(airlock(['show', 'web', '--json']).out) as { provenance: { kind: string; url: string; transport: string } };
