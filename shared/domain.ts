@@ -85,15 +85,75 @@ export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
 export const ToolFingerprintSchema = z.string().regex(/^[0-9a-f]{64}$/);
 export type ToolFingerprint = z.infer<typeof ToolFingerprintSchema>;
 
-/** Exactly what runs: argv, working folder and the environment Airlock passes. */
+/** An HTTP header name (RFC 9110 token). */
+export const HeaderNameSchema = z.string().min(1).max(128).regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name is letters, digits and - (e.g. X-Api-Key)');
+
+/**
+ * A header Airlock sends to a remote server. `value` is the template as the
+ * person wrote it: `${secret.NAME}` parts are filled from the secret store
+ * (NAME is one of the server's granted secrets) when a request is made, so
+ * the settings file never holds a secret value.
+ */
+export const RemoteHeaderSchema = z.object({
+  name: HeaderNameSchema,
+  value: z.string().max(8192),
+});
+export type RemoteHeader = z.infer<typeof RemoteHeaderSchema>;
+
+/** Which MCP transport a remote server speaks: found at inspection; `auto` tries streamable HTTP, then the older HTTP+SSE. */
+export const RemoteTransportSchema = z.enum(['auto', 'streamable-http', 'sse']);
+export type RemoteTransport = z.infer<typeof RemoteTransportSchema>;
+
+/**
+ * How Airlock connects to a server that runs elsewhere, by URL. No process,
+ * no sandbox: a remote server is never contained.
+ */
+export const RemoteSpecSchema = z.object({
+  /** The MCP endpoint, exactly as the person gave it (https, or http only on loopback). */
+  url: z.string().url().max(2048),
+  transport: RemoteTransportSchema,
+  /** Headers sent with every request (secret parts sealed in the secret store). */
+  headers: z.array(RemoteHeaderSchema).max(32),
+  /**
+   * How Airlock identifies itself to the server's authorization server:
+   * a client id the person registered there (its secret, if any, is sealed
+   * with the tokens), or a client ID metadata document URL. Absent: dynamic
+   * registration when the server asks for sign-in.
+   */
+  oauth: z
+    .object({
+      clientId: z.string().min(1).max(512).optional(),
+      clientMetadataUrl: z.string().url().max(2048).optional(),
+    })
+    .optional(),
+});
+export type RemoteSpec = z.infer<typeof RemoteSpecSchema>;
+
+/**
+ * Exactly what runs: argv, working folder and the environment Airlock
+ * passes — or, for a remote server (`remote` set), the URL it connects to.
+ * A remote server's `command` is its URL and its `args` and `env` are
+ * empty: nothing is run.
+ */
 export const ServerSpecSchema = z.object({
   command: z.string().min(1),
   args: z.array(z.string()),
   cwd: z.string().optional(),
   /** Plain (non-secret) environment variables the user granted. */
   env: nameKeyedRecord(z.string(), z.string()),
+  /** Set for a server reached over the network instead of run here. */
+  remote: RemoteSpecSchema.optional(),
 });
 export type ServerSpec = z.infer<typeof ServerSpecSchema>;
+
+/**
+ * True when the server runs elsewhere and is reached by URL. SECURITY:
+ * invariant 2 — a remote server is never contained (no sandbox is around
+ * it); decided from the spec Airlock keeps, never from the server.
+ */
+export function isRemoteSpec(spec: Pick<ServerSpec, 'remote'> | undefined | null): boolean {
+  return spec !== null && spec !== undefined && spec.remote !== undefined;
+}
 
 /** The state of the signature on an MCPB bundle, told truthfully. */
 export const SignatureStateSchema = z.enum(['none', 'present-unverified', 'verified']);
@@ -173,8 +233,37 @@ export const ProvenanceSchema = z.discriminatedUnion('kind', [
     installDir: z.string(),
     registry: RegistryOriginSchema.optional(),
   }),
+  z.object({
+    kind: z.literal('remote'),
+    /** The URL the person added (the audit log names it with every call). */
+    url: z.string(),
+    /** The host, as DNS is asked for it (Punycode stays Punycode here). */
+    host: z.string(),
+    /** The transport that answered at inspection. */
+    transport: z.enum(['streamable-http', 'sse']),
+    /**
+     * Where its address was at inspection: the internet, a private network, or
+     * this computer. Nothing the server names may send Airlock anywhere more
+     * private (absent in older records: read from the URL, else the internet).
+     */
+    zone: z.enum(['public', 'private', 'loopback']).optional(),
+    /** The certificate seen at inspection (https), checked against the system's roots. */
+    tls: z
+      .object({
+        subject: z.string().optional(),
+        issuer: z.string().optional(),
+        validTo: z.string().optional(),
+        fingerprint256: z.string().optional(),
+      })
+      .optional(),
+  }),
 ]);
 export type Provenance = z.infer<typeof ProvenanceSchema>;
+
+/** The folder in Airlock's data a server was installed into (npm, MCPB); none for local commands and remote servers. */
+export function installDirOf(provenance: Provenance): string | undefined {
+  return provenance.kind === 'npm' || provenance.kind === 'mcpb' ? provenance.installDir : undefined;
+}
 
 /** Where an imported server's entry was read from (kept with its provenance). */
 export const ImportOriginSchema = z.object({

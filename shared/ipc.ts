@@ -7,7 +7,7 @@
  * the names listed here.
  */
 import { z } from 'zod';
-import { LogLevelSchema, nameKeyedRecord, PolicyModeSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema, ServerRequestSettingsSchema } from './domain';
+import { LogLevelSchema, nameKeyedRecord, PolicyModeSchema, RemoteTransportSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema, ServerRequestSettingsSchema } from './domain';
 import {
   AuditEntryViewSchema,
   AuditVerifyViewSchema,
@@ -65,6 +65,19 @@ export interface EventSpec<Payload extends z.ZodType = z.ZodType> {
 const Empty = z.strictObject({});
 /** Answers that carry nothing. */
 const Done = z.object({});
+
+/** A remote server's sign-in as its page shows it: never a token. */
+export const RemoteSignInSchema = z.object({
+  signedIn: z.boolean(),
+  scopes: z.string().optional(),
+  expiresAt: z.number().optional(),
+  renewable: z.boolean(),
+  authorizationServer: z.string().optional(),
+  clientId: z.string().optional(),
+  account: z.string().optional(),
+  stepUpScope: z.string().optional(),
+});
+export type RemoteSignIn = z.infer<typeof RemoteSignInSchema>;
 /** A server, by name. */
 const ByName = z.strictObject({ name: ServerNameSchema });
 /** Text a person typed: bounded. */
@@ -101,6 +114,16 @@ export const InstallSourceSchema = z.discriminatedUnion('kind', [
    * local one Airlock supports).
    */
   z.strictObject({ kind: z.literal('registry'), name: Text(200), version: Text(255).optional(), option: z.number().int().min(0).max(1000).optional() }),
+  /**
+   * A server that runs elsewhere, by URL (https, or http on this computer). Header values are
+   * literals (sealed in the secret store at once) or `${secret.NAME}` templates.
+   */
+  z.strictObject({
+    kind: z.literal('remote'),
+    url: Text(2048),
+    headers: z.array(z.strictObject({ name: Text(128), value: Text(8192) })).max(32).optional(),
+    transport: RemoteTransportSchema.optional(),
+  }),
 ]);
 export type InstallSource = z.infer<typeof InstallSourceSchema>;
 
@@ -159,6 +182,21 @@ export const channels = {
     request: z.strictObject({ name: ServerNameSchema, confirm: z.literal(true) }),
     response: Done,
     doc: 'Renderer, after the removal confirmation: stops a server, deletes its files, secrets and rules.',
+  },
+  'servers.signInStatus': {
+    request: z.strictObject({ name: ServerNameSchema }),
+    response: RemoteSignInSchema.nullable(),
+    doc: "Server page of a remote server: its account, scopes, expiry (null when it does not sign in with OAuth).",
+  },
+  'servers.signIn': {
+    request: z.strictObject({ name: ServerNameSchema }),
+    response: RemoteSignInSchema.nullable(),
+    doc: 'Sign in / Grant more access on a remote server: the sign-in page opens in the browser; restarts it after.',
+  },
+  'servers.signOut': {
+    request: z.strictObject({ name: ServerNameSchema }),
+    response: z.object({ revoked: z.enum(['yes', 'not-offered', 'failed']), detail: z.string().optional() }),
+    doc: 'Sign out of a remote server: revoked where the server offers it, the tokens deleted here whatever it says.',
   },
   'servers.setTrust': {
     request: z.strictObject({ name: ServerNameSchema, trusted: z.boolean() }),

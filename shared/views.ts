@@ -117,6 +117,8 @@ export const ServerSummarySchema = z.object({
   trusted: z.boolean(),
   /** False only when the user consented to run this server without a sandbox (shown red). */
   sandboxed: z.boolean(),
+  /** Set for a server reached by URL: it runs on `host`, outside any sandbox (never contained). */
+  remote: z.object({ url: z.string(), host: z.string() }).optional(),
   network: z.boolean(),
   /** "Can read ~/Projects · writes nowhere · no internet · no secrets". */
   summary: z.string(),
@@ -329,6 +331,8 @@ export const ConfirmationViewSchema = z.object({
   server: z.string(),
   serverTrusted: z.boolean(),
   serverSandboxed: z.boolean(),
+  /** Set for a server reached by URL: where it runs (shown instead of a sandbox badge). */
+  serverRemote: z.object({ url: z.string(), host: z.string() }).optional(),
   sandboxSummary: z.string(),
   tool: z.string(),
   toolTitle: z.string().optional(),

@@ -45,16 +45,25 @@ export function formatDisclosure(disclosure: Disclosure, c: Palette = PLAIN): st
     lines.push(`  package ${p.name}==${p.version} (PyPI)`, `  wheel ${p.file}`, `  sha256 ${p.sha256}`, `  lock: ${p.packageCount} package(s), every file checked against its hash (lock sha256 ${p.lockSha256})`);
     if (p.index) lines.push(`  index ${p.index}`);
     if (p.publishedAt) lines.push(`  published ${p.publishedAt}`);
+  } else if (p.kind === 'remote') {
+    lines.push(`  remote server ${p.url} (${p.transport})`);
   } else {
     lines.push(`  executable ${p.executable}`, `  sha256 ${p.executableSha256}`);
     if (p.script) lines.push(`  script ${p.script.path}`, `  sha256 ${p.script.sha256}`);
   }
-  if (p.kind !== 'local' && p.registry) {
+  if (p.kind !== 'local' && p.kind !== 'remote' && p.registry) {
     const r = p.registry;
     lines.push(`  listed in the MCP Registry as ${inert(r.name)} ${inert(r.version)}${r.publishedAt ? `, published ${r.publishedAt}` : ''} (${r.baseUrl})`);
     if (r.status !== 'active') lines.push(`  ${c.danger('!!')} the registry marks this listing ${r.status.toUpperCase()}`);
   }
   if (disclosure.importedFrom) lines.push(`  imported from ${disclosure.importedFrom.path} (“${inert(disclosure.importedFrom.entry)}”)`);
+  if (p.kind === 'remote') {
+    // Nothing runs here: say where it runs, and what will be sent with every request.
+    const headers = disclosure.secrets.map((secret) => `${secret.name}${secret.description ? ` (${secret.description})` : ''}`);
+    lines.push('', c.heading('It runs elsewhere; Airlock connects to:'), `  ${c.code(p.url)}`, `  secrets sent: ${headers.length ? inert(headers.join('; ')) : 'none (a sign-in, if it asks, when Airlock connects)'}`);
+    for (const warning of disclosure.warnings) lines.push(`${c.warn('Note:')} ${inert(warning)}`);
+    return lines.join('\n');
+  }
   lines.push('', c.heading('It will run exactly this (it runs code on your computer):'), `  ${c.code(disclosure.argv.map(quoteArg).join(' '))}`);
   if (disclosure.cwd) lines.push(`  in ${disclosure.cwd}`);
   for (const risk of disclosure.risks) {
@@ -101,7 +110,13 @@ export function formatDetail(detail: ServerDetail, c: Palette = PLAIN): string {
   if (env.length) lines.push(`Settings: ${env.map(([key, value]) => `${key}=${quoteArg(value)}`).join(' ')}`);
   if (detail.lastError && !detail.stateNote) lines.push(`Last error: ${inert(detail.lastError)}`);
   const f = detail.profile.filesystem;
-  lines.push(
+  if (detail.provenance.kind === 'remote') {
+    lines[2] = `Address: ${detail.provenance.url} (${detail.provenance.transport === 'sse' ? 'HTTP+SSE' : 'streamable HTTP'})`;
+    lines.push(
+      c.heading('No sandbox: it runs on another computer.') + ' Airlock decides which calls reach it and reads every tool as reaching outside your machine.',
+      `  secrets sent: ${detail.profile.secrets.join(', ') || 'none'}${detail.secretsSet.length ? ` (set: ${detail.secretsSet.join(', ')})` : ''}`,
+    );
+  } else lines.push(
     c.heading('Permissions (enforced by the sandbox):'),
     `  read:    ${f.read.length ? `${f.read.join(', ')} (the rest of your home folder hidden)` : 'nothing of your home folder but its own files; elsewhere what any program may read'}`,
     `  write:   ${[...f.write, ...(f.persistentData ? ['its own data folder'] : [])].join(', ') || 'nowhere that lasts (a temporary folder)'}`,

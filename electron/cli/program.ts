@@ -73,7 +73,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       onEvent: (event, payload) => {
         if (event === 'approvals.didChange') confirmations?.(payload as ConfirmationView[]);
       },
-      createHost: (hooks) => new AirlockHost({ dataDir: dataDir(), version, hooks, gatewayCommand: gatewayCommand(dataDir()) }),
+      createHost: (hooks) =>
+        new AirlockHost({
+          dataDir: dataDir(),
+          version,
+          hooks,
+          gatewayCommand: gatewayCommand(dataDir()),
+          // A remote server's sign-in: the terminal shows the page to open, then waits for the browser's answer.
+          signInPage: (url, server) => io.err(`Sign in to ${server}: open this page in your browser (it belongs to the server's sign-in service):\n  ${url}`),
+        }),
     }).then((opened) => (api = opened));
     return shared;
   };

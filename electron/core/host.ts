@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APP_LABELS, ownEntry, type Caller, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
+import { APP_LABELS, installDirOf, ownEntry, type Caller, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, RuntimeView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { AgentService, createSamplingModel, type AgentTool } from './agent';
@@ -37,6 +37,9 @@ import { checkSandboxSupport } from './sandbox/capability';
 import { dataFolderRegistryPath } from './sandbox/data-folders';
 import { needsPins, pinGrants } from './sandbox/grant-pins';
 import { createSandboxLauncher, type AirlockSandboxLauncher, type SandboxLauncherOptions } from './sandbox/sandbox-launcher';
+import type { OAuthStatus, SignInBroker } from './remote/oauth';
+import { SecretVault } from './remote/oauth-vault';
+import { createRemoteConnector, type RemoteLink } from './remote/remote-connector';
 import { SecretStore, type SecretCipher } from './secrets/secret-store';
 import { Supervisor, type SupervisorOptions } from './servers/supervisor';
 import { AirlockStore, type StoreBackendFactory } from './store/store';
@@ -102,6 +105,11 @@ export interface HostOptions {
   registry?: RegistryRoomDeps['client'];
   /** Python packages: an index to use instead of pip's configured one (tests, a mirror). */
   pypiIndexUrl?: string;
+  /**
+   * Shows a remote server's sign-in page to the person (the CLI prints the
+   * URL; absent: the shell's `openExternal`, else sign-in is refused plainly).
+   */
+  signInPage?: (url: string, server: string) => void;
 }
 
 /**
@@ -251,6 +259,7 @@ export class AirlockHost {
       onDidChange: () => this.emitServers(),
       startServer: (name) => this.supervisor.start(name),
       stopServer: (name) => this.supervisor.stop(name),
+      signInBroker: () => this.signInBroker(),
     });
     this.appendNotices = coalescedAppendNotices((seq) => options.hooks.emit('audit.didAppend', { seq }));
     this.pipeline = new CallPipeline({
@@ -423,7 +432,11 @@ export class AirlockHost {
     this.sessionGrants.revoke(name);
     this.codePins.forget(name);
     this.secrets.deleteAll(name);
-    const installDir = record.provenance.kind === 'local' ? undefined : record.provenance.installDir;
+    // A remote server's sign-in goes with it (SECURITY.md rule 10).
+    new SecretVault(this.secrets, name).clear();
+    await this.remoteLinks.get(name)?.close();
+    this.remoteLinks.delete(name);
+    const installDir = installDirOf(record.provenance);
     for (const dir of [installDir, this.serverDataDir(name)]) {
       if (dir && dir.startsWith(this.options.dataDir)) await rm(dir, { recursive: true, force: true });
     }
@@ -634,7 +647,7 @@ export class AirlockHost {
         const record = this.store.read().servers[request.server];
         const view = toConfirmationView(request);
         // The sandbox as it is now (grants may have changed while the request waited).
-        return record ? { ...view, sandboxSummary: summariseSandbox(record.profile).line } : view;
+        return record ? { ...view, sandboxSummary: summariseSandbox(record.profile, record.spec.remote).line } : view;
       });
   }
 
@@ -1009,6 +1022,9 @@ export class AirlockHost {
       'servers.remove': async ({ name }) => recorded(this.removeServer(name, by).then(() => ({}))),
       'servers.setTrust': ({ name, trusted }) => recorded(this.setTrust(name, trusted, by)),
       'servers.updateProfile': ({ name, profile }) => recorded(this.updateProfile(name, profile, by)),
+      'servers.signInStatus': ({ name }) => this.remoteSignInStatus(name) ?? null,
+      'servers.signIn': async ({ name }) => (await this.remoteSignIn(name)) ?? null,
+      'servers.signOut': ({ name }) => this.remoteSignOut(name),
       'servers.setEnv': ({ name, env }) => this.setEnv(name, env),
       'servers.setUnsandboxed': ({ name, consent }) => recorded(this.setUnsandboxed(name, consent, by)),
       'servers.setSecret': ({ name, key, value }) => recorded(this.setSecret(name, key, value, by)),
@@ -1117,6 +1133,8 @@ export class AirlockHost {
     await this.httpGateway?.close();
     await this.install.dispose();
     await this.supervisor.stopAll();
+    await Promise.all([...this.remoteLinks.values()].map((link) => link.close()));
+    this.remoteLinks.clear();
     await this.launcher.close();
     await this.networkAudit.flush();
     await this.changes.settled();
@@ -1190,6 +1208,7 @@ export class AirlockHost {
     // the hashes are taken before the process runs, at every start, restarts included.
     await this.codePins.check(name, record.provenance, 'start');
     return {
+      ...(record.spec.remote ? { remote: await this.remoteLink(name, record) } : {}),
       spec: record.spec,
       profile: record.profile,
       context: {
@@ -1199,6 +1218,82 @@ export class AirlockHost {
         secrets: this.secrets.values(name, record.profile.secrets),
       },
     };
+  }
+
+  /** The live remote servers' connectors (their sign-ins), one per name, renewed at each start. */
+  private readonly remoteLinks = new Map<string, RemoteLink>();
+
+  /**
+   * A remote server's connector, read afresh from its record: its URL and
+   * headers, its granted secrets, its sign-in sealed in the secret store.
+   * A background start has no person at hand: a sign-in it needs is refused plainly.
+   */
+  private async remoteLink(name: string, record: ServerRecord, broker?: SignInBroker): Promise<RemoteLink> {
+    const link = createRemoteConnector({
+      label: name,
+      spec: record.spec.remote!,
+      ...(record.provenance.kind === 'remote' && record.provenance.zone ? { zone: record.provenance.zone } : {}),
+      secrets: () => this.secrets.values(name, record.profile.secrets),
+      vault: new SecretVault(this.secrets, name),
+      ...(broker ? { broker } : {}),
+    });
+    const previous = this.remoteLinks.get(name);
+    this.remoteLinks.set(name, link);
+    await previous?.close();
+    return link;
+  }
+
+  /** Where a person signs in now: the shell's page opener, else the system browser; undefined when neither is here. */
+  private signInBroker(): SignInBroker | undefined {
+    const show = this.options.signInPage ?? (this.options.hooks.openExternal ? (url: string) => void this.options.hooks.openExternal!(url) : undefined);
+    if (!show) return undefined;
+    return {
+      begin: (url, label) => {
+        show(url.href, label);
+        return { end() {} };
+      },
+    };
+  }
+
+  /** A remote server's sign-in as its page shows it (never a token). */
+  remoteSignInStatus(name: string): OAuthStatus | undefined {
+    const record = this.record(name);
+    if (!record.spec.remote) throw new AirlockError('invalid-request', `${name} is not a remote server; only remote servers sign in.`);
+    const link = createRemoteConnector({ label: name, spec: record.spec.remote, secrets: () => ({}), vault: new SecretVault(this.secrets, name) });
+    void link.close();
+    return link.oauth?.status();
+  }
+
+  /** Signs in to a remote server now (the person started it), then restarts it with the new tokens. */
+  async remoteSignIn(name: string): Promise<OAuthStatus | undefined> {
+    const record = this.record(name);
+    if (!record.spec.remote) throw new AirlockError('invalid-request', `${name} is not a remote server; only remote servers sign in.`);
+    const broker = this.signInBroker();
+    if (!broker) throw new AirlockError('unavailable', 'Signing in needs a browser: use the Airlock app, or `airlock signin` on a terminal.');
+    const link = await this.remoteLink(name, record, broker);
+    if (!link.oauth) throw new AirlockError('invalid-request', `${name} sends an Authorization header of its own; it does not sign in with OAuth.`);
+    try {
+      await link.oauth.signIn(broker);
+    } catch (error) {
+      throw new AirlockError('unavailable', error instanceof Error ? error.message : String(error));
+    }
+    if (record.enabled) await this.supervisor.restart(name).catch(() => undefined);
+    this.emitServers();
+    return link.oauth.status();
+  }
+
+  /** Signs out of a remote server: revokes where the server offers it, deletes the tokens here whatever it said. */
+  async remoteSignOut(name: string): Promise<{ revoked: 'yes' | 'not-offered' | 'failed'; detail?: string }> {
+    const record = this.record(name);
+    if (!record.spec.remote) throw new AirlockError('invalid-request', `${name} is not a remote server; only remote servers sign in.`);
+    await this.supervisor.stop(name);
+    const link = createRemoteConnector({ label: name, spec: record.spec.remote, ...(record.provenance.kind === 'remote' && record.provenance.zone ? { zone: record.provenance.zone } : {}), secrets: () => ({}), vault: new SecretVault(this.secrets, name) });
+    try {
+      return (await link.oauth?.signOut()) ?? { revoked: 'not-offered' };
+    } finally {
+      await link.close();
+      this.emitServers();
+    }
   }
 
   private summary(record: ServerRecord): ServerSummary {
@@ -1284,6 +1379,8 @@ function sourceWords(record: ServerRecord): string {
       return `bundle ${p.name}@${p.version}`;
     case 'pypi':
       return `PyPI ${p.name}==${p.version}`;
+    case 'remote':
+      return `remote server at ${p.url}`;
   }
 }
 

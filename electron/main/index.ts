@@ -79,6 +79,13 @@ async function main(): Promise<void> {
         ...(cipher() ? { secretCipher: cipher() } : {}),
         // Electron's own binary cannot run Node servers (the RunAsNode fuse is off): use the user's node.
         ...(nodePath ? { nodePath } : {}),
+        // A remote server's sign-in page, in the system browser. The core checked it before (an
+        // authorization endpoint on https, or http only between loopback addresses — RemoteOAuth).
+        signInPage: (url) => {
+          const parsed = new URL(url);
+          if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && (parsed.hostname === '127.0.0.1' || parsed.hostname === 'localhost' || parsed.hostname === '[::1]'))) return;
+          void shell.openExternal(parsed.toString(), { activate: true }).catch((error: unknown) => console.error('opening the sign-in page failed', error));
+        },
       }),
     onOwner: (host) => {
       for (const notice of host.notices) {

@@ -97,7 +97,7 @@ export function ProvenanceFacts({ provenance: p, importedFrom }: { provenance: P
           </dd>
         </>
       )}
-      {p.kind !== 'local' && p.registry && (
+      {p.kind !== 'local' && p.kind !== 'remote' && p.registry && (
         <>
           <dt>MCP Registry</dt>
           <dd data-testid="registry-origin">
@@ -133,6 +133,24 @@ export function ProvenanceFacts({ provenance: p, importedFrom }: { provenance: P
           )}
         </>
       )}
+      {p.kind === 'remote' && (
+        <>
+          <dt>Source</dt>
+          <dd>A server that runs elsewhere, reached over the network</dd>
+          <dt>Address</dt>
+          <dd>
+            <RemoteUrl url={p.url} host={p.host} />
+          </dd>
+          <dt>Where</dt>
+          <dd>
+            {p.zone === 'loopback' ? 'This computer (loopback)' : p.zone === 'private' ? <Badge tone="warn">A private network address</Badge> : 'The internet'}
+            {' · '}
+            {p.url.startsWith('https:') ? 'encrypted (https)' : <Badge tone="warn">Plain http (this computer only)</Badge>}
+          </dd>
+          <dt>Transport</dt>
+          <dd>{p.transport === 'sse' ? 'HTTP+SSE (the older transport)' : 'Streamable HTTP'}</dd>
+        </>
+      )}
       {importedFrom && (
         <>
           <dt>Imported from</dt>
@@ -142,5 +160,20 @@ export function ProvenanceFacts({ provenance: p, importedFrom }: { provenance: P
         </>
       )}
     </dl>
+  );
+}
+
+/** A remote server's full URL with its host highlighted (the part that says whose server it is). */
+export function RemoteUrl({ url, host }: { url: string; host: string }) {
+  const at = url.indexOf(host);
+  if (at < 0) return <code><InertText text={url} /></code>;
+  return (
+    <code data-testid="remote-url">
+      <InertText text={url.slice(0, at)} />
+      <mark className="remote-host">
+        <InertText text={host} />
+      </mark>
+      <InertText text={url.slice(at + host.length)} />
+    </code>
   );
 }

@@ -148,11 +148,15 @@ export function InstallScreen({ example, update, registry }: { example?: string;
               Skip inspection
             </button>
             <button type="button" className="primary" onClick={() => void inspect()} disabled={action.busy || configValues(disclosure, config) === undefined}>
-              {action.busy ? 'Inspecting…' : 'Inspect in a locked sandbox'}
+              {action.busy ? 'Inspecting…' : disclosure.provenance.kind === 'remote' ? 'Connect and list its tools' : 'Inspect in a locked sandbox'}
             </button>
           </div>
           <p className="muted small" data-testid="inspect-note">
-            <InspectNote folders={[...new Set([...profile.filesystem.read, ...profile.filesystem.write])]} />
+            {disclosure.provenance.kind === 'remote' ? (
+              'Connecting sends the first request to this server (with the headers shown), signs in if it asks — its sign-in page opens in your browser — lists what it offers, and disconnects.'
+            ) : (
+              <InspectNote folders={[...new Set([...profile.filesystem.read, ...profile.filesystem.write])]} />
+            )}
           </p>
         </>
       )}

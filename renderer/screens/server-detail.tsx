@@ -15,6 +15,7 @@ import { Tabs } from '../components/tabs';
 import { go, serverHref } from '../route';
 import { useCatalog } from './server-detail/catalog-parts';
 import { serverSections } from './server-detail/sections';
+import { SignInPanel } from './server-detail/sign-in';
 
 export function ServerDetailScreen({ name, tab }: { name: string; tab?: string }) {
   const [detail, reload, setDetail] = useQuery('servers.get', { name });
@@ -100,6 +101,7 @@ function Detail({ server: s, onChange, reload, initialTab }: { server: ServerDet
           <InertText text={action.error} block />
         </div>
       )}
+      {s.provenance.kind === 'remote' && <SignInPanel name={s.name} onChange={reload} />}
       <Tabs tabs={sections} selected={tab} onSelect={select} label={`${s.name}: sections`} testId="detail-tabs" />
     </section>
   );

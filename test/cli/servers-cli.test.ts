@@ -200,7 +200,7 @@ describe('airlock add / list / show / call / audit', () => {
 });
 
 describe('airlock import', () => {
-  it('imports a Claude Desktop config with several entries: local disabled, npx pinned, url listed as unsupported', () => {
+  it('imports a Claude Desktop config with several entries: local disabled, npx pinned, url offered by URL', () => {
     const config = join(root, 'claude_desktop_config.json');
     writeFileSync(
       config,
@@ -214,10 +214,10 @@ describe('airlock import', () => {
     );
     const { code, value } = json(['import', config, '--yes', '--no-probe']);
     expect(code).toBe(0);
-    expect(value.imported).toEqual(['notes']);
+    expect(value.imported).toEqual(['notes', 'remote']);
     const entries = value.files[0].entries;
-    expect(entries.find((e: { name: string }) => e.name === 'remote')).toMatchObject({ status: 'unsupported' });
-    expect(entries.find((e: { name: string }) => e.name === 'remote').reason).toMatch(/remote servers are not supported yet/);
+    // A remote entry is offered by URL now; --no-probe never connects to it, and it arrives turned off like the others.
+    expect(entries.find((e: { name: string }) => e.name === 'remote')).toMatchObject({ status: 'importable' });
     expect(entries.find((e: { name: string }) => e.name === 'broken')).toMatchObject({ status: 'invalid' });
     const notes = json(['list']).value.find((server: { name: string }) => server.name === 'notes');
     expect(notes).toMatchObject({ enabled: false });

@@ -35,7 +35,9 @@ export interface RendererHost {
   close(): Promise<void>;
 }
 
-export async function openRendererHost(options: { confirmationTimeoutMs?: number; host?: Partial<HostOptions> } = {}): Promise<RendererHost> {
+export async function openRendererHost(
+  options: { confirmationTimeoutMs?: number; host?: Partial<HostOptions>; signInPage?: (url: string, server: string) => void } = {},
+): Promise<RendererHost> {
   const root = mkdtempSync(join(tmpdir(), 'airlock-ui-'));
   const dataDir = join(root, 'data');
   const home = join(root, 'home');
@@ -49,6 +51,7 @@ export async function openRendererHost(options: { confirmationTimeoutMs?: number
     confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000,
     supervisor: { defaultCall: { timeoutMs: 10_000, maxTotalMs: 20_000 } },
     ...options.host,
+    ...(options.signInPage ? { signInPage: options.signInPage } : {}),
   });
   const harness = await openHarness(host.ipcHandlers());
   emitter.bind((event, payload) => void harness.emit(event, payload).catch(() => undefined));

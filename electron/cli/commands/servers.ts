@@ -26,6 +26,15 @@ export interface CliContext {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** `--header "Name: value"` options as name/value pairs; a malformed one is a usage error (nothing sent). */
+function parseHeaders(given: string[] | undefined): Array<{ name: string; value: string }> {
+  return (given ?? []).map((text) => {
+    const colon = text.indexOf(':');
+    if (colon <= 0) throw new CliExit(EXIT.usage, `--header takes "Name: value" (e.g. --header "X-Api-Key: \${secret.API_KEY}"); got “${inert(text.slice(0, 80))}”.`);
+    return { name: text.slice(0, colon).trim(), value: text.slice(colon + 1).trim() };
+  });
+}
+
 interface GrantOptions {
   read?: string[];
   write?: string[];
@@ -175,7 +184,9 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
     profile = { ...profile, secrets: [...new Set([...profile.secrets, ...Object.keys(secrets)])] };
     let report;
     if (options.probe !== false) {
-      await confirmOrExit(io, 'Inspect it in a locked sandbox (no network, no writes, no secrets)?', yes, context);
+      const remoteHost = disclosure.provenance.kind === 'remote' ? disclosure.provenance.host : undefined;
+      // A remote server is inspected over the network: the first request to it is sent only after this yes.
+      await confirmOrExit(io, remoteHost ? `Connect to ${remoteHost} and list what it offers (signing in if it asks; the headers shown are sent)?` : 'Inspect it in a locked sandbox (no network, no writes, no secrets)?', yes, context);
       const p = disclosure.provenance;
       const what =
         p.kind === 'npm'
@@ -183,13 +194,14 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
           : p.kind === 'pypi'
             ? `Installing ${p.name}==${p.version} and the ${p.packageCount - 1} package(s) it needs (every file checked against its hash) and inspecting it`
             : 'Inspecting it';
-      report = await withProgress(io, quiet, `${what} in a locked sandbox…`, () =>
+      report = await withProgress(io, quiet, remoteHost ? `Connecting to ${remoteHost}…` : `${what} in a locked sandbox…`, () =>
         api.invoke('install.probe', { draftId: disclosure.draftId, userConfig, env, profile, trusted: options.trust === true }),
       );
       if (!quiet && !options.brief) io.out(formatProbe(report, c));
     }
     const enable = options.enable !== false && !disclosure.importedFrom;
-    const words = `${enable ? 'Add and start' : 'Add (turned off)'} ${name} with: ${grantWords(profile)}${options.trust ? ' · its annotations trusted' : ''}?`;
+    const where = disclosure.provenance.kind === 'remote' ? `runs on ${disclosure.provenance.host}, no sandbox${profile.secrets.length ? ` · secrets sent: ${profile.secrets.join(', ')}` : ''}` : grantWords(profile);
+    const words = `${enable ? 'Add and start' : 'Add (turned off)'} ${name} with: ${where}${options.trust ? ' · its annotations trusted' : ''}?`;
     await confirmOrExit(io, words, yes, context);
     const summary = await withProgress(io, quiet, enable ? `Saving ${name} and starting it in its sandbox…` : `Saving ${name}…`, () =>
       api.invoke('install.commit', { draftId: disclosure.draftId, name, profile, trusted: options.trust === true, secrets, userConfig, env, enable }),
@@ -201,7 +213,7 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
       const saved = (await api.invoke('servers.get', { name: summary.name })).profile;
       io.out(`${c.ok('✓')} ${summary.name.padEnd(16)} added, turned off · ${grantWords(saved)}${report ? ` · ${report.tools.length} tools` : ' · not inspected'} — \`airlock show ${summary.name}\``);
     } else if (started) {
-      io.out(`${c.ok(enable ? `Added ${name}; it runs in its sandbox.` : `Added ${name}, turned off${report ? '' : ', not inspected'}: start it with \`airlock start ${name}\`.`)}\n${formatSummaryLine(summary, c)}`);
+      io.out(`${c.ok(enable ? (disclosure.provenance.kind === 'remote' ? `Added ${name}; connected to ${disclosure.provenance.host}.` : `Added ${name}; it runs in its sandbox.`) : `Added ${name}, turned off${report ? '' : ', not inspected'}: start it with \`airlock start ${name}\`.`)}\n${formatSummaryLine(summary, c)}`);
     }
     if (!started) {
       const why = summary.stateNote ?? `${name} is turned off because it did not start: ${summary.lastError ?? 'no reason given'}.`;
@@ -248,7 +260,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
     program
       .command('add')
       .description(
-        'add a server: `add NAME -- CMD ARGS…`, `add NAME --npm PKG[@VER] [-- ARGS…]`, `add NAME --pypi PKG[==VER] [-- ARGS…]`, `add NAME --registry REGISTRY_NAME[@VERSION]`, or `add NAME --mcpb FILE`; checks it all, shows what will run and asks first',
+        'add a server: `add NAME -- CMD ARGS…`, `add NAME --npm PKG[@VER] [-- ARGS…]`, `add NAME --pypi PKG[==VER] [-- ARGS…]`, `add NAME --registry REGISTRY_NAME[@VERSION]`, `add NAME --mcpb FILE`, or `add NAME --url https://… [--header "Name: value"]`; checks it all, shows what will run (or where) and asks first',
       )
       .argument('<name>', "the server's name (lowercase letters, digits, dashes)")
       .argument('[argv...]', 'the command and its arguments (after --), or arguments for the npm package')
@@ -257,6 +269,9 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .option('--registry <name>', 'install a server listed in the MCP Registry (`airlock search` finds them), e.g. io.github.owner/server or io.github.owner/server@1.2.0')
       .option('--option <n>', 'with --registry: which of the listing’s install choices (as `airlock search --details` numbers them; default the first local one Airlock supports)')
       .option('--mcpb <file>', 'install an MCPB bundle')
+      .option('--url <url>', 'a server that runs elsewhere (https, or http on this computer): streamable HTTP, or the older HTTP+SSE')
+      .option('--header <NAME: VALUE>', 'a header sent to a --url server (repeatable); the value is sealed as a secret, or write ${secret.NAME} with --secret NAME', collect)
+      .option('--transport <kind>', 'for --url: auto (default), streamable-http or sse')
       .option('--trust', "trust the server's annotations (read-only tools of a trusted server run without asking)")
       .option('--secret <NAME>', 'grant a secret, read from the environment variable NAME (repeatable)', collect)
       .option('--config <KEY=VALUE>', 'a setting the server needs (MCPB user_config; repeatable)', collect)
@@ -271,15 +286,21 @@ export function registerServerCommands(program: Command, context: CliContext): v
     envOption(options.env);
     secretsFromEnv(io, options.secret);
     let source: InstallSource;
-    if ([options.npm, options.pypi, options.registry, options.mcpb].filter(Boolean).length > 1) throw new CliExit(EXIT.usage, 'Give one source: --npm, --pypi, --registry or --mcpb.');
+    if ([options.npm, options.pypi, options.registry, options.mcpb, options.url].filter(Boolean).length > 1) throw new CliExit(EXIT.usage, 'Give one source: --npm, --pypi, --registry, --mcpb or --url.');
     if (options.npm) source = { kind: 'npm', package: options.npm, ...(argv.length ? { args: argv } : {}) };
     else if (options.pypi) source = { kind: 'pypi', package: options.pypi, ...(argv.length ? { args: argv } : {}) };
     else if (options.registry) {
       if (argv.length) throw new CliExit(EXIT.usage, 'A registry listing says its own arguments; add it without `-- ARGS…`.');
       source = registrySource(String(options.registry), options.option);
     } else if (options.mcpb) source = { kind: 'mcpb', path: resolve(options.mcpb) };
-    else if (argv.length) source = { kind: 'local', argv };
-    else throw new CliExit(EXIT.usage, 'Say what to run: `airlock add NAME -- COMMAND ARGS…`, `--npm PACKAGE` or `--mcpb FILE`.');
+    else if (options.url) {
+      if (argv.length) throw new CliExit(EXIT.usage, 'A --url server runs elsewhere: give no command after it.');
+      const transport = options.transport ?? 'auto';
+      if (transport !== 'auto' && transport !== 'streamable-http' && transport !== 'sse') throw new CliExit(EXIT.usage, '--transport is auto, streamable-http or sse.');
+      source = { kind: 'remote', url: options.url, headers: parseHeaders(options.header), transport };
+    } else if (argv.length) source = { kind: 'local', argv };
+    else throw new CliExit(EXIT.usage, 'Say what to run: `airlock add NAME -- COMMAND ARGS…`, `--npm PACKAGE`, `--pypi PACKAGE`, `--registry NAME`, `--mcpb FILE` or `--url URL`.');
+    if (options.header && source.kind !== 'remote') throw new CliExit(EXIT.usage, '--header is for a --url server.');
     const looking =
       source.kind === 'npm'
         ? `Looking up ${source.package} on npm…`
@@ -479,6 +500,25 @@ export function registerServerCommands(program: Command, context: CliContext): v
       await confirmOrExit(io, `Approve the current definition of ${name} › ${tool}?`, context.yes());
       const detail = await (await context.api()).invoke('servers.approveChange', { name, tool, fingerprint: current.fingerprint });
       out(detail.tools.find((t) => t.name === tool), () => `Approved ${name} › ${tool}.`);
+    });
+
+  program
+    .command('signin')
+    .description('sign in to a remote server (OAuth): prints the sign-in page to open, waits for it, then restarts the server')
+    .argument('<name>')
+    .action(async (name: string) => {
+      const status = await withProgress(io, context.json(), `Waiting for you to sign in to ${name} (open the page printed above)…`, async () => (await context.api()).invoke('servers.signIn', { name }));
+      out(status, () => (status?.signedIn ? `Signed in to ${name}${status.account ? ` as ${inert(status.account)}` : ''}${status.scopes ? ` · scopes ${inert(status.scopes)}` : ''}.` : `${name} does not sign in with OAuth.`));
+    });
+
+  program
+    .command('signout')
+    .description("sign out of a remote server: asks its authorization server to revoke the tokens, and deletes them here whatever it says")
+    .argument('<name>')
+    .action(async (name: string) => {
+      const outcome = await (await context.api()).invoke('servers.signOut', { name });
+      const revoked = outcome.revoked === 'yes' ? 'the server revoked the tokens' : outcome.revoked === 'not-offered' ? 'the server offers no revocation' : `revoking failed (${inert(outcome.detail ?? '')})`;
+      out(outcome, () => `Signed out of ${name}: the tokens were deleted here; ${revoked}.`);
     });
 
   program

@@ -132,6 +132,8 @@ export interface OpenConfirmation {
   decision: Decision;
   definition: ToolDefinition;
   profile: SandboxProfile;
+  /** Set for a remote server (reached by URL): the confirmation says where it runs instead of its sandbox. */
+  remote?: { url: string } | undefined;
   serverTrusted: boolean;
   /** Absolute deadline (epoch ms), e.g. the caller's. Capped by `maxTimeoutMs`. */
   deadline?: number;
@@ -258,7 +260,7 @@ export class ConfirmationRegistry {
       reasons: [...decision.reasons],
       claimedAnnotations: definition.annotations ? cloneJson(definition.annotations) : null,
       reading: cloneJson(decision.reading),
-      sandbox: summariseSandbox(input.profile),
+      sandbox: summariseSandbox(input.profile, input.remote),
       serverTrusted: input.serverTrusted === true,
       caller: cloneJson(call.caller),
       fingerprint: decision.fingerprint,

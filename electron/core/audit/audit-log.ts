@@ -65,6 +65,8 @@ export interface DecisionInput {
   answer?: AuditAnswer | null;
   /** Values the person marked secret for this server: hidden wherever they appear in the arguments. Never written. */
   secretValues?: readonly string[];
+  /** A remote server's URL (where the call goes). */
+  remote?: string;
 }
 
 /** What `appendOutcome` takes. */
@@ -334,6 +336,7 @@ export class AuditLog {
       ...(input.decidedBy ? { decidedBy: input.decidedBy } : {}),
       ...(input.rule ? { rule: input.rule } : {}),
       ...(input.answer ? { answer: input.answer } : {}),
+      ...(input.remote ? { remote: String(input.remote) } : {}),
     };
     return this.#append(body, options.durability) as Promise<DecisionEntry>;
   }

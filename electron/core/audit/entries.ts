@@ -74,6 +74,8 @@ export interface DecisionEntry extends EntryCommon {
   answer?: AuditAnswer;
   /** The Airlock process that wrote it (see session.ts); absent in entries from before sessions. */
   session?: string;
+  /** For a server reached by URL: the URL the call was sent to (its provenance), in the chained record. */
+  remote?: string;
 }
 
 /** How a call ended, written after. */

@@ -170,6 +170,7 @@ export class CallPipeline {
           rule: rule ?? null,
           answer: answer ?? null,
           secretValues: this.deps.secretValues?.(request.server, record) ?? [],
+          ...(record.spec.remote ? { remote: record.spec.remote.url } : {}),
         },
         { durability },
       );
@@ -239,6 +240,7 @@ export class CallPipeline {
             profile: record.profile,
             sandboxAvailable: this.deps.sandboxAvailable() || record.profile.unsandboxed !== undefined,
             codeChange,
+            ...(record.spec.remote ? { remote: { url: record.spec.remote.url } } : {}),
           },
           rules: state.rules,
           sessionGrants: this.deps.sessionGrants.list(),
@@ -277,6 +279,7 @@ export class CallPipeline {
         decision,
         definition: indexed.definition,
         profile: record.profile,
+        ...(record.spec.remote ? { remote: { url: record.spec.remote.url } } : {}),
         serverTrusted: record.trusted,
         timeoutMs: request.confirmationTimeoutMs,
         ...(request.origin !== undefined ? { origin: request.origin } : {}),

@@ -3,7 +3,7 @@ import type { Prompt, ResourceTemplate } from '@modelcontextprotocol/sdk/types.j
 import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ServerRecord, ServerSpec, ToolDefinition } from '../../../shared/domain';
-import { APP_LABELS, defaultSandboxProfile, ownEntry, ServerNameSchema } from '../../../shared/domain';
+import { APP_LABELS, defaultSandboxProfile, installDirOf, ownEntry, ServerNameSchema } from '../../../shared/domain';
 import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
 import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../../../shared/views';
 import type { z } from 'zod';
@@ -33,6 +33,14 @@ import {
   type McpbBundle,
   type UserConfigValues,
 } from '../install';
+import { prepareRemote } from '../install/remote-source';
+import type { AddressZone } from '../remote/address';
+import type { SignInBroker } from '../remote/oauth';
+import { MemoryVault, SecretVault } from '../remote/oauth-vault';
+import { createRemoteConnector } from '../remote/remote-connector';
+import type { RemoteWire } from '../remote/remote-channel';
+import { probeRemote } from '../remote/remote-probe';
+import type { Resolve } from '../remote/safe-fetch';
 import { pinGrants } from '../sandbox/grant-pins';
 import { planInstall, RegistryPlanError, type RegistryPlan, type RemoteSupport } from '../registry/install-plan';
 import type { RegistryEntry } from '../registry/server-json';
@@ -66,6 +74,11 @@ interface Draft {
   replaces?: string;
   /** The entry name an import came under (for proposals: "github" probably talks to GitHub). */
   label?: string;
+  /**
+   * A remote server: the zone its name resolved in at disclosure, and its
+   * sign-in held in memory until commit (a cancelled add keeps nothing).
+   */
+  remote?: { zone: AddressZone; vault: MemoryVault; wire?: RemoteWire };
 }
 
 /** Where to find the programs servers run with (see core/runtimes); resolved at each prepare. */
@@ -109,6 +122,10 @@ export interface InstallFlowDeps {
   };
   /** Python packages: an index to use instead of pip's configured one (tests, a mirror). */
   pypiIndexUrl?: string;
+  /** Where the person signs in to a remote server during its inspection (the browser, a URL on the terminal); absent: sign-in is refused plainly. */
+  signInBroker?(): SignInBroker | undefined;
+  /** Tests: how remote host names resolve. */
+  remoteResolve?: Resolve;
 }
 
 /**
@@ -146,6 +163,9 @@ export class InstallFlow {
         draft = { id, dir, candidate, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
       } else if (source.kind === 'registry') {
         draft = { id, dir, candidate: await this.prepareListing(source, options), installed: false, secretValues: {}, profile: defaultSandboxProfile() };
+      } else if (source.kind === 'remote') {
+        const remote = await prepareRemote({ url: source.url, ...(source.headers ? { headers: source.headers } : {}), ...(source.transport ? { transport: source.transport } : {}) }, this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {});
+        draft = { id, candidate: remote.candidate, installed: true, secretValues: remote.secretValues, profile: defaultSandboxProfile(), remote: { zone: remote.zone, vault: new MemoryVault() } };
       } else if (source.kind === 'mcpb') {
         const bundle = await readMcpbBundle(this.absolute(source.path, 'the bundle path'), { ...options, ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
         draft = { id, dir, candidate: bundle.candidate, bundle, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
@@ -204,7 +224,7 @@ export class InstallFlow {
     const intended = profile ?? draft.profile;
     let result;
     try {
-      result = await probe(
+      result = draft.remote ? await this.probeRemoteDraft(draft, spec) : await probe(
         spec,
         intended,
         { plan: (probeSpec, probeProfile, context) => this.deps.launcher.planProbe(probeSpec, probeProfile, context) },
@@ -215,6 +235,7 @@ export class InstallFlow {
       const log = error instanceof ProbeError ? error.log.slice(-20).map((line) => line.text).join('\n') : '';
       const paths = draft.candidate.profileHints.map((hint) => hint.path);
       const hint = paths.length && /ENOENT|EACCES|EPERM|not accessible|no such file|permission denied/i.test(log) ? `\nIt names ${paths.join(', ')}: grant ${paths.length === 1 ? 'it' : 'them'} (read or write) if the server needs ${paths.length === 1 ? 'it' : 'them'}.` : '';
+      if (draft.remote) throw new AirlockError('unavailable', `Airlock could not inspect the server: ${messageOf(error).replace(/^probing the server failed: /, '')}${log ? `\nIts last notes:\n${log}` : ''}`);
       throw new AirlockError('unavailable', `The server did not start in the locked sandbox: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}${hint}`);
     }
     // "What happens on a call" is computed for the grants and trust being given, not the defaults. What the person
@@ -235,7 +256,7 @@ export class InstallFlow {
       warnings: [
         ...(result.tools.truncated ? [`Airlock stopped reading the tool list early (${result.tools.reason}); tools past that point are not shown.`] : []),
         ...(result.tools.duplicateNames.length ? [`The server listed these tools more than once: ${result.tools.duplicateNames.join(', ')}.`] : []),
-        ...(result.sandboxed ? [] : ['The probe ran WITHOUT a sandbox.']),
+        ...(result.sandboxed || draft.remote ? [] : ['The probe ran WITHOUT a sandbox.']),
       ],
       log: result.log.slice(-50).map((line) => line.text),
     };
@@ -305,11 +326,14 @@ export class InstallFlow {
       createdAt: existing?.createdAt ?? now,
     };
     for (const [key, value] of Object.entries(secrets)) this.deps.secrets.set(name, key, value);
+    // SECURITY: rule 10 — a sign-in made at inspection moves from memory into the secret store, under this name.
+    const signIn = draft.remote?.vault.load();
+    if (signIn) new SecretVault(this.deps.secrets, name).save(signIn);
     this.deps.store.update((data) => ({ ...data, servers: { ...data.servers, [name]: record } }));
     this.drafts.delete(draft.id);
     // An update's old files go only once the new version is saved.
-    const oldDir = existing && existing.provenance.kind !== 'local' ? existing.provenance.installDir : undefined;
-    if (oldDir && oldDir !== (record.provenance.kind === 'local' ? undefined : record.provenance.installDir) && oldDir.startsWith(this.serversRoot())) {
+    const oldDir = existing ? installDirOf(existing.provenance) : undefined;
+    if (oldDir && oldDir !== installDirOf(record.provenance) && oldDir.startsWith(this.serversRoot())) {
       await rm(oldDir, { recursive: true, force: true });
     }
     this.deps.onDidChange();
@@ -404,6 +428,33 @@ export class InstallFlow {
     };
   }
 
+  /** Inspects a remote draft: connects (the person signs in if the server asks), lists, disconnects; notes which transport answered. */
+  private async probeRemoteDraft(draft: Draft, spec: ServerSpec) {
+    const remote = draft.remote!;
+    const broker = this.deps.signInBroker?.();
+    const link = createRemoteConnector({
+      label: draft.candidate.suggestedName,
+      spec: spec.remote!,
+      zone: remote.zone,
+      secrets: () => draft.secretValues,
+      vault: remote.vault,
+      ...(broker ? { broker } : {}),
+      ...(this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {}),
+    });
+    try {
+      const result = await probeRemote(link);
+      remote.wire = result.wire;
+      // Later starts speak the transport that answered (no fallback dance each time).
+      const candidate = draft.candidate;
+      if (candidate.spec.remote && candidate.provenance.kind === 'remote') {
+        draft.candidate = { ...candidate, spec: { ...candidate.spec, remote: { ...candidate.spec.remote, transport: result.wire } }, provenance: { ...candidate.provenance, transport: result.wire } };
+      }
+      return result;
+    } finally {
+      await link.close();
+    }
+  }
+
   /** Removes everything a draft created. */
   async cancel(draftId: string): Promise<void> {
     const draft = this.drafts.get(draftId);
@@ -428,7 +479,11 @@ export class InstallFlow {
     const id = randomBytes(12).toString('hex');
     try {
       let draft: Draft;
-      if (entry.offer.kind === 'npm') {
+      if (entry.offer.kind === 'remote') {
+        const remote = await prepareRemote(entry.offer.remote, this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {});
+        const candidate = { ...remote.candidate, suggestedName: entry.suggestedName, importedFrom: entry.origin, warnings: [...remote.candidate.warnings, ...entry.offer.warnings] };
+        draft = { id, candidate, installed: true, secretValues: remote.secretValues, profile: defaultSandboxProfile(), label: entry.entry, remote: { zone: remote.zone, vault: new MemoryVault() } };
+      } else if (entry.offer.kind === 'npm') {
         const dir = join(this.serversRoot(), id);
         const candidate = await resolveImportedNpm(entry, { serverDir: dir, nodePath: this.nodePath(), ...this.npmOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
         draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
@@ -527,7 +582,7 @@ export class InstallFlow {
   private replacing(draft: Draft): Pick<Disclosure, 'replaces'> {
     const record = draft.replaces ? this.deps.store.read().servers[draft.replaces] : undefined;
     if (!record) return {};
-    const version = record.provenance.kind === 'local' ? '' : record.provenance.version;
+    const version = record.provenance.kind === 'npm' || record.provenance.kind === 'mcpb' ? record.provenance.version : '';
     return { replaces: { name: record.name, trusted: record.trusted, enabled: record.enabled, version } };
   }
 
@@ -597,7 +652,7 @@ function approvedSet(tools: ReadonlyArray<{ definition: ToolDefinition; fingerpr
 function sourceLabel(draft: Draft): string {
   const origin = draft.candidate.importedFrom;
   const kind = draft.candidate.provenance.kind;
-  const base = kind === 'npm' ? 'npm package' : kind === 'mcpb' ? 'MCPB bundle' : kind === 'pypi' ? 'Python package (PyPI)' : 'local command';
+  const base = kind === 'npm' ? 'npm package' : kind === 'mcpb' ? 'MCPB bundle' : kind === 'pypi' ? 'Python package (PyPI)' : kind === 'remote' ? 'remote server (by URL)' : 'local command';
   if (draft.candidate.registry) return `${base}, listed in the MCP Registry`;
   if (!origin) return base;
   return `${base}, imported from ${APP_LABELS[origin.app]}`;

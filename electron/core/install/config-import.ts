@@ -1,3 +1,4 @@
+import type { RemoteSourceInput } from './remote-source';
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, posix, win32 } from 'node:path';
@@ -145,7 +146,11 @@ export type ImportEntry =
        * them with the server record.
        */
       secretValues: Record<string, string>;
-      offer: { kind: 'local'; candidate: InstallCandidate } | { kind: 'npm'; npm: NpmImportOffer } | { kind: 'pypi'; pypi: PypiImportOffer };
+      offer:
+        | { kind: 'local'; candidate: InstallCandidate }
+        | { kind: 'npm'; npm: NpmImportOffer }
+        | { kind: 'pypi'; pypi: PypiImportOffer }
+        | { kind: 'remote'; remote: RemoteSourceInput; warnings: string[] };
     })
   | (EntryBase & { status: 'unsupported'; reason: string })
   | (EntryBase & { status: 'invalid'; reason: string });
@@ -308,6 +313,48 @@ function readInputs(path: string, raw: unknown): Map<string, VsCodeInput> {
   return inputs;
 }
 
+/**
+ * A remote entry (`url`, `type: http|sse`, `headers`): an offer to add it by
+ * URL, read and checked like `airlock add --url` when it is disclosed.
+ * Header values that read the app's variables (`${input:…}`, `${env:…}`)
+ * cannot be carried over: the entry says how to add it instead.
+ */
+function remoteEntry(entryName: string, value: Record<string, unknown>, origin: ImportOrigin): ImportEntry {
+  const invalid = (reason: string): ImportEntry => ({ entry: entryName, origin, status: 'invalid', reason });
+  if (typeof value.url !== 'string' || !value.url.trim()) return invalid('has no “url” (a string)');
+  const type = value.type;
+  if (type !== undefined && type !== 'http' && type !== 'sse' && type !== 'streamable-http') return invalid(`unknown server type “${String(type)}”`);
+  if (value.headers !== undefined && !(isPlainObject(value.headers) && Object.values(value.headers).every((v) => typeof v === 'string'))) {
+    return invalid('“headers” must be an object of string values');
+  }
+  const suggestedName = suggestServerName(entryName);
+  const headers = Object.entries((value.headers as Record<string, string> | undefined) ?? {}).map(([name, headerValue]) => ({ name, value: headerValue }));
+  const variable = headers.find((header) => /\$\{[^}]*\}/.test(header.value));
+  if (variable) {
+    return {
+      entry: entryName,
+      origin,
+      status: 'unsupported',
+      reason: `its header ${variable.name} reads ${/\$\{[^}]*\}/.exec(variable.value)![0]} from the app, which Airlock cannot carry over: add it with \`airlock add ${suggestedName} --url ${value.url} --header "${variable.name}: …"\``,
+    };
+  }
+  const warnings: string[] = [];
+  for (const key of Object.keys(value)) {
+    if (!['type', 'url', 'headers', 'disabled'].includes(key)) warnings.push(`the setting “${key}” was not imported`);
+  }
+  if (value.disabled === true) warnings.push(`it was disabled in ${origin.app === 'file' ? 'that file' : 'that app'}`);
+  const transport = type === 'sse' ? 'sse' : type === 'streamable-http' ? 'streamable-http' : 'auto';
+  return {
+    entry: entryName,
+    origin,
+    status: 'importable',
+    suggestedName,
+    enabled: false,
+    secretValues: {},
+    offer: { kind: 'remote', remote: { url: value.url, headers, transport, name: suggestedName }, warnings },
+  };
+}
+
 async function importEntry(
   entryName: string,
   value: unknown,
@@ -322,7 +369,7 @@ async function importEntry(
 
   const type = value.type;
   if (typeof value.url === 'string' || type === 'http' || type === 'sse' || type === 'streamable-http') {
-    return unsupported(`remote servers are not supported yet (${typeof type === 'string' ? type : 'url'}: ${typeof value.url === 'string' ? value.url : 'no url'})`);
+    return remoteEntry(entryName, value, origin);
   }
   if (type !== undefined && type !== 'stdio') return invalid(`unknown server type “${String(type)}”`);
   if (typeof value.command !== 'string' || !value.command.trim()) return invalid('has no “command” (a non-empty string)');

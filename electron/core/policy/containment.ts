@@ -48,11 +48,42 @@ export interface SandboxSummary {
   persistentData: boolean;
   reads: string[];
   secretNames: string[];
+  /** Set for a server reached by URL: it runs on `host`, outside any sandbox of Airlock's. */
+  remote?: { url: string; host: string };
 }
 
-/** Summarises a profile for a confirmation or a disclosure. Never throws. */
-export function summariseSandbox(profile: SandboxProfile | undefined | null): SandboxSummary {
+/** The host of a remote server's URL as DNS is asked for it (Punycode stays Punycode: it cannot pass for another name). */
+export function remoteHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Summarises a profile for a confirmation or a disclosure. Never throws. For
+ * a remote server (`remote` given) the line says where it runs instead: its
+ * profile's filesystem and network grants mean nothing there.
+ */
+export function summariseSandbox(profile: SandboxProfile | undefined | null, remote?: { url: string } | null): SandboxSummary {
   const p = profile && typeof profile === 'object' ? profile : undefined;
+  if (remote) {
+    const host = remoteHost(remote.url);
+    const secretNames = arrayOfStrings(p?.secrets);
+    return {
+      line: [`Runs on ${host}, not on your computer — no sandbox; Airlock decides what reaches it`, secretNames.length === 0 ? 'no secrets' : `secrets sent: ${secretNames.join(', ')}`].join(' · '),
+      contained: false,
+      unsandboxed: false,
+      network: 'domains',
+      networkDomains: [host],
+      writes: [],
+      persistentData: false,
+      reads: [],
+      secretNames,
+      remote: { url: remote.url, host },
+    };
+  }
   const reads = arrayOfStrings(p?.filesystem?.read);
   const writes = arrayOfStrings(p?.filesystem?.write);
   const networkDomains = arrayOfStrings(p?.network?.allowedDomains);

@@ -63,6 +63,14 @@ export interface ServerFacts {
    * its last start); absent or null: unchanged, or not a local server.
    */
   codeChange?: CodeChange | null | undefined;
+  /**
+   * Set when the server runs elsewhere and is reached by URL (its spec says
+   * so, in Airlock's own store). A remote server is never contained — no
+   * sandbox is around it — and its tools are read as open-world whatever they
+   * claim; its read-only claims reduce prompts only when the person trusts it.
+   * Anything but undefined or null counts as remote (fails closed).
+   */
+  remote?: { url: string } | null | undefined;
 }
 
 /** Everything `decide()` looks at besides the call. */
@@ -113,8 +121,10 @@ export interface DecisionFlags {
   suspiciousLoosening: Loosening[];
   /** Claims or defaults to an open world while its sandbox gives it no network. */
   openWorldWithoutNetwork: boolean;
-  /** The server runs (or would run) without a working sandbox. */
+  /** The server runs (or would run) without a working sandbox (never set for a remote server: see `remote`). */
   unsandboxed: boolean;
+  /** The server runs on another computer, reached by URL: no sandbox, never contained, open-world. */
+  remote: boolean;
   /** Its profile is contained and the sandbox can run. */
   contained: boolean;
   /** A standing allow (rule or grant) exists but strict mode asks anyway. */
@@ -191,6 +201,10 @@ export const REASONS = {
   noNetworkClaimed: 'It claims it reaches the internet, but has no network access.',
   noNetworkDefault: 'It has no network access, so it cannot reach the internet.',
   unsandboxed: 'This server runs without a sandbox: it can do anything you can.',
+  remote:
+    'This server runs on another computer, reached over the network: no sandbox is around it, so Airlock reads every one of its tools as reaching outside your machine, whatever it claims, and only decides what reaches it.',
+  remoteUntrustedReadOnlyClaim:
+    'It says this tool only reads; for a remote server that you have not marked as trusted, Airlock does not rely on it (only trust makes a remote server’s read-only tools run without asking).',
   noRetry: 'If the call times out, Airlock will not retry it: the server may have acted.',
 } as const;
 
@@ -203,6 +217,7 @@ const NO_FLAGS = (): DecisionFlags => ({
   suspiciousLoosening: [],
   openWorldWithoutNetwork: false,
   unsandboxed: false,
+  remote: false,
   contained: false,
   allowOverriddenByStrictMode: false,
 });
@@ -242,7 +257,8 @@ function failClosed(reason: string, decidedBy: DecidedBy, extra?: Partial<Decisi
  * 6. strict mode → ask;
  * 7. trusted + explicit read-only → allow;
  * 8. contained (profile and a working sandbox) + read-only claim → allow,
- *    even untrusted;
+ *    even untrusted — never for a remote server (`server.remote`): nothing
+ *    contains it, so only trust lets its read-only claims reduce prompts;
  * 9. everything else → ask (destructive with the stronger dialog).
  *
  * Strict mode asks for everything, including calls a standing allow rule or
@@ -289,20 +305,25 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
   if (tool.definition.name !== call.tool) return failClosed(REASONS.nameMismatch, { kind: 'policy-error' });
 
   const fingerprint = tool.fingerprint;
-  const reading = readTool(tool.definition.annotations);
+  // SECURITY: invariant 2 — a remote server has no sandbox around it: it is never
+  // contained, and every tool of it may reach outside the machine, whatever it claims.
+  const remote = server.remote !== undefined && server.remote !== null;
+  const claimed = readTool(tool.definition.annotations);
+  const reading = remote ? { ...claimed, openWorld: true } : claimed;
   const trusted = server.trusted === true;
-  const sandboxWorks = server.sandboxAvailable === true && server.profile?.unsandboxed === undefined;
+  const sandboxWorks = !remote && server.sandboxAvailable === true && server.profile?.unsandboxed === undefined;
   // SECURITY: invariant 2 — containment needs both an exact profile check and
   // a sandbox that actually runs; without the sandbox the profile is a wish.
   const contained = sandboxWorks && isContained(server.profile);
   const strict = facts.mode === 'strict';
   const destructive = reading.toolClass === 'destructive';
-  const hasNetwork = sandboxWorks ? (server.profile.network?.allowedDomains?.length ?? 1) > 0 : true;
+  const hasNetwork = remote || !sandboxWorks ? true : (server.profile.network?.allowedDomains?.length ?? 1) > 0;
 
   const flags: DecisionFlags = {
     ...NO_FLAGS(),
     contradictory: reading.contradictory,
-    unsandboxed: !sandboxWorks,
+    unsandboxed: !remote && !sandboxWorks,
+    remote,
     contained,
     openWorldWithoutNetwork: reading.openWorld && !hasNetwork,
   };
@@ -355,7 +376,7 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
     alwaysNeedsSecondConfirmation: destructive,
     changes,
   };
-  const describe = (): string[] => describeTool(reading, flags, trusted, sandboxWorks, retry);
+  const describe = (): string[] => describeTool(reading, flags, trusted, sandboxWorks || remote, retry);
 
   // Deny rule for this exact definition: deny, in every mode.
   const denyRule = currentRules.find((r) => r.effect === 'deny');
@@ -451,16 +472,18 @@ function describeTool(
   retry: Decision['retry'],
 ): string[] {
   const out: string[] = [];
-  if (!sandboxWorks) out.push(REASONS.unsandboxed);
+  if (flags.remote) out.push(REASONS.remote);
+  else if (!sandboxWorks) out.push(REASONS.unsandboxed);
   if (!trusted) {
     out.push(REASONS.untrusted);
-    if (reading.toolClass === 'read-only') out.push(REASONS.untrustedReadOnlyClaim);
+    if (reading.toolClass === 'read-only') out.push(flags.remote ? REASONS.remoteUntrustedReadOnlyClaim : REASONS.untrustedReadOnlyClaim);
   }
   if (reading.contradictory) out.push(REASONS.contradictory);
   else if (reading.toolClass === 'destructive') {
     out.push(reading.stated.destructiveHint ? REASONS.destructive : REASONS.destructiveUnstated);
   } else if (reading.toolClass === 'changes-things') out.push(REASONS.changesThings);
-  if (reading.openWorld) {
+  // A remote server's open world is said once, by REASONS.remote.
+  if (reading.openWorld && !flags.remote) {
     out.push(reading.stated.openWorldHint ? REASONS.openWorld : REASONS.openWorldUnstated);
     if (flags.openWorldWithoutNetwork) {
       out.push(reading.stated.openWorldHint ? REASONS.noNetworkClaimed : REASONS.noNetworkDefault);

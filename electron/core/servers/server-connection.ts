@@ -48,7 +48,9 @@ import {
   type ProcessExit,
   type ShutdownTimings,
   type StdioLimits,
+  type StdioStats,
 } from './stdio-transport';
+import { ChannelError, type ConnectionChannel } from './connection-channel';
 import { ToolCallError } from './tool-call-error';
 
 /** Timing and caps for one connection to a server. */
@@ -153,13 +155,43 @@ function jsonChars(value: unknown): number {
 }
 class CallerAborted extends Error {}
 
+/** A process Airlock runs on stdio, as a {@link ConnectionChannel}. */
+class StdioChannel implements ConnectionChannel {
+  constructor(readonly transport: ProcessStdioTransport) {}
+  get pid(): number | undefined {
+    return this.transport.pid;
+  }
+  get exited(): Promise<ProcessExit> {
+    return this.transport.exited;
+  }
+  get faulty(): Error | undefined {
+    return this.transport.faulty;
+  }
+  stats(): StdioStats {
+    return this.transport.stats();
+  }
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+  describe(): string {
+    return `pid ${this.transport.pid}`;
+  }
+}
+
+/** Is `value` a ready-made channel (a remote server's) rather than a launch plan? */
+function isChannel(value: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd'> | ConnectionChannel): value is ConnectionChannel {
+  return 'transport' in value && typeof (value as ConnectionChannel).close === 'function';
+}
+
 /**
- * One running server and the MCP client talking to it: spawn, handshake,
- * bounded listings, bounded calls, stop. It never restarts anything — the
- * {@link Supervisor} decides that — and it never retries a call.
+ * One running server and the MCP client talking to it: spawn (or, for a
+ * remote server, the channel it is given), handshake, bounded listings,
+ * bounded calls, stop. It never restarts anything — the {@link Supervisor}
+ * decides that — and it never retries a call.
  */
 export class ServerConnection {
-  readonly transport: ProcessStdioTransport;
+  /** What carries the messages: the server's process on stdio, or a remote server's HTTP session. */
+  readonly channel: ConnectionChannel;
   readonly client: Client;
   readonly log: LogRing;
   private readonly options: ConnectionOptions;
@@ -170,14 +202,30 @@ export class ServerConnection {
   private logWindowCount = 0;
   private logDropped = 0;
 
-  /** Prepares a connection; nothing runs until {@link connect}. */
-  constructor(plan: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd'>, options: ConnectionOptions = {}) {
+  /**
+   * Prepares a connection; nothing runs until {@link connect}. Given a
+   * launch plan it runs that process on stdio; given a channel (a remote
+   * server's) it talks over that.
+   */
+  constructor(plan: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd'> | ConnectionChannel, options: ConnectionOptions = {}) {
     this.options = options;
     this.paging = { ...DEFAULT_PAGING_LIMITS, ...options.paging };
     const now = options.now ?? Date.now;
     this.log = options.log ?? new LogRing({}, now);
-    this.transport = new ProcessStdioTransport(plan, { limits: options.stdio, shutdown: options.shutdown, log: this.log, now });
-    this.transport.setProtocolVersion = (version) => (this.negotiatedVersion = version);
+    if (isChannel(plan)) {
+      this.channel = plan;
+      // The SDK tells the transport the negotiated version (an HTTP transport sends it as a header): keep that, and note it.
+      const transport = plan.transport;
+      const own = transport.setProtocolVersion?.bind(transport);
+      transport.setProtocolVersion = (version) => {
+        this.negotiatedVersion = version;
+        own?.(version);
+      };
+    } else {
+      const transport = new ProcessStdioTransport(plan, { limits: options.stdio, shutdown: options.shutdown, log: this.log, now });
+      transport.setProtocolVersion = (version) => (this.negotiatedVersion = version);
+      this.channel = new StdioChannel(transport);
+    }
     // SECURITY: SECURITY.md rule 6 — Airlock declares only the capabilities it has handlers for;
     // any other request from the server is answered -32601 by the SDK, never shown as a prompt.
     this.client = new Client(options.clientInfo ?? AIRLOCK_CLIENT_INFO, { capabilities: declaredCapabilities(options.requests) });
@@ -223,7 +271,7 @@ export class ServerConnection {
    */
   async connect(): Promise<void> {
     try {
-      await this.client.connect(this.transport, {
+      await this.client.connect(this.channel.transport, {
         timeout: this.options.initializeTimeoutMs ?? DEFAULTS.initializeTimeoutMs,
       });
     } catch (error) {
@@ -258,12 +306,12 @@ export class ServerConnection {
   }
 
   get pid(): number | undefined {
-    return this.transport.pid;
+    return this.channel.pid;
   }
 
-  /** Resolves when the server's process has exited (for any reason). */
+  /** Resolves when the server's process has exited, or its remote session ended (for any reason). */
   get exited(): Promise<ProcessExit> {
-    return this.transport.exited;
+    return this.channel.exited;
   }
 
   /**
@@ -405,9 +453,9 @@ export class ServerConnection {
     }
   }
 
-  /** Stops the server (stdin, SIGTERM, SIGKILL to its group) and closes the client. */
+  /** Stops the server (stdin, SIGTERM, SIGKILL to its group; or ends its remote session) and closes the client. */
   async close(): Promise<void> {
-    await this.transport.close();
+    await this.channel.close();
     await this.client.close().catch(() => undefined);
   }
 
@@ -472,6 +520,12 @@ export class ServerConnection {
       // The server's own words are what a person needs to act on (shown inert by every shell).
       const said = error.message.replace(/^MCP error -?\d+:\s*/, '').trim().slice(0, 2000);
       return new ToolCallError('server-error', server, tool, `the server answered with an error (${error.code})${said ? `: ${said}` : ''}`, { sent: true, code: error.code, cause: error });
+    }
+    if (error instanceof ChannelError) {
+      // The channel knows whether the server can have acted (a 401/403/404 before acting, a host not reached: it cannot).
+      return error.serverMayHaveActed
+        ? new ToolCallError('disconnected', server, tool, `${error.message} — outcome unknown, the server may have acted`, { sent: true, cause: error })
+        : new ToolCallError('refused', server, tool, error.message, { sent: false, cause: error });
     }
     if (error instanceof Error && /not connected|not reading its input/i.test(error.message)) {
       return new ToolCallError('not-running', server, tool, `the call was not sent: ${error.message}`, { sent: false, cause: error });

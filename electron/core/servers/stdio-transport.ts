@@ -52,10 +52,12 @@ export interface ShutdownTimings {
 /** Defaults per the MCP stdio shutdown sequence: 2 s, 2 s, 2 s. */
 export const DEFAULT_SHUTDOWN_TIMINGS: ShutdownTimings = { graceMs: 2000, termMs: 2000, killMs: 2000 };
 
-/** How the server's own process ended. */
+/** How the server's own process ended (or, for a remote server, its session). */
 export interface ProcessExit {
   code: number | null;
   signal: NodeJS.Signals | null;
+  /** A remote server's session ended: why, in words (there is no exit code). */
+  reason?: string;
 }
 
 /** Counters about what came over a server's stdio. */

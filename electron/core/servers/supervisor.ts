@@ -12,16 +12,32 @@ import {
   type LifecycleSnapshot,
 } from './lifecycle';
 import { LogRing, type LogLine, type LogRingLimits } from './log-ring';
+import { ChannelError } from './connection-channel';
 import { ServerConnection, type CallOptions, type ConnectionOptions, type ServerNotice, type ServerRequestHandlers, type ToolListing } from './server-connection';
 import type { StdioStats } from './stdio-transport';
 import { ToolCallError } from './tool-call-error';
 import { ToolIndex, type ServerTools, type ToolIndexView, type ToolsDiff } from './tool-index';
+
+/**
+ * How the supervisor reaches a server that runs elsewhere (electron/core/remote):
+ * no process, no sandbox, no launch plan — a connection over the network.
+ */
+export interface RemoteConnector {
+  /**
+   * Opens the channel and completes the MCP handshake over it (trying the
+   * transports the server may speak). `signal` aborts when the supervisor
+   * stops the session meanwhile. Rejects with a `ChannelError` saying why.
+   */
+  open(options: ConnectionOptions, signal: AbortSignal): Promise<ServerConnection>;
+}
 
 /** What the supervisor needs to launch one server. */
 export interface SupervisedServer {
   spec: ServerSpec;
   profile: SandboxProfile;
   context: LaunchContext;
+  /** Set for a remote server: the supervisor connects through it and never asks the launcher (there is nothing to sandbox). */
+  remote?: RemoteConnector;
 }
 
 /**
@@ -54,10 +70,12 @@ export interface ServerStatus {
   server: string;
   state: ServerState;
   pid?: number;
-  /** False when the launch plan ran the server without the OS sandbox. */
+  /** False when the launch plan ran the server without the OS sandbox (and for a remote server, which has none). */
   sandboxed?: boolean;
   /** The resource limits its last launch plan ran it under (sandboxed plans only). */
   limits?: ResourceLimits;
+  /** Set for a server reached over the network: where, and over which transport. */
+  remote?: string;
   lastError?: string;
   /** Crashes inside the quarantine window. */
   recentCrashes: number;
@@ -101,6 +119,8 @@ export interface SupervisorOptions {
 interface Session {
   id: number;
   cancelled: boolean;
+  /** Aborted when the session is shut down (a remote connection being opened stops). */
+  abort: AbortController;
   plan?: LaunchPlan;
   connection?: ServerConnection;
   done: Promise<void>;
@@ -125,6 +145,7 @@ interface Entry {
   lastError?: string;
   sandboxed?: boolean;
   limits?: ResourceLimits;
+  remote?: string;
   serverInfo?: Implementation;
   capabilities?: ServerCapabilities;
   protocolVersion?: string;
@@ -197,13 +218,14 @@ export class Supervisor {
       pid: entry.snapshot.state === 'starting' || entry.snapshot.state === 'ready' ? connection?.pid : undefined,
       sandboxed: entry.sandboxed,
       ...(entry.limits ? { limits: entry.limits } : {}),
+      ...(entry.remote !== undefined ? { remote: entry.remote } : {}),
       lastError: entry.lastError,
       recentCrashes: entry.snapshot.crashes.length,
       serverInfo: entry.serverInfo,
       capabilities: entry.capabilities,
       protocolVersion: entry.protocolVersion,
       ...(entry.instructions !== undefined ? { instructions: entry.instructions } : {}),
-      stdio: connection?.transport.stats() ?? entry.lastStats,
+      stdio: connection?.channel.stats() ?? entry.lastStats,
     };
   }
 
@@ -379,6 +401,7 @@ export class Supervisor {
         const session: Session = {
           id: this.nextSessionId++,
           cancelled: false,
+          abort: new AbortController(),
           done: Promise.resolve(),
           refreshing: false,
           refreshQueued: false,
@@ -396,6 +419,7 @@ export class Supervisor {
         const session = entry.session;
         if (!session) return;
         session.cancelled = true;
+        session.abort.abort();
         if (session.refreshTimer) clearTimeout(session.refreshTimer);
         void session.connection?.close();
         return;
@@ -429,6 +453,10 @@ export class Supervisor {
       }
       if (!server) throw new LaunchFailed(`no server named ${entry.name}`);
       if (session.cancelled) return;
+      if (server.remote) {
+        await this.runRemote(entry, session, server.remote);
+        return;
+      }
       try {
         // SECURITY: invariant 5 — the launcher fails closed (e.g. no sandbox); we do not retry around it.
         plan = await this.options.launcher.plan(server.spec, server.profile, server.context);
@@ -466,25 +494,9 @@ export class Supervisor {
         throw error;
       }
       entry.log.push('airlock', `started pid ${connection.pid}${plan.sandboxed ? '' : ' WITHOUT the sandbox'}`);
-      entry.serverInfo = connection.serverInfo;
-      entry.capabilities = connection.capabilities;
-      entry.protocolVersion = connection.protocolVersion;
-      entry.instructions = connection.instructions;
-      if (session.cancelled) return;
-      await this.listAndApply(entry, session, connection);
-      if (session.cancelled) return;
-      this.dispatch(entry, { type: 'ready' }, session);
-      const exit = await connection.exited;
-      if (session.cancelled) return;
-      const faulty = connection.transport.faulty;
-      entry.lastError = faulty ? faulty.message : `the server exited (${exit.signal ?? `code ${exit.code}`})`;
-      outcome = faulty ? { type: 'faulty' } : { type: 'crash', at: this.clock.now() };
+      outcome = await this.runConnected(entry, session, connection);
     } catch (error) {
-      if (!session.cancelled) {
-        const faulty = connection?.transport.faulty;
-        entry.lastError = faulty?.message ?? (error instanceof Error ? error.message : String(error));
-        outcome = faulty ? { type: 'faulty' } : error instanceof LaunchFailed ? { type: 'launch-failed' } : { type: 'crash', at: this.clock.now() };
-      }
+      if (!session.cancelled) outcome = this.failure(entry, connection, error);
     } finally {
       if (session.refreshTimer) clearTimeout(session.refreshTimer);
       session.refreshTimer = undefined;
@@ -497,12 +509,93 @@ export class Supervisor {
       }
       if (connection) {
         await connection.close().catch(() => undefined);
-        entry.lastStats = connection.transport.stats();
+        entry.lastStats = connection.channel.stats();
       }
       if (plan) {
         await plan.dispose().catch((error: unknown) => entry.log.push('airlock', `cleaning up the launch failed: ${String(error)}`));
       }
       this.dispatch(entry, { type: 'shutdown-complete' }, session);
+    }
+  }
+
+  /**
+   * A connected session from the handshake on: what the server claims about
+   * itself, the first listing, ready, then wait for the channel to end.
+   * Returns the event its end means (undefined when it was stopped).
+   */
+  private async runConnected(entry: Entry, session: Session, connection: ServerConnection): Promise<LifecycleEvent | undefined> {
+    entry.serverInfo = connection.serverInfo;
+    entry.capabilities = connection.capabilities;
+    entry.protocolVersion = connection.protocolVersion;
+    entry.instructions = connection.instructions;
+    if (session.cancelled) return undefined;
+    await this.listAndApply(entry, session, connection);
+    if (session.cancelled) return undefined;
+    this.dispatch(entry, { type: 'ready' }, session);
+    const exit = await connection.exited;
+    if (session.cancelled) return undefined;
+    const faulty = connection.channel.faulty;
+    entry.lastError = faulty ? faulty.message : exit.reason ?? `the server exited (${exit.signal ?? `code ${exit.code}`})`;
+    return faulty ? { type: 'faulty' } : { type: 'crash', at: this.clock.now() };
+  }
+
+  /** What a failed session means: faulty, a launch that retrying cannot fix, or a crash (restarted with backoff). */
+  private failure(entry: Entry, connection: ServerConnection | undefined, error: unknown): LifecycleEvent {
+    const faulty = connection?.channel.faulty;
+    entry.lastError = faulty?.message ?? (error instanceof Error ? error.message : String(error));
+    if (faulty) return { type: 'faulty' };
+    // A remote server that needs the person (a sign-in, more access), refuses its address, certificate
+    // or answers, is not retried on its own: the person acts first. An unreachable one is retried.
+    const needsPerson = error instanceof ChannelError && error.kind !== 'unreachable' && error.kind !== 'interrupted' && error.kind !== 'session-expired';
+    return error instanceof LaunchFailed || needsPerson ? { type: 'launch-failed' } : { type: 'crash', at: this.clock.now() };
+  }
+
+  /**
+   * A remote server's session: no launch plan and no sandbox — the connector
+   * opens the connection (and signs in with what it holds); then the same
+   * life as any server. Never rejects; cleans up in the caller's `finally`
+   * through `session.connection`.
+   */
+  private async runRemote(entry: Entry, session: Session, connector: RemoteConnector): Promise<void> {
+    let outcome: LifecycleEvent | undefined;
+    let connection: ServerConnection | undefined;
+    entry.sandboxed = false;
+    try {
+      connection = await connector.open(
+        {
+          ...this.options.connection,
+          log: entry.log,
+          now: () => this.clock.now(),
+          onToolsListChanged: () => this.scheduleRefresh(entry, session),
+          ...(this.options.serverRequests ? { requests: this.options.serverRequests(entry.name) } : {}),
+          ...(this.options.onNotice
+            ? {
+                onNotice: (notice: ServerNotice) => {
+                  if (entry.session === session && !session.cancelled) this.options.onNotice?.(entry.name, notice);
+                },
+              }
+            : {}),
+        },
+        session.abort.signal,
+      );
+      session.connection = connection;
+      if (session.cancelled) return;
+      entry.remote = connection.channel.describe();
+      entry.log.push('airlock', `connected to ${entry.remote} (no sandbox: it runs elsewhere)`);
+      outcome = await this.runConnected(entry, session, connection);
+    } catch (error) {
+      if (!session.cancelled) outcome = this.failure(entry, connection, error);
+    } finally {
+      if (session.refreshTimer) clearTimeout(session.refreshTimer);
+      session.refreshTimer = undefined;
+      session.refreshQueued = false;
+      settle(session);
+      if (outcome) {
+        entry.log.push('airlock', entry.lastError ?? outcome.type);
+        this.dispatch(entry, outcome, session);
+      }
+      if (connection) await connection.close().catch(() => undefined);
+      // The caller's `finally` dispatches shutdown-complete.
     }
   }
 

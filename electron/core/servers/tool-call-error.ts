@@ -4,10 +4,12 @@
  * - `disconnected`: the server went away while the call was open — outcome unknown;
  * - `aborted`: the caller cancelled — outcome unknown once the request was sent;
  * - `not-running`: the server was not ready; nothing was sent;
+ * - `refused`: the call did not reach the server, or the server refused it before acting (a remote
+ *   server's 401/403, an expired session, an unreachable host) — it did not run;
  * - `server-error`: the server answered with a JSON-RPC error;
  * - `invalid-result`: the server answered with something that is not a tool result — outcome unknown.
  */
-export type ToolCallFailure = 'timeout' | 'disconnected' | 'aborted' | 'not-running' | 'server-error' | 'invalid-result';
+export type ToolCallFailure = 'timeout' | 'disconnected' | 'aborted' | 'not-running' | 'refused' | 'server-error' | 'invalid-result';
 
 /**
  * A failed tool call. The supervisor never retries: whether to (invariant 4)

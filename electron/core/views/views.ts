@@ -53,6 +53,7 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
         profile: record.profile,
         sandboxAvailable: context.sandboxAvailable || record.profile.unsandboxed !== undefined,
         codeChange: context.codeChange ?? null,
+        ...(record.spec.remote ? { remote: { url: record.spec.remote.url } } : {}),
       },
       rules: context.rules,
       sessionGrants: context.sessionGrants,
@@ -107,8 +108,10 @@ export function sourceLabel(record: Pick<ServerRecord, 'provenance' | 'importedF
         ? `MCPB bundle ${p.name}@${p.version} (${p.signature === 'verified' ? 'signed' : p.signature === 'present-unverified' ? 'signature not verified' : 'unsigned'})`
         : p.kind === 'pypi'
           ? `PyPI ${p.name}==${p.version}`
-          : `local command ${p.executable}`;
-  const listed = p.kind !== 'local' && p.registry ? ` (listed in the MCP Registry as ${p.registry.name} ${p.registry.version})` : '';
+          : p.kind === 'remote'
+            ? `remote server at ${p.url}`
+            : `local command ${p.executable}`;
+  const listed = p.kind !== 'local' && p.kind !== 'remote' && p.registry ? ` (listed in the MCP Registry as ${p.registry.name} ${p.registry.version})` : '';
   return record.importedFrom ? `${base}${listed}, imported from ${APP_LABELS[record.importedFrom.app]}` : `${base}${listed}`;
 }
 
@@ -118,14 +121,15 @@ export function serverSummary(
   tools: readonly { definition: ToolDefinition; fingerprint: string }[],
   codeChange: CodeChange | null = null,
 ): ServerSummary {
-  const sandbox = summariseSandbox(record.profile);
+  const sandbox = summariseSandbox(record.profile, record.spec.remote);
   const states = tools.map((tool) => reviewState(record.approvedTools, tool.definition.name, tool.fingerprint).kind);
   return {
     name: record.name,
     state: status.state,
     enabled: record.enabled,
     trusted: record.trusted,
-    sandboxed: record.profile.unsandboxed === undefined,
+    sandboxed: record.profile.unsandboxed === undefined && !record.spec.remote,
+    ...(sandbox.remote ? { remote: { ...sandbox.remote } } : {}),
     network: sandbox.networkDomains.length > 0,
     summary: sandbox.line,
     source: sourceLabel(record),

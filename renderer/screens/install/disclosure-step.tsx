@@ -64,7 +64,7 @@ export function DisclosureView({
 }) {
   return (
     <div className="disclosure" data-testid="disclosure">
-      <ProfileSummary profile={profile} />
+      {d.provenance.kind !== 'remote' && <ProfileSummary profile={profile} />}
       <h3>
         <InertText text={d.suggestedName} /> <span className="muted">· <InertText text={d.sourceLabel} /></span>
       </h3>
@@ -77,9 +77,51 @@ export function DisclosureView({
           ))}
         </ul>
       )}
-      <h3>Where it comes from</h3>
+      <h3>{d.provenance.kind === 'remote' ? 'Where it runs' : 'Where it comes from'}</h3>
       <ProvenanceFacts provenance={d.provenance} importedFrom={d.importedFrom} />
       {d.registry && <RegistryListing listing={d.registry} />}
+      {d.provenance.kind === 'remote' ? (
+        <>
+          <p className="muted small">
+            Nothing has been sent to this server yet. Airlock does not run it: no sandbox is around it, Airlock decides which calls reach it and reads every one of its tools as reaching outside your machine.
+          </p>
+          <h3>Secrets sent to it</h3>
+          {d.secrets.length === 0 ? (
+            <p className="muted">No headers with secrets. If it asks you to sign in, its sign-in page opens in your browser when Airlock connects.</p>
+          ) : (
+            <ul>
+              {d.secrets.map((secret) => (
+                <li key={secret.name}>
+                  <code><InertText text={secret.name} /></code> {secret.description && <InertText text={secret.description} />}
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      ) : (
+        <LocalParts d={d} profile={profile} onProfile={onProfile} env={env} onEnv={onEnv} busy={busy} />
+      )}
+    </div>
+  );
+}
+
+function LocalParts({
+  d,
+  profile,
+  onProfile,
+  env,
+  onEnv,
+  busy,
+}: {
+  d: Disclosure;
+  profile: EditableProfile;
+  onProfile: (p: EditableProfile) => void;
+  env: Record<string, string>;
+  onEnv: (env: Record<string, string>) => void;
+  busy: boolean;
+}) {
+  return (
+    <>
       <h3>The exact command that will run</h3>
       <p className="muted small">This runs a program on your computer, inside the sandbox described on this page.</p>
       <ArgvView argv={d.argv} risks={d.risks} cwd={d.cwd} />
@@ -100,6 +142,6 @@ export function DisclosureView({
       <h3>Permissions</h3>
       <p className="muted small">Nothing beyond the defaults is granted until you choose it here; you can change it again at any time on the server’s page.</p>
       <ProfileEditor profile={profile} onChange={onProfile} proposals={d.proposals} busy={busy} />
-    </div>
+    </>
   );
 }

@@ -8,12 +8,13 @@ import { FieldError } from '../../components/field-error';
 import { InertText, visible } from '../../components/inert-text';
 import { splitCommandLine } from '../../format';
 
-type SourceKind = 'npm' | 'pypi' | 'mcpb' | 'local' | 'import';
+type SourceKind = 'npm' | 'pypi' | 'mcpb' | 'local' | 'url' | 'import';
 const KIND_LABEL: Record<SourceKind, string> = {
   npm: 'npm package',
   pypi: 'Python package (PyPI)',
   mcpb: 'MCPB bundle',
   local: 'Command on this computer',
+  url: 'Server by URL',
   import: 'Import from another app',
 };
 
@@ -130,6 +131,7 @@ export function SourceStep({
       )}
 
       {kind === 'local' && <LocalCommandForm busy={busy} onPrepare={onPrepare} />}
+      {kind === 'url' && <UrlForm busy={busy} onPrepare={onPrepare} />}
       {kind === 'import' && <ImportForm busy={busy} onImported={onImported} onDrafts={onDrafts} />}
     </div>
   );
@@ -327,5 +329,44 @@ function ImportForm({ busy: outerBusy, onImported, onDrafts }: { busy: boolean; 
         </div>
       )}
     </div>
+  );
+}
+
+/** A server that runs elsewhere: its URL and the headers to send (values are sealed as secrets). Nothing is sent here. */
+function UrlForm({ busy, onPrepare }: { busy: boolean; onPrepare: (source: InstallSource) => Promise<void> }) {
+  const [url, setUrl] = useState('');
+  const [headers, setHeaders] = useState<Array<{ name: string; value: string }>>([]);
+  const ids = { url: useId(), header: useId() };
+  const setHeader = (i: number, change: Partial<{ name: string; value: string }>) => setHeaders(headers.map((h, j) => (j === i ? { ...h, ...change } : h)));
+  const given = headers.filter((h) => h.name.trim() !== '');
+  return (
+    <form
+      className="panel"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (url.trim()) void onPrepare({ kind: 'remote', url: url.trim(), ...(given.length > 0 ? { headers: given.map((h) => ({ name: h.name.trim(), value: h.value })) } : {}) });
+      }}
+    >
+      <label htmlFor={ids.url}>The server’s address (https, or http on this computer)</label>
+      <div className="add-row">
+        <input id={ids.url} type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://mcp.example.com/mcp" spellCheck={false} />
+        <button type="submit" className="primary" disabled={busy || url.trim() === ''}>
+          {busy ? 'Reading…' : 'Continue'}
+        </button>
+      </div>
+      {headers.map((header, i) => (
+        <div className="add-row" key={i}>
+          <input aria-label={`Header ${i + 1} name`} type="text" value={header.name} onChange={(e) => setHeader(i, { name: e.target.value })} placeholder="X-Api-Key" spellCheck={false} />
+          <input aria-label={`Header ${i + 1} value`} type="password" value={header.value} onChange={(e) => setHeader(i, { value: e.target.value })} autoComplete="off" />
+          <button type="button" onClick={() => setHeaders(headers.filter((_, j) => j !== i))}>
+            Remove
+          </button>
+        </div>
+      ))}
+      <button type="button" onClick={() => setHeaders([...headers, { name: '', value: '' }])}>
+        Add a header
+      </button>
+      <p className="muted small">Nothing is sent to the server at this step. Header values are kept in Airlock’s secret store; a sign-in, if the server asks for one, happens when Airlock connects.</p>
+    </form>
   );
 }

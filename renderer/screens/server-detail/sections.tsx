@@ -106,11 +106,23 @@ function Overview({ server: s, onChange }: SectionContext) {
         </section>
       )}
       <h2>What it may do</h2>
-      <ProfileSummary profile={editable(s.profile)} testId="overview-summary" />
-      <h2>Where it comes from</h2>
+      {s.provenance.kind === 'remote' ? (
+        <p data-testid="overview-summary">
+          It runs on another computer, not under Airlock: no sandbox is around it, and whatever it does there is up to its owner. Airlock decides
+          which calls reach it, reads every one of its tools as reaching outside your machine, and records each call.
+          {s.profile.secrets.length > 0 && <> It is sent the secrets {s.profile.secrets.join(', ')} (in its headers), and only it.</>}
+        </p>
+      ) : (
+        <ProfileSummary profile={editable(s.profile)} testId="overview-summary" />
+      )}
+      <h2>{s.provenance.kind === 'remote' ? 'Where it runs' : 'Where it comes from'}</h2>
       <ProvenanceFacts provenance={s.provenance} importedFrom={s.importedFrom} />
-      <h3>The exact command</h3>
-      <ArgvView argv={[s.spec.command, ...s.spec.args]} risks={[]} cwd={s.spec.cwd} />
+      {s.provenance.kind !== 'remote' && (
+        <>
+          <h3>The exact command</h3>
+          <ArgvView argv={[s.spec.command, ...s.spec.args]} risks={[]} cwd={s.spec.cwd} />
+        </>
+      )}
       <p className="muted small">Added {when(s.createdAt)}.</p>
       <h2>Remove</h2>
       <RemoveServer name={s.name} />
@@ -164,6 +176,66 @@ function Permissions({ server: s, onChange, reload }: SectionContext) {
     const value = await action.run(request);
     if (value) onChange(value);
   };
+  const remote = s.provenance.kind === 'remote';
+  return (
+    <>
+      {remote ? (
+        <p className="notice notice-warning" data-testid="detail-summary">
+          This server runs on another computer: Airlock has no sandbox around it, so there are no file or network grants to choose. What it
+          gets from you is what calls send it, and the secrets below (in its headers).
+        </p>
+      ) : (
+        <LocalGrants s={s} profile={profile} action={action} save={save} setEdited={setEdited} onChange={onChange} />
+      )}
+      {remote && action.error && (
+        <div role="alert" className="notice notice-error" data-testid="detail-error">
+          <InertText text={action.error} block />
+        </div>
+      )}
+      <h2>Secrets</h2>
+      <SecretsEditor server={s} onChange={onChange} />
+      <h2>Trust</h2>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={trustChoice ?? s.trusted}
+          disabled={action.busy}
+          data-testid="trust-toggle"
+          onChange={async (e) => {
+            const trusted = e.target.checked;
+            setTrustChoice(trusted);
+            if (await action.run(() => invoke('servers.setTrust', { name: s.name, trusted }))) reload();
+            else setTrustChoice(undefined);
+          }}
+        />{' '}
+        Trust this server’s descriptions of its tools
+      </label>
+      <p className="purpose">
+        {remote
+          ? 'Trusting it lets its tools that say they only read run without asking; nothing contains a remote server, so its claims are the only thing that would skip the question. Calls that change things still ask.'
+          : 'Trusting it lets its tools that say they only read run without asking; calls that change things still ask, and the sandbox limits hold either way.'}
+      </p>
+      {!remote && <ResourceLimits limits={s.limits} note={s.limitsNote} />}
+    </>
+  );
+}
+
+/** The sandbox grants of a server Airlock runs: summary, the unsandboxed consent, the grants and settings editors. */
+function LocalGrants({
+  s,
+  profile,
+  action,
+  save,
+  setEdited,
+  onChange,
+}: {
+  s: SectionContext['server'];
+  profile: ReturnType<typeof editable>;
+  action: ReturnType<typeof useAction>;
+  save: (request: () => ReturnType<typeof invoke<'servers.updateProfile'>>) => Promise<void>;
+  setEdited: (profile: ReturnType<typeof editable> | undefined) => void;
+  onChange: SectionContext['onChange'];
+}) {
   return (
     <>
       <ProfileSummary profile={profile} testId="detail-summary" />
@@ -192,28 +264,6 @@ function Permissions({ server: s, onChange, reload }: SectionContext) {
         }}
       />
       <EnvEditor env={s.spec.env} busy={action.busy} onChange={(env) => void save(() => invoke('servers.setEnv', { name: s.name, env }))} />
-      <h2>Secrets</h2>
-      <SecretsEditor server={s} onChange={onChange} />
-      <h2>Trust</h2>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={trustChoice ?? s.trusted}
-          disabled={action.busy}
-          data-testid="trust-toggle"
-          onChange={async (e) => {
-            const trusted = e.target.checked;
-            setTrustChoice(trusted);
-            if (await action.run(() => invoke('servers.setTrust', { name: s.name, trusted }))) reload();
-            else setTrustChoice(undefined);
-          }}
-        />{' '}
-        Trust this server’s descriptions of its tools
-      </label>
-      <p className="purpose">
-        Trusting it lets its tools that say they only read run without asking; calls that change things still ask, and the sandbox limits hold either way.
-      </p>
-      <ResourceLimits limits={s.limits} note={s.limitsNote} />
     </>
   );
 }

@@ -66,7 +66,7 @@ describe('Claude Desktop config', () => {
       ['Local Echo', 'importable'],
       ['filesystem', 'importable'],
       ['memory', 'importable'],
-      ['remote', 'unsupported'],
+      ['remote', 'importable'],
       ['no-command', 'invalid'],
       ['bad-args', 'invalid'],
       ['not-installed', 'invalid'],
@@ -129,7 +129,7 @@ describe('Claude Desktop config', () => {
 
   it('lists remote and broken entries with their reasons', async () => {
     const { entries } = await importConfigFile(path, { home, pathEnv, platform: 'linux' });
-    expect(byEntry(entries, 'remote')).toMatchObject({ status: 'unsupported', reason: expect.stringMatching(/^remote servers are not supported yet/) });
+    expect(byEntry(entries, 'remote')).toMatchObject({ status: 'importable', offer: { kind: 'remote', remote: { url: 'https://mcp.example.com/sse', headers: [], transport: 'auto' } } });
     expect(byEntry(entries, 'no-command')).toMatchObject({ status: 'invalid', reason: 'has no “command” (a non-empty string)' });
     expect(byEntry(entries, 'bad-args')).toMatchObject({ status: 'invalid', reason: '“args” must be a list of strings' });
     expect(byEntry(entries, 'not-installed')).toMatchObject({ status: 'invalid', reason: '“airlock-definitely-missing-cmd” was not found on PATH' });
@@ -180,7 +180,7 @@ describe('VS Code mcp.json', () => {
     expect(result.app).toBe('vscode');
     expect(result.entries.map((entry) => [entry.entry, entry.status])).toEqual([
       ['echo', 'importable'],
-      ['github-remote', 'unsupported'],
+      ['github-remote', 'importable'],
       ['leaky', 'unsupported'],
       ['from-env', 'importable'],
     ]);
@@ -196,7 +196,7 @@ describe('VS Code mcp.json', () => {
       { key: 'org', title: 'Organisation', description: 'Organisation', type: 'string', required: true },
     ]);
     expect(applyUserConfig(candidate, { org: 'acme' }).spec.args[2]).toBe('acme');
-    expect(byEntry(result.entries, 'github-remote')).toMatchObject({ reason: 'remote servers are not supported yet (http: https://api.githubcopilot.com/mcp/)' });
+    expect(byEntry(result.entries, 'github-remote')).toMatchObject({ status: 'importable', offer: { kind: 'remote', remote: { url: 'https://api.githubcopilot.com/mcp/', transport: 'auto' } } });
     expect(byEntry(result.entries, 'leaky')).toMatchObject({ reason: expect.stringMatching(/password input “github-token”/) });
     const fromEnv = byEntry(result.entries, 'from-env');
     if (fromEnv.status !== 'importable' || fromEnv.offer.kind !== 'local') throw new Error('expected a local candidate');
@@ -213,7 +213,7 @@ describe('Cursor mcp.json', () => {
     const [result] = await importFromApp('cursor', { home, pathEnv, platform: 'linux', env: {} });
     expect(result!.app).toBe('cursor');
     expect(result!.entries.map((entry) => [entry.entry, entry.status])).toEqual([
-      ['remote', 'unsupported'],
+      ['remote', 'importable'],
       ['local', 'importable'],
     ]);
   });

@@ -1,0 +1,205 @@
+/**
+ * Where a remote server's URL points, and which other addresses a server
+ * there may send Airlock to. One job: read a URL the person gave, and check
+ * every URL a server supplies (redirects, metadata documents, authorization
+ * endpoints) against the zone of the person's own URL.
+ *
+ * Invariant guarded (SECURITY.md rule 9, SSRF): a server cannot point
+ * Airlock at a network more private than its own — a public server never
+ * reaches your private network, this computer or a link-local address (cloud
+ * metadata endpoints); plain http is used only between loopback addresses.
+ */
+import { BlockList, isIP } from 'node:net';
+import { domainToUnicode } from 'node:url';
+
+/**
+ * How private an address is, from most to least: this computer, the local
+ * network (RFC 1918, ULA, CGNAT), and the internet. Link-local and reserved
+ * ranges are never a zone a server may be reached in.
+ */
+export type AddressZone = 'loopback' | 'private' | 'public';
+
+/** An address Airlock never connects to: link-local (169.254/16, fe80::/10), unspecified, multicast, reserved. */
+export type ForbiddenRange = 'link-local' | 'reserved';
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+const privateRanges = new BlockList();
+for (const [net, bits] of [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10], ['198.18.0.0', 15]] as const) privateRanges.addSubnet(net, bits, 'ipv4');
+privateRanges.addSubnet('fc00::', 7, 'ipv6');
+
+const linkLocal = new BlockList();
+linkLocal.addSubnet('169.254.0.0', 16, 'ipv4');
+linkLocal.addSubnet('fe80::', 10, 'ipv6');
+
+const reserved = new BlockList();
+for (const [net, bits] of [['0.0.0.0', 8], ['192.0.0.0', 24], ['192.0.2.0', 24], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) reserved.addSubnet(net, bits, 'ipv4');
+reserved.addAddress('::', 'ipv6');
+reserved.addSubnet('ff00::', 8, 'ipv6');
+reserved.addSubnet('2001:db8::', 32, 'ipv6');
+// Site-local (deprecated) and the IPv4-compatible range: nothing legitimate is there.
+reserved.addSubnet('fec0::', 10, 'ipv6');
+
+/** The IPv4 address inside an IPv4-mapped IPv6 one (::ffff:10.0.0.1), else the address itself. */
+function unmapped(address: string): string {
+  const lower = address.toLowerCase().replace(/^\[|\]$/g, '');
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted) return dotted[1]!;
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (hex) {
+    const high = parseInt(hex[1]!, 16);
+    const low = parseInt(hex[2]!, 16);
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  }
+  return lower;
+}
+
+/** The zone of an IP address, or the forbidden range it is in. */
+export function classifyAddress(address: string): AddressZone | ForbiddenRange {
+  const ip = unmapped(address);
+  const family = isIP(ip);
+  if (family === 0) return 'reserved';
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (loopback.check(ip, type)) return 'loopback';
+  if (linkLocal.check(ip, type)) return 'link-local';
+  if (reserved.check(ip, type)) return 'reserved';
+  if (privateRanges.check(ip, type)) return 'private';
+  return 'public';
+}
+
+const ORDER: Record<AddressZone, number> = { loopback: 0, private: 1, public: 2 };
+
+/** May a server whose own URL is in `base` send Airlock to an address in `target`? Only as private or more public. */
+export function zoneAllowed(base: AddressZone, target: AddressZone | ForbiddenRange): target is AddressZone {
+  if (target === 'link-local' || target === 'reserved') return false;
+  return ORDER[target] >= ORDER[base];
+}
+
+/** The zone words a person reads. */
+export function zoneWords(zone: AddressZone | ForbiddenRange): string {
+  switch (zone) {
+    case 'loopback':
+      return 'this computer (loopback)';
+    case 'private':
+      return 'a private network address';
+    case 'public':
+      return 'the internet';
+    case 'link-local':
+      return 'a link-local address (where cloud machines keep their credentials)';
+    default:
+      return 'a reserved address';
+  }
+}
+
+/** Host names that always mean this computer. */
+export function isLoopbackName(host: string): boolean {
+  const bare = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return bare === 'localhost' || bare.endsWith('.localhost') || (isIP(bare) !== 0 && classifyAddress(bare) === 'loopback');
+}
+
+/** What Airlock read from a URL the person gave for a remote server. */
+export interface RemoteUrlReading {
+  /** The URL, normalised (what is sent). */
+  href: string;
+  /** The host as shown, highlighted (Unicode when the name is Punycode). */
+  host: string;
+  /** The host as DNS is asked for it. */
+  asciiHost: string;
+  /** The port, when not the scheme's default. */
+  port?: string;
+  scheme: 'https' | 'http';
+  /** The name is internationalised (an `xn--` label): it can look like another site's. */
+  punycode: boolean;
+  /** The host is this computer (localhost, 127.0.0.0/8, ::1). */
+  loopback: boolean;
+  /** The host is an IP address; its zone is known without DNS. */
+  literalZone?: AddressZone | ForbiddenRange;
+  /** Why it cannot be used, in one sentence; absent when it can. */
+  problem?: string;
+  /** What a person should know before anything is sent. */
+  warnings: string[];
+}
+
+/**
+ * Reads the URL of a remote server as the person typed it: https, or http
+ * only to this computer; no user name or password in it; no link-local or
+ * reserved address; Punycode names warned. Sends nothing.
+ */
+export function readRemoteUrl(raw: string): RemoteUrlReading {
+  const text = raw.trim();
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { href: text, host: '', asciiHost: '', scheme: 'https', punycode: false, loopback: false, problem: `“${text.slice(0, 200)}” is not a web address (it should look like https://example.com/mcp).`, warnings: [] };
+  }
+  const asciiHost = url.hostname;
+  const punycode = asciiHost.split('.').some((label) => label.startsWith('xn--'));
+  const host = punycode ? domainToUnicode(asciiHost) || asciiHost : asciiHost;
+  const bare = asciiHost.replace(/^\[|\]$/g, '');
+  const literal = isIP(bare) !== 0 ? classifyAddress(bare) : undefined;
+  const isLoopback = isLoopbackName(asciiHost);
+  url.hash = '';
+  const reading: RemoteUrlReading = {
+    href: url.href,
+    host,
+    asciiHost,
+    ...(url.port ? { port: url.port } : {}),
+    scheme: url.protocol === 'http:' ? 'http' : 'https',
+    punycode,
+    loopback: isLoopback,
+    ...(literal ? { literalZone: literal } : {}),
+    warnings: [],
+  };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ...reading, problem: `Airlock connects to remote servers over https only (this address starts with ${url.protocol.replace(':', '')}://).` };
+  if (url.protocol === 'http:' && !isLoopback) {
+    return { ...reading, problem: `http:// sends everything unencrypted: Airlock connects over http only to this computer (localhost). Use https://${url.host}${url.pathname}${url.search} if the server offers it.` };
+  }
+  if (url.username || url.password) return { ...reading, problem: 'The address carries a user name or password; give credentials as a header or sign in instead.' };
+  if (!asciiHost) return { ...reading, problem: 'The address has no host.' };
+  if (literal === 'link-local' || literal === 'reserved') return { ...reading, problem: `The address points at ${zoneWords(literal)}; Airlock does not connect there.` };
+  if (punycode) reading.warnings.push(`The name ${asciiHost} is internationalised (Punycode): shown as “${host}”, it can look like another site’s name. Check it letter by letter.`);
+  if (url.protocol === 'http:') reading.warnings.push('Plain http: allowed only because the server is on this computer.');
+  if (literal === 'private') reading.warnings.push('The address is on a private network.');
+  return reading;
+}
+
+/** A URL or address a server supplied that Airlock will not use, with the reason in one sentence. */
+export class AddressRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AddressRefused';
+  }
+}
+
+/**
+ * Checks a URL a server supplied (a redirect, an authorization server, an
+ * endpoint in a metadata document) before anything is sent to it: https
+ * (http only from a loopback server to a loopback address), no user name or
+ * password, and an IP literal no more private than `base`. Names are checked
+ * again when they resolve (see safe-fetch). Throws {@link AddressRefused}.
+ */
+export function checkSuppliedUrl(raw: string, base: AddressZone, what: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AddressRefused(`${what} is not a web address (“${String(raw).slice(0, 200)}”).`);
+  }
+  const shown = `${url.protocol}//${url.host}${url.pathname}`;
+  if (url.username || url.password) throw new AddressRefused(`${what} (${shown}) carries a user name or password; Airlock does not use it.`);
+  const loopbackTarget = isLoopbackName(url.hostname);
+  if (url.protocol === 'http:') {
+    if (!(base === 'loopback' && loopbackTarget)) throw new AddressRefused(`${what} (${shown}) is plain http; Airlock uses http only between addresses on this computer.`);
+  } else if (url.protocol !== 'https:') {
+    throw new AddressRefused(`${what} (${shown}) is not an https address.`);
+  }
+  const bare = url.hostname.replace(/^\[|\]$/g, '');
+  const zone = isIP(bare) !== 0 ? classifyAddress(bare) : loopbackTarget ? 'loopback' : undefined;
+  if (zone !== undefined && !zoneAllowed(base, zone)) {
+    throw new AddressRefused(`${what} (${shown}) points at ${zoneWords(zone)}, but the server is on ${zoneWords(base)}; Airlock does not let a server send it somewhere more private.`);
+  }
+  return url;
+}

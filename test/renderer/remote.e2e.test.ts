@@ -1,0 +1,94 @@
+/**
+ * Adding a remote server by URL in Chromium over the real core, against a real MCP server over HTTP
+ * with a real OAuth authorization server (the SDK's server side and auth router, in their own
+ * process): the disclosure before anything is sent (the URL with its host marked), Connect → the
+ * sign-in page opened in the browser (Chromium follows its redirect to Airlock's loopback listener)
+ * → tools listed → Enable; the server page's sign-in (scopes, expiry, renewable) and Sign out, which
+ * deletes the tokens on disk.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordDir } from '../core/servers/support/fixtures';
+import { startRemoteFixture, type RemoteFixture } from '../core/remote/support/remote-fixture';
+import { openRendererHost, waitForText, type RendererHost } from './renderer-support';
+
+describe('a remote server in the app', () => {
+  let t: RendererHost;
+  let fixture: RemoteFixture;
+  let rec: ReturnType<typeof recordDir>;
+  const pages: string[] = [];
+
+  beforeAll(async () => {
+    rec = recordDir();
+    fixture = await startRemoteFixture({ REMOTE_AUTH: 'oauth', AIRLOCK_RECORD_DIR: rec.dir });
+    t = await openRendererHost({ signInPage: (url) => pages.push(url) });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fixture?.stop();
+    rec?.cleanup();
+  });
+
+  it('add by URL → disclosure (nothing sent) → connect and sign in in the browser → tools listed → enabled; sign out deletes the tokens', async () => {
+    const { page } = t;
+    await t.open('#/install');
+    await page.getByRole('radio', { name: 'Server by URL' }).check();
+    await page.getByLabel('The server’s address (https, or http on this computer)').fill(fixture.url);
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    const disclosure = page.getByTestId('disclosure');
+    await disclosure.waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('remote-url').textContent()).toBe(fixture.url);
+    expect(await page.getByTestId('remote-url').locator('mark').textContent()).toBe('127.0.0.1');
+    expect(await disclosure.textContent()).toMatch(/Nothing has been sent to this server yet/);
+    expect(await disclosure.textContent()).toMatch(/Runs on 127\.0\.0\.1:\d+, not on your computer/);
+    expect(rec.lines('requests')).toEqual([]);
+    await t.harness.screenshot('remote-disclosure');
+
+    await page.getByRole('button', { name: 'Connect and list its tools' }).click();
+    // The person's browser: the sign-in page opens; the authorization server sends it back to Airlock's listener.
+    for (let i = 0; i < 400 && pages.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(pages).toHaveLength(1);
+    // The system browser: a context of its own (the app's window context allows only the app).
+    const browser = await page.context().browser()!.newContext();
+    const tab = await browser.newPage();
+    await tab.goto(pages[0]!);
+    await waitForText(tab.locator('h1'), 'Signed in');
+    expect(new URL(tab.url()).pathname).toBe('/callback');
+    await browser.close();
+
+    const report = page.getByTestId('probe-report');
+    await report.waitFor({ timeout: 60_000 });
+    expect(await report.textContent()).toContain('echo');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByTestId('grant-step').waitFor();
+    await page.getByLabel('Name in Airlock').fill('hosted');
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByTestId('server-detail').waitFor({ timeout: 60_000 });
+    await waitForText(page.getByTestId('server-badges'), 'Running');
+
+    // The page does not describe sandbox grants that mean nothing for a server elsewhere.
+    expect(await page.getByTestId('overview-summary').textContent()).toMatch(/runs on another computer, not under Airlock: no sandbox/);
+    expect(await page.getByTestId('server-detail').textContent()).not.toMatch(/Has no internet or network access|The exact command/);
+    await page.getByRole('tab', { name: 'Permissions' }).click();
+    expect(await page.getByTestId('detail-summary').textContent()).toMatch(/no sandbox around it, so there are no file or network grants to choose/);
+    expect(await page.getByTestId('server-detail').textContent()).not.toMatch(/You allowed it on|Take that back/);
+    await page.getByRole('tab', { name: 'Overview' }).click();
+    const signIn = page.getByTestId('sign-in');
+    await signIn.waitFor();
+    expect(await signIn.textContent()).toMatch(/Access granted\s*mcp:tools/);
+    expect(await signIn.textContent()).toMatch(/Airlock renews it without asking you/);
+    const tokens = rec.lines('tokens');
+    expect(await page.content()).not.toContain(tokens[0]!);
+    await t.harness.screenshot('remote-signed-in');
+
+    expect(readFileSync(join(t.dataDir, 'secrets.json'), 'utf8')).toContain(tokens[0]!);
+    await signIn.getByRole('button', { name: 'Sign out' }).click();
+    await waitForText(signIn, /Not signed in/);
+    const secrets = readFileSync(join(t.dataDir, 'secrets.json'), 'utf8');
+    for (const token of tokens) expect(secrets).not.toContain(token);
+    expect(rec.lines('oauth').filter((line) => line.startsWith('revoke'))).toEqual(['revoke refresh_token', 'revoke access_token']);
+    expect(t.consoleErrors).toEqual([]);
+  });
+});
