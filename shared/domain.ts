@@ -262,7 +262,7 @@ export type Provenance = z.infer<typeof ProvenanceSchema>;
 
 /** The folder in Airlock's data a server was installed into (npm, MCPB); none for local commands and remote servers. */
 export function installDirOf(provenance: Provenance): string | undefined {
-  return provenance.kind === 'npm' || provenance.kind === 'mcpb' ? provenance.installDir : undefined;
+  return provenance.kind === 'npm' || provenance.kind === 'mcpb' || provenance.kind === 'pypi' ? provenance.installDir : undefined;
 }
 
 /** Where an imported server's entry was read from (kept with its provenance). */

@@ -51,22 +51,22 @@ describe('strict durability on the Settings screen', () => {
   it('Activity checks what was appended since, says so, and the whole check finds an older entry edited in place', async () => {
     const { page, host } = t;
     const verify = page.getByTestId('audit-verify');
-    await waitForText(verify, /Chain verified: 1 entries/);
+    await waitForText(verify, /Chain verified: 3 entries/);
     const append = async (note: string) => {
       const entry = await host.audit.appendDecision({ caller: { kind: 'user' }, server: 'files', tool: 'read', fingerprint: null, arguments: { note }, verdict: 'allow', final: 'allow', reasons: [] });
       await t.harness.emit('audit.didAppend', { seq: entry.seq });
     };
     await append('abcdef');
-    await waitForText(verify, /Chain verified: 2 entries in 1 file.*New entries checked as they came/);
+    await waitForText(verify, /Chain verified: 4 entries in 1 file.*New entries checked as they came/);
     await append('ghijkl');
-    await waitForText(verify, /Chain verified: 3 entries in 1 file.*New entries checked as they came/);
-    // Entry 2, already checked and not the last one checked (that one is re-read each time), edited in place; then a new entry.
+    await waitForText(verify, /Chain verified: 5 entries in 1 file.*New entries checked as they came/);
+    // Entry 4, already checked and not the last one checked (that one is re-read each time), edited in place; then a new entry.
     const file = join(t.dataDir, 'audit', 'audit.jsonl');
     writeFileSync(file, readFileSync(file, 'utf8').replace('"note":"abcdef"', '"note":"ABCDEF"'));
     await append('mnopqr');
-    await waitForText(verify, /Chain verified: 4 entries in 1 file.*New entries checked as they came/);
+    await waitForText(verify, /Chain verified: 6 entries in 1 file.*New entries checked as they came/);
     await verify.getByRole('button', { name: 'Check the whole log' }).click();
-    await waitForText(verify, /The activity log was changed outside Airlock\..*audit\.jsonl:2.*changed after it was written/);
+    await waitForText(verify, /The activity log was changed outside Airlock\..*audit\.jsonl:4.*changed after it was written/);
     expect(t.consoleErrors).toEqual([]);
   });
 });

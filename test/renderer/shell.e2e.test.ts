@@ -32,7 +32,7 @@ describe('the app shell in Chromium, driven by the real core', () => {
     const { page } = harness;
     const nav = page.getByRole('navigation', { name: 'Airlock' });
     for (const name of ['Servers', 'Chat', 'Activity', 'Settings']) {
-      await expect.poll(() => nav.getByRole('link', { name }).isVisible()).toBe(true);
+      await expect.poll(() => nav.getByRole('link', { name, exact: true }).isVisible()).toBe(true);
     }
     await expect.poll(() => page.getByText('v0.0.0-test').isVisible()).toBe(true);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Servers');

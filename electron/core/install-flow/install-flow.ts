@@ -582,7 +582,7 @@ export class InstallFlow {
   private replacing(draft: Draft): Pick<Disclosure, 'replaces'> {
     const record = draft.replaces ? this.deps.store.read().servers[draft.replaces] : undefined;
     if (!record) return {};
-    const version = record.provenance.kind === 'npm' || record.provenance.kind === 'mcpb' ? record.provenance.version : '';
+    const version = record.provenance.kind === 'npm' || record.provenance.kind === 'mcpb' || record.provenance.kind === 'pypi' ? record.provenance.version : '';
     return { replaces: { name: record.name, trusted: record.trusted, enabled: record.enabled, version } };
   }
 

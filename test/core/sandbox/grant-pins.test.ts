@@ -40,6 +40,11 @@ describe('grants are pinned', () => {
     // swaps w/out for a symlink to an ungranted folder. (The person's own call
     // from the console: their consent, nothing to confirm.)
     await t.host.stopServer('victim');
+    // Started while the victim ran, the attacker's sandbox holds the victim's
+    // .git placeholder as a mount, and renaming w/out fails (EBUSY). One
+    // started after the victim stopped does not: the swap succeeds, and the
+    // pin is what must catch it.
+    await t.host.restartServer('attacker');
     const result = await t.host.callTool({ server: 'attacker', tool: 'replace_with_symlink', arguments: { path: out, target: ungranted }, caller: { kind: 'user' } });
     expect(result.outcome).toBe('ok');
     expect(JSON.parse((result.result as { content: Array<{ text: string }> }).content[0]!.text)).toEqual({ ok: true });
