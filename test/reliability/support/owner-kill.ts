@@ -280,8 +280,3 @@ async function until(check: () => boolean, timeoutMs: number, why: () => string)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
-
-declare global {
-  // eslint-disable-next-line no-var
-  var gc: (() => void) | undefined;
-}
