@@ -78,13 +78,14 @@ export function takeFileLockSync(lockPath: string, files: AuditFileSystem = node
 export async function acquireFileLock(lockPath: string, options: FileLockOptions = {}): Promise<ReleaseLock> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
-  const started = Date.now();
+  // The wait is timed on the steady clock: a wall clock set forward must not end it early.
+  const started = performance.now();
   let wait = 1;
   for (;;) {
     const release = tryFileLockSync(lockPath, options.fs);
     if (release) return async () => release();
     await breakIfStale(lockPath, staleMs);
-    if (Date.now() - started > timeoutMs) {
+    if (performance.now() - started > timeoutMs) {
       throw new Error(`Could not lock ${lockPath} within ${timeoutMs} ms; another Airlock process holds it.`);
     }
     await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
