@@ -5,8 +5,9 @@
  * app's call open after acting; the gateway is killed. Every process of it is
  * gone within a second (in /proc), the next gateway takes the folder over,
  * records the call as unknown, the log verifies with its end confirmed, and
- * the test process is back to its file descriptors. Three cycles here; 200 in
- * `npm run soak` (test/soak/run.ts). Needs `npm run build` (the real CLI).
+ * the test process is back to its file descriptors. Three cycles here, and two
+ * with a network grant (so the sandbox runs the network proxy's socat too);
+ * 200 and 50 in `npm run soak` (test/soak/run.ts). Needs `npm run build` (the real CLI).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,5 +36,12 @@ describe('the owner killed with SIGKILL while a call is in flight', () => {
     // bwrap, the server and what it scattered were there to be killed each time.
     expect(report.processesKilled).toBeGreaterThanOrEqual(3 * 5);
     expect(report.fdsAfter).toBeLessThanOrEqual(report.fdsBaseline);
+  }, 240_000);
+
+  it('takes the network proxy’s socat down with the server when the server has a network grant — 2 cycles', async () => {
+    const report = await killOwnersMidCall(join(root, 'networked'), 2, { network: true });
+    expect(report).toMatchObject({ cycles: 2, kills: 2, orphans: 0, failedTakeovers: 0, unknown: 2, unresolved: 0, lost: 0, broken: 0, leftoverTempFolders: 0 });
+    // A socat ran inside each sandbox, and was gone within the second like the rest.
+    expect(report.socatsKilled).toBe(2);
   }, 240_000);
 });

@@ -43,6 +43,8 @@ export interface OwnerKillReport {
   kills: number;
   /** Processes of killed owners' servers seen before each kill (bwrap, the server, what it scattered, socat). */
   processesKilled: number;
+  /** Of those, the network proxy's socat (one per cycle when the server has a network grant). */
+  socatsKilled: number;
   /** Of those (or carrying the marker), still alive one second after their owner died. */
   orphans: number;
   /** The slowest teardown, owner's death to the last process gone (ms). */
@@ -73,6 +75,8 @@ export interface OwnerKillReport {
 
 export interface OwnerKillOptions {
   random?: () => number;
+  /** Give the server a network grant, so its sandbox runs the network proxy's socat too. */
+  network?: boolean;
   /** Called after each cycle (progress for the soak). */
   onCycle?: (cycle: number, report: OwnerKillReport) => void;
 }
@@ -91,7 +95,7 @@ export async function killOwnersMidCall(root: string, cycles: number, options: O
   // Installed once, through the real install flow; the server may write only its records folder.
   const setup = new AirlockHost({ dataDir, homeDir: home, version: 'test', hooks: { emit: () => {} }, audit: { key } });
   await addLocalServer(setup, 'scatter', [process.execPath, SERVER, records, marker], {
-    profile: { filesystem: { read: [], write: [records], persistentData: false } },
+    profile: { filesystem: { read: [], write: [records], persistentData: false }, ...(options.network ? { network: { allowedDomains: ['example.com'] } } : {}) },
     trusted: true,
   });
   await setup.dispose();
@@ -100,6 +104,7 @@ export async function killOwnersMidCall(root: string, cycles: number, options: O
     cycles: 0,
     kills: 0,
     processesKilled: 0,
+    socatsKilled: 0,
     orphans: 0,
     slowestTeardownMs: 0,
     medianTeardownMs: 0,
@@ -143,6 +148,7 @@ export async function killOwnersMidCall(root: string, cycles: number, options: O
       await sleep(random() * 30);
       const tree = processTree(gateway.pid);
       report.processesKilled += tree.length;
+      report.socatsKilled += tree.filter((p) => /^(\S*\/)?socat(\s|$)/.test(p.cmdline)).length;
       gateway.child.kill('SIGKILL');
       await gateway.exited;
       killedPids.push(gateway.pid);
