@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { defaultSandboxProfile, type ToolDefinition } from '../../shared/domain';
 import { ManualClock, systemClock, type Clock } from '../../electron/core/approvals/clock';
 import { ConfirmationRegistry } from '../../electron/core/approvals/confirmation-registry';
+import { NetworkQuestions, NoAnswerError } from '../../electron/core/approvals/network-questions';
 import { SessionGrants } from '../../electron/core/approvals/session-grants';
 import { AuditLog } from '../../electron/core/audit/audit-log';
 import { decide, type ToolCall } from '../../electron/core/policy/decide';
@@ -150,6 +151,18 @@ describe('with the real clock and a faked wall clock', () => {
     // 200 ms of real time later, whatever the wall clock says.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(grants.list()).toEqual([]);
+  });
+
+  it('a network question (a server asks to reach a host) is neither answered too late nor closed early by a wall clock jump', async () => {
+    const questions = new NetworkQuestions(() => {}, 200);
+    const forward = questions.ask('files', 'example.com', 443);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + DAY, shouldAdvanceTime: true });
+    expect(questions.answer(questions.list()[0]!.id, true)).toBe(true);
+    expect(await forward).toBe(true);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 2 * DAY, shouldAdvanceTime: true });
+    // Set back two days: still closed unanswered after its 200 ms.
+    await expect(questions.ask('files', 'example.com', 443)).rejects.toBeInstanceOf(NoAnswerError);
+    expect(questions.list()).toEqual([]);
   });
 
   it('a writer of the audit log does not keep the lock for as long as the wall clock was set back', async () => {
