@@ -14,15 +14,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { defaultSandboxProfile, type ToolDefinition } from '../../shared/domain';
+import { defaultSandboxProfile, defaultServerRequestSettings, type ToolDefinition } from '../../shared/domain';
 import { ManualClock, systemClock, type Clock } from '../../electron/core/approvals/clock';
 import { ConfirmationRegistry } from '../../electron/core/approvals/confirmation-registry';
 import { NetworkQuestions, NoAnswerError } from '../../electron/core/approvals/network-questions';
 import { SessionGrants } from '../../electron/core/approvals/session-grants';
 import { AuditLog } from '../../electron/core/audit/audit-log';
+import { AirlockHost } from '../../electron/core/host';
 import { decide, type ToolCall } from '../../electron/core/policy/decide';
 import { RequestQueue } from '../../electron/core/server-requests/request-queue';
 import { fingerprintTool } from '../../electron/core/tools/fingerprint';
+import { addLocalServer } from '../support/add-server';
+import { REPO } from './support/gateway-process';
 
 const DAY = 24 * 60 * 60 * 1000;
 const by = { shell: 'window' as const };
@@ -163,6 +166,33 @@ describe('with the real clock and a faked wall clock', () => {
     // Set back two days: still closed unanswered after its 200 ms.
     await expect(questions.ask('files', 'example.com', 443)).rejects.toBeInstanceOf(NoAnswerError);
     expect(questions.list()).toEqual([]);
+  });
+
+  it('a server’s sampling requests stay capped per minute when the wall clock is set back', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'airlock-clock-rate-'));
+    const host = new AirlockHost({ dataDir: join(root, 'data'), homeDir: join(root, 'home'), version: 'test', hooks: { emit: () => {} } });
+    try {
+      await addLocalServer(host, 'echo', [process.execPath, join(REPO, 'test/fixtures/servers/echo.mjs')], { probe: false });
+      const defaults = defaultServerRequestSettings();
+      host.serverRequests.setSettings('echo', { ...defaults, sampling: { ...defaults.sampling, perMinute: 2 } });
+      // The way a server's sampling request arrives (the host's handler for its connection); refused either way here.
+      const sample = () =>
+        host.serverRequests
+          .handlersFor('echo')
+          .sampling!({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 } as never, {} as never)
+          .then(() => 'answered', (error: Error) => error.message);
+      const capped = /sampling requests in the last minute; you allow 2/;
+      expect(await sample()).not.toMatch(capped);
+      expect(await sample()).not.toMatch(capped);
+      expect(await sample()).toMatch(capped);
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 60 * 60_000, shouldAdvanceTime: true });
+      // Set back an hour, the same minute goes on: the flood is still refused.
+      expect(await sample()).toMatch(capped);
+    } finally {
+      vi.useRealTimers();
+      await host.dispose();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('a writer of the audit log does not keep the lock for as long as the wall clock was set back', async () => {
