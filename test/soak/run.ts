@@ -24,13 +24,18 @@ async function soak<T extends object>(name: string, run: (dir: string) => Promis
   if (only && !only.includes(name)) return;
   const dir = mkdtempSync(join(tmpdir(), `airlock-soak-${name}-`));
   const started = performance.now();
+  let passed = false;
   try {
     const report = await run(dir);
-    const passed = ok(report);
-    failed ||= !passed;
+    passed = ok(report);
     console.log(JSON.stringify({ name, ...report, seconds: Math.round((performance.now() - started) / 100) / 10, passed }));
+  } catch (error) {
+    console.log(JSON.stringify({ name, error: error instanceof Error ? error.message : String(error), seconds: Math.round((performance.now() - started) / 100) / 10, passed: false }));
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    failed ||= !passed;
+    // A failed soak's folder (data, audit log, records) is kept for a post-mortem.
+    if (passed) rmSync(dir, { recursive: true, force: true });
+    else console.error(`${name}: kept ${dir}`);
   }
 }
 

@@ -140,7 +140,11 @@ export async function killOwnersMidCall(root: string, cycles: number, options: O
       if (lockHolder() !== String(gateway.pid)) report.failedTakeovers += 1;
       const note = `cycle-${cycle}`;
       gateway.send({ jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'scatter__act', arguments: { note } } });
-      await until(() => acted().includes(note), 60_000, () => `the call of ${note} never reached the server; gateway stderr: ${gateway.stderr().slice(-2000)}`);
+      await until(
+        () => acted().includes(note),
+        60_000,
+        () => `the call of ${note} never reached the server; the gateway answered: ${JSON.stringify(gateway.lines.slice(-3)).slice(0, 2000)}; stderr: ${gateway.stderr().slice(-2000)}`,
+      );
       report.callsActed += 1;
       // The previous cycle's call, now that this process has taken over.
       if (cycle > 1) await checkLog(cycle - 1, true);
