@@ -232,7 +232,8 @@ export class AirlockHost {
         createMessage: (params, callOptions) => this.samplingModel.createMessage(params, callOptions),
       },
       note: (server, text) => this.supervisor.note(server, text),
-      now: () => Date.now(),
+      // Steady, not the wall clock: it times requests and the per-minute caps (issue 16.3).
+      now: () => performance.now(),
       questionTimeoutMs: options.confirmationTimeoutMs ?? 120_000,
     });
     this.registry = new RegistryRoom({

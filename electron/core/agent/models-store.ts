@@ -100,12 +100,13 @@ export class ModelsStore {
   }
 
   add(input: { kind: ProviderKind; label: string; baseUrl?: string; apiKey?: string; models?: string[] }): StoredProvider {
+    const label = checkLabel(input.label);
     const baseUrl = checkBaseUrl(input.kind, input.baseUrl);
     if (input.kind !== 'openai-compatible' && !input.apiKey) throw new AirlockError('invalid-request', `A key is needed for ${input.kind === 'anthropic' ? 'Anthropic' : 'OpenAI'}.`);
     let created: StoredProvider | undefined;
     this.change((file) => {
-      const id = uniqueId(slug(input.label), file.providers.map((provider) => provider.id));
-      created = { id, kind: input.kind, label: input.label.trim(), ...(baseUrl ? { baseUrl } : {}), models: input.models ?? [] };
+      const id = uniqueId(slug(label), file.providers.map((provider) => provider.id));
+      created = { id, kind: input.kind, label, ...(baseUrl ? { baseUrl } : {}), models: input.models ?? [] };
       // The key first: a provider must never exist with a key that failed to save silently.
       if (input.apiKey) this.secrets.set(keyOwner(id), KEY_NAME, input.apiKey);
       const providers = [...file.providers, created];
@@ -115,6 +116,7 @@ export class ModelsStore {
   }
 
   update(id: string, changes: { label?: string; baseUrl?: string | null; apiKey?: string; models?: string[]; lastTest?: StoredProvider['lastTest'] }): StoredProvider {
+    const label = changes.label === undefined ? undefined : checkLabel(changes.label);
     let updated: StoredProvider | undefined;
     this.change((file) => {
       const current = file.providers.find((provider) => provider.id === id);
@@ -125,7 +127,7 @@ export class ModelsStore {
       const { baseUrl: _old, ...rest } = current;
       updated = {
         ...rest,
-        ...(changes.label !== undefined ? { label: changes.label.trim() } : {}),
+        ...(label !== undefined ? { label } : {}),
         ...(baseUrl ? { baseUrl } : {}),
         ...(changes.models ? { models: changes.models.slice(0, 5000) } : {}),
         ...(changes.lastTest ? { lastTest: changes.lastTest } : {}),
@@ -206,6 +208,17 @@ export class ModelsStore {
     renameSync(temp, this.path);
     this.cache = undefined;
   }
+}
+
+/**
+ * A provider's name as the person typed it, trimmed; a blank one is refused
+ * here, before anything is saved (its key included), with words, not as a
+ * failure of the file's own schema.
+ */
+function checkLabel(raw: string): string {
+  const label = raw.trim();
+  if (!label) throw new AirlockError('invalid-request', 'A model provider needs a name; the one given is blank.');
+  return label;
 }
 
 /** An http(s) address without credentials in it; required for compatible endpoints. */

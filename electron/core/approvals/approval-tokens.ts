@@ -20,7 +20,8 @@ export type ConsumeResult =
 
 interface TokenRecord {
   digest: string;
-  expiresAt: number;
+  /** On the steady clock: a wall clock set back does not keep an approval alive. */
+  dueAt: number;
   confirmationId: string;
   /** The tool definition the person saw (its fingerprint), when the approval is bound to one. */
   fingerprint?: string;
@@ -53,7 +54,7 @@ export class ApprovalTokens {
     const token = randomBytes(32).toString('base64url');
     this.#tokens.set(token, {
       digest: callDigest(server, tool, args),
-      expiresAt: this.#clock.now() + this.#ttlMs,
+      dueAt: this.#clock.monotonic() + this.#ttlMs,
       confirmationId,
       ...(fingerprint !== undefined ? { fingerprint } : {}),
     });
@@ -73,7 +74,7 @@ export class ApprovalTokens {
       return { ok: false, reason: 'unknown-token', message: 'This approval was never given, or it was already used.' };
     }
     this.#tokens.delete(token);
-    if (this.#clock.now() >= record.expiresAt) {
+    if (this.#clock.monotonic() >= record.dueAt) {
       return { ok: false, reason: 'expired', message: 'This approval expired before the call was sent.' };
     }
     let digest: string;
@@ -98,7 +99,7 @@ export class ApprovalTokens {
   }
 
   #prune(): void {
-    const now = this.#clock.now();
-    for (const [k, v] of this.#tokens) if (now >= v.expiresAt) this.#tokens.delete(k);
+    const now = this.#clock.monotonic();
+    for (const [k, v] of this.#tokens) if (now >= v.dueAt) this.#tokens.delete(k);
   }
 }

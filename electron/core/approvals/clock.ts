@@ -1,10 +1,20 @@
 /**
  * Time and timers, passed in so tests can move time by hand. Handles are
  * opaque to callers.
+ *
+ * Two readings, for two jobs (issue 16.3): `now()` is the wall clock — what
+ * is shown and recorded (a deadline on screen, a grant's `expiresAt`);
+ * `monotonic()` is a steady count that no clock change moves — what every
+ * deadline is enforced by, like the timers themselves. A wall clock set
+ * forward or back (by hand, by NTP after a long offline stretch, by a VM
+ * resumed) must not expire a question early, keep one open, or extend an
+ * approval.
  */
 export interface Clock {
-  /** Epoch milliseconds. */
+  /** Epoch milliseconds (the wall clock): for what is shown and recorded. */
   now(): number;
+  /** Milliseconds on a steady clock (only differences mean anything): for what is enforced. */
+  monotonic(): number;
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }
@@ -12,6 +22,7 @@ export interface Clock {
 /** The real clock. Timers are unref'ed so a pending confirmation never keeps a CLI alive. */
 export const systemClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setTimeout: (callback, ms) => {
     const handle = setTimeout(callback, Math.max(0, Math.min(ms, 2_147_483_647)));
     handle.unref?.();
@@ -20,9 +31,14 @@ export const systemClock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
-/** A clock moved by hand (`advance`), for tests and simulations. */
+/**
+ * A clock moved by hand, for tests and simulations: `advance` moves time
+ * (both readings, firing due timers in order); `jumpWall` sets only the wall
+ * clock forward or back, as a person changing the system time does.
+ */
 export class ManualClock implements Clock {
   #now: number;
+  #steady = 0;
   #next = 1;
   readonly #timers = new Map<number, { at: number; callback: () => void }>();
 
@@ -31,15 +47,20 @@ export class ManualClock implements Clock {
     this.#now = start;
   }
 
-  /** The current time. */
+  /** The wall clock. */
   now(): number {
     return this.#now;
   }
 
-  /** Schedules `callback` at now + ms. */
+  /** The steady clock. */
+  monotonic(): number {
+    return this.#steady;
+  }
+
+  /** Schedules `callback` after `ms` of steady time. */
   setTimeout(callback: () => void, ms: number): unknown {
     const id = this.#next++;
-    this.#timers.set(id, { at: this.#now + Math.max(0, ms), callback });
+    this.#timers.set(id, { at: this.#steady + Math.max(0, ms), callback });
     return id;
   }
 
@@ -50,7 +71,7 @@ export class ManualClock implements Clock {
 
   /** Moves time forward, firing due timers in order. */
   advance(ms: number): void {
-    const target = this.#now + ms;
+    const target = this.#steady + ms;
     for (;;) {
       let dueId: number | undefined;
       let dueAt = Infinity;
@@ -58,9 +79,17 @@ export class ManualClock implements Clock {
       if (dueId === undefined) break;
       const t = this.#timers.get(dueId)!;
       this.#timers.delete(dueId);
-      this.#now = Math.max(this.#now, t.at);
+      const step = Math.max(0, t.at - this.#steady);
+      this.#steady += step;
+      this.#now += step;
       t.callback();
     }
-    this.#now = target;
+    this.#now += target - this.#steady;
+    this.#steady = target;
+  }
+
+  /** Sets the wall clock `ms` forward (or back, when negative); no time passes and no timer fires. */
+  jumpWall(ms: number): void {
+    this.#now += ms;
   }
 }

@@ -170,6 +170,9 @@ interface Pending {
   request: ConfirmationRequest;
   resolve: (o: ConfirmationOutcome) => void;
   timer: unknown;
+  /** When it expires, and the latest `extend` may move that to, on the steady clock (`request.deadline` is the wall-clock time shown). */
+  due: number;
+  latestDue: number;
 }
 
 type Listener<T extends unknown[]> = (...args: T) => void;
@@ -221,15 +224,17 @@ export class ConfirmationRegistry {
     if (typeof id !== 'string') return undefined;
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
-    const now = this.#clock.now();
-    const current = pending.request.deadline;
-    if (current <= now) return undefined;
-    const deadline = Math.min(Math.max(current, now + Math.max(0, byMs)), pending.request.openedAt + this.#maxTimeoutMs);
-    if (deadline === current) return current;
-    pending.request = deepFreeze({ ...pending.request, deadline });
+    // SECURITY (issue 16.3): reckoned on the steady clock — a wall clock set back cannot stretch it past the maximum.
+    const steady = this.#clock.monotonic();
+    const left = pending.due - steady;
+    if (left <= 0) return undefined;
+    const wanted = Math.min(Math.max(left, byMs), pending.latestDue - steady);
+    if (!(wanted > left)) return pending.request.deadline;
+    pending.due = steady + wanted;
+    pending.request = deepFreeze({ ...pending.request, deadline: Math.round(this.#clock.now() + wanted) });
     if (pending.timer !== undefined) this.#clock.clearTimeout(pending.timer);
-    pending.timer = this.#clock.setTimeout(() => this.#expire(id), deadline - now);
-    return deadline;
+    pending.timer = this.#clock.setTimeout(() => this.#expire(id), wanted);
+    return pending.request.deadline;
   }
 
   /**
@@ -246,8 +251,11 @@ export class ConfirmationRegistry {
       throw new Error('A confirmation needs the call’s arguments as a JSON object.');
     }
     const now = this.#clock.now();
-    const wanted = input.deadline ?? now + (input.timeoutMs ?? this.#defaultTimeoutMs);
-    const deadline = Math.min(Number.isFinite(wanted) ? wanted : now, now + this.#maxTimeoutMs);
+    const steady = this.#clock.monotonic();
+    // A caller's deadline is a wall-clock time: what is left of it now is what counts from here on.
+    const wanted = input.deadline !== undefined ? input.deadline - now : (input.timeoutMs ?? this.#defaultTimeoutMs);
+    const timeout = Math.min(Number.isFinite(wanted) ? Math.max(0, wanted) : 0, this.#maxTimeoutMs);
+    const deadline = now + timeout;
     const args = cloneJson(call.arguments);
     const request: ConfirmationRequest = deepFreeze({
       id: randomBytes(18).toString('base64url'),
@@ -273,16 +281,16 @@ export class ConfirmationRegistry {
     });
     let resolve!: (o: ConfirmationOutcome) => void;
     const outcome = new Promise<ConfirmationOutcome>((r) => (resolve = r));
-    const pending: Pending = { request, resolve, timer: undefined };
+    const pending: Pending = { request, resolve, timer: undefined, due: steady + timeout, latestDue: steady + this.#maxTimeoutMs };
     this.#pending.set(request.id, pending);
     this.#emit(this.#openListeners, request);
 
     if (this.#pending.size > this.#maxPending) {
       this.#close(request.id, { kind: 'cancelled', id: request.id, at: now, reason: 'Too many confirmations are waiting.' });
-    } else if (deadline <= now) {
+    } else if (timeout <= 0) {
       this.#close(request.id, { kind: 'expired', id: request.id, at: now });
     } else {
-      pending.timer = this.#clock.setTimeout(() => this.#expire(request.id), deadline - now);
+      pending.timer = this.#clock.setTimeout(() => this.#expire(request.id), timeout);
     }
     return { request, outcome };
   }
@@ -303,8 +311,9 @@ export class ConfirmationRegistry {
       return refuse('already-answered', 'This was already answered.');
     }
     const now = this.#clock.now();
-    // SECURITY: hostile behaviour 10 — a late answer is refused even when the timer has not fired yet.
-    if (now >= pending.request.deadline) {
+    // SECURITY: hostile behaviour 10 — a late answer is refused even when the timer has not fired yet;
+    // late by the steady clock (issue 16.3), so a wall clock set forward does not refuse an answer in time.
+    if (this.#clock.monotonic() >= pending.due) {
       this.#expire(id);
       return refuse('expired', 'The time to answer has passed; the call was denied.');
     }

@@ -8,6 +8,8 @@ import type { Clock } from './clock';
  */
 export class SessionGrants {
   #grants: SessionGrant[] = [];
+  /** When each grant with an expiry ends on the steady clock (a grant's `expiresAt` is the wall-clock time shown). */
+  readonly #dueAt = new WeakMap<SessionGrant, number>();
   readonly #clock: Clock;
   readonly #listeners = new Set<() => void>();
 
@@ -19,14 +21,24 @@ export class SessionGrants {
   /** Adds (or replaces) the grant for a server's tool. */
   add(grant: SessionGrant): void {
     this.#grants = this.#grants.filter((g) => !(g.server === grant.server && g.tool === grant.tool));
-    this.#grants.push({ ...grant });
+    const copy = { ...grant };
+    if (typeof copy.expiresAt === 'number') this.#dueAt.set(copy, this.#clock.monotonic() + (copy.expiresAt - this.#clock.now()));
+    this.#grants.push(copy);
     this.#changed();
   }
 
-  /** Unexpired grants (copies), for `PolicyFacts.sessionGrants`. */
+  /**
+   * Unexpired grants (copies), for `PolicyFacts.sessionGrants`.
+   *
+   * SECURITY (issue 16.3): a grant ends at whichever comes first — its
+   * wall-clock expiry or its lifetime on the steady clock — so setting the
+   * wall clock back never extends one, and a machine asleep past the expiry
+   * (the steady clock may stand still meanwhile) does not either.
+   */
   list(): SessionGrant[] {
     const now = this.#clock.now();
-    this.#grants = this.#grants.filter((g) => typeof g.expiresAt !== 'number' || g.expiresAt > now);
+    const steady = this.#clock.monotonic();
+    this.#grants = this.#grants.filter((g) => typeof g.expiresAt !== 'number' || (g.expiresAt > now && (this.#dueAt.get(g) ?? Infinity) > steady));
     return this.#grants.map((g) => ({ ...g }));
   }
 

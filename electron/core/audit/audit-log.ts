@@ -262,13 +262,16 @@ export class AuditLog {
   /** The lock, kept between batches while this process appends (see `#tryLock`). */
   #lease: { ino: number; release: () => void; touched: number } | null = null;
   #leaseTimer: ReturnType<typeof setTimeout> | null = null;
-  #lastBatchAt = 0;
-  #yieldUntil = 0;
+  // The lease's times are on the steady clock (performance.now), never the wall clock: a clock set
+  // back must not make this process hold the lock, or stand aside, for as long as it was set back
+  // (issue 16.3), and one set forward must not time a wait out early.
+  #lastBatchAt = -Infinity;
+  #yieldUntil = -Infinity;
   #announced = false;
-  /** When the files were last checked under the lock (0: at the next batch). */
-  #checkedAt = 0;
+  /** When the files were last checked under the lock (-Infinity: at the next batch). */
+  #checkedAt = -Infinity;
   /** When this process last looked whether another one waits for the lock. */
-  #wantCheckedAt = 0;
+  #wantCheckedAt = -Infinity;
   /** While a reader of this process notes what to read, no batch is written. */
   #readerGate: Promise<void> | null = null;
   /** The end the head must record, written by `#writeDueHead` (see `#writeBatch`). */
@@ -571,7 +574,7 @@ export class AuditLog {
     try {
       if (this.#lease && this.#checkDue() && !this.#leaseStillOurs()) this.#dropLease(false);
       if (!this.#lease) {
-        if (Date.now() < this.#yieldUntil) return undefined;
+        if (performance.now() < this.#yieldUntil) return undefined;
         const taken = takeFileLockSync(join(this.#dir, LOCK_FILE), this.#fs);
         if (!taken) {
           this.#announce();
@@ -582,11 +585,11 @@ export class AuditLog {
           this.#writeDueHead();
           taken.release();
         };
-        this.#lease = { ino: taken.ino, release, touched: Date.now() };
+        this.#lease = { ino: taken.ino, release, touched: performance.now() };
         holdLease(release);
         this.#withdraw();
         // Others may have written since this process last held the lock.
-        this.#checkedAt = 0;
+        this.#checkedAt = -Infinity;
       }
     } catch (error) {
       throw this.#writeError(error, 'Cannot lock the audit log');
@@ -595,13 +598,13 @@ export class AuditLog {
   }
 
   #checkDue(): boolean {
-    return Date.now() - this.#checkedAt >= RECHECK_MS;
+    return performance.now() - this.#checkedAt >= RECHECK_MS;
   }
 
   #leaseStillOurs(): boolean {
     const lease = this.#lease!;
     const lockPath = join(this.#dir, LOCK_FILE);
-    const now = Date.now();
+    const now = performance.now();
     if (now - lease.touched > LEASE_TOUCH_MS) {
       try {
         this.#fs.touch(lockPath);
@@ -615,16 +618,16 @@ export class AuditLog {
 
   // After a batch: hand the lock over when another process asked for it; otherwise keep it until idle.
   #afterBatch(): void {
-    this.#lastBatchAt = Date.now();
+    this.#lastBatchAt = performance.now();
     const now = this.#lastBatchAt;
     if (now - this.#wantCheckedAt >= RECHECK_MS && ((this.#wantCheckedAt = now), this.#fs.stat(join(this.#dir, WANT_FILE)))) {
       this.#dropLease(true);
-      this.#yieldUntil = Date.now() + YIELD_MS;
+      this.#yieldUntil = performance.now() + YIELD_MS;
       return;
     }
     if (this.#leaseTimer) return;
     const check = () => {
-      const idle = Date.now() - this.#lastBatchAt;
+      const idle = performance.now() - this.#lastBatchAt;
       if (idle >= LEASE_IDLE_MS || this.#closed) {
         this.#leaseTimer = null;
         // Not while a batch of this process is being written (they are synchronous: this runs between them).
@@ -674,11 +677,11 @@ export class AuditLog {
   }
 
   async #waitForLock(): Promise<() => void> {
-    const started = Date.now();
+    const started = performance.now();
     let wait = 1;
     for (;;) {
       await breakIfStale(join(this.#dir, LOCK_FILE), 30_000);
-      if (Date.now() - started > this.#lockTimeoutMs) {
+      if (performance.now() - started > this.#lockTimeoutMs) {
         this.#withdraw();
         throw new AuditWriteError(`Could not lock ${join(this.#dir, LOCK_FILE)} within ${this.#lockTimeoutMs} ms; another Airlock process holds it.`, 'locked');
       }
@@ -776,7 +779,7 @@ export class AuditLog {
         this.#writeDueHead();
       });
     }
-    if (check) this.#checkedAt = Date.now();
+    if (check) this.#checkedAt = performance.now();
     this.#scheduleFlush();
     return entries;
   }

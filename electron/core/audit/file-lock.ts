@@ -78,13 +78,14 @@ export function takeFileLockSync(lockPath: string, files: AuditFileSystem = node
 export async function acquireFileLock(lockPath: string, options: FileLockOptions = {}): Promise<ReleaseLock> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
-  const started = Date.now();
+  // The wait is timed on the steady clock: a wall clock set forward must not end it early.
+  const started = performance.now();
   let wait = 1;
   for (;;) {
     const release = tryFileLockSync(lockPath, options.fs);
     if (release) return async () => release();
     await breakIfStale(lockPath, staleMs);
-    if (Date.now() - started > timeoutMs) {
+    if (performance.now() - started > timeoutMs) {
       throw new Error(`Could not lock ${lockPath} within ${timeoutMs} ms; another Airlock process holds it.`);
     }
     await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
@@ -92,7 +93,10 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
   }
 }
 
-/** Removes the lock if its holder died (same host, pid gone) or it is older than `staleMs`. */
+/** How long an empty lock file may stay empty before it counts as a killed writer's (ms). */
+const EMPTY_LOCK_STALE_MS = 1_000;
+
+/** Removes the lock if its holder died (same host, pid gone), it is older than `staleMs`, or it has stayed empty (its writer was killed as it took it). */
 export async function breakIfStale(lockPath: string, staleMs: number): Promise<void> {
   let content: string;
   let mtimeMs: number;
@@ -112,10 +116,15 @@ export async function breakIfStale(lockPath: string, staleMs: number): Promise<v
       holderDead = (error as NodeJS.ErrnoException).code === 'ESRCH';
     }
   }
-  // A lock being written (empty content) is fresh, not stale.
-  const old = Date.now() - mtimeMs > staleMs;
-  if (!holderDead && !old) return;
-  if (content === '' && !old) return;
+  const age = Date.now() - mtimeMs;
+  const old = age > staleMs;
+  if (content === '') {
+    // A live writer fills the file in the same synchronous step that creates it, so an empty
+    // lock is either that instant or a writer killed between the two (found by the owner-kill
+    // soak): still empty after EMPTY_LOCK_STALE_MS, it is a dead writer's. (The re-read below
+    // leaves it alone if it was filled in meanwhile.)
+    if (age <= EMPTY_LOCK_STALE_MS) return;
+  } else if (!holderDead && !old) return;
   // Take over only if it is still the same lock we judged.
   const again = await fs.readFile(lockPath, 'utf8').catch(() => null);
   if (again === content) await fs.unlink(lockPath).catch(() => undefined);

@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -14,6 +15,7 @@ import { version } from '../../../package.json';
 import { AirlockError } from '../errors';
 import type { GatewayCore, GatewayServerDescription } from './gateway-core';
 import { GatewaySession, mapContentUri, NAMESPACED, registerSessionPeer, relayCatalog, transparentNaming } from './gateway-session';
+import { refuseMalformedRequests } from './request-params';
 import { buildGatewayListing, type GatewayListing } from './tool-names';
 
 /** How a gateway session presents itself and what it exposes. */
@@ -40,6 +42,22 @@ export interface GatewayServerOptions {
 
 /** What Airlock calls itself towards gateway clients. */
 export const GATEWAY_SERVER_INFO: Implementation = { name: 'airlock', title: 'Airlock', version };
+
+/** The SDK's server, with requests of a malformed shape answered as Invalid params before any handler (see request-params.ts). */
+class GatewayMcpServer extends Server {
+  constructor(
+    info: Implementation,
+    options: ConstructorParameters<typeof Server>[1],
+    private readonly log: (message: string) => void,
+  ) {
+    super(info, options);
+  }
+
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    refuseMalformedRequests(transport, this.log);
+  }
+}
 
 const FALLBACK_CLIENT_NAME = 'An MCP client';
 const MAX_CLIENT_NAME = 100;
@@ -69,17 +87,21 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
   const catalog = core.catalog;
   const naming = transparent ? transparentNaming(transparent.server) : NAMESPACED;
   const capabilities = transparent ? mirroredCapabilities(transparent, catalog !== undefined) : gatewayCapabilities(catalog !== undefined);
-  const server = new Server(transparent ? transparentInfo(transparent) : GATEWAY_SERVER_INFO, {
-    capabilities,
-    ...(transparent
-      ? transparent.instructions !== undefined
-        ? { instructions: transparent.instructions }
-        : {}
-      : {
-          instructions:
-            'Tools, resources and prompts of the MCP servers Airlock runs, named server__tool, server__prompt and airlock://server/<uri>. Airlock may ask its user before a call runs; a call the user or policy refused comes back as an error result saying so.',
-        }),
-  });
+  const server = new GatewayMcpServer(
+    transparent ? transparentInfo(transparent) : GATEWAY_SERVER_INFO,
+    {
+      capabilities,
+      ...(transparent
+        ? transparent.instructions !== undefined
+          ? { instructions: transparent.instructions }
+          : {}
+        : {
+            instructions:
+              'Tools, resources and prompts of the MCP servers Airlock runs, named server__tool, server__prompt and airlock://server/<uri>. Airlock may ask its user before a call runs; a call the user or policy refused comes back as an error result saying so.',
+          }),
+    },
+    log,
+  );
   const session = new GatewaySession();
   let peer: { id: string; dispose(): void } | undefined;
 

@@ -43,6 +43,9 @@ interface Pending<Q, A> {
   accept: (answer: unknown) => Acceptance<A>;
   resolve: (outcome: QueueOutcome<A>) => void;
   timer: unknown;
+  /** When it expires, and the latest `extend` may move that to, on the steady clock (`entry.deadline` is the wall-clock time shown). */
+  due: number;
+  latestDue: number;
 }
 
 /** Construction options. */
@@ -81,12 +84,13 @@ export class RequestQueue<Q> {
    */
   open<A>(question: Q, accept: (answer: unknown) => Acceptance<A>, options: { timeoutMs?: number; signal?: AbortSignal } = {}): { id: string; outcome: Promise<QueueOutcome<A>> } {
     const now = this.#clock.now();
-    const wanted = now + (options.timeoutMs ?? this.#defaultTimeoutMs);
-    const deadline = Math.min(Number.isFinite(wanted) ? wanted : now, now + this.#maxTimeoutMs);
-    const entry: QueuedQuestion<Q> = deepFreeze({ id: randomBytes(18).toString('base64url'), question, openedAt: now, deadline });
+    const steady = this.#clock.monotonic();
+    const wanted = options.timeoutMs ?? this.#defaultTimeoutMs;
+    const timeout = Math.min(Number.isFinite(wanted) ? Math.max(0, wanted) : 0, this.#maxTimeoutMs);
+    const entry: QueuedQuestion<Q> = deepFreeze({ id: randomBytes(18).toString('base64url'), question, openedAt: now, deadline: now + timeout });
     let resolve!: (outcome: QueueOutcome<A>) => void;
     const outcome = new Promise<QueueOutcome<A>>((r) => (resolve = r));
-    const pending: Pending<Q, A> = { entry, accept, resolve, timer: undefined };
+    const pending: Pending<Q, A> = { entry, accept, resolve, timer: undefined, due: steady + timeout, latestDue: steady + this.#maxTimeoutMs };
     this.#pending.set(entry.id, pending as unknown as Pending<Q, unknown>);
     if (this.#pending.size > this.#maxPending) {
       this.#close(entry.id, { kind: 'cancelled', at: now, reason: 'Too many questions are waiting.' });
@@ -96,7 +100,7 @@ export class RequestQueue<Q> {
       this.#close(entry.id, { kind: 'cancelled', at: now, reason: 'The server withdrew its request.' });
       return { id: entry.id, outcome };
     }
-    pending.timer = this.#clock.setTimeout(() => this.#expire(entry.id), deadline - now);
+    pending.timer = this.#clock.setTimeout(() => this.#expire(entry.id), timeout);
     options.signal?.addEventListener('abort', () => this.cancel(entry.id, 'The server withdrew its request.'), { once: true });
     for (const listener of this.#openListeners) safely(() => listener(entry));
     this.#changed();
@@ -117,8 +121,9 @@ export class RequestQueue<Q> {
       return { ok: false, message: past === 'expired' ? 'The time to answer has passed.' : 'This was already answered or withdrawn.' };
     }
     const now = this.#clock.now();
-    // SECURITY: hostile behaviour 10 — a late answer is refused even before the timer fires.
-    if (now >= pending.entry.deadline) {
+    // SECURITY: hostile behaviour 10 — a late answer is refused even before the timer fires; late by
+    // the steady clock (issue 16.3), so a wall clock set forward does not refuse an answer in time.
+    if (this.#clock.monotonic() >= pending.due) {
       this.#expire(id);
       return { ok: false, message: 'The time to answer has passed.' };
     }
@@ -139,16 +144,18 @@ export class RequestQueue<Q> {
     if (typeof id !== 'string') return undefined;
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
-    const now = this.#clock.now();
-    const current = pending.entry.deadline;
-    if (current <= now) return undefined;
-    const deadline = Math.min(Math.max(current, now + Math.max(0, byMs)), pending.entry.openedAt + this.#maxTimeoutMs);
-    if (deadline === current) return current;
-    pending.entry = deepFreeze({ ...pending.entry, deadline });
+    // Reckoned on the steady clock (issue 16.3): a wall clock set back cannot stretch it past the maximum.
+    const steady = this.#clock.monotonic();
+    const left = pending.due - steady;
+    if (left <= 0) return undefined;
+    const wanted = Math.min(Math.max(left, byMs), pending.latestDue - steady);
+    if (!(wanted > left)) return pending.entry.deadline;
+    pending.due = steady + wanted;
+    pending.entry = deepFreeze({ ...pending.entry, deadline: Math.round(this.#clock.now() + wanted) });
     if (pending.timer !== undefined) this.#clock.clearTimeout(pending.timer);
-    pending.timer = this.#clock.setTimeout(() => this.#expire(id), deadline - now);
+    pending.timer = this.#clock.setTimeout(() => this.#expire(id), wanted);
     this.#changed();
-    return deadline;
+    return pending.entry.deadline;
   }
 
   /** Replaces what a pending question shows (e.g. "the person opened the link"); false when not pending. */

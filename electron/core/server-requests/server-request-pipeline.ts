@@ -49,6 +49,11 @@ export interface ServerRequestPipelineDeps {
   canAsk(): boolean;
   /** Saves a person's "always"/"never" for a server. */
   saveSettings(server: string, settings: ServerRequestSettings): void;
+  /**
+   * A steady clock in ms (performance.now), never the wall clock: it times
+   * requests and the per-minute caps, which a clock set back would otherwise
+   * reset (a flood let through again).
+   */
   now(): number;
   /** How long a person has to answer (ms). */
   questionTimeoutMs?: number;

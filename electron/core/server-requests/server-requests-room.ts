@@ -31,6 +31,11 @@ export interface ServerRequestsRoomDeps {
   emit: EmitEvent;
   samplingModel?: SamplingModel;
   note(server: string, text: string): void;
+  /**
+   * A steady clock in ms (performance.now), never the wall clock: it times
+   * requests and the per-minute caps, which a clock set back would otherwise
+   * reset (a flood let through again).
+   */
   now(): number;
   questionTimeoutMs?: number;
 }

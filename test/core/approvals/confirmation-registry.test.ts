@@ -163,7 +163,7 @@ describe('ConfirmationRegistry', () => {
     it('an answer at or after the deadline is refused, even before the timer fires', async () => {
       const clock = new ManualClock();
       const late = new ConfirmationRegistry({
-        clock: { now: () => clock.now(), setTimeout: () => 0, clearTimeout: () => undefined },
+        clock: { now: () => clock.now(), monotonic: () => clock.monotonic(), setTimeout: () => 0, clearTimeout: () => undefined },
         defaultTimeoutMs: 1000,
       });
       const s = setup();

@@ -253,3 +253,39 @@ describe('tool names', () => {
     expect(clientLabel('a'.repeat(300), undefined)).toHaveLength(100);
   });
 });
+
+describe('malformed params of a known request', () => {
+  /** Sends raw JSON-RPC (what a careless app writes) and returns the answer to `id`. */
+  async function raw(message: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const server = createGatewayServer(core, { log: (m) => logs.push(m) });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const answer = new Promise<Record<string, unknown>>((resolve) => {
+      clientSide.onmessage = (reply) => {
+        if ('id' in reply && reply.id === message.id) resolve(reply as unknown as Record<string, unknown>);
+      };
+    });
+    await clientSide.start();
+    await clientSide.send({ jsonrpc: '2.0', ...message } as never);
+    const reply = await answer;
+    await server.close();
+    return reply;
+  }
+
+  it('are answered as Invalid params naming the field — not as an internal error — and reach nothing', async () => {
+    const before = core.requests.length;
+    const call = await raw({ id: 1, method: 'tools/call', params: { name: 'everything__echo', arguments: null } });
+    expect(call.error).toEqual({ code: ErrorCode.InvalidParams, message: 'Invalid params for tools/call: params.arguments: Invalid input: expected record, received null' });
+    expect(core.requests.length).toBe(before);
+
+    const list = await raw({ id: 2, method: 'tools/list', params: { cursor: [1] } });
+    expect(list.error).toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringMatching(/^Invalid params for tools\/list: params\.cursor: /) });
+    const init = await raw({ id: 3, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: [], clientInfo: null } });
+    expect(init.error).toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('params.capabilities') });
+  });
+
+  it('leaves well-formed requests and unknown methods as they were', async () => {
+    expect((await raw({ id: 4, method: 'ping' })).result).toEqual({});
+    expect((await raw({ id: 5, method: 'tools/delete', params: {} })).error).toMatchObject({ code: ErrorCode.MethodNotFound });
+  });
+});

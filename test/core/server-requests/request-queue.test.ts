@@ -21,7 +21,8 @@ describe('RequestQueue', () => {
     const clock = new ManualClock();
     const queue = new RequestQueue<string>({ clock, defaultTimeoutMs: 1000 });
     const { id, outcome } = queue.open('q', accept);
-    clock.now = () => 1_700_000_001_000;
+    // Time has passed (the steady clock, which deadlines go by), but the timer has not fired yet.
+    clock.monotonic = () => 1000;
     expect(queue.answer(id, 'yes', { shell: 'test' })).toMatchObject({ ok: false, message: /time to answer has passed/ });
     expect(await outcome).toMatchObject({ kind: 'expired' });
   });
