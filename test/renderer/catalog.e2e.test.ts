@@ -22,7 +22,8 @@ describe('resources and prompts on a server’s page', () => {
   const reads = () => (existsSync(join(records, 'reads')) ? readFileSync(join(records, 'reads'), 'utf8').split('\n').filter(Boolean) : []);
 
   beforeAll(async () => {
-    t = await openRendererHost();
+    // The flood test's call lasts as long as the person takes with ten questions (each after the swap pause): more than the harness's 10 s default under load.
+    t = await openRendererHost({ host: { supervisor: { defaultCall: { timeoutMs: 60_000, maxTotalMs: 120_000 } } } });
     records = t.folder('records');
     await t.add('everything', [process.execPath, EVERYTHING, 'stdio']);
     await t.add('pages', [process.execPath, MANY]);
