@@ -247,6 +247,8 @@ export const ProvenanceSchema = z.discriminatedUnion('kind', [
      * private (absent in older records: read from the URL, else the internet).
      */
     zone: z.enum(['public', 'private', 'loopback']).optional(),
+    /** The MCP Registry listing it was added from, if any. */
+    registry: RegistryOriginSchema.optional(),
     /** The certificate seen at inspection (https), checked against the system's roots. */
     tls: z
       .object({

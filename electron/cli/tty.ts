@@ -84,7 +84,7 @@ function contentText(content: unknown): string {
  * model's answer (send or refuse), a form (answer field by field, decline
  * or cancel) or a URL (printed in full; the person opens it themselves).
  */
-export async function askServerRequestOnTerminal(host: AirlockHost, terminal: Terminal, question: ServerRequestView): Promise<void> {
+export async function askServerRequestOnTerminal(host: Pick<AirlockHost, 'serverRequests'>, terminal: AskingTerminal, question: ServerRequestView): Promise<void> {
   const answer = (value: unknown) => host.serverRequests.answer(question.id, value, { shell: 'terminal' });
   const header = [`\n── Airlock: ${question.headline} ──`, ...question.reasons.map((reason) => `  ${reason}`)];
   switch (question.kind) {

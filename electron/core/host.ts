@@ -23,6 +23,7 @@ import type { GatewayCore } from './gateway/gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
 import { mayAnswer, WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { InstallFlow, type RuntimeLookup } from './install-flow/install-flow';
+import { remoteSupport } from './registry/install-plan';
 import { RegistryRoom, type RegistryRoomDeps } from './registry/registry-room';
 import { envNameProblem, writeTrustedProblem } from './install/checks';
 import { findRuntime, isExecutable, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeName } from './runtimes';
@@ -244,9 +245,10 @@ export class AirlockHost {
           return { ...data, settings: baseUrl === undefined ? settings : { ...settings, registryUrl: baseUrl } };
         }),
       ...(options.registry ? { client: options.registry } : {}),
+      remote: remoteSupport,
     });
     this.install = new InstallFlow({
-      registry: { server: (name, version) => this.registry.server(name, version) },
+      registry: { server: (name, version) => this.registry.server(name, version), remote: remoteSupport },
       ...(options.pypiIndexUrl ? { pypiIndexUrl: options.pypiIndexUrl } : {}),
       dataDir,
       launcher: this.launcher,

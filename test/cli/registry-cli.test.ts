@@ -93,10 +93,11 @@ describe('airlock registry and airlock search', () => {
     const both = await airlock(['search', 'everything', '--details']);
     expect(both.out).toContain('local + remote');
     expect(both.out).toMatch(/\[0\] npm @modelcontextprotocol\/server-everything 2026\.8\.31 — can be installed/);
-    expect(both.out).toMatch(/remote .*— remote — not supported yet/);
+    expect(both.out).toMatch(/\[1\] remote \(streamable-http\) https:\/\/everything\.example\.com\/mcp — can be installed/);
 
-    const remote = await airlock(['search', 'remote-only']);
-    expect(remote.out).toContain('Airlock cannot install it yet: remote — not supported yet');
+    const remote = await airlock(['search', 'remote-only', '--details']);
+    expect(remote.out).toMatch(/\[0\] remote \(sse\) https:\/\/remote\.example\.com\/sse — can be installed/);
+    expect(remote.out).toContain('airlock add NAME --registry io.github.airlock-test/remote-only');
     const withdrawn = await airlock(['search', 'withdrawn']);
     expect(withdrawn.out).toContain('DELETED');
   });

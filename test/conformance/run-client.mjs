@@ -36,7 +36,7 @@ const scenarios = [...listed.matchAll(/^\s+- (\S+) \[([^\]]+)\]/gm)]
   .filter((name) => !option('--scenario') || name === option('--scenario'));
 
 // Scenarios known not to pass yet, with why: they are run and shown, and fail the run only if they start passing (then remove them here).
-const KNOWN = new Map([['elicitation-sep1034-client-defaults', 'the entry point answers no server requests (elicitation goes through the app’s server-requests handling)']]);
+const KNOWN = new Map();
 
 const command = `${join(ROOT, 'node_modules/.bin/jiti')} ${join(ROOT, 'test/conformance/remote-client.ts')}`;
 const results = [];

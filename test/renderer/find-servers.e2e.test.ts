@@ -84,9 +84,9 @@ describe('Find servers in the app', () => {
 
     const everything = page.getByTestId('listing-io.github.modelcontextprotocol/server-everything');
     expect(await everything.getByTestId('listing-facts').textContent()).toContain('Remote');
-    expect(await everything.getByTestId('listing-options').textContent()).toMatch(/remote \(streamable-http\) https:\/\/everything\.example\.com\/mcp — remote — not supported yet/);
+    expect(await everything.getByTestId('listing-options').textContent()).toMatch(/remote \(streamable-http\) https:\/\/everything\.example\.com\/mcp — Airlock can install this/);
     expect(await page.getByTestId('listing-io.github.airlock-test/withdrawn').textContent()).toContain('Deleted by its publisher');
-    expect(await page.getByTestId('listing-io.github.airlock-test/remote-only').textContent()).toContain('Airlock cannot install this listing yet.');
+    expect(await page.getByTestId('listing-io.github.airlock-test/remote-only').getByTestId('listing-options').textContent()).toMatch(/remote \(sse\) https:\/\/remote\.example\.com\/sse — Airlock can install this/);
 
     // A page at a time: the second page continues the first, no listing twice.
     await waitForText(page.getByTestId('find-summary'), '30 listings so far');

@@ -33,7 +33,7 @@ import {
   type McpbBundle,
   type UserConfigValues,
 } from '../install';
-import { prepareRemote } from '../install/remote-source';
+import { prepareRemote, type RemoteCandidate } from '../install/remote-source';
 import type { AddressZone } from '../remote/address';
 import type { SignInBroker } from '../remote/oauth';
 import { MemoryVault, SecretVault } from '../remote/oauth-vault';
@@ -42,7 +42,7 @@ import type { RemoteWire } from '../remote/remote-channel';
 import { probeRemote } from '../remote/remote-probe';
 import type { Resolve } from '../remote/safe-fetch';
 import { pinGrants } from '../sandbox/grant-pins';
-import { planInstall, RegistryPlanError, type RegistryPlan, type RemoteSupport } from '../registry/install-plan';
+import { planListing, RegistryPlanError, type RegistryPlan, type RegistryRemotePlan, type RemoteSupport } from '../registry/install-plan';
 import type { RegistryEntry } from '../registry/server-json';
 import type { AirlockSandboxLauncher } from '../sandbox/sandbox-launcher';
 import type { SecretStore } from '../secrets/secret-store';
@@ -162,7 +162,10 @@ export class InstallFlow {
         const candidate = await resolvePypi(source.package, { ...options, ...this.pythonOptions(), ...(source.args ? { userArgs: source.args } : {}) });
         draft = { id, dir, candidate, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
       } else if (source.kind === 'registry') {
-        draft = { id, dir, candidate: await this.prepareListing(source, options), installed: false, secretValues: {}, profile: defaultSandboxProfile() };
+        const listing = await this.prepareListing(source, options);
+        draft = listing.remote
+          ? { id, candidate: listing.candidate, installed: true, secretValues: listing.remote.secretValues, profile: defaultSandboxProfile(), remote: { zone: listing.remote.zone, vault: new MemoryVault() } }
+          : { id, dir, candidate: listing.candidate, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
       } else if (source.kind === 'remote') {
         const remote = await prepareRemote({ url: source.url, ...(source.headers ? { headers: source.headers } : {}), ...(source.transport ? { transport: source.transport } : {}) }, this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {});
         draft = { id, candidate: remote.candidate, installed: true, secretValues: remote.secretValues, profile: defaultSandboxProfile(), remote: { zone: remote.zone, vault: new MemoryVault() } };
@@ -397,15 +400,30 @@ export class InstallFlow {
   private async prepareListing(
     source: { name: string; version?: string | undefined; option?: number | undefined },
     options: { serverDir: string; nodePath: string; home?: string },
-  ): Promise<InstallCandidate> {
+  ): Promise<{ candidate: InstallCandidate; remote?: RemoteCandidate }> {
     if (!this.deps.registry) throw new AirlockError('unavailable', 'This Airlock has no registry configured.');
     const entry = await this.deps.registry.server(source.name, source.version ?? 'latest');
-    let plan: RegistryPlan;
+    let plan: RegistryPlan | RegistryRemotePlan;
     try {
-      plan = planInstall(entry, source.option, this.deps.registry.remote);
+      plan = planListing(entry, source.option, this.deps.registry.remote);
     } catch (error) {
       if (error instanceof RegistryPlanError) throw new AirlockError('invalid-request', error.message);
       throw error;
+    }
+    if (plan.kind === 'remote') {
+      // The same source as `--url`: its address and zone checks, its disclosure, header values sealed.
+      const remote = await prepareRemote({ url: plan.url, transport: plan.transport, headers: plan.headers }, this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {});
+      const candidate = remote.candidate;
+      const provenance = { ...candidate.provenance, registry: plan.origin } as typeof candidate.provenance;
+      // The publisher's descriptions of the secrets it asks for join Airlock's (where each is sent).
+      const secrets = candidate.requested.secrets.map((secret) => {
+        const described = plan.secrets.find((asked) => asked.name === secret.name)?.description;
+        return described ? { ...secret, description: `${described} (${secret.description ?? 'sent in a header'})` } : secret;
+      });
+      return {
+        remote,
+        candidate: { ...candidate, provenance, requested: { ...candidate.requested, secrets }, registry: plan.disclosure, warnings: [...candidate.warnings, ...plan.warnings] },
+      };
     }
     const common = { ...options, userArgs: plan.packageArgs, runtimeArgs: plan.runtimeArgs, serverEnv: plan.env, name: plan.identifier };
     const candidate =
@@ -420,11 +438,13 @@ export class InstallFlow {
     if (claimed === undefined) warnings.push(`The package does not name this listing (${plan.kind === 'npm' ? 'no “mcpName” in its package.json' : 'no “mcp-name:” in its description'}), so Airlock cannot tell that the listing's publisher published it.`);
     const provenance = { ...candidate.provenance, registry: plan.origin } as typeof candidate.provenance;
     return {
-      ...candidate,
-      provenance,
-      requested: { ...candidate.requested, secrets: plan.secrets, userConfig: plan.userConfig },
-      registry: plan.disclosure,
-      warnings: [...warnings, ...candidate.warnings],
+      candidate: {
+        ...candidate,
+        provenance,
+        requested: { ...candidate.requested, secrets: plan.secrets, userConfig: plan.userConfig },
+        registry: plan.disclosure,
+        warnings: [...warnings, ...candidate.warnings],
+      },
     };
   }
 
@@ -653,7 +673,7 @@ function sourceLabel(draft: Draft): string {
   const origin = draft.candidate.importedFrom;
   const kind = draft.candidate.provenance.kind;
   const base = kind === 'npm' ? 'npm package' : kind === 'mcpb' ? 'MCPB bundle' : kind === 'pypi' ? 'Python package (PyPI)' : kind === 'remote' ? 'remote server (by URL)' : 'local command';
-  if (draft.candidate.registry) return `${base}, listed in the MCP Registry`;
+  if (draft.candidate.registry) return `${kind === 'remote' ? 'remote server' : base}, listed in the MCP Registry`;
   if (!origin) return base;
   return `${base}, imported from ${APP_LABELS[origin.app]}`;
 }

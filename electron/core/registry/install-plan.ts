@@ -11,10 +11,11 @@
  * read by a shell. A value marked secret never goes on a command line (other
  * programs can read command lines): secrets are only environment variables.
  */
-import type { RegistryOrigin } from '../../../shared/domain';
+import type { RegistryOrigin, RemoteTransport } from '../../../shared/domain';
 import type { RegistryDisclosure, RegistryListingView, RegistryOptionView } from '../../../shared/registry';
 import type { SecretRequest, UserConfigField } from '../install/candidate';
 import { envNameProblem } from '../install/checks';
+import { readRemoteUrl } from '../remote/address';
 import type { RegistryArgument, RegistryEntry, RegistryInput, RegistryKeyValue, RegistryPackage, RegistryRemote } from './server-json';
 
 /** A listing Airlock cannot install as asked, with the reason in words. */
@@ -26,13 +27,27 @@ export class RegistryPlanError extends Error {
 }
 
 /**
- * How remote servers are added, once that work lands (the remote room
- * provides it). Absent: remotes are listed as "remote — not supported yet".
+ * How remote servers are added (the host passes {@link remoteSupport}).
+ * Absent: remotes are listed as "remote — not supported yet".
  */
 export interface RemoteSupport {
   /** Why this remote cannot be used, or undefined when it can. */
   unsupported(remote: RegistryRemote): string | undefined;
 }
+
+/**
+ * Remotes as the remote install source takes them: streamable HTTP or SSE, at
+ * an address Airlock would connect to (the same reading as `--url`; the full
+ * checks run again when it is prepared), with no parts left to fill in.
+ */
+export const remoteSupport: RemoteSupport = {
+  unsupported(remote) {
+    if (remote.type !== 'streamable-http' && remote.type !== 'sse') return `a remote over “${remote.type}” — Airlock speaks streamable HTTP and SSE`;
+    if (/\{[^}]*\}/.test(remote.url)) return 'its address has parts to fill in — not supported yet';
+    const problem = readRemoteUrl(remote.url).problem;
+    return problem ? `its address is refused: ${problem}` : undefined;
+  },
+};
 
 /** The default registries of each package type (a listing naming another one is refused, not silently redirected). */
 const DEFAULT_PACKAGE_REGISTRIES: Record<string, string[]> = {
@@ -138,14 +153,9 @@ export interface RegistryPlan {
  * installed, saying why.
  */
 export function planInstall(entry: RegistryEntry & { baseUrl: string }, option?: number, remote?: RemoteSupport): RegistryPlan {
-  const options = installOptions(entry, remote);
-  const view = listingView(entry, remote);
-  const chosen = option === undefined ? options.find((o) => o.supported) ?? options[0] : options.find((o) => o.index === option);
+  const { options, view, chosen } = choose(entry, option, remote);
   const server = entry.server;
-  if (!chosen) {
-    throw new RegistryPlanError(option === undefined ? `${server.name} offers nothing to install.` : `${server.name} has no install choice number ${option} (it has ${options.length}).`);
-  }
-  if (!chosen.supported) throw new RegistryPlanError(`${server.name}: ${chosen.label} cannot be installed: ${chosen.reason ?? 'not supported'}.`);
+  if (chosen.kind === 'remote') throw new RegistryPlanError(`${server.name}: ${chosen.label} is a remote server, not a package.`);
   const pkg = (server.packages ?? [])[chosen.index]!;
   const kind = chosen.kind as 'npm' | 'pypi';
   const builder = new InputBuilder(server.name);
@@ -194,6 +204,112 @@ export function planInstall(entry: RegistryEntry & { baseUrl: string }, option?:
       inputs: builder.inputs,
     },
   };
+}
+
+/** The install choice asked for (default: the first supported one), or why there is none. */
+function choose(entry: RegistryEntry, option: number | undefined, remote: RemoteSupport | undefined) {
+  const options = installOptions(entry, remote);
+  const view = listingView(entry, remote);
+  const chosen = option === undefined ? options.find((o) => o.supported) ?? options[0] : options.find((o) => o.index === option);
+  const server = entry.server;
+  if (!chosen) {
+    throw new RegistryPlanError(option === undefined ? `${server.name} offers nothing to install.` : `${server.name} has no install choice number ${option} (it has ${options.length}).`);
+  }
+  if (!chosen.supported) throw new RegistryPlanError(`${server.name}: ${chosen.label} cannot be installed: ${chosen.reason ?? 'not supported'}.`);
+  return { options, view, chosen };
+}
+
+/** What the install flow hands the remote install source: the address, transport and headers, and what the disclosure shows. */
+export interface RegistryRemotePlan {
+  kind: 'remote';
+  url: string;
+  transport: RemoteTransport;
+  /** Each header as the remote source takes it: a fixed value (sealed there as a secret) or `${secret.NAME}` the person supplies. */
+  headers: Array<{ name: string; value: string }>;
+  /** The secrets those `${secret.NAME}` parts name, with the publisher's descriptions. */
+  secrets: SecretRequest[];
+  warnings: string[];
+  origin: RegistryOrigin;
+  disclosure: RegistryDisclosure;
+}
+
+/** The plan for any install choice: a package ({@link planInstall}) or a remote. */
+export function planListing(entry: RegistryEntry & { baseUrl: string }, option?: number, remote?: RemoteSupport): RegistryPlan | RegistryRemotePlan {
+  const { options, view, chosen } = choose(entry, option, remote);
+  if (chosen.kind !== 'remote') return planInstall(entry, option ?? chosen.index, remote);
+  const server = entry.server;
+  const item = (server.remotes ?? [])[chosen.index - (server.packages ?? []).length]!;
+  const inputs: RegistryDisclosure['inputs'] = [];
+  const secrets: SecretRequest[] = [];
+  const warnings: string[] = [];
+  const headers: RegistryRemotePlan['headers'] = [];
+  const secretFor = (name: string, description: string | undefined): string => {
+    const secret = headerSecret(name);
+    if (!secrets.some((s) => s.name === secret)) {
+      inputs.push({ kind: 'secret', name: secret, ...(description ? { description } : {}) });
+      secrets.push({ name: secret, ...(description ? { description } : {}), required: true, from: 'registry' });
+    }
+    return `\${secret.${secret}}`;
+  };
+  for (const header of item.headers ?? []) {
+    const fixed = header.value ?? header.default;
+    // SECURITY (rule 10): a listing does not get to name Airlock's secrets; only the parts it declares are asked for.
+    if (fixed?.includes('${')) throw new RegistryPlanError(`${server.name}: the header ${header.name} names a secret template (“\${…}”); Airlock does not take that from a listing.`);
+    if (fixed === undefined) {
+      // A value the person supplies: asked for as a secret (header values are sealed whatever they are).
+      if (!header.isRequired && !header.isSecret) {
+        warnings.push(`The optional header ${header.name} is not sent (the listing gives no value).`);
+        continue;
+      }
+      headers.push({ name: header.name, value: secretFor(`HEADER_${header.name}`, header.description) });
+      continue;
+    }
+    const value = fixed.replace(/\{([A-Za-z0-9_.-]+)\}/g, (whole, name: string) => {
+      const variable = header.variables && Object.hasOwn(header.variables, name) ? header.variables[name] : undefined;
+      if (!variable) return whole;
+      const given = variable.isSecret ? undefined : variable.value ?? variable.default;
+      return given ?? secretFor(name, variable.description ?? header.description);
+    });
+    // A literal value the listing marks secret is still only a literal: the remote source seals it.
+    headers.push({ name: header.name, value });
+  }
+  if (!(item.headers ?? []).some((header) => header.name.toLowerCase() === 'authorization')) {
+    warnings.push('If the server asks you to sign in, Airlock signs in with OAuth at inspection, as for any server added by URL.');
+  }
+  return {
+    kind: 'remote',
+    url: item.url,
+    transport: item.type === 'sse' ? 'sse' : 'streamable-http',
+    headers,
+    secrets,
+    warnings: [...view.warnings, ...warnings],
+    origin: {
+      baseUrl: entry.baseUrl,
+      name: server.name,
+      version: server.version,
+      status: entry.official.status,
+      ...(entry.official.publishedAt ? { publishedAt: entry.official.publishedAt } : {}),
+    },
+    disclosure: {
+      baseUrl: entry.baseUrl,
+      name: server.name,
+      ...(server.title ? { title: server.title } : {}),
+      description: server.description,
+      version: server.version,
+      status: entry.official.status,
+      ...(entry.official.publishedAt ? { publishedAt: entry.official.publishedAt } : {}),
+      ...(server.repository?.url ? { repository: server.repository.url } : {}),
+      option: chosen,
+      optionCount: options.length,
+      inputs,
+    },
+  };
+}
+
+/** A secret's name from a header or variable name: X-Api-Key → HEADER_X_API_KEY, api_key → API_KEY. */
+function headerSecret(name: string): string {
+  const base = name.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  return (/^[A-Z]/.test(base) ? base : `HEADER_${base}`).slice(0, 64);
 }
 
 /** Collects argv entries, settings, secrets and the fields a person must fill, in the listing's order. */

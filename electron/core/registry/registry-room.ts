@@ -17,7 +17,7 @@ export interface RegistryRoomDeps {
   readSetting(): string | undefined;
   /** Saves the base URL (undefined: back to the official registry). */
   writeSetting(baseUrl: string | undefined): void;
-  /** How remote servers are added, once that work lands; absent: remotes are "not supported yet". */
+  /** How remote servers are added (the host passes `remoteSupport`); absent: remotes are "not supported yet". */
   remote?: RemoteSupport;
   /** Client tuning (tests shorten the time limit and the cache). */
   client?: { timeoutMs?: number; cacheMs?: number; fetch?: typeof fetch };

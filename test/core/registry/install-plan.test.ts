@@ -1,12 +1,13 @@
 /**
  * server.json → install choices and the plan the install flow resolves:
- * local and sandboxable first, remotes "not supported yet", arguments as
+ * local and sandboxable first, remotes "not supported yet" without the hook
+ * and planned for the remote install source with it, arguments as
  * exact argv entries (a shell injection stays one inert argument), secrets
  * only as environment variables, unpinned or unknown packages refused with
  * a reason.
  */
 import { describe, expect, it } from 'vitest';
-import { installOptions, listingView, planInstall, RegistryPlanError } from '../../../electron/core/registry/install-plan';
+import { installOptions, listingView, planInstall, planListing, RegistryPlanError, remoteSupport } from '../../../electron/core/registry/install-plan';
 import { readEntry } from '../../../electron/core/registry/server-json';
 import { defaultListings } from '../../fixtures/registry/registry-server';
 
@@ -153,5 +154,73 @@ describe('the plan for one choice', () => {
     const plan = planInstall(listing('io.github.modelcontextprotocol/server-filesystem', '2026.7.10'));
     expect(plan.origin.status).toBe('deprecated');
     expect(plan.warnings[0]).toMatch(/DEPRECATED/);
+  });
+});
+
+describe('remotes (the remote install source takes them)', () => {
+  const remote = (item: Record<string, unknown>) => entry({ name: 'io.github.x/r', remotes: [item] });
+
+  it('offers streamable HTTP and SSE at an address Airlock would use; says why not for the rest', () => {
+    const reasons = [
+      { type: 'streamable-http', url: 'https://mcp.example.com/mcp' },
+      { type: 'sse', url: 'http://localhost:8080/sse' },
+      { type: 'websocket', url: 'wss://mcp.example.com/ws' },
+      { type: 'streamable-http', url: 'http://mcp.example.com/mcp' },
+      { type: 'streamable-http', url: 'https://{tenant}.example.com/mcp' },
+      { type: 'streamable-http', url: 'https://user:pw@mcp.example.com/mcp' },
+    ].map((item) => installOptions(remote(item), remoteSupport)[0]!.reason);
+    expect(reasons[0]).toBeUndefined();
+    expect(reasons[1]).toBeUndefined();
+    expect(reasons[2]).toMatch(/a remote over “websocket”/);
+    expect(reasons[3]).toMatch(/its address is refused: http:\/\/ sends everything unencrypted/);
+    expect(reasons[4]).toMatch(/parts to fill in/);
+    expect(reasons[5]).toMatch(/user name or password/);
+  });
+
+  it('plans headers: a value the person supplies becomes a secret (the publisher’s words kept), a fixed one stays, an optional unset one is left out', () => {
+    const plan = planListing(
+      remote({
+        type: 'sse',
+        url: 'https://mcp.example.com/sse',
+        headers: [
+          { name: 'X-Api-Key', description: 'Your key.', isRequired: true, isSecret: true },
+          { name: 'Authorization', value: 'Bearer {token}', variables: { token: { isSecret: true, description: 'A personal token.' } } },
+          { name: 'X-Region', value: '{region}', variables: { region: { default: 'eu' } } },
+          { name: 'X-Debug', description: 'Optional.' },
+        ],
+      }),
+      undefined,
+      remoteSupport,
+    );
+    expect(plan.kind).toBe('remote');
+    if (plan.kind !== 'remote') return;
+    expect(plan).toMatchObject({ url: 'https://mcp.example.com/sse', transport: 'sse', origin: { name: 'io.github.x/r', status: 'active' } });
+    expect(plan.headers).toEqual([
+      { name: 'X-Api-Key', value: '${secret.HEADER_X_API_KEY}' },
+      { name: 'Authorization', value: 'Bearer ${secret.TOKEN}' },
+      { name: 'X-Region', value: 'eu' },
+    ]);
+    expect(plan.secrets).toEqual([
+      { name: 'HEADER_X_API_KEY', description: 'Your key.', required: true, from: 'registry' },
+      { name: 'TOKEN', description: 'A personal token.', required: true, from: 'registry' },
+    ]);
+    expect(plan.disclosure.inputs).toEqual([
+      { kind: 'secret', name: 'HEADER_X_API_KEY', description: 'Your key.' },
+      { kind: 'secret', name: 'TOKEN', description: 'A personal token.' },
+    ]);
+    expect(plan.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/optional header X-Debug is not sent/)]));
+  });
+
+  it('refuses a header that names Airlock’s secrets, and a remote without the hook', () => {
+    const borrowing = remote({ type: 'sse', url: 'https://mcp.example.com/sse', headers: [{ name: 'Authorization', value: 'Bearer ${secret.GITHUB_TOKEN}' }] });
+    expect(() => planListing(borrowing, undefined, remoteSupport)).toThrow(/names a secret template/);
+    expect(() => planListing(remote({ type: 'sse', url: 'https://mcp.example.com/sse' }))).toThrow(/remote — not supported yet/);
+  });
+
+  it('still plans the local package first when a listing offers both', () => {
+    const plan = planListing(listing('io.github.modelcontextprotocol/server-everything'), undefined, remoteSupport);
+    expect(plan.kind).toBe('npm');
+    const chosen = planListing(listing('io.github.modelcontextprotocol/server-everything'), 1, remoteSupport);
+    expect(chosen).toMatchObject({ kind: 'remote', url: 'https://everything.example.com/mcp', transport: 'streamable-http', disclosure: { option: { index: 1, kind: 'remote' }, optionCount: 2 } });
   });
 });

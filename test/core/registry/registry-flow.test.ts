@@ -146,8 +146,7 @@ describe('installing from the MCP Registry', () => {
     expect(installed()).toEqual(before);
   }, 120_000);
 
-  it('refuses a remote-only listing and an unknown one with clear words', async () => {
-    await expect(t.host.install.prepare({ kind: 'registry', name: 'io.github.airlock-test/remote-only' })).rejects.toThrow(/remote — not supported yet/);
+  it('refuses an unknown listing with clear words (remotes: registry-remote.test.ts)', async () => {
     await expect(t.host.install.prepare({ kind: 'registry', name: 'io.github.nobody/nothing' })).rejects.toMatchObject({ code: 'not-found' });
   });
 });
