@@ -133,7 +133,7 @@ const airlockResults = await suite(`http://127.0.0.1:${relay.address().port}/mcp
 relay.close();
 gateway.child.kill('SIGTERM');
 await new Promise((ok) => gateway.child.once('exit', ok));
-const verify = spawnSync(process.execPath, [BIN, '--data-dir', join(work, 'data'), 'audit', 'verify'], { encoding: 'utf8' });
+const verify = spawnSync(process.execPath, [BIN, '--data-dir', join(work, 'data'), 'audit', 'verify'], { encoding: 'utf8', env: { ...process.env, HOME: join(work, 'home') } });
 
 // ── Report ────────────────────────────────────────────────────────────────
 const scenarios = [...new Set([...Object.keys(directResults), ...Object.keys(airlockResults)])].sort();
