@@ -42,8 +42,8 @@ import { PRICES_CHECKED_ON, sumUsage } from './pricing';
 
 /**
  * Prompts (`/` commands) and resources (`@` attachments) from the servers.
- * The MCP work ("All of MCP, through Airlock") provides this; until it does,
- * the chat offers neither and says so.
+ * The host provides it through the catalog (catalog/chat-context.ts); without
+ * it the chat offers neither and says so.
  */
 export interface ChatContextSources {
   listPrompts(servers: readonly string[] | null): Promise<Array<{ server: string; name: string; description?: string; arguments?: Array<{ name: string; description?: string; required: boolean }> }>>;
@@ -260,7 +260,7 @@ export class AgentService {
     };
   }
 
-  /** Prompts and resources offered as `/` and `@` (empty until the MCP work provides them). */
+  /** Prompts and resources offered as `/` and `@` (of the conversation's selected, enabled servers). */
   async commands(id: string): Promise<ChatCommandsView> {
     const context = this.deps.context;
     if (!context) return { available: false, prompts: [], resources: [] };
