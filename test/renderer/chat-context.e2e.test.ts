@@ -40,6 +40,7 @@ describe('the chat composer: server prompts with / and resources with @', () => 
     const chosen = page.getByTestId('chosen-prompt');
     await waitForText(chosen, '/summarise');
     expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
+    await t.viewShot('chat-prompt-light');
     const argument = page.getByTestId('prompt-argument-0');
     await argument.fill('zebras-42');
     await argument.press('Enter');
@@ -65,6 +66,7 @@ describe('the chat composer: server prompts with / and resources with @', () => 
     await input.press('Enter');
     await input.fill('Please read @fake');
     await waitForText(menu, 'fake text');
+    await t.viewShot('chat-attach-light');
     await input.press('ArrowDown');
     await input.press('Enter');
     const chips = page.getByTestId('attached-resource');
