@@ -216,10 +216,17 @@ export type ChatEvent = z.infer<typeof ChatEventSchema>;
 export const ChatUpdateSchema = z.object({ conversationId: z.string(), event: ChatEventSchema });
 export type ChatUpdate = z.infer<typeof ChatUpdateSchema>;
 
-/** Prompts (`/` commands) and resources (`@`) the conversation's servers offer; empty until that work lands. */
+/** Prompts (`/` commands) and resources (`@`) the conversation's enabled servers offer (server-written text). */
 export const ChatCommandsViewSchema = z.object({
   available: z.boolean(),
-  prompts: z.array(z.object({ server: z.string(), name: z.string(), description: z.string().optional() })),
+  prompts: z.array(
+    z.object({
+      server: z.string(),
+      name: z.string(),
+      description: z.string().optional(),
+      arguments: z.array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean() })).optional(),
+    }),
+  ),
   resources: z.array(z.object({ server: z.string(), uri: z.string(), name: z.string().optional() })),
 });
 export type ChatCommandsView = z.infer<typeof ChatCommandsViewSchema>;

@@ -539,7 +539,7 @@ export const channels = {
     doc: 'Renderer, the conversation’s tools picker: which servers and tools the model may see.',
   },
   'chat.tools': { request: z.strictObject({ id: ConversationId }), response: ChatToolsViewSchema, doc: 'Renderer, the tools picker: servers and their tools, and which are on for this conversation.' },
-  'chat.commands': { request: z.strictObject({ id: ConversationId }), response: ChatCommandsViewSchema, doc: 'Renderer, typing `/` or `@`: prompts and resources the servers offer (none until that work lands).' },
+  'chat.commands': { request: z.strictObject({ id: ConversationId }), response: ChatCommandsViewSchema, doc: 'Renderer, typing `/` or `@`: prompts and resources the enabled servers of the conversation offer (prompts changed since approval withheld).' },
   'chat.send': {
     request: z.strictObject({
       id: ConversationId,

@@ -15,6 +15,7 @@ import { toConfirmationView } from './approvals/views';
 import { CallPipeline, type CallRequest, type CallResult } from './calls/call-pipeline';
 import { CodeHasher, CodePins } from './code-pins';
 import { CatalogRoom } from './catalog/catalog-room';
+import { chatContextSources } from './catalog/chat-context';
 import { ServerRequestsRoom } from './server-requests/server-requests-room';
 import type { SamplingModel } from './server-requests/sampling-model';
 import { AirlockError } from './errors';
@@ -299,6 +300,7 @@ export class AirlockHost {
         update: (update) => options.hooks.emit('chat.didUpdate', update),
       },
       ...(options.confirmationTimeoutMs ? { confirmationTimeoutMs: options.confirmationTimeoutMs } : {}),
+      context: chatContextSources(this.catalog.gateway()),
     });
     this.samplingModel = createSamplingModel({ defaultModel: () => this.agent.models.defaultModel(), clientFor: (ref) => this.agent.clientFor(ref) });
     const emitApprovals = () => options.hooks.emit('approvals.didChange', this.pendingConfirmations());

@@ -42,11 +42,11 @@ import { PRICES_CHECKED_ON, sumUsage } from './pricing';
 
 /**
  * Prompts (`/` commands) and resources (`@` attachments) from the servers.
- * The MCP work ("All of MCP, through Airlock") provides this; until it does,
- * the chat offers neither and says so.
+ * The host provides it through the catalog (catalog/chat-context.ts); without
+ * it the chat offers neither and says so.
  */
 export interface ChatContextSources {
-  listPrompts(servers: readonly string[] | null): Promise<Array<{ server: string; name: string; description?: string }>>;
+  listPrompts(servers: readonly string[] | null): Promise<Array<{ server: string; name: string; description?: string; arguments?: Array<{ name: string; description?: string; required: boolean }> }>>;
   /** The prompt rendered as the text of the person's message. */
   getPrompt(server: string, name: string, args: Record<string, string>): Promise<{ text: string }>;
   listResources(servers: readonly string[] | null): Promise<Array<{ server: string; uri: string; name?: string }>>;
@@ -260,7 +260,7 @@ export class AgentService {
     };
   }
 
-  /** Prompts and resources offered as `/` and `@` (empty until the MCP work provides them). */
+  /** Prompts and resources offered as `/` and `@` (of the conversation's selected, enabled servers). */
   async commands(id: string): Promise<ChatCommandsView> {
     const context = this.deps.context;
     if (!context) return { available: false, prompts: [], resources: [] };
@@ -284,7 +284,7 @@ export class AgentService {
     const conversation = this.conversations.get(id);
     if (this.turns.has(id)) throw new AirlockError('conflict', 'The model is still answering in this conversation. Wait for it, or stop it first.');
     const client = this.clientForConversation(conversation);
-    const text = await this.composeText(input);
+    const text = await this.composeText(input, conversation.tools.servers);
     if (!text.trim()) throw new AirlockError('invalid-request', 'The message is empty.');
     if (text.length > MAX_MESSAGE_CHARS) throw new AirlockError('invalid-request', `The message is too long (${text.length.toLocaleString('en')} characters; the limit is ${MAX_MESSAGE_CHARS.toLocaleString('en')}).`);
     const message: ChatMessage = { id: randomUUID(), role: 'user', at: this.iso(), text };
@@ -445,10 +445,17 @@ export class AgentService {
     };
   }
 
-  private async composeText(input: { text: string; prompt?: { server: string; name: string; arguments: Record<string, string> }; resources?: Array<{ server: string; uri: string }> }): Promise<string> {
+  private async composeText(
+    input: { text: string; prompt?: { server: string; name: string; arguments: Record<string, string> }; resources?: Array<{ server: string; uri: string }> },
+    selected: readonly string[] | null,
+  ): Promise<string> {
     const context = this.deps.context;
     if ((input.prompt || input.resources?.length) && !context) {
       throw new AirlockError('unavailable', 'Prompts and resources from servers are not available in this version of Airlock yet.');
+    }
+    // The conversation's server selection bounds its prompts and resources as it bounds its tools.
+    for (const server of [...(input.prompt ? [input.prompt.server] : []), ...(input.resources ?? []).map((resource) => resource.server)]) {
+      if (selected !== null && !selected.includes(server)) throw new AirlockError('invalid-request', `${server} is not among this conversation's servers; turn it on in the tools picker first.`);
     }
     let text = input.text;
     if (input.prompt && context) text = `${(await context.getPrompt(input.prompt.server, input.prompt.name, input.prompt.arguments)).text}${text ? `\n\n${text}` : ''}`;

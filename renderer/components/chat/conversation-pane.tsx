@@ -11,6 +11,7 @@ import { go } from '../../route';
 import { FieldError } from '../field-error';
 import { InertText } from '../inert-text';
 import { MessageView, usageText } from './message-view';
+import { useComposerContext } from './composer-context';
 import { ToolsPicker } from './tools-picker';
 
 function refKey(ref: ModelRef): string {
@@ -81,10 +82,16 @@ export function ConversationPane({ id }: { id: string }) {
   const [renaming, setRenaming] = useState<string | undefined>();
   const [deleting, setDeleting] = useState(false);
   const [models] = useQuery('models.get', {}, 'models.didChange');
-  const [commands] = useQuery('chat.commands', { id });
+  const [commands, reloadCommands] = useQuery('chat.commands', { id }, 'catalog.didChange');
   const action = useAction();
   const bottom = useRef<HTMLDivElement>(null);
   const composer = useRef<HTMLTextAreaElement>(null);
+  const context = useComposerContext(commands.status === 'ok' ? commands.value : undefined, draft, setDraft);
+  const slash = draft.startsWith('/') || /(^|\s)@\S*$/.test(draft);
+  // Read afresh each time a `/` or `@` starts (servers started, the selection changed since).
+  useEffect(() => {
+    if (slash) reloadCommands();
+  }, [slash, reloadCommands]);
 
   const load = useCallback(async () => {
     const result = await invoke('chat.get', { id });
@@ -122,10 +129,13 @@ export function ConversationPane({ id }: { id: string }) {
 
   const send = async () => {
     const text = draft;
-    if (!text.trim() || running) return;
-    const result = await action.run(() => invoke('chat.send', { id, text }));
-    // The draft stays when sending was refused: nothing the person typed is lost.
-    if (result) setDraft('');
+    if ((!text.trim() && !context.hasContext) || running || context.problem) return;
+    const result = await action.run(() => invoke('chat.send', { id, text, ...context.payload() }));
+    // The draft (and the chosen prompt and attachments) stay when sending was refused: nothing the person typed is lost.
+    if (result) {
+      setDraft('');
+      context.clear();
+    }
   };
 
   if (loadError) {
@@ -143,7 +153,7 @@ export function ConversationPane({ id }: { id: string }) {
   const noModel = models.status === 'ok' && !models.value.defaultModel && !view.model;
   const lastId = messages.at(-1)?.id;
   const retry = () => void action.run(() => invoke('chat.retry', { id }));
-  const slash = draft.startsWith('/') || /(^|\s)@\S*$/.test(draft);
+  const canSend = (draft.trim() !== '' || context.hasContext) && !context.problem;
 
   return (
     <section className="chat-pane" aria-labelledby="chat-title">
@@ -257,15 +267,27 @@ export function ConversationPane({ id }: { id: string }) {
           rows={3}
           value={draft}
           onChange={(event) => setDraft(event.target.value)}
+          role="combobox"
+          aria-expanded={context.menuOpen}
+          aria-autocomplete="list"
+          {...(context.menuOpen ? { 'aria-controls': 'composer-menu' } : {})}
+          {...(context.activeOption ? { 'aria-activedescendant': context.activeOption } : {})}
           onKeyDown={(event) => {
+            if (!event.nativeEvent.isComposing && context.onKeyDown(event)) {
+              event.preventDefault();
+              return;
+            }
             if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
               event.preventDefault();
               void send();
             }
           }}
-          placeholder="Write a message. Enter sends, Shift+Enter starts a new line."
+          placeholder="Write a message. Enter sends, Shift+Enter starts a new line. / for a server's prompt, @ to attach a resource."
           data-testid="chat-input"
         />
+        {context.menuView}
+        {context.chips}
+        {context.problem && <p className="small muted">{context.problem}</p>}
         {slash && commands.status === 'ok' && !commands.value.available && (
           <p className="small muted" data-testid="commands-hint">
             Server prompts (/) and resources (@) are not available in this version of Airlock yet; your text is sent as written.
@@ -277,7 +299,7 @@ export function ConversationPane({ id }: { id: string }) {
               Stop
             </button>
           ) : (
-            <button type="submit" className="primary" disabled={!draft.trim() || action.busy}>
+            <button type="submit" className="primary" disabled={!canSend || action.busy}>
               Send
             </button>
           )}
