@@ -39,9 +39,7 @@ import { checkSandboxSupport } from './sandbox/capability';
 import { dataFolderRegistryPath } from './sandbox/data-folders';
 import { needsPins, pinGrants } from './sandbox/grant-pins';
 import { createSandboxLauncher, type AirlockSandboxLauncher, type SandboxLauncherOptions } from './sandbox/sandbox-launcher';
-import type { OAuthStatus, SignInBroker } from './remote/oauth';
-import { SecretVault } from './remote/oauth-vault';
-import { createRemoteConnector, type RemoteLink } from './remote/remote-connector';
+import { RemoteRoom } from './remote/remote-room';
 import { SecretStore, type SecretCipher } from './secrets/secret-store';
 import { Supervisor, type SupervisorOptions } from './servers/supervisor';
 import { AirlockStore, type StoreBackendFactory } from './store/store';
@@ -140,6 +138,8 @@ export class AirlockHost {
   readonly agent: AgentService;
   /** The MCP Registry: search, listings, the registry setting. */
   readonly registry: RegistryRoom;
+  /** Remote servers' connectors and sign-ins. */
+  readonly remote: RemoteRoom;
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
   readonly samplingModel: SamplingModel;
   private readonly pipeline: CallPipeline;
@@ -238,6 +238,18 @@ export class AirlockHost {
       now: () => performance.now(),
       questionTimeoutMs: options.confirmationTimeoutMs ?? 120_000,
     });
+    this.remote = new RemoteRoom({
+      secrets: this.secrets,
+      record: (name) => this.record(name),
+      restartServer: (name) => this.supervisor.restart(name),
+      stopServer: (name) => this.supervisor.stop(name),
+      emitServers: () => this.emitServers(),
+      ...(options.signInPage
+        ? { showSignInPage: options.signInPage }
+        : options.hooks.openExternal
+          ? { showSignInPage: (url: string) => void options.hooks.openExternal!(url) }
+          : {}),
+    });
     this.registry = new RegistryRoom({
       readSetting: () => this.store.read().settings.registryUrl,
       writeSetting: (baseUrl) =>
@@ -263,7 +275,7 @@ export class AirlockHost {
       onDidChange: () => this.emitServers(),
       startServer: (name) => this.supervisor.start(name),
       stopServer: (name) => this.supervisor.stop(name),
-      signInBroker: () => this.signInBroker(),
+      signInBroker: () => this.remote.broker(),
     });
     this.appendNotices = coalescedAppendNotices((seq) => options.hooks.emit('audit.didAppend', { seq }));
     this.pipeline = new CallPipeline({
@@ -438,9 +450,7 @@ export class AirlockHost {
     this.codePins.forget(name);
     this.secrets.deleteAll(name);
     // A remote server's sign-in goes with it (SECURITY.md rule 10).
-    new SecretVault(this.secrets, name).clear();
-    await this.remoteLinks.get(name)?.close();
-    this.remoteLinks.delete(name);
+    await this.remote.forget(name);
     const installDir = installDirOf(record.provenance);
     for (const dir of [installDir, this.serverDataDir(name)]) {
       if (dir && dir.startsWith(this.options.dataDir)) await rm(dir, { recursive: true, force: true });
@@ -1027,9 +1037,7 @@ export class AirlockHost {
       'servers.remove': async ({ name }) => recorded(this.removeServer(name, by).then(() => ({}))),
       'servers.setTrust': ({ name, trusted }) => recorded(this.setTrust(name, trusted, by)),
       'servers.updateProfile': ({ name, profile }) => recorded(this.updateProfile(name, profile, by)),
-      'servers.signInStatus': ({ name }) => this.remoteSignInStatus(name) ?? null,
-      'servers.signIn': async ({ name }) => (await this.remoteSignIn(name)) ?? null,
-      'servers.signOut': ({ name }) => this.remoteSignOut(name),
+      ...this.remote.ipcHandlers(),
       'servers.setEnv': ({ name, env }) => this.setEnv(name, env),
       'servers.setUnsandboxed': ({ name, consent }) => recorded(this.setUnsandboxed(name, consent, by)),
       'servers.setSecret': ({ name, key, value }) => recorded(this.setSecret(name, key, value, by)),
@@ -1138,8 +1146,7 @@ export class AirlockHost {
     await this.httpGateway?.close();
     await this.install.dispose();
     await this.supervisor.stopAll();
-    await Promise.all([...this.remoteLinks.values()].map((link) => link.close()));
-    this.remoteLinks.clear();
+    await this.remote.closeAll();
     await this.launcher.close();
     await this.networkAudit.flush();
     await this.changes.settled();
@@ -1213,7 +1220,7 @@ export class AirlockHost {
     // the hashes are taken before the process runs, at every start, restarts included.
     await this.codePins.check(name, record.provenance, 'start');
     return {
-      ...(record.spec.remote ? { remote: await this.remoteLink(name, record) } : {}),
+      ...(record.spec.remote ? { remote: await this.remote.link(name, record) } : {}),
       spec: record.spec,
       profile: record.profile,
       context: {
@@ -1223,82 +1230,6 @@ export class AirlockHost {
         secrets: this.secrets.values(name, record.profile.secrets),
       },
     };
-  }
-
-  /** The live remote servers' connectors (their sign-ins), one per name, renewed at each start. */
-  private readonly remoteLinks = new Map<string, RemoteLink>();
-
-  /**
-   * A remote server's connector, read afresh from its record: its URL and
-   * headers, its granted secrets, its sign-in sealed in the secret store.
-   * A background start has no person at hand: a sign-in it needs is refused plainly.
-   */
-  private async remoteLink(name: string, record: ServerRecord, broker?: SignInBroker): Promise<RemoteLink> {
-    const link = createRemoteConnector({
-      label: name,
-      spec: record.spec.remote!,
-      ...(record.provenance.kind === 'remote' && record.provenance.zone ? { zone: record.provenance.zone } : {}),
-      secrets: () => this.secrets.values(name, record.profile.secrets),
-      vault: new SecretVault(this.secrets, name),
-      ...(broker ? { broker } : {}),
-    });
-    const previous = this.remoteLinks.get(name);
-    this.remoteLinks.set(name, link);
-    await previous?.close();
-    return link;
-  }
-
-  /** Where a person signs in now: the shell's page opener, else the system browser; undefined when neither is here. */
-  private signInBroker(): SignInBroker | undefined {
-    const show = this.options.signInPage ?? (this.options.hooks.openExternal ? (url: string) => void this.options.hooks.openExternal!(url) : undefined);
-    if (!show) return undefined;
-    return {
-      begin: (url, label) => {
-        show(url.href, label);
-        return { end() {} };
-      },
-    };
-  }
-
-  /** A remote server's sign-in as its page shows it (never a token). */
-  remoteSignInStatus(name: string): OAuthStatus | undefined {
-    const record = this.record(name);
-    if (!record.spec.remote) throw new AirlockError('invalid-request', `${name} is not a remote server; only remote servers sign in.`);
-    const link = createRemoteConnector({ label: name, spec: record.spec.remote, secrets: () => ({}), vault: new SecretVault(this.secrets, name) });
-    void link.close();
-    return link.oauth?.status();
-  }
-
-  /** Signs in to a remote server now (the person started it), then restarts it with the new tokens. */
-  async remoteSignIn(name: string): Promise<OAuthStatus | undefined> {
-    const record = this.record(name);
-    if (!record.spec.remote) throw new AirlockError('invalid-request', `${name} is not a remote server; only remote servers sign in.`);
-    const broker = this.signInBroker();
-    if (!broker) throw new AirlockError('unavailable', 'Signing in needs a browser: use the Airlock app, or `airlock signin` on a terminal.');
-    const link = await this.remoteLink(name, record, broker);
-    if (!link.oauth) throw new AirlockError('invalid-request', `${name} sends an Authorization header of its own; it does not sign in with OAuth.`);
-    try {
-      await link.oauth.signIn(broker);
-    } catch (error) {
-      throw new AirlockError('unavailable', error instanceof Error ? error.message : String(error));
-    }
-    if (record.enabled) await this.supervisor.restart(name).catch(() => undefined);
-    this.emitServers();
-    return link.oauth.status();
-  }
-
-  /** Signs out of a remote server: revokes where the server offers it, deletes the tokens here whatever it said. */
-  async remoteSignOut(name: string): Promise<{ revoked: 'yes' | 'not-offered' | 'failed'; detail?: string }> {
-    const record = this.record(name);
-    if (!record.spec.remote) throw new AirlockError('invalid-request', `${name} is not a remote server; only remote servers sign in.`);
-    await this.supervisor.stop(name);
-    const link = createRemoteConnector({ label: name, spec: record.spec.remote, ...(record.provenance.kind === 'remote' && record.provenance.zone ? { zone: record.provenance.zone } : {}), secrets: () => ({}), vault: new SecretVault(this.secrets, name) });
-    try {
-      return (await link.oauth?.signOut()) ?? { revoked: 'not-offered' };
-    } finally {
-      await link.close();
-      this.emitServers();
-    }
   }
 
   private summary(record: ServerRecord): ServerSummary {

@@ -104,13 +104,13 @@ describe('a remote server in the host', () => {
   });
 
   it('signs out: revoked at the server, tokens deleted on disk; removal leaves no sign-in behind', async () => {
-    const before = t.host.remoteSignInStatus('web');
+    const before = t.host.remote.status('web');
     expect(before).toMatchObject({ signedIn: true, renewable: true });
-    const outcome = await t.host.remoteSignOut('web');
+    const outcome = await t.host.remote.signOut('web');
     expect(outcome).toEqual({ revoked: 'yes' });
     const secrets = readFileSync(join(t.dataDir, 'secrets.json'), 'utf8');
     for (const token of rec.lines('tokens')) expect(secrets).not.toContain(token);
-    expect(t.host.remoteSignInStatus('web')).toMatchObject({ signedIn: false });
+    expect(t.host.remote.status('web')).toMatchObject({ signedIn: false });
 
     await t.host.removeServer('web');
     expect(readFileSync(join(t.dataDir, 'secrets.json'), 'utf8')).not.toMatch(/oauth:web|literal-header-value/);
