@@ -8,8 +8,7 @@
  * refused (as in a local probe); the connection is always closed.
  */
 import { LogRing } from '../servers/log-ring';
-import { REFUSE_DURING_PROBE, ProbeError, type ProbeResult } from '../servers/probe';
-import { fingerprintTool } from '../tools/fingerprint';
+import { readOffer, REFUSE_DURING_PROBE, ProbeError, type ProbeResult } from '../servers/probe';
 import type { RemoteLink } from './remote-connector';
 import { RemoteChannel, type RemoteWire } from './remote-channel';
 
@@ -22,29 +21,8 @@ export async function probeRemote(link: RemoteLink, options: { timeoutMs?: numbe
   let connection;
   try {
     connection = await link.open({ log, requests: REFUSE_DURING_PROBE, initializeTimeoutMs: options.initializeTimeoutMs ?? 30_000 }, abort.signal);
-    const capabilities = connection.capabilities ?? {};
-    const tools = await connection.listTools();
     const channel = connection.channel;
-    const result: ProbeResult & { wire: RemoteWire } = {
-      serverInfo: connection.serverInfo,
-      protocolVersion: connection.protocolVersion,
-      capabilities,
-      instructions: connection.instructions,
-      tools: {
-        items: tools.items.map((definition) => ({ definition, fingerprint: fingerprintTool(definition) })),
-        truncated: tools.truncated,
-        reason: tools.reason,
-        duplicateNames: tools.duplicateNames,
-      },
-      sandboxed: false,
-      log: [],
-      wire: channel instanceof RemoteChannel ? channel.wire : 'streamable-http',
-    };
-    if (capabilities.prompts) result.prompts = await connection.listPrompts();
-    if (capabilities.resources) {
-      result.resources = await connection.listResources();
-      result.resourceTemplates = await connection.listResourceTemplates();
-    }
+    const result: ProbeResult & { wire: RemoteWire } = { ...(await readOffer(connection, false)), wire: channel instanceof RemoteChannel ? channel.wire : 'streamable-http' };
     result.log = log.snapshot();
     return result;
   } catch (error) {

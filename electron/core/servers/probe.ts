@@ -106,28 +106,7 @@ export async function probe(
   const connection = new ServerConnection(plan, { ...options.connection, log, requests: REFUSE_DURING_PROBE });
   const work = (async (): Promise<ProbeResult> => {
     await connection.connect();
-    const capabilities = connection.capabilities ?? {};
-    const tools = await connection.listTools();
-    const result: ProbeResult = {
-      serverInfo: connection.serverInfo,
-      protocolVersion: connection.protocolVersion,
-      capabilities,
-      instructions: connection.instructions,
-      tools: {
-        items: tools.items.map((definition) => ({ definition, fingerprint: fingerprintTool(definition) })),
-        truncated: tools.truncated,
-        reason: tools.reason,
-        duplicateNames: tools.duplicateNames,
-      },
-      sandboxed: plan.sandboxed,
-      log: [],
-    };
-    if (capabilities.prompts) result.prompts = await connection.listPrompts();
-    if (capabilities.resources) {
-      result.resources = await connection.listResources();
-      result.resourceTemplates = await connection.listResourceTemplates();
-    }
-    return result;
+    return readOffer(connection, plan.sandboxed);
   })();
   work.catch(() => undefined);
   try {
@@ -143,4 +122,33 @@ export async function probe(
     clearTimeout(timer);
     await plan.dispose().catch(() => undefined);
   }
+}
+
+/** What a connected server offers, as the disclosure shows it: its tools (fingerprinted), prompts and resources, per its capabilities. */
+export async function readOffer(
+  connection: Pick<ServerConnection, 'capabilities' | 'serverInfo' | 'protocolVersion' | 'instructions' | 'listTools' | 'listPrompts' | 'listResources' | 'listResourceTemplates'>,
+  sandboxed: boolean,
+): Promise<ProbeResult> {
+  const capabilities = connection.capabilities ?? {};
+  const tools = await connection.listTools();
+  const result: ProbeResult = {
+    serverInfo: connection.serverInfo,
+    protocolVersion: connection.protocolVersion,
+    capabilities,
+    instructions: connection.instructions,
+    tools: {
+      items: tools.items.map((definition) => ({ definition, fingerprint: fingerprintTool(definition) })),
+      truncated: tools.truncated,
+      reason: tools.reason,
+      duplicateNames: tools.duplicateNames,
+    },
+    sandboxed,
+    log: [],
+  };
+  if (capabilities.prompts) result.prompts = await connection.listPrompts();
+  if (capabilities.resources) {
+    result.resources = await connection.listResources();
+    result.resourceTemplates = await connection.listResourceTemplates();
+  }
+  return result;
 }
