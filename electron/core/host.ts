@@ -8,7 +8,7 @@ import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, R
 import { AgentService, createSamplingModel, type AgentTool } from './agent';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
 import { AuditLog, coalescedAppendNotices, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey, type ChangeActor } from './audit';
-import { actorOfShell, ChangeRecorder, grantedLines, profileChanges } from './audit/change-record';
+import { actorOfShell, ChangeRecorder, grantedLines, profileChanges, sourceWords } from './audit/change-record';
 import { NetworkDecisionRecorder } from './audit/network-record';
 import { toActivityViews, toAuditEntryViews, toAuditVerifyView } from './audit/views';
 import { toConfirmationView } from './approvals/views';
@@ -29,7 +29,7 @@ import { RegistryRoom, type RegistryRoomDeps } from './registry/registry-room';
 import { envNameProblem, writeTrustedProblem } from './install/checks';
 import { findRuntime, isExecutable, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeName } from './runtimes';
 import { networkHint } from './views/call-hints';
-import { NO_SANDBOX_LIMITS_NOTE, resourceLimitViews } from './views/resource-limits';
+import { serverLimitsView } from './views/resource-limits';
 import { lastWords, stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
 import { readTool } from './policy/annotations';
 import type { CodeChange } from './policy/decide';
@@ -391,7 +391,7 @@ export class AirlockHost {
       profile: record.profile,
       secretsSet: this.secrets.names(name),
       ...codeChangeView(this.codePins.changeOf(name, record.provenance)),
-      ...this.limitsView(name),
+      ...serverLimitsView(this.supervisor.status(name), this.sandbox.supported ? () => this.launcher.limits() : undefined),
       tools: tools.map((tool) => toolView(tool.definition, tool.fingerprint, context)),
       logs: this.supervisor.log(name).slice(-300).map((line) => ({ time: new Date(line.at).toISOString(), source: line.source, text: line.text })),
       recentCalls: recent.flatMap(toAuditEntryViews),
@@ -1179,20 +1179,6 @@ export class AirlockHost {
     }
   }
 
-  /**
-   * The resource limits a server runs under: its running sandbox's (from
-   * its launch plan), else those its next sandboxed start gets; none where
-   * no sandbox can run (a server then runs only unsandboxed, with consent).
-   */
-  private limitsView(name: string): Pick<ServerDetail, 'limits' | 'limitsNote'> {
-    const status = this.supervisor.status(name);
-    const running = status.state === 'ready' || status.state === 'starting';
-    if (running && status.sandboxed === false) return { limits: [], limitsNote: 'None: it runs without a sandbox, and the limits are set inside it.' };
-    const limits = running && status.limits ? status.limits : this.sandbox.supported ? this.launcher.limits() : undefined;
-    if (!limits) return { limits: [], limitsNote: NO_SANDBOX_LIMITS_NOTE };
-    return { limits: resourceLimitViews(limits, process.geteuid?.() === 0) };
-  }
-
   /** Where a server's own persistent data lives (writable only when granted). */
   serverDataDir(name: string): string {
     return join(this.options.dataDir, 'server-data', name);
@@ -1301,23 +1287,6 @@ const CONNECT_APPS: Array<{ app: ConnectApp; label: string }> = (['claude', 'vsc
 /** The detail page's view of a code change (old and new hash per file), if there is one. */
 function codeChangeView(change: CodeChange | null): Pick<ServerDetail, 'codeChange'> {
   return change ? { codeChange: { files: change.files.map((file) => ({ role: file.role, path: file.path, approved: file.approved, current: file.current })) } } : {};
-}
-
-/** Where a server's code came from, in a few words (for its "server added" entry). */
-function sourceWords(record: ServerRecord): string {
-  const p = record.provenance;
-  switch (p.kind) {
-    case 'local':
-      return `local program ${p.script?.path ?? p.executable}`;
-    case 'npm':
-      return `npm ${p.name}@${p.version}`;
-    case 'mcpb':
-      return `bundle ${p.name}@${p.version}`;
-    case 'pypi':
-      return `PyPI ${p.name}==${p.version}`;
-    case 'remote':
-      return `remote server at ${p.url}`;
-  }
 }
 
 function messageOf(error: unknown): string {

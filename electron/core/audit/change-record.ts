@@ -17,7 +17,7 @@
  * as given and shown inert by the views; values of secrets never appear (only
  * the names of secrets, as the profile holds them).
  */
-import type { SandboxProfile } from '../../../shared/domain';
+import type { SandboxProfile, ServerRecord } from '../../../shared/domain';
 import type { AuditLog } from './audit-log';
 import type { ChangeActor, ChangeEntry, ChangeKind } from './entries';
 
@@ -101,5 +101,22 @@ export class ChangeRecorder {
   /** Resolves once every entry started so far is written (or its failure reported). */
   async settled(): Promise<void> {
     while (this.pending.size) await Promise.all([...this.pending]);
+  }
+}
+
+/** Where a server's code came from, in a few words (for its "server added" entry). */
+export function sourceWords(record: ServerRecord): string {
+  const p = record.provenance;
+  switch (p.kind) {
+    case 'local':
+      return `local program ${p.script?.path ?? p.executable}`;
+    case 'npm':
+      return `npm ${p.name}@${p.version}`;
+    case 'mcpb':
+      return `bundle ${p.name}@${p.version}`;
+    case 'pypi':
+      return `PyPI ${p.name}==${p.version}`;
+    case 'remote':
+      return `remote server at ${p.url}`;
   }
 }

@@ -58,3 +58,19 @@ export function resourceLimitViews(limits: ResourceLimits, runningAsRoot: boolea
     { kind: 'openFiles', label: 'Open files', value: `${count(limits.openFiles)} per process`, holds: true },
   ];
 }
+
+/**
+ * The limits a server's page shows: those its running sandbox has, or those
+ * its next launch would get (`nextLaunch`, absent when no sandbox can run
+ * here); none, with why, for a server running without a sandbox.
+ */
+export function serverLimitsView(
+  status: { state: string; sandboxed?: boolean; limits?: ResourceLimits },
+  nextLaunch: (() => ResourceLimits) | undefined,
+): { limits: ResourceLimitView[]; limitsNote?: string } {
+  const running = status.state === 'ready' || status.state === 'starting';
+  if (running && status.sandboxed === false) return { limits: [], limitsNote: 'None: it runs without a sandbox, and the limits are set inside it.' };
+  const limits = running && status.limits ? status.limits : nextLaunch?.();
+  if (!limits) return { limits: [], limitsNote: NO_SANDBOX_LIMITS_NOTE };
+  return { limits: resourceLimitViews(limits, process.geteuid?.() === 0) };
+}
