@@ -498,15 +498,7 @@ export class Supervisor {
     } catch (error) {
       if (!session.cancelled) outcome = this.failure(entry, connection, error);
     } finally {
-      if (session.refreshTimer) clearTimeout(session.refreshTimer);
-      session.refreshTimer = undefined;
-      session.refreshQueued = false;
-      // Nobody waits on a listing that will not come: the session is over.
-      settle(session);
-      if (outcome) {
-        entry.log.push('airlock', entry.lastError ?? outcome.type);
-        this.dispatch(entry, outcome, session);
-      }
+      this.endSession(entry, session, outcome);
       if (connection) {
         await connection.close().catch(() => undefined);
         entry.lastStats = connection.channel.stats();
@@ -515,6 +507,18 @@ export class Supervisor {
         await plan.dispose().catch((error: unknown) => entry.log.push('airlock', `cleaning up the launch failed: ${String(error)}`));
       }
       this.dispatch(entry, { type: 'shutdown-complete' }, session);
+    }
+  }
+
+  /** A session's end, whatever ended it: its refresh stopped, its waiters settled (nobody waits on a listing that will not come), the outcome dispatched. */
+  private endSession(entry: Entry, session: Session, outcome: LifecycleEvent | undefined): void {
+    if (session.refreshTimer) clearTimeout(session.refreshTimer);
+    session.refreshTimer = undefined;
+    session.refreshQueued = false;
+    settle(session);
+    if (outcome) {
+      entry.log.push('airlock', entry.lastError ?? outcome.type);
+      this.dispatch(entry, outcome, session);
     }
   }
 
@@ -586,14 +590,7 @@ export class Supervisor {
     } catch (error) {
       if (!session.cancelled) outcome = this.failure(entry, connection, error);
     } finally {
-      if (session.refreshTimer) clearTimeout(session.refreshTimer);
-      session.refreshTimer = undefined;
-      session.refreshQueued = false;
-      settle(session);
-      if (outcome) {
-        entry.log.push('airlock', entry.lastError ?? outcome.type);
-        this.dispatch(entry, outcome, session);
-      }
+      this.endSession(entry, session, outcome);
       if (connection) await connection.close().catch(() => undefined);
       // The caller's `finally` dispatches shutdown-complete.
     }
