@@ -471,6 +471,7 @@ async function importEntry(
     args = args.slice(2);
   }
   const suggestedName = suggestServerName(entryName);
+  const importable = (offer: Extract<ImportEntry, { status: 'importable' }>['offer']): ImportEntry => ({ entry: entryName, origin, status: 'importable', suggestedName, enabled: false, secretValues, offer });
   const python = parsePythonRunner(command, args);
   if (python?.refused) {
     const rest = python.args.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`)).join(' ');
@@ -481,28 +482,20 @@ async function importEntry(
   }
   if (python) {
     const originalArgv = [value.command, ...((value.args as string[] | undefined) ?? [])];
-    return {
-      entry: entryName,
-      origin,
-      status: 'importable',
-      suggestedName,
-      enabled: false,
-      secretValues,
-      offer: {
-        kind: 'pypi',
-        pypi: {
-          packageSpec: python.spec,
-          ...(python.from ? { scriptName: python.executable } : {}),
-          userArgs: python.args,
-          env: { ...env },
-          secrets,
-          userConfig: userConfigFields,
-          originalArgv,
-          originalRisks: analyzeCommandLine(originalArgv),
-          warnings,
-        },
+    return importable({
+      kind: 'pypi',
+      pypi: {
+        packageSpec: python.spec,
+        ...(python.from ? { scriptName: python.executable } : {}),
+        userArgs: python.args,
+        env: { ...env },
+        secrets,
+        userConfig: userConfigFields,
+        originalArgv,
+        originalRisks: analyzeCommandLine(originalArgv),
+        warnings,
       },
-    };
+    });
   }
   const module = pythonModule(command, args);
   if (module) {
@@ -513,42 +506,26 @@ async function importEntry(
   }
   const npx = parseNpx(command, args);
   if (npx) {
-    return {
-      entry: entryName,
-      origin,
-      status: 'importable',
-      suggestedName,
-      enabled: false,
-      secretValues,
-      offer: {
-        kind: 'npm',
-        npm: {
-          packageSpec: npx.packageSpec,
-          userArgs: npx.userArgs,
-          env: { ...env },
-          secrets,
-          userConfig: userConfigFields,
-          originalArgv: [value.command, ...((value.args as string[] | undefined) ?? [])],
-          originalRisks: analyzeCommandLine([value.command, ...((value.args as string[] | undefined) ?? [])]),
-          warnings,
-        },
+    return importable({
+      kind: 'npm',
+      npm: {
+        packageSpec: npx.packageSpec,
+        userArgs: npx.userArgs,
+        env: { ...env },
+        secrets,
+        userConfig: userConfigFields,
+        originalArgv: [value.command, ...((value.args as string[] | undefined) ?? [])],
+        originalRisks: analyzeCommandLine([value.command, ...((value.args as string[] | undefined) ?? [])]),
+        warnings,
       },
-    };
+    });
   }
   try {
     const candidate = await prepareLocalCommand(
       { command, args, ...(cwd ? { cwd } : {}), env: { ...env }, name: entryName, secrets, userConfig: userConfigFields, warnings },
       { ...(options.pathEnv !== undefined ? { pathEnv: options.pathEnv } : {}), ...(options.platform ? { platform: options.platform } : {}), home, ...(cwd ? { cwd } : {}) },
     );
-    return {
-      entry: entryName,
-      origin,
-      status: 'importable',
-      suggestedName,
-      enabled: false,
-      secretValues,
-      offer: { kind: 'local', candidate: { ...candidate, suggestedName, importedFrom: origin } },
-    };
+    return importable({ kind: 'local', candidate: { ...candidate, suggestedName, importedFrom: origin } });
   } catch (error) {
     if (error instanceof LocalCommandError) return invalid(error.message);
     throw error;
