@@ -66,6 +66,9 @@ export interface HostHooks {
   openExternal?: (url: string) => Promise<void>;
 }
 
+/** Said first in the notice when a call's outcome could not be written to the audit log. */
+const OUTCOME_NOT_RECORDED = 'A call finished, but the audit log could not record how it ended (Activity shows it without an outcome).';
+
 export interface HostOptions {
   /** Airlock's data folder (the store, the audit log, installed servers). */
   dataDir: string;
@@ -297,6 +300,13 @@ export class AirlockHost {
       canAsk: (origin) => options.hooks.canAsk?.(origin ?? WINDOW_SHELL.origin) ?? false,
       now: () => Date.now(),
       onDidAppend: this.appendNotices,
+      onAuditError: (message) => {
+        options.hooks.log?.('could not record a call outcome', message);
+        // One notice, however many outcomes failed: the person's fix (free space, check the folder) is the same.
+        if (!this.auditNotices.some((notice) => notice.message.startsWith(OUTCOME_NOT_RECORDED))) {
+          this.auditNotices.push({ level: 'error', message: `${OUTCOME_NOT_RECORDED} ${message}` });
+        }
+      },
       whyUnavailable: (server) => this.unavailable(server)?.message,
     });
     // The agent is one more caller of the pipeline: it reaches tools only through callTool, and holds no way to answer a confirmation.

@@ -95,6 +95,13 @@ export interface NetworkInput {
 export interface AppendOptions {
   /** Default `written`. */
   durability?: AuditDurability;
+  /**
+   * Written once the current turn of the event loop is over (`setImmediate`),
+   * not before the caller goes on: for a record of something that already
+   * happened (a call's outcome), kept off the caller's path. Readers, `flush`
+   * and `close` of this log write such entries first. Only with `written`.
+   */
+  afterThisTurn?: boolean;
 }
 
 /** A timer the log can set and cancel (injectable, so a test can run the flush window by hand). */
@@ -277,6 +284,9 @@ export class AuditLog {
   /** The end the head must record, written by `#writeDueHead` (see `#writeBatch`). */
   #headDue: { tail: Tail; check: boolean } | null = null;
   #headImmediate: ReturnType<typeof setImmediate> | null = null;
+  /** Appends made with `afterThisTurn`, queued when the turn is over (see `#promoteLater`). */
+  #later: Pending[] = [];
+  #laterImmediate: ReturnType<typeof setImmediate> | null = null;
 
   /** See `AuditLogOptions`. Nothing is touched until the first call. */
   constructor(options: AuditLogOptions) {
@@ -355,7 +365,7 @@ export class AuditLog {
       durationMs: Math.max(0, Math.round(input.durationMs)),
       ...(input.detail !== undefined ? { detail: String(input.detail).slice(0, 500) } : {}),
     };
-    return this.#append(body, options.durability) as Promise<OutcomeEntry>;
+    return this.#append(body, options.durability, options.afterThisTurn === true && options.durability !== 'flushed') as Promise<OutcomeEntry>;
   }
 
   /** Appends a network decision the sandbox's proxy took. */
@@ -405,13 +415,15 @@ export class AuditLog {
     await this.#append(null, 'written');
   }
 
-  /** Flushes (fsync) everything written so far. */
+  /** Flushes (fsync) everything written so far, and what was left for after this turn. */
   async flush(): Promise<void> {
+    await this.#settleLater();
     await this.#flushUpTo(this.#writeGen);
   }
 
   /** Flushes and closes the files; later appends reopen them. */
   async close(): Promise<void> {
+    await this.#settleLater();
     while (this.#draining || this.#queue.length) await new Promise((resolve) => setImmediate(resolve));
     this.#writeDueHead();
     await this.flush().catch(() => undefined);
@@ -482,16 +494,48 @@ export class AuditLog {
 
   // ── Appending ──────────────────────────────────────────────────────────
 
-  #append(body: Record<string, unknown> | null, durability: AuditDurability = 'written'): Promise<AuditEntry | null> {
+  #append(body: Record<string, unknown> | null, durability: AuditDurability = 'written', afterThisTurn = false): Promise<AuditEntry | null> {
     this.#closed = false;
     return new Promise((resolve, reject) => {
-      this.#queue.push({ body, durability, resolve, reject });
-      if (!this.#draining) {
-        this.#draining = true;
-        // A microtask later, so appends made in the same turn (concurrent callers) share one batch.
-        queueMicrotask(() => void this.#drain());
+      const pending = { body, durability, resolve, reject };
+      if (afterThisTurn) {
+        this.#later.push(pending);
+        this.#laterImmediate ??= setImmediate(() => this.#promoteLater());
+        return;
       }
+      this.#queue.push(pending);
+      this.#startDrain();
     });
+  }
+
+  #startDrain(): void {
+    if (this.#draining) return;
+    this.#draining = true;
+    // A microtask later, so appends made in the same turn (concurrent callers) share one batch.
+    queueMicrotask(() => void this.#drain());
+  }
+
+  // The entries left for after the turn join the queue (at the turn's end, or when a reader or a flush needs them now).
+  #promoteLater(): void {
+    if (this.#laterImmediate) clearImmediate(this.#laterImmediate);
+    this.#laterImmediate = null;
+    if (this.#later.length === 0) return;
+    this.#queue.push(...this.#later.splice(0));
+    this.#startDrain();
+  }
+
+  // Resolves once every entry left for after the turn is written (or failed).
+  async #settleLater(): Promise<void> {
+    if (this.#later.length === 0) return;
+    const waits = this.#later.map((pending) => {
+      const { resolve, reject } = pending;
+      return new Promise<void>((done) => {
+        pending.resolve = (entry) => (resolve(entry), done());
+        pending.reject = (error) => (reject(error), done());
+      });
+    });
+    this.#promoteLater();
+    await Promise.all(waits);
   }
 
   // Writes queued entries batch by batch; waits only for the lock when another process holds it.
@@ -696,6 +740,8 @@ export class AuditLog {
 
   // For readers: no batch is written (here or elsewhere) while they note which files to read and how far.
   async #lockForReading(): Promise<() => void> {
+    // A reader of this process sees the outcomes of the calls that returned before it asked.
+    await this.#settleLater();
     try {
       this.#fs.mkdirp(this.#dir);
       this.#dirReady = true;

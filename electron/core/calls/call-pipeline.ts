@@ -101,6 +101,8 @@ export interface CallPipelineDeps {
   now(): number;
   /** Told after each audit append (the Activity page refreshes). */
   onDidAppend?(seq: number): void;
+  /** Told when an outcome written after the call returned could not be recorded (the caller already had its result). */
+  onAuditError?(message: string): void;
   /** Why a server cannot take calls now (turned off, imported, crashed, no sandbox), in words; undefined if nothing is known. */
   whyUnavailable?(server: string): string | undefined;
 }
@@ -114,7 +116,9 @@ export interface CallPipelineDeps {
  * before the call is sent, which survives any crash of Airlock; it is
  * flushed to disk within the audit log's window — or before the call when a
  * person answered a confirmation (their seconds dwarf an fsync) or strict
- * durability is on. Outcomes never wait for the disk, except in strict mode.
+ * durability is on. An outcome is written once the turn that returned the
+ * result is over, off the caller's path; in strict mode it is flushed before
+ * the result returns.
  *
  * SECURITY: invariant 1 — nothing is sent unless `decide` said allow or a
  * person approved this exact call (single-use token bound to the arguments
@@ -377,24 +381,34 @@ export class CallPipeline {
   }): Promise<CallResult> {
     const durationMs = this.deps.now() - input.started;
     let message = input.message;
-    try {
-      const entry = await this.deps.audit.appendOutcome(
-        {
-          callId: input.callId,
-          server: input.request.server,
-          tool: input.request.tool,
-          outcome: input.outcome,
-          durationMs,
-          ...(input.detail || input.message ? { detail: input.detail ?? input.message } : {}),
-        },
-        { durability: input.strict ? 'flushed' : 'written' },
+    const outcome = {
+      callId: input.callId,
+      server: input.request.server,
+      tool: input.request.tool,
+      outcome: input.outcome,
+      durationMs,
+      ...(input.detail || input.message ? { detail: input.detail ?? input.message } : {}),
+    };
+    const couldNotRecord = (error: unknown) => `Airlock could not record how this call ended: ${error instanceof Error ? error.message : String(error)}`;
+    if (input.strict) {
+      // Strict durability: the outcome is on disk before the caller hears it.
+      try {
+        const entry = await this.deps.audit.appendOutcome(outcome, { durability: 'flushed' });
+        this.deps.onDidAppend?.(entry.seq);
+      } catch (error) {
+        // The call already happened: its result still reaches the caller. The decision is on record;
+        // a later Airlock process records this outcome as unknown if it never is.
+        message = `${message ? `${message} ` : ''}${couldNotRecord(error)}`;
+      }
+    } else {
+      // The outcome is a record of what already happened: written once this turn is over, off the
+      // caller's path (a reader in this process still sees it first). A failure is told to the
+      // person; the decision is on record, and a later Airlock process records this outcome as
+      // unknown if it never is.
+      this.deps.audit.appendOutcome(outcome, { afterThisTurn: true }).then(
+        (entry) => this.deps.onDidAppend?.(entry.seq),
+        (error: unknown) => this.deps.onAuditError?.(couldNotRecord(error)),
       );
-      this.deps.onDidAppend?.(entry.seq);
-    } catch (error) {
-      // The call already happened: its result still reaches the caller. The decision is on record;
-      // a later Airlock process records this outcome as unknown if it never is.
-      const why = error instanceof Error ? error.message : String(error);
-      message = `${message ? `${message} ` : ''}Airlock could not record how this call ended: ${why}`;
     }
     return {
       callId: input.callId,

@@ -424,17 +424,31 @@ export class ServerConnection {
     if (options.signal?.aborted) {
       throw new ToolCallError('aborted', server, tool, 'the call was cancelled before it was sent', { sent: false });
     }
+    const maxTotalMs = clampDelay(options.maxTotalMs);
+    const timeoutMs = Math.min(clampDelay(options.timeoutMs), maxTotalMs);
+    const { onProgress } = options;
+    if (onProgress === undefined && timeoutMs < maxTotalMs) {
+      // Without progress nothing resets the SDK's timeout, so it is already a hard bound below the
+      // maximum: no timer or abort controller of our own (a call's hot path; the caller's signal
+      // cancels as it is).
+      try {
+        return await this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
+          timeout: timeoutMs,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+      } catch (error) {
+        throw this.classify(error, options.signal, server, tool);
+      }
+    }
     // Our own abort for the hard maximum: the SDK's `maxTotalTimeout` is only checked when
     // progress arrives and then rejects without sending a cancellation.
     const controller = new AbortController();
-    const maxTotalMs = clampDelay(options.maxTotalMs);
     const hardTimer = setTimeout(() => controller.abort(new HardMaximumReached('hard maximum reached')), maxTotalMs);
     const onCallerAbort = () => controller.abort(new CallerAborted(String(options.signal?.reason ?? 'aborted')));
     options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const { onProgress } = options;
     try {
       return await this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
-        timeout: Math.min(clampDelay(options.timeoutMs), maxTotalMs),
+        timeout: timeoutMs,
         resetTimeoutOnProgress: true,
         signal: controller.signal,
         onprogress: (progress) => {
@@ -491,8 +505,8 @@ export class ServerConnection {
     return this.options.listTimeoutMs ?? DEFAULTS.listTimeoutMs;
   }
 
-  private classify(error: unknown, signal: AbortSignal, server: string, tool: string): ToolCallError {
-    if (signal.aborted) {
+  private classify(error: unknown, signal: AbortSignal | undefined, server: string, tool: string): ToolCallError {
+    if (signal?.aborted) {
       const reason: unknown = signal.reason;
       if (reason instanceof HardMaximumReached) {
         return new ToolCallError('timeout', server, tool, 'the call reached its hard maximum time — outcome unknown, the server may have acted', {

@@ -164,4 +164,69 @@ describe('AuditLog durability', () => {
     await log.close();
     expect(logSyncs(fs.events)).toHaveLength(1);
   });
+  describe('an outcome left for after the turn (afterThisTurn)', () => {
+    const outcome = (callId: string) => ({ callId, server: 'files', tool: 'read_text_file', outcome: 'ok' as const, durationMs: 1 });
+    const linesOf = (dir: string) => readFileSync(join(dir, ACTIVE_FILE), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; callId?: string });
+
+    it('is not written before the turn ends, and is written, chained, once it is over', async () => {
+      const { dir, fs, log } = setup();
+      const decision = await log.appendDecision(input(1));
+      const later = log.appendOutcome(outcome(decision.callId), { afterThisTurn: true });
+      // Microtasks of this turn run, and the caller goes on: still nothing new on disk.
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+      expect(logWrites(fs.events)).toHaveLength(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      const entry = await later;
+      expect(logWrites(fs.events)).toHaveLength(2);
+      expect(entry).toMatchObject({ seq: 2, prevHash: decision.hash });
+      expect(linesOf(dir).map((line) => line.type)).toEqual(['decision', 'outcome']);
+      expect(await log.verify()).toMatchObject({ ok: true, entries: 2 });
+    });
+
+    it('a later decision of the same turn is not held behind it: written first, the outcome after', async () => {
+      const { dir, log } = setup();
+      const first = await log.appendDecision(input(1));
+      const later = log.appendOutcome(outcome(first.callId), { afterThisTurn: true });
+      const second = await log.appendDecision(input(2));
+      expect(second.seq).toBe(2);
+      await later;
+      expect(linesOf(dir).map((line) => line.type)).toEqual(['decision', 'decision', 'outcome']);
+    });
+
+    it('a reader, a flush and close of this log write it first', async () => {
+      const { dir, fs, log } = setup();
+      const decision = await log.appendDecision(input(1));
+      void log.appendOutcome(outcome(decision.callId), { afterThisTurn: true });
+      const [record] = await log.read();
+      expect(record).toMatchObject({ decision: { callId: decision.callId }, outcome: { outcome: 'ok' } });
+
+      void log.appendOutcome(outcome('flushed-call'), { afterThisTurn: true });
+      await log.flush();
+      expect(fs.events.filter((e) => e.op === 'fsync' && e.file === ACTIVE_FILE).length).toBeGreaterThan(0);
+      expect(readFileSync(join(dir, ACTIVE_FILE), 'utf8')).toContain('flushed-call');
+
+      void log.appendOutcome(outcome('closed-call'), { afterThisTurn: true });
+      await log.close();
+      expect(readFileSync(join(dir, ACTIVE_FILE), 'utf8')).toContain('closed-call');
+    });
+
+    it('a failure to write it rejects its promise (the caller already went on) and the next append works', async () => {
+      const { fs, log } = setup();
+      const decision = await log.appendDecision(input(1));
+      fs.failNext('write', { code: 'ENOSPC', file: ACTIVE_FILE });
+      await expect(log.appendOutcome(outcome(decision.callId), { afterThisTurn: true })).rejects.toMatchObject({ problem: 'disk-full' });
+      expect((await log.appendDecision(input(2))).seq).toBe(2);
+    });
+
+    it('strict (flushed) durability is never left for later', async () => {
+      const { fs, timer, log } = setup();
+      const decision = await log.appendDecision(input(1));
+      const flushed = log.appendOutcome(outcome(decision.callId), { durability: 'flushed', afterThisTurn: true });
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+      expect(logWrites(fs.events)).toHaveLength(2);
+      timer.fire();
+      await flushed;
+      expect(logSyncs(fs.events).length).toBeGreaterThan(0);
+    });
+  });
 });

@@ -66,6 +66,7 @@ function pipeline(options: { strict?: boolean; rule?: boolean }) {
   const confirmations = new ConfirmationRegistry({ sessionGrants, defaultTimeoutMs: 10_000 });
   // At the moment of sending: what had been written and flushed.
   const atSend: FsEvent[][] = [];
+  const auditErrors: string[] = [];
   const calls = new CallPipeline({
     state: () => ({ servers: { echo: record }, rules, settings: { policyMode: 'default', strictDurability: options.strict === true } }),
     lookupTool: (server, tool) => (server === 'echo' && tool === 'echo' ? { server, name: tool, definition, fingerprint } : undefined),
@@ -84,8 +85,9 @@ function pipeline(options: { strict?: boolean; rule?: boolean }) {
     sandboxAvailable: () => true,
     canAsk: () => true,
     now: () => Date.now(),
+    onAuditError: (message) => auditErrors.push(message),
   });
-  return { fs, timer, audit, calls, confirmations, atSend };
+  return { fs, timer, audit, calls, confirmations, atSend, auditErrors };
 }
 
 async function answer(confirmations: ConfirmationRegistry, choice: 'allow-once' | 'deny'): Promise<void> {
@@ -154,6 +156,40 @@ describe('the choke point asks the audit log for the right durability', () => {
       const sent = atSend[i]!;
       expect(logSyncAfter(sent, decisionWrite(sent, message))).toBeGreaterThan(-1);
     }
+  });
+
+  it('an allowed call: its outcome is written once the caller has the result, off its path', async () => {
+    const { fs, calls, auditErrors } = pipeline({ rule: true });
+    const outcomeWrites = () => fs.events.filter((e) => e.op === 'write' && e.file === ACTIVE_FILE && e.text!.includes('"type":"outcome"')).length;
+    const result = await calls.call({ server: 'echo', tool: 'echo', arguments: { message: 'later-1' }, caller: { kind: 'client', name: 'Agent' } });
+    expect(result).toMatchObject({ outcome: 'ok', message: undefined });
+    expect(outcomeWrites()).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(outcomeWrites()).toBe(1);
+    expect(auditErrors).toEqual([]);
+  });
+
+  it('an outcome that cannot be written after the call returned reaches onAuditError, and the caller kept its result', async () => {
+    const { fs, calls, auditErrors, atSend } = pipeline({ rule: true });
+    const originalMark = fs.mark;
+    // Fail the first log write after the send: the outcome's.
+    fs.mark = (label) => {
+      originalMark(label);
+      if (label === 'send') fs.failNext('write', { code: 'ENOSPC', file: ACTIVE_FILE });
+    };
+    const result = await calls.call({ server: 'echo', tool: 'echo', arguments: { message: 'later-3' }, caller: { kind: 'client', name: 'Agent' } });
+    expect(result.outcome).toBe('ok');
+    expect(atSend).toHaveLength(1);
+    for (let i = 0; i < 50 && auditErrors.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(auditErrors).toEqual([expect.stringMatching(/could not record how this call ended: .*full/)]);
+  });
+
+  it('strict durability: the outcome is flushed before the caller hears', async () => {
+    const { fs, calls } = pipeline({ strict: true, rule: true });
+    expect((await calls.call({ server: 'echo', tool: 'echo', arguments: { message: 'strict-out' }, caller: { kind: 'client', name: 'Agent' } })).outcome).toBe('ok');
+    const outcome = fs.events.findIndex((e) => e.op === 'write' && e.file === ACTIVE_FILE && e.text!.includes('"type":"outcome"'));
+    expect(outcome).toBeGreaterThan(-1);
+    expect(logSyncAfter(fs.events, outcome)).toBeGreaterThan(-1);
   });
 
   it('a decision that cannot be written (disk full) is not sent: the caller is told why', async () => {
