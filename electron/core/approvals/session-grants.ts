@@ -27,6 +27,11 @@ export class SessionGrants {
     this.#changed();
   }
 
+  /** True when no grant is held (expired ones included): nothing for `decide()` to weigh. */
+  get empty(): boolean {
+    return this.#grants.length === 0;
+  }
+
   /**
    * Unexpired grants (copies), for `PolicyFacts.sessionGrants`.
    *

@@ -283,7 +283,7 @@ export class AuditLog {
   #readerGate: Promise<void> | null = null;
   /** The end the head must record, written by `#writeDueHead` (see `#writeBatch`). */
   #headDue: { tail: Tail; check: boolean } | null = null;
-  #headImmediate: ReturnType<typeof setImmediate> | null = null;
+  #headTimer: ReturnType<typeof setTimeout> | null = null;
   /** Appends made with `afterThisTurn`, queued when the turn is over (see `#promoteLater`). */
   #later: Pending[] = [];
   #laterImmediate: ReturnType<typeof setImmediate> | null = null;
@@ -426,6 +426,8 @@ export class AuditLog {
     await this.#settleLater();
     while (this.#draining || this.#queue.length) await new Promise((resolve) => setImmediate(resolve));
     this.#writeDueHead();
+    if (this.#headTimer) clearTimeout(this.#headTimer);
+    this.#headTimer = null;
     await this.flush().catch(() => undefined);
     this.#flushTimer?.cancel();
     this.#flushTimer = null;
@@ -812,18 +814,21 @@ export class AuditLog {
     file.tail = tail;
     this.#writeGen += 1;
     // The head is a record of where the log ends, not the entry. With the files just checked (a
-    // fresh lock, or every RECHECK_MS under a lease) it is written now; otherwise once the turn
-    // that wrote the batch is over (after the call it allows has gone out) — still under the
-    // lock, always before the lock is let go, a reader of this process looks, or a flush
-    // records the durable point, and at most RECHECK_MS late. Entries of one turn, and a call's
-    // outcome with the next call's decision, share one head write.
+    // fresh lock, or every RECHECK_MS under a lease) it is written now; otherwise at most
+    // RECHECK_MS later (the next checked batch, or a timer) — still under the lock, and always
+    // before the lock is let go (to another process, at exit), a reader of this process looks,
+    // or a flush records the durable point. A stream of calls shares one head write per
+    // RECHECK_MS instead of one per batch: a keyed hash and a write off every call's path.
     if (check) this.#writeHead(tail, true);
     else {
       this.#headDue = { tail, check: false };
-      this.#headImmediate ??= setImmediate(() => {
-        this.#headImmediate = null;
-        this.#writeDueHead();
-      });
+      if (!this.#headTimer) {
+        this.#headTimer = setTimeout(() => {
+          this.#headTimer = null;
+          this.#writeDueHead();
+        }, RECHECK_MS);
+        this.#headTimer.unref?.();
+      }
     }
     if (check) this.#checkedAt = performance.now();
     this.#scheduleFlush();

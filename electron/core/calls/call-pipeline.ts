@@ -126,6 +126,9 @@ export interface CallPipelineDeps {
  * whose tool is not stated idempotent on a trusted server is never retried.
  */
 export class CallPipeline {
+  /** The last decision per server and tool, with exactly what it was decided on (see `decideNow`). */
+  private readonly decided = new Map<string, RememberedDecision>();
+
   constructor(private readonly deps: CallPipelineDeps) {}
 
   async call(request: CallRequest): Promise<CallResult> {
@@ -234,25 +237,7 @@ export class CallPipeline {
       // A tools/list_changed the server already sent is read before deciding.
       const settled = await this.deps.toolsSettled(request.server);
       const indexed = this.deps.lookupTool(request.server, request.tool);
-      let decision = decide(
-        call,
-        {
-          tool: indexed ? { definition: indexed.definition, fingerprint: indexed.fingerprint } : undefined,
-          server: {
-            trusted: record.trusted,
-            blocked: !record.enabled,
-            profile: record.profile,
-            sandboxAvailable: this.deps.sandboxAvailable() || record.profile.unsandboxed !== undefined,
-            codeChange,
-            ...(record.spec.remote ? { remote: { url: record.spec.remote.url } } : {}),
-          },
-          rules: state.rules,
-          sessionGrants: this.deps.sessionGrants.list(),
-          mode: state.settings.policyMode,
-          approved: approvalOf(record, request.tool, indexed?.fingerprint),
-        },
-        this.deps.now(),
-      );
+      let decision = this.decideNow(call, record, state, indexed, codeChange);
       if (asked > 0) decision = { ...decision, reasons: [CHANGED_WHILE_ASKED, ...decision.reasons] };
       const round: Round = {
         decision,
@@ -310,6 +295,52 @@ export class CallPipeline {
         ...(resolved.approvedArgs ? { args: resolved.approvedArgs, final: 'allow' as const } : { denialMessage: resolved.message }),
       };
     }
+  }
+
+  /**
+   * `decide()` on the facts as they are now. The same facts give the same
+   * decision (it is pure, and without session grants it does not read the
+   * clock), so the last decision for this tool is reused when every fact is
+   * the very same: the same server record and rules (the store hands out one
+   * frozen snapshot until the file changes), the same listed definition, the
+   * same mode and sandbox, no code change and no session grant. Anything
+   * else decides afresh. The reused decision is frozen: no caller can change
+   * what the next call is decided with.
+   */
+  private decideNow(call: ToolCall, record: ServerRecord, state: ReturnType<CallPipelineDeps['state']>, indexed: IndexedTool | undefined, codeChange: CodeChange | null): Decision {
+    const sandboxAvailable = this.deps.sandboxAvailable() || record.profile.unsandboxed !== undefined;
+    const reusable = codeChange === null && this.deps.sessionGrants.empty;
+    const key = `${call.server}\u0000${call.tool}`;
+    const last = reusable ? this.decided.get(key) : undefined;
+    if (last && last.record === record && last.rules === state.rules && last.mode === state.settings.policyMode && last.indexed === indexed && last.sandboxAvailable === sandboxAvailable) {
+      return last.decision;
+    }
+    const decision = decide(
+      call,
+      {
+        tool: indexed ? { definition: indexed.definition, fingerprint: indexed.fingerprint } : undefined,
+        server: {
+          trusted: record.trusted,
+          blocked: !record.enabled,
+          profile: record.profile,
+          sandboxAvailable,
+          codeChange,
+          ...(record.spec.remote ? { remote: { url: record.spec.remote.url } } : {}),
+        },
+        rules: state.rules,
+        sessionGrants: this.deps.sessionGrants.list(),
+        mode: state.settings.policyMode,
+        approved: approvalOf(record, call.tool, indexed?.fingerprint),
+      },
+      this.deps.now(),
+    );
+    if (!reusable) {
+      this.decided.delete(key);
+      return decision;
+    }
+    const frozen = deepFreeze(decision);
+    this.decided.set(key, { record, rules: state.rules, mode: state.settings.policyMode, indexed, sandboxAvailable, decision: frozen });
+    return frozen;
   }
 
   /**
@@ -421,6 +452,24 @@ export class CallPipeline {
       durationMs,
     };
   }
+}
+
+/** A decision and the very facts it was made on (compared by identity). */
+interface RememberedDecision {
+  record: ServerRecord;
+  rules: readonly Rule[];
+  mode: PolicyMode;
+  indexed: IndexedTool | undefined;
+  sandboxAvailable: boolean;
+  decision: Decision;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
 }
 
 /** The person's approval for this tool name (changed or not), read by own entry; undefined: the tool is new. */

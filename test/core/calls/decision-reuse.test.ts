@@ -1,0 +1,168 @@
+/**
+ * The choke point reuses a decision only when every fact it was made on is
+ * the very same (issue 15: `decide()` off the hot path of repeated calls).
+ * Each fact is changed in turn — a rule, the server record (trust, turned
+ * off), the tool's definition, a session grant, the code, the sandbox, the
+ * mode — and the next call must be decided on the new facts, against a real
+ * MCP server (the echo fixture) that counts what reaches it. A caller cannot
+ * change a decision it was handed.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultSandboxProfile, type PolicyMode, type Rule, type ServerRecord, type ToolDefinition } from '../../../shared/domain';
+import { ConfirmationRegistry, SessionGrants, systemClock } from '../../../electron/core/approvals';
+import { AuditLog } from '../../../electron/core/audit/audit-log';
+import { CallPipeline } from '../../../electron/core/calls/call-pipeline';
+import type { CodeChange } from '../../../electron/core/policy/decide';
+import type { IndexedTool } from '../../../electron/core/servers/tool-index';
+import { fingerprintTool } from '../../../electron/core/tools/fingerprint';
+import { fixture } from '../host/host-support';
+
+let client: Client;
+let root: string;
+let records: string;
+let definition: ToolDefinition;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'airlock-decision-reuse-'));
+  records = join(root, 'records');
+  mkdirSync(records);
+  client = new Client({ name: 'decision-reuse-test', version: '1' });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [fixture('servers/echo.mjs')], env: { AIRLOCK_RECORD_DIR: records, PATH: process.env.PATH ?? '' }, stderr: 'pipe' }),
+  );
+  definition = (await client.listTools()).tools.find((tool) => tool.name === 'echo') as unknown as ToolDefinition;
+});
+afterAll(async () => {
+  await client.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const reached = () => (existsSync(join(records, 'calls')) ? readFileSync(join(records, 'calls'), 'utf8').split('\n').filter(Boolean).length : 0);
+
+function setup() {
+  const fingerprint = fingerprintTool(definition);
+  const base: ServerRecord = {
+    name: 'echo',
+    spec: { command: process.execPath, args: [fixture('servers/echo.mjs')], env: {} },
+    provenance: { kind: 'local', executable: process.execPath, executableSha256: 'a'.repeat(64) },
+    profile: defaultSandboxProfile(),
+    trusted: false,
+    enabled: true,
+    approvedTools: { echo: { fingerprint, definition, approvedAt: '2026-12-02T00:00:00.000Z' } },
+    createdAt: '2026-12-02T00:00:00.000Z',
+  };
+  const allow: Rule = { server: 'echo', tool: 'echo', fingerprint, effect: 'allow', createdAt: '2026-12-02T00:00:00.000Z' };
+  // The facts, replaced (never edited) as the store and the tool index do.
+  const facts = {
+    record: base,
+    rules: [allow] as readonly Rule[],
+    mode: 'default' as PolicyMode,
+    indexed: { server: 'echo', name: 'echo', definition, fingerprint } as IndexedTool | undefined,
+    codeChange: null as CodeChange | null,
+    sandbox: true,
+  };
+  const sessionGrants = new SessionGrants(systemClock);
+  const confirmations = new ConfirmationRegistry({ sessionGrants, defaultTimeoutMs: 10_000 });
+  const calls = new CallPipeline({
+    state: () => ({ servers: { echo: facts.record }, rules: facts.rules, settings: { policyMode: facts.mode } }),
+    lookupTool: () => facts.indexed,
+    ensureReady: async () => {},
+    toolsSettled: async () => true,
+    codeChange: async () => facts.codeChange,
+    callServer: async (_server, tool, args) => (await client.callTool({ name: tool, arguments: args })) as never,
+    saveRule: () => {},
+    sessionGrants,
+    confirmations,
+    audit: new AuditLog({ dir: mkdtempSync(join(root, 'audit-')) }),
+    sandboxAvailable: () => facts.sandbox,
+    // Nobody can be asked: a call that needs a person is refused at once, and says so.
+    canAsk: () => false,
+    now: () => Date.now(),
+  });
+  const call = () => calls.call({ server: 'echo', tool: 'echo', arguments: { message: 'reuse' }, caller: { kind: 'client', name: 'Agent' } });
+  return { facts, base, allow, fingerprint, sessionGrants, call };
+}
+
+describe('a decision is reused only on the very same facts', () => {
+  it('the same facts: allowed by the rule each time, and each call reaches the server', async () => {
+    const { call } = setup();
+    const before = reached();
+    const first = await call();
+    const second = await call();
+    expect([first.outcome, second.outcome]).toEqual(['ok', 'ok']);
+    expect(second.decision).toEqual(first.decision);
+    expect(reached()).toBe(before + 2);
+  });
+
+  it('each changed fact is decided afresh: the rule removed, then denied, trust, off, the definition, a grant, the code, the sandbox, strict mode', async () => {
+    const { facts, base, allow, fingerprint, sessionGrants, call } = setup();
+    expect((await call()).decision.decidedBy.kind).toBe('rule');
+
+    facts.rules = [];
+    let result = await call();
+    expect(result).toMatchObject({ outcome: 'denied', nobodyToAsk: true });
+    expect(result.decision.verdict).toBe('ask');
+
+    facts.rules = [{ ...allow, effect: 'deny' }];
+    result = await call();
+    expect(result.decision).toMatchObject({ verdict: 'deny', decidedBy: { kind: 'rule' } });
+
+    facts.rules = [allow];
+    expect((await call()).decision.decidedBy.kind).toBe('rule');
+    facts.record = { ...base, enabled: false };
+    expect((await call()).decision.decidedBy.kind).toBe('blocked');
+    facts.record = base;
+    expect((await call()).outcome).toBe('ok');
+
+    // A new definition (a rug pull): the rule was for the old one.
+    const changed = { ...definition, description: 'now it deletes things' } as ToolDefinition;
+    facts.indexed = { server: 'echo', name: 'echo', definition: changed, fingerprint: fingerprintTool(changed) };
+    result = await call();
+    expect(result.decision.verdict).toBe('ask');
+    expect(result.decision.flags.changedSinceApproval).toBeTruthy();
+    facts.indexed = { server: 'echo', name: 'echo', definition, fingerprint };
+    expect((await call()).outcome).toBe('ok');
+
+    // A session grant made between two calls on otherwise the same facts counts at once, and its end too.
+    facts.rules = [];
+    expect((await call()).decision.verdict).toBe('ask');
+    sessionGrants.add({ server: 'echo', tool: 'echo', fingerprint });
+    expect((await call()).decision.decidedBy.kind).toBe('session-grant');
+    sessionGrants.revoke('echo');
+    expect((await call()).decision.verdict).toBe('ask');
+    facts.rules = [allow];
+
+    facts.codeChange = { files: [{ role: 'script', path: '/x.mjs', approved: 'a'.repeat(64), current: 'b'.repeat(64) }] } as unknown as CodeChange;
+    expect((await call()).decision.decidedBy.kind).toBe('code-changed');
+    facts.codeChange = null;
+    expect((await call()).outcome).toBe('ok');
+
+    facts.sandbox = false;
+    result = await call();
+    expect(result.decision.flags.unsandboxed).toBe(true);
+    facts.sandbox = true;
+
+    facts.mode = 'strict';
+    expect((await call()).decision.verdict).toBe('ask');
+    facts.mode = 'default';
+    expect((await call()).outcome).toBe('ok');
+  });
+
+  it('a caller cannot change the decision it was handed, nor the next one', async () => {
+    const { facts, call } = setup();
+    const first = await call();
+    expect(() => {
+      (first.decision as { verdict: string }).verdict = 'allow';
+      first.decision.reasons.push('edited');
+    }).toThrow(TypeError);
+    facts.rules = [];
+    const next = await call();
+    expect(next.decision.verdict).toBe('ask');
+    expect(next.decision.reasons).not.toContain('edited');
+  });
+});
