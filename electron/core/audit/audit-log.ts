@@ -11,6 +11,7 @@ import {
   LOCK_FILE,
   ROTATED,
   canonicalText,
+  type RenderedMembers,
   checkHead,
   sha256Hex,
   damagedRunBytes,
@@ -164,6 +165,8 @@ interface Tail {
 interface Pending {
   /** null: no entry, only the take-over checks (`recoverInterrupted`). */
   body: Record<string, unknown> | null;
+  /** Members of `body` whose canonical text is already known (see `sealEntry`). */
+  rendered?: RenderedMembers;
   durability: AuditDurability;
   resolve: (entry: AuditEntry | null) => void;
   reject: (error: Error) => void;
@@ -326,9 +329,15 @@ export class AuditLog {
     const callId = input.callId ?? randomUUID();
     const redaction = redactArguments(input.arguments, { secrets: input.secretValues ?? [] });
     let digest: string;
+    // The arguments' canonical text, when the logged copy is the same: serialised once for the digest and the entry.
+    let argumentsText: string | undefined;
     try {
-      // callDigest (approval-tokens.ts), computed with the faster serialiser (same text).
-      digest = sha256Hex(canonicalText({ server: input.server, tool: input.tool, arguments: input.arguments }));
+      // callDigest (approval-tokens.ts), computed with the faster serialiser (same text: the members in sorted order).
+      if (input.arguments !== undefined && typeof input.server === 'string' && typeof input.tool === 'string') {
+        const text = canonicalText(input.arguments);
+        digest = sha256Hex(`{"arguments":${text},"server":${JSON.stringify(input.server)},"tool":${JSON.stringify(input.tool)}}`);
+        if (!redaction.changed) argumentsText = text;
+      } else digest = sha256Hex(canonicalText({ server: input.server, tool: input.tool, arguments: input.arguments }));
     } catch {
       digest = 'unavailable';
     }
@@ -344,14 +353,15 @@ export class AuditLog {
       argumentsDigest: digest,
       verdict: input.verdict,
       final: input.final,
-      reasons: [...input.reasons],
+      // A frozen list (a reused decision's) cannot change after this: no copy needed.
+      reasons: Object.isFrozen(input.reasons) ? input.reasons : [...input.reasons],
       session: this.#session,
       ...(input.decidedBy ? { decidedBy: input.decidedBy } : {}),
       ...(input.rule ? { rule: input.rule } : {}),
       ...(input.answer ? { answer: input.answer } : {}),
       ...(input.remote ? { remote: String(input.remote) } : {}),
     };
-    return this.#append(body, options.durability) as Promise<DecisionEntry>;
+    return this.#append(body, options.durability, false, argumentsText === undefined ? undefined : { arguments: argumentsText }) as Promise<DecisionEntry>;
   }
 
   /** Appends how a call ended. */
@@ -496,10 +506,10 @@ export class AuditLog {
 
   // ── Appending ──────────────────────────────────────────────────────────
 
-  #append(body: Record<string, unknown> | null, durability: AuditDurability = 'written', afterThisTurn = false): Promise<AuditEntry | null> {
+  #append(body: Record<string, unknown> | null, durability: AuditDurability = 'written', afterThisTurn = false, rendered?: RenderedMembers): Promise<AuditEntry | null> {
     this.#closed = false;
     return new Promise((resolve, reject) => {
-      const pending = { body, durability, resolve, reject };
+      const pending: Pending = { body, durability, resolve, reject, ...(rendered ? { rendered } : {}) };
       if (afterThisTurn) {
         this.#later.push(pending);
         this.#laterImmediate ??= setImmediate(() => this.#promoteLater());
@@ -795,14 +805,14 @@ export class AuditLog {
     const entries: (AuditEntry | null)[] = [];
     // A damaged line ends without a newline: the repair entry starts on a fresh line, in the same write.
     const chunks: string[] = sealing ? ['\n'] : [];
-    const add = (body: Record<string, unknown>): AuditEntry => {
-      const { entry, line } = sealEntry({ v: 2, seq: tail.seq + 1, time: new Date(this.#now()).toISOString(), prevHash: tail.hash, ...body });
+    const add = (body: Record<string, unknown>, rendered?: RenderedMembers): AuditEntry => {
+      const { entry, line } = sealEntry({ v: 2, seq: tail.seq + 1, time: new Date(this.#now()).toISOString(), prevHash: tail.hash, ...body }, rendered);
       tail = { seq: entry.seq, hash: entry.hash };
       chunks.push(line, '\n');
       return entry;
     };
     for (const body of prefix) add(body);
-    for (const pending of batch) entries.push(pending.body ? add(pending.body) : null);
+    for (const pending of batch) entries.push(pending.body ? add(pending.body, pending.rendered) : null);
     if (chunks.length === 0) return entries;
 
     let file = this.#active ?? this.#openActive(tail);

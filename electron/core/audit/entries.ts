@@ -231,12 +231,18 @@ export function hashOf(entry: AuditEntry | Record<string, unknown>): string {
 }
 
 /**
+ * Members of an entry whose canonical text the caller already has (the
+ * same value's `canonicalText`, computed once for two uses).
+ */
+export type RenderedMembers = Readonly<Record<string, string>>;
+
+/**
  * Builds an entry from its members (without `hash`): the hash of its
  * canonical JSON, and the line to write — the canonical JSON of the entry
  * with `hash` at its sorted place (equal to `canonicalJson(entry)`, built
  * without serialising twice).
  */
-export function sealEntry(withoutHash: Record<string, unknown>): { entry: AuditEntry; line: string } {
+export function sealEntry(withoutHash: Record<string, unknown>, rendered?: RenderedMembers): { entry: AuditEntry; line: string } {
   // Members before and after `hash` in sorted order, built once: the hashed text joins them,
   // the line puts `"hash":"…"` between them.
   const keys = Object.keys(withoutHash).sort();
@@ -245,7 +251,7 @@ export function sealEntry(withoutHash: Record<string, unknown>): { entry: AuditE
   for (const key of keys) {
     const member = withoutHash[key];
     if (member === undefined) continue;
-    const part = `${JSON.stringify(key)}:${canonicalText(member)}`;
+    const part = `${JSON.stringify(key)}:${rendered !== undefined && Object.hasOwn(rendered, key) ? rendered[key] : canonicalText(member)}`;
     if (key < 'hash') before = before === '' ? part : `${before},${part}`;
     else after = after === '' ? part : `${after},${part}`;
   }
@@ -264,6 +270,81 @@ export function sealEntry(withoutHash: Record<string, unknown>): { entry: AuditE
  */
 export function canonicalText(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  const frozen = Object.isFrozen(value);
+  if (frozen) {
+    const known = frozenFlatTexts.get(value);
+    if (known !== undefined) return known;
+  }
+  // Already in canonical order (keys sorted at every level, plain data only): the native serialiser writes the same text.
+  const text = inCanonicalOrder(value, 0) ? JSON.stringify(value) : canonicalSlow(value);
+  if (frozen && isFlatData(value)) frozenFlatTexts.set(value, text);
+  return text;
+}
+
+/**
+ * The text of frozen objects and arrays whose members are all primitive
+ * data properties: such a value can never change, so its text is kept (a
+ * rule from the store, a reused decision's reasons — written with every
+ * call they allow).
+ */
+const frozenFlatTexts = new WeakMap<object, string>();
+
+function isFlatData(value: object): boolean {
+  const descriptors = Object.getOwnPropertyDescriptors(value) as Record<string | symbol, PropertyDescriptor>;
+  for (const key of Reflect.ownKeys(descriptors)) {
+    const descriptor = descriptors[key]!;
+    if (!('value' in descriptor)) return false;
+    const member: unknown = descriptor.value;
+    if (member !== null && (typeof member === 'object' || typeof member === 'function')) return false;
+  }
+  return true;
+}
+
+/**
+ * True when `JSON.stringify(value)` is the canonical text: plain objects
+ * (Object or null prototype, no `toJSON`) whose keys are already sorted and
+ * none array-index-like, arrays, and members that are strings, finite
+ * numbers, booleans or null — no `undefined`, functions, symbols, bigints,
+ * non-finite numbers or other objects (Date, boxed values), which the two
+ * write differently or refuse. Anything else takes the slow path.
+ */
+function inCanonicalOrder(value: object, depth: number): boolean {
+  if (depth > 64) return false;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (let i = 0; i < value.length; i++) if (!plainMember(value[i], depth)) return false;
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  if ('toJSON' in value) return false;
+  const keys = Object.keys(value);
+  // The keys first, so an unsorted object is refused before anything beneath it is looked at.
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (i > 0 && !(keys[i - 1]! < key)) return false;
+    const first = key.charCodeAt(0);
+    if (first >= 0x30 && first <= 0x39 && isIndexKey(key)) return false;
+  }
+  for (const key of keys) if (!plainMember((value as Record<string, unknown>)[key], depth)) return false;
+  return true;
+}
+
+function plainMember(member: unknown, depth: number): boolean {
+  switch (typeof member) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(member);
+    case 'object':
+      return member === null || inCanonicalOrder(member, depth + 1);
+    default:
+      return false;
+  }
+}
+
+function canonicalSlow(value: object): string {
   if (Array.isArray(value)) {
     let out = '[';
     for (let i = 0; i < value.length; i++) {

@@ -78,6 +78,8 @@ export interface Redaction {
   value: unknown;
   /** JSON-pointer-like paths of hidden values, e.g. `/headers/Authorization`. */
   paths: string[];
+  /** True when the copy differs from the input in any way (hidden, shortened, cut off, a number written as text). */
+  changed: boolean;
 }
 
 /** What `redactArguments` hides besides values that look like secrets. */
@@ -112,6 +114,7 @@ function hideMarked(value: string, secrets: readonly string[]): string {
  */
 export function redactArguments(value: unknown, options: RedactOptions = {}): Redaction {
   const paths: string[] = [];
+  let changed = false;
   // Longest first, so a secret that contains another is hidden whole.
   const secrets = [...new Set((options.secrets ?? []).filter((secret) => typeof secret === 'string' && secret.length > 0))].sort((a, b) => b.length - a.length);
   const clean = (text: string): { value: string; redacted: boolean } => {
@@ -122,6 +125,7 @@ export function redactArguments(value: unknown, options: RedactOptions = {}): Re
   const walk = (v: unknown, path: string, depth: number): unknown => {
     if (depth > MAX_DEPTH) {
       paths.push(path);
+      changed = true;
       return '[too deep]';
     }
     if (typeof v === 'string') {
@@ -130,10 +134,15 @@ export function redactArguments(value: unknown, options: RedactOptions = {}): Re
       const cut = marked.length > MAX_STRING ? marked.slice(0, MAX_STRING) : marked;
       const r = redactString(cut);
       if (r.redacted || marked !== v) paths.push(path || '/');
+      if (r.redacted || marked !== v || cut !== marked) changed = true;
       return marked.length > MAX_STRING ? `${r.value}…[${marked.length - MAX_STRING} more characters]` : r.value;
     }
     if (v === null || typeof v === 'boolean') return v;
-    if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
+    if (typeof v === 'number') {
+      if (Number.isFinite(v)) return v;
+      changed = true;
+      return String(v);
+    }
     if (Array.isArray(v)) return v.map((item, i) => walk(item, `${path}/${i}`, depth + 1));
     if (typeof v === 'object') {
       const out: Record<string, unknown> = Object.create(null);
@@ -141,6 +150,7 @@ export function redactArguments(value: unknown, options: RedactOptions = {}): Re
       for (const [k, member] of Object.entries(v as Record<string, unknown>)) {
         const key = k.length > MAX_STRING ? { value: `${k.slice(0, 64)}…`, redacted: true } : clean(k);
         let name = key.value;
+        if (name !== k) changed = true;
         if (key.redacted) {
           hiddenKeys += 1;
           name = `${REDACTED}#${hiddenKeys}`;
@@ -150,11 +160,14 @@ export function redactArguments(value: unknown, options: RedactOptions = {}): Re
       }
       return out;
     }
+    // A function, symbol, bigint or undefined: not copied.
+    if (v !== undefined) changed = true;
     return undefined;
   };
   try {
-    return { value: walk(value, '', 0), paths };
+    const copy = walk(value, '', 0);
+    return { value: copy, paths, changed };
   } catch {
-    return { value: REDACTED, paths: ['/'] };
+    return { value: REDACTED, paths: ['/'], changed: true };
   }
 }

@@ -86,4 +86,25 @@ describe('canonicalText is canonicalJson, built faster', () => {
       { numRuns: 500 },
     );
   });
+
+  it('gives the same text for values already in canonical order (the native fast path); objects that are not plain data keep their old text', () => {
+    const value = fc.letrec((tie) => ({
+      leaf: fc.oneof(fc.string(), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(-0)),
+      node: fc.oneof({ depthSize: 'small' }, tie('leaf'), fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', 'hash', 'constructor', '0', '1', '10', '01', '-1', 'toJSON')), tie('node'), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        const text = canonicalJson(v) ?? 'null';
+        // Parsed back, every object has its keys in canonical order.
+        expect(canonicalText(JSON.parse(text))).toBe(text);
+        expect(canonicalText(v)).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
+    // Not plain data: never the native path (it would call toJSON, unbox, or write NaN as null where the
+    // canonical form differs); these keep the text they always had.
+    expect(canonicalText({ a: new Date(0) })).toBe('{"a":{}}');
+    expect(canonicalText({ a: { toJSON: () => 'x' } })).toBe('{"a":{}}');
+    expect(canonicalText([new String('xy')])).toBe('[{"0":"x","1":"y"}]');
+  });
 });
