@@ -243,9 +243,46 @@ export type RenderedMembers = Readonly<Record<string, string>>;
  * without serialising twice).
  */
 export function sealEntry(withoutHash: Record<string, unknown>, rendered?: RenderedMembers): { entry: AuditEntry; line: string } {
+  const keys = Object.keys(withoutHash).sort();
+  return sealNative(withoutHash, keys) ?? sealByMember(withoutHash, keys, rendered);
+}
+
+/**
+ * `sealEntry` with the native serialiser, when every member is plain data
+ * already in canonical order: the members before `hash` and those after it,
+ * each written by one `JSON.stringify`. Undefined when any member is not
+ * (then each member is written on its own).
+ */
+function sealNative(withoutHash: Record<string, unknown>, keys: readonly string[]): { entry: AuditEntry; line: string } | undefined {
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  let hasBefore = false;
+  let hasAfter = false;
+  for (const key of keys) {
+    const member = withoutHash[key];
+    if (member === undefined) continue;
+    // Own data members only (a `__proto__` key would set a prototype here).
+    if (key === '__proto__' || key === 'hash') return undefined;
+    if (key < 'hash') {
+      before[key] = member;
+      hasBefore = true;
+    } else {
+      after[key] = member;
+      hasAfter = true;
+    }
+  }
+  if (!inCanonicalOrder(before, 0) || !inCanonicalOrder(after, 0)) return undefined;
+  // "{…}" without its braces.
+  const head = hasBefore ? JSON.stringify(before).slice(1, -1) : '';
+  const tail = hasAfter ? JSON.stringify(after).slice(1, -1) : '';
+  const hash = sha256Hex(hasBefore && hasAfter ? `{${head},${tail}}` : `{${head}${tail}}`);
+  const line = `{${hasBefore ? `${head},` : ''}"hash":"${hash}"${hasAfter ? `,${tail}` : ''}}`;
+  return { entry: { ...withoutHash, hash } as AuditEntry, line };
+}
+
+function sealByMember(withoutHash: Record<string, unknown>, keys: readonly string[], rendered: RenderedMembers | undefined): { entry: AuditEntry; line: string } {
   // Members before and after `hash` in sorted order, built once: the hashed text joins them,
   // the line puts `"hash":"…"` between them.
-  const keys = Object.keys(withoutHash).sort();
   let before = '';
   let after = '';
   for (const key of keys) {

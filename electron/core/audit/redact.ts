@@ -147,7 +147,9 @@ export function redactArguments(value: unknown, options: RedactOptions = {}): Re
     if (typeof v === 'object') {
       const out: Record<string, unknown> = Object.create(null);
       let hiddenKeys = 0;
-      for (const [k, member] of Object.entries(v as Record<string, unknown>)) {
+      // In sorted key order: the copy is then already in canonical order (entries.ts writes it natively).
+      for (const k of Object.keys(v).sort()) {
+        const member = (v as Record<string, unknown>)[k];
         const key = k.length > MAX_STRING ? { value: `${k.slice(0, 64)}…`, redacted: true } : clean(k);
         let name = key.value;
         if (name !== k) changed = true;

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACTIVE_FILE, AuditLog } from '../../../electron/core/audit/audit-log';
-import { canonicalText } from '../../../electron/core/audit/entries';
+import { canonicalText, sealEntry } from '../../../electron/core/audit/entries';
+import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../../electron/core/tools/canonical-json';
 
 type Tamper =
@@ -106,5 +107,27 @@ describe('canonicalText is canonicalJson, built faster', () => {
     expect(canonicalText({ a: new Date(0) })).toBe('{"a":{}}');
     expect(canonicalText({ a: { toJSON: () => 'x' } })).toBe('{"a":{}}');
     expect(canonicalText([new String('xy')])).toBe('[{"0":"x","1":"y"}]');
+  });
+});
+
+describe('sealEntry writes the canonical line and hashes the canonical text, by either path', () => {
+  // An entry's own members are named by Airlock (never array-index-like); anything may be nested in them.
+  it('for entries whose members are in canonical order (native) or not (member by member)', () => {
+    const member = fc.letrec((tie) => ({
+      leaf: fc.oneof(fc.string(), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined)),
+      node: fc.oneof({ depthSize: 'small' }, tie('leaf'), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('hash', 'a', 'z', '0', 'toJSON')), tie('node'), { maxKeys: 3 })),
+    })).node;
+    const body = fc.dictionary(fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('arguments', 'seq', 'type', 'prevHash', 'v', 'time')).filter((key) => key !== 'hash' && key !== '__proto__' && !/^[0-9]/.test(key)), member, { maxKeys: 8 });
+    fc.assert(
+      fc.property(body, fc.boolean(), (raw, sortFirst) => {
+        // Either as generated, or parsed back from canonical text (every object in canonical order).
+        const withoutHash = (sortFirst ? JSON.parse(canonicalJson(raw) ?? '{}') : raw) as Record<string, unknown>;
+        const { entry, line } = sealEntry(withoutHash);
+        const hash = createHash('sha256').update(canonicalJson(withoutHash) ?? '').digest('hex');
+        expect(entry.hash).toBe(hash);
+        expect(line).toBe(canonicalJson({ ...withoutHash, hash }));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -85,8 +85,10 @@ describe('redactArguments', () => {
     expect(JSON.stringify(redactArguments(deep).value)).toContain('[too deep]');
   });
 
-  it('a top-level secret string is redacted too', () => {
-    expect(redactArguments('sk-abcdefghijklmnopqrstuvwx')).toEqual({ value: REDACTED, paths: ['/'] });
+  it('a top-level secret string is redacted too; a copy says whether it changed, and lists keys in sorted order', () => {
+    expect(redactArguments('sk-abcdefghijklmnopqrstuvwx')).toEqual({ value: REDACTED, paths: ['/'], changed: true });
+    expect(redactArguments({ b: 'plain', a: [1, 'two'] })).toEqual({ value: { a: [1, 'two'], b: 'plain' }, paths: [], changed: false });
+    expect(Object.keys(redactArguments({ b: 1, a: 2 }).value as object)).toEqual(['a', 'b']);
   });
 });
 
