@@ -11,6 +11,7 @@ import {
   LOCK_FILE,
   ROTATED,
   canonicalText,
+  inKeyOrder,
   type RenderedMembers,
   checkHead,
   sha256Hex,
@@ -346,7 +347,8 @@ export class AuditLog {
       callId,
       server: String(input.server),
       tool: String(input.tool),
-      caller: input.caller,
+      // Small records in sorted key order, so the entry is sealed natively (entries.ts, sealEntry).
+      caller: inKeyOrder(input.caller),
       fingerprint: input.fingerprint,
       arguments: redaction.value,
       redacted: redaction.paths,
@@ -357,8 +359,8 @@ export class AuditLog {
       reasons: Object.isFrozen(input.reasons) ? input.reasons : [...input.reasons],
       session: this.#session,
       ...(input.decidedBy ? { decidedBy: input.decidedBy } : {}),
-      ...(input.rule ? { rule: input.rule } : {}),
-      ...(input.answer ? { answer: input.answer } : {}),
+      ...(input.rule ? { rule: inKeyOrder(input.rule) } : {}),
+      ...(input.answer ? { answer: inKeyOrder(input.answer) } : {}),
       ...(input.remote ? { remote: String(input.remote) } : {}),
     };
     return this.#append(body, options.durability, false, argumentsText === undefined ? undefined : { arguments: argumentsText }) as Promise<DecisionEntry>;

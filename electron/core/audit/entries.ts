@@ -231,6 +231,21 @@ export function hashOf(entry: AuditEntry | Record<string, unknown>): string {
 }
 
 /**
+ * A record with its own keys in sorted order (a shallow copy; the record
+ * itself when they already are). Nested values are not copied.
+ */
+export function inKeyOrder<T extends object>(record: T): T {
+  const keys = Object.keys(record);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
+  // A `__proto__` key cannot be copied by assignment: such a record stays as it is (and is sealed member by member).
+  if (sorted || Object.hasOwn(record, '__proto__')) return record;
+  const copy: Record<string, unknown> = Object.create(Object.getPrototypeOf(record) === null ? null : Object.prototype);
+  for (const key of keys.sort()) copy[key] = (record as Record<string, unknown>)[key];
+  return copy as T;
+}
+
+/**
  * Members of an entry whose canonical text the caller already has (the
  * same value's `canonicalText`, computed once for two uses).
  */
