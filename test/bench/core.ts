@@ -93,6 +93,9 @@ async function measureCalls(host: AirlockHost, sandboxed: Client, unsandboxed: C
       const t = performance.now() - start;
       if (i >= 20) cpu.through += cpuUs() - cpuStart;
       if (result.outcome !== 'ok' || result.decision.decidedBy.kind !== 'rule') throw new Error(`bench call not auto-allowed: ${result.outcome} ${result.decision.decidedBy.kind} ${result.message ?? ''}`);
+      // The outcome is written once the call's turn is over: let that happen here, untimed, so it
+      // does not land inside the next direct call's time (which would flatter the ratio).
+      await new Promise((done) => setImmediate(done));
       start = performance.now();
       await unsandboxed.callTool({ name: 'echo', arguments: args });
       const d = performance.now() - start;
@@ -230,14 +233,19 @@ async function codeCheck(): Promise<void> {
     const cached: number[] = [];
     const full: number[] = [];
     for (let i = 0; i < 7; i += 1) {
-      let start = performance.now();
-      if ((await pins.check('echo', provenance, 'call')) !== null) throw new Error('the code check saw a change');
-      cached.push(performance.now() - start);
-      start = performance.now();
+      // 200 checks in a row, as a stream of calls makes them (each call's own cold cost is in the choke-point figure).
+      const start = performance.now();
+      for (let j = 0; j < 200; j += 1) if ((await pins.check('echo', provenance, 'call')) !== null) throw new Error('the code check saw a change');
+      cached.push((performance.now() - start) / 200);
+      const hashStart = performance.now();
       await sha256OfFile(process.execPath);
-      full.push(performance.now() - start);
+      full.push(performance.now() - hashStart);
     }
-    figure('code-check-per-call-ms', median(cached), median(full), { unit: 'ms', goal: '<= 0.05 (a stat per file, not a hash)', note: 'baseline: hashing node itself' });
+    figure('code-check-per-call-ms', median(cached), median(full), {
+      unit: 'ms',
+      goal: '<= 0.05 (a stat per file, not a hash)',
+      note: 'mean of 200 checks in a row (node and the script, their hashes remembered), median of 7 rounds; baseline: hashing node itself',
+    });
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -1,12 +1,16 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  type CallToolRequest,
   type CallToolResult,
   type Implementation,
+  type ServerNotification,
+  type ServerRequest,
   type ProgressToken,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -57,6 +61,23 @@ class GatewayMcpServer extends Server {
     await super.connect(transport);
     refuseMalformedRequests(transport, this.log);
   }
+}
+
+type ToolsCallHandler = (request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => Promise<CallToolResult>;
+
+/**
+ * Registers the `tools/call` handler the way the base protocol registers
+ * any request: the request parsed once against CallToolRequestSchema. The
+ * SDK's `Server` would wrap it to parse the request a second time and the
+ * result once more; a result here is either the server's, already
+ * validated against CallToolResultSchema where it entered Airlock (the
+ * server's connection), with its resource links renamed, or one Airlock
+ * wrote. The same checks, each made once: a relayed call costs less. (A
+ * request to run the call as a task never gets here: the gateway declares
+ * no tasks, and the protocol refuses it first.)
+ */
+function setToolsCallHandler(server: Server, handler: ToolsCallHandler): void {
+  (Protocol.prototype.setRequestHandler as (this: Server, schema: typeof CallToolRequestSchema, handler: ToolsCallHandler) => void).call(server, CallToolRequestSchema, handler);
 }
 
 const FALLBACK_CLIENT_NAME = 'An MCP client';
@@ -125,7 +146,7 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
 
   if (capabilities.tools) server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await listing()).tools }));
 
-  if (capabilities.tools) server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  if (capabilities.tools) setToolsCallHandler(server, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     // SECURITY (invariant 1): only a tool the core lists now, within this session's servers,
     // can be called; anything else never reaches the core, let alone a server.

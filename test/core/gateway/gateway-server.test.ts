@@ -284,6 +284,17 @@ describe('malformed params of a known request', () => {
     expect(init.error).toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('params.capabilities') });
   });
 
+  it('refuses a call asked to run as a task (the gateway offers none), naming why, and reaches nothing', async () => {
+    const before = core.requests.length;
+    const call = await raw({ id: 6, method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'hi' }, task: { ttl: 1000 } } });
+    expect(call.error).toMatchObject({ message: expect.stringMatching(/does not support task creation/) });
+    expect(core.requests.length).toBe(before);
+    // Control: the same call without `task` is relayed, its result as the server gave it.
+    const plain = await raw({ id: 7, method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'hi' } } });
+    expect(plain.result).toEqual({ content: [{ type: 'text', text: 'Echo: hi' }] });
+    expect(core.requests.length).toBe(before + 1);
+  });
+
   it('leaves well-formed requests and unknown methods as they were', async () => {
     expect((await raw({ id: 4, method: 'ping' })).result).toEqual({});
     expect((await raw({ id: 5, method: 'tools/delete', params: {} })).error).toMatchObject({ code: ErrorCode.MethodNotFound });
