@@ -235,4 +235,28 @@ export const MUTATIONS = [
     replace: 'Promise.resolve(core.listTools(undefined))',
     tests: ['test/core/gateway/gateway-server.test.ts'],
   },
+  {
+    id: 28,
+    title: 'a remembered decision is reused after the rules changed',
+    file: PIPELINE,
+    find: 'last.record === record && last.rules === state.rules && ',
+    replace: 'last.record === record && ',
+    tests: ['test/core/calls/decision-reuse.test.ts', CHOKE],
+  },
+  {
+    id: 29,
+    title: 'a remembered decision is reused while a session grant is held',
+    file: PIPELINE,
+    find: 'const reusable = codeChange === null && this.deps.sessionGrants.empty;',
+    replace: 'const reusable = codeChange === null;',
+    tests: ['test/core/calls/decision-reuse.test.ts', PROPERTY],
+  },
+  {
+    id: 30,
+    title: 'a reader of the log does not wait for outcomes left for after the turn',
+    file: AUDIT,
+    find: '    // A reader of this process sees the outcomes of the calls that returned before it asked.\n    await this.#settleLater();\n',
+    replace: '',
+    tests: ['test/core/audit/durability.test.ts', CHOKE],
+  },
 ];
