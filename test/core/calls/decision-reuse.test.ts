@@ -131,7 +131,7 @@ describe('a decision is reused only on the very same facts', () => {
     // A session grant made between two calls on otherwise the same facts counts at once, and its end too.
     facts.rules = [];
     expect((await call()).decision.verdict).toBe('ask');
-    sessionGrants.add({ server: 'echo', tool: 'echo', fingerprint });
+    sessionGrants.add({ server: 'echo', tool: 'echo', fingerprint, grantedAt: Date.now() });
     expect((await call()).decision.decidedBy.kind).toBe('session-grant');
     sessionGrants.revoke('echo');
     expect((await call()).decision.verdict).toBe('ask');
