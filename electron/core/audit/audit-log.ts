@@ -217,11 +217,13 @@ const RECOVERED_DETAIL = 'Airlock stopped before the call finished; the server m
  * with its end anchored by a keyed head record.
  *
  * - Appends are queued and written in batches: whoever calls while a batch
- *   is being written joins the next one. A batch is one lock, one `write(2)`
- *   of all its lines, one in-place write of the head — synchronous system
- *   calls into the page cache, no disk wait. An append resolves once its
- *   line is written (`written`), or once an fsync that covers it returned
- *   (`flushed`).
+ *   is being written joins the next one. A batch is one lock and one
+ *   `write(2)` of all its lines; the head is rewritten in place at most
+ *   RECHECK_MS later — synchronous system calls into the page cache, no disk
+ *   wait. An append resolves once its line is written (`written`), or once
+ *   an fsync that covers it returned (`flushed`). An append made with
+ *   `afterThisTurn` (a call's outcome) joins a batch once the current turn
+ *   of the event loop is over.
  * - Group commit: after a write, an fsync of the log (then the head) starts
  *   within `flushWindowMs`, covering everything written until then. A power
  *   cut can lose at most the entries of that window; a crash of Airlock
