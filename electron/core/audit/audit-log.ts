@@ -198,15 +198,20 @@ const WANT_FILE = 'audit.lock.want';
 
 // Leases still held when the process exits are let go (a killed process's lock is taken over as stale).
 const heldLeases = new Set<() => void>();
+// Entries left for after the turn are written when the process exits first (`process.exit` in that turn).
+const laterAtExit = new Set<() => void>();
 let exitHook = false;
+function onExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    for (const write of laterAtExit) write();
+    for (const release of heldLeases) release();
+  });
+}
 function holdLease(release: () => void): void {
   heldLeases.add(release);
-  if (!exitHook) {
-    exitHook = true;
-    process.once('exit', () => {
-      for (const release of heldLeases) release();
-    });
-  }
+  onExit();
 }
 /** A seal covers at most this many damaged lines (a torn write, and a torn seal of it); more is not a crash. */
 const MAX_DAMAGED_LINES = 4;
@@ -517,6 +522,8 @@ export class AuditLog {
       if (afterThisTurn) {
         this.#later.push(pending);
         this.#laterImmediate ??= setImmediate(() => this.#promoteLater());
+        laterAtExit.add(this.#writeLaterAtExit);
+        onExit();
         return;
       }
       this.#queue.push(pending);
@@ -531,10 +538,29 @@ export class AuditLog {
     queueMicrotask(() => void this.#drain());
   }
 
+  // At exit, in the turn that left them: written now, synchronously, if the lock can be had without waiting.
+  readonly #writeLaterAtExit = (): void => {
+    laterAtExit.delete(this.#writeLaterAtExit);
+    if (this.#later.length === 0) return;
+    let release: (() => void) | undefined;
+    try {
+      release = this.#tryLock();
+      if (!release) return;
+      const batch = this.#later.splice(0);
+      const written = this.#writeBatch(batch);
+      batch.forEach((pending, i) => pending.resolve(written[i]!));
+    } catch {
+      // Exiting: the next process gives an unfinished call the outcome unknown.
+    } finally {
+      release?.();
+    }
+  };
+
   // The entries left for after the turn join the queue (at the turn's end, or when a reader or a flush needs them now).
   #promoteLater(): void {
     if (this.#laterImmediate) clearImmediate(this.#laterImmediate);
     this.#laterImmediate = null;
+    laterAtExit.delete(this.#writeLaterAtExit);
     if (this.#later.length === 0) return;
     this.#queue.push(...this.#later.splice(0));
     this.#startDrain();

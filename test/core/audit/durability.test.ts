@@ -7,7 +7,8 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTIVE_FILE, AuditLog, AuditWriteError, DEFAULT_FLUSH_WINDOW_MS, type DecisionInput } from '../../../electron/core/audit/audit-log';
 import { manualTimer, recordingFs } from './support/recording-fs';
@@ -208,6 +209,16 @@ describe('AuditLog durability', () => {
       void log.appendOutcome(outcome('closed-call'), { afterThisTurn: true });
       await log.close();
       expect(readFileSync(join(dir, ACTIVE_FILE), 'utf8')).toContain('closed-call');
+    });
+
+    it('a process that exits in the same turn (process.exit) still writes it, and the chain verifies', async () => {
+      const dir = tempDir();
+      const run = spawnSync(process.execPath, ['--import', 'tsx', resolve(__dirname, 'fixtures/outcome-then-exit.ts'), dir], { cwd: resolve(__dirname, '../../..'), encoding: 'utf8', timeout: 60_000 });
+      expect(run.status, run.stderr).toBe(0);
+      const lines = linesOf(dir);
+      expect(lines.map((line) => line.type)).toEqual(['decision', 'outcome']);
+      expect(lines[1]!.callId).toBe(lines[0]!.callId);
+      expect(await new AuditLog({ dir, key: undefined }).verify()).toMatchObject({ ok: true, entries: 2 });
     });
 
     it('a failure to write it rejects its promise (the caller already went on) and the next append works', async () => {
