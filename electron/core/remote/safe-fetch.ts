@@ -105,7 +105,10 @@ export function createSafeFetch(options: SafeFetchOptions): SafeFetch {
     }
     // Requests without a signal of their own (discovery, registration, tokens) are bounded here, body included.
     const bounded = init?.signal === undefined || init.signal === null;
-    const signal = bounded ? AbortSignal.timeout(timeoutMs) : (init!.signal as AbortSignal);
+    // A signal of the caller's own is often one for the whole connection (the SDK's transport passes
+    // the same one to every request): each request gets its own that follows it, so what the fetch
+    // attaches for one request goes with that request instead of piling up on the connection's signal.
+    const signal = bounded ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([init!.signal as AbortSignal]);
     let answer;
     try {
       answer = await undiciFetch(url, { ...(init as object), redirect: 'manual', signal, dispatcher: agent } as never);
