@@ -1,8 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APP_LABELS, installDirOf, ownEntry, type Caller, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
+import { installDirOf, ownEntry, type Caller, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
 import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, RuntimeView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { AgentService, createSamplingModel, type AgentTool } from './agent';
@@ -18,10 +17,9 @@ import { CatalogRoom } from './catalog/catalog-room';
 import { chatContextSources } from './catalog/chat-context';
 import { ServerRequestsRoom } from './server-requests/server-requests-room';
 import type { SamplingModel } from './server-requests/sampling-model';
-import { AirlockError } from './errors';
-import { connectApp, ConnectError, previewConnect, undoConnect, type ConnectApp } from './connect';
+import { AirlockError, messageOf } from './errors';
 import type { GatewayCore } from './gateway/gateway-core';
-import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, startHttpGateway, type HttpGateway } from './gateway';
+import { GatewayRoom } from './gateway/gateway-room';
 import { mayAnswer, WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { InstallFlow, type RuntimeLookup } from './install-flow/install-flow';
 import { remoteSupport } from './registry/install-plan';
@@ -143,6 +141,8 @@ export class AirlockHost {
   readonly registry: RegistryRoom;
   /** Remote servers' connectors and sign-ins. */
   readonly remote: RemoteRoom;
+  /** The core as other apps reach it: the gateway facade, the HTTP gateway, connecting apps. */
+  readonly gateway: GatewayRoom;
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
   readonly samplingModel: SamplingModel;
   private readonly pipeline: CallPipeline;
@@ -157,7 +157,6 @@ export class AirlockHost {
   private auditKeyFile: string | undefined;
   /** Rule, grant, trust and setting changes, as audit entries (off the call path; see change-record.ts). */
   private readonly changes: ChangeRecorder;
-  private httpGateway: HttpGateway | undefined;
   /** Calls in the pipeline now, and who waits for none (see `whenIdle`). */
   private running = 0;
   private readonly idleWaiters: Array<() => void> = [];
@@ -252,6 +251,17 @@ export class AirlockHost {
         : options.hooks.openExternal
           ? { showSignInPage: (url: string) => void options.hooks.openExternal!(url) }
           : {}),
+    });
+    this.gateway = new GatewayRoom({
+      dataDir,
+      ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+      ...(options.gatewayCommand ? { gatewayCommand: options.gatewayCommand } : {}),
+      log: (message) => options.hooks.log?.(message),
+      records: () => this.records(),
+      supervisor: this.supervisor,
+      serverRequests: this.serverRequests,
+      catalog: this.catalog.gateway(),
+      callTool: (request) => this.callTool(request),
     });
     this.registry = new RegistryRoom({
       readSetting: () => this.store.read().settings.registryUrl,
@@ -889,131 +899,9 @@ export class AirlockHost {
 
   // ── Gateway ────────────────────────────────────────────────────────────
 
-  /** The core as the gateway sees it: enabled servers' tools, and the choke point (one object, made once: gateways ask for it per call). */
+  /** The core as the gateway sees it (see `GatewayRoom.core`). */
   gatewayCore(): GatewayCore {
-    return (this.gatewayFacade ??= this.makeGatewayCore());
-  }
-
-  private gatewayFacade: GatewayCore | undefined;
-
-  private makeGatewayCore(): GatewayCore {
-    return {
-      listTools: (servers) =>
-        this.records()
-          .filter((record) => record.enabled && (!servers || servers.includes(record.name)))
-          .flatMap((record) => (this.supervisor.tools.get(record.name)?.tools ?? []).map((tool) => ({ server: record.name, definition: tool.definition }))),
-      callTool: async (request): Promise<CallToolResult> => {
-        // While the call runs, its session is the app the server's own requests may go to.
-        const ended = this.serverRequests.peers.callStarted(request.peer, request.server);
-        try {
-          const result = await this.callTool(request);
-          if (result.outcome === 'ok' || (result.outcome === 'tool-error' && result.result)) return result.result!;
-          throw new AirlockError(result.outcome === 'denied' ? 'forbidden-sender' : 'unavailable', result.message ?? 'The call failed.');
-        } finally {
-          ended();
-        }
-      },
-      catalog: this.catalog.gateway(),
-      registerPeer: (peer) => this.serverRequests.registerPeer(peer),
-      onDidChangeTools: (listener) => {
-        const tools = this.supervisor.onDidChangeTools(() => listener());
-        const state = this.supervisor.onDidChangeState(() => listener());
-        return { dispose: () => (tools.dispose(), state.dispose()) };
-      },
-    };
-  }
-
-  /** The gateway's state and, for each app Airlock can connect, whether it is connected. */
-  async gatewayStatus(): Promise<GatewayStatus> {
-    const stdioCommand = this.options.gatewayCommand ?? { command: 'airlock', args: ['gateway', '--stdio'] };
-    const imported = this.records().filter((record) => record.importedFrom);
-    const apps = await Promise.all(
-      CONNECT_APPS.map(async ({ app, label }) => {
-        const gateway = this.gatewayEntryFor(label);
-        try {
-          const preview = await previewConnect(app, { ...this.connectEnvironment(), ...gateway });
-          const others = preview.otherServers.map((server) => server.name);
-          return {
-            app,
-            label,
-            configPath: preview.path,
-            exists: preview.exists,
-            connected: preview.connected,
-            otherServers: others,
-            importedIntoAirlock: others.filter((name) => imported.some((record) => record.importedFrom!.path === preview.path && record.importedFrom!.entry === name)),
-          };
-        } catch (error) {
-          return { app, label, configPath: error instanceof ConnectError ? error.path : '', exists: false, connected: false, otherServers: [], importedIntoAirlock: [], problem: messageOf(error) };
-        }
-      }),
-    );
-    return {
-      http: { running: this.httpGateway !== undefined, ...(this.httpGateway ? { url: this.httpGateway.url } : {}), tokenFile: join(this.options.dataDir, GATEWAY_TOKEN_FILE) },
-      stdioCommand,
-      apps,
-    };
-  }
-
-  /** Starts the streamable HTTP gateway on loopback (bearer token in the data folder). */
-  async startHttpGateway(port: number): Promise<GatewayStatus> {
-    if (!this.httpGateway) {
-      const token = await loadOrCreateGatewayToken(this.options.dataDir);
-      try {
-        this.httpGateway = await startHttpGateway(this.gatewayCore(), { port, token, log: (message) => this.options.hooks.log?.(message) });
-      } catch (error) {
-        throw new AirlockError('unavailable', `The HTTP gateway could not start on port ${port}: ${messageOf(error)}`);
-      }
-    }
-    return this.gatewayStatus();
-  }
-
-  async stopHttpGateway(): Promise<GatewayStatus> {
-    await this.httpGateway?.close();
-    this.httpGateway = undefined;
-    return this.gatewayStatus();
-  }
-
-  /**
-   * Adds Airlock's gateway to an app's config (a backup is kept). With
-   * `moveImported`, the app's servers that were already imported into
-   * Airlock — so they went through disclosure — are taken out of its config.
-   */
-  async connect(app: ConnectApp, moveImported: boolean, perServer = false): Promise<{ changed: boolean; backupPath?: string; removedServers: string[]; replacedServers?: string[] }> {
-    const label = CONNECT_APPS.find((candidate) => candidate.app === app)!.label;
-    const status = (await this.gatewayStatus()).apps.find((candidate) => candidate.app === app)!;
-    if (moveImported && perServer && status.importedIntoAirlock.length) {
-      // Each imported entry becomes `airlock run NAME` under its own name in the app.
-      const base = this.options.gatewayCommand ?? { command: 'airlock', args: ['gateway', '--stdio'] };
-      const prefix = base.args.slice(0, Math.max(0, base.args.length - 2));
-      const entries = Object.fromEntries(
-        status.importedIntoAirlock.map((entry) => {
-          const record = this.records().find((r) => r.importedFrom?.path === status.configPath && r.importedFrom.entry === entry)!;
-          return [entry, { command: base.command, args: [...prefix, 'run', record.name, '--client', label] }];
-        }),
-      );
-      const result = await connectApp(app, { ...this.connectEnvironment(), perServerEntries: entries });
-      return { changed: result.changed, ...(result.backupPath ? { backupPath: result.backupPath } : {}), removedServers: [], replacedServers: result.replacedServers ?? [] };
-    }
-    const result = await connectApp(app, {
-      ...this.connectEnvironment(),
-      ...this.gatewayEntryFor(label),
-      ...(moveImported && status.importedIntoAirlock.length ? { moveServers: status.importedIntoAirlock } : {}),
-    });
-    return { changed: result.changed, ...(result.backupPath ? { backupPath: result.backupPath } : {}), removedServers: result.removedServers };
-  }
-
-  async undoConnect(app: ConnectApp): Promise<{ restoredFrom: string }> {
-    const result = await undoConnect(app, this.connectEnvironment());
-    return { restoredFrom: result.restoredFrom };
-  }
-
-  private gatewayEntryFor(label: string) {
-    const base = this.options.gatewayCommand ?? { command: 'airlock', args: ['gateway', '--stdio'] };
-    return { command: base.command, args: [...base.args, '--client', label] };
-  }
-
-  private connectEnvironment() {
-    return { ...(this.options.homeDir ? { home: this.options.homeDir } : {}) };
+    return this.gateway.core();
   }
 
   // ── IPC ────────────────────────────────────────────────────────────────
@@ -1107,11 +995,7 @@ export class AirlockHost {
       'settings.setStrictDurability': ({ strict }) => recorded(this.setStrictDurability(strict, by)),
       'settings.setRuntime': ({ name, path }) => this.setRuntime(name, path),
       'runtimes.list': () => this.runtimes(),
-      'gateway.status': () => this.gatewayStatus(),
-      'gateway.startHttp': ({ port }) => this.startHttpGateway(port),
-      'gateway.stopHttp': () => this.stopHttpGateway(),
-      'connect.apply': ({ app, moveImported, perServer }) => this.connect(app, moveImported, perServer === true),
-      'connect.undo': ({ app }) => this.undoConnect(app),
+      ...this.gateway.ipcHandlers(),
       'models.get': () => this.agent.modelsView(),
       'models.addProvider': (input) => this.agent.addProvider(input),
       'models.updateProvider': ({ id, ...changes }) => this.agent.updateProvider(id, changes),
@@ -1153,7 +1037,7 @@ export class AirlockHost {
     this.confirmations.cancelAll('Airlock is shutting down');
     this.serverRequests.dispose();
     this.network.denyAll();
-    await this.httpGateway?.close();
+    await this.gateway.close();
     await this.install.dispose();
     await this.supervisor.stopAll();
     await this.remote.closeAll();
@@ -1291,14 +1175,7 @@ export class AirlockHost {
 /** How long a confirmation waits after the person last engaged with it. */
 const ENGAGED_GRACE_MS = 60_000;
 
-/** The apps `connect` knows, as people call them. */
-const CONNECT_APPS: Array<{ app: ConnectApp; label: string }> = (['claude', 'vscode', 'cursor'] as const).map((app) => ({ app, label: APP_LABELS[app] }));
-
 /** The detail page's view of a code change (old and new hash per file), if there is one. */
 function codeChangeView(change: CodeChange | null): Pick<ServerDetail, 'codeChange'> {
   return change ? { codeChange: { files: change.files.map((file) => ({ role: file.role, path: file.path, approved: file.approved, current: file.current })) } } : {};
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -208,12 +208,12 @@ describe('the host’s HTTP gateway, with the real core behind it', () => {
 
   beforeAll(async () => {
     w = await createWitnessCore();
-    const status = await w.t.host.startHttpGateway(0);
+    const status = await w.t.host.gateway.startHttp(0);
     port = Number(new URL(status.http.url!).port);
     hostToken = readFileSync(join(w.t.dataDir, GATEWAY_TOKEN_FILE), 'utf8').trim();
   });
   afterAll(async () => {
-    await w?.t.host.stopHttpGateway();
+    await w?.t.host.gateway.stopHttp();
     await w?.close();
   });
 
