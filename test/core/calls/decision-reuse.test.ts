@@ -7,56 +7,30 @@
  * MCP server (the echo fixture) that counts what reaches it. A caller cannot
  * change a decision it was handed.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultSandboxProfile, type PolicyMode, type Rule, type ServerRecord, type ToolDefinition } from '../../../shared/domain';
+import type { PolicyMode, Rule, ToolDefinition } from '../../../shared/domain';
 import { ConfirmationRegistry, SessionGrants, systemClock } from '../../../electron/core/approvals';
 import { AuditLog } from '../../../electron/core/audit/audit-log';
 import { CallPipeline } from '../../../electron/core/calls/call-pipeline';
 import type { CodeChange } from '../../../electron/core/policy/decide';
 import type { IndexedTool } from '../../../electron/core/servers/tool-index';
 import { fingerprintTool } from '../../../electron/core/tools/fingerprint';
-import { fixture } from '../host/host-support';
+import { echoRecord, startEcho, type EchoServer } from './support/echo-fixture';
 
-let client: Client;
-let root: string;
-let records: string;
+let echo: EchoServer;
 let definition: ToolDefinition;
-
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-decision-reuse-'));
-  records = join(root, 'records');
-  mkdirSync(records);
-  client = new Client({ name: 'decision-reuse-test', version: '1' });
-  await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [fixture('servers/echo.mjs')], env: { AIRLOCK_RECORD_DIR: records, PATH: process.env.PATH ?? '' }, stderr: 'pipe' }),
-  );
-  definition = (await client.listTools()).tools.find((tool) => tool.name === 'echo') as unknown as ToolDefinition;
+  echo = await startEcho('decision-reuse');
+  definition = echo.definition;
 });
-afterAll(async () => {
-  await client.close();
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => echo.close());
 
-const reached = () => (existsSync(join(records, 'calls')) ? readFileSync(join(records, 'calls'), 'utf8').split('\n').filter(Boolean).length : 0);
+const reached = () => echo.reached();
 
 function setup() {
-  const fingerprint = fingerprintTool(definition);
-  const base: ServerRecord = {
-    name: 'echo',
-    spec: { command: process.execPath, args: [fixture('servers/echo.mjs')], env: {} },
-    provenance: { kind: 'local', executable: process.execPath, executableSha256: 'a'.repeat(64) },
-    profile: defaultSandboxProfile(),
-    trusted: false,
-    enabled: true,
-    approvedTools: { echo: { fingerprint, definition, approvedAt: '2026-12-02T00:00:00.000Z' } },
-    createdAt: '2026-12-02T00:00:00.000Z',
-  };
-  const allow: Rule = { server: 'echo', tool: 'echo', fingerprint, effect: 'allow', createdAt: '2026-12-02T00:00:00.000Z' };
+  const { record: base, fingerprint, allow } = echoRecord(definition);
   // The facts, replaced (never edited) as the store and the tool index do.
   const facts = {
     record: base,
@@ -74,11 +48,11 @@ function setup() {
     ensureReady: async () => {},
     toolsSettled: async () => true,
     codeChange: async () => facts.codeChange,
-    callServer: async (_server, tool, args) => (await client.callTool({ name: tool, arguments: args })) as never,
+    callServer: async (_server, tool, args) => (await echo.client.callTool({ name: tool, arguments: args })) as never,
     saveRule: () => {},
     sessionGrants,
     confirmations,
-    audit: new AuditLog({ dir: mkdtempSync(join(root, 'audit-')) }),
+    audit: new AuditLog({ dir: mkdtempSync(join(echo.root, 'audit-')) }),
     sandboxAvailable: () => facts.sandbox,
     // Nobody can be asked: a call that needs a person is refused at once, and says so.
     canAsk: () => false,

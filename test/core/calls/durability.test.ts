@@ -8,60 +8,31 @@
  * - a confirmation a person answered: the decision is flushed before the send;
  * - strict durability: flushed before the send, for every call.
  */
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultSandboxProfile, type Rule, type ServerRecord, type ToolDefinition } from '../../../shared/domain';
+import type { Rule } from '../../../shared/domain';
 import { ConfirmationRegistry, SessionGrants, systemClock } from '../../../electron/core/approvals';
 import { ACTIVE_FILE, AuditLog, DEFAULT_FLUSH_WINDOW_MS } from '../../../electron/core/audit/audit-log';
 import { CallPipeline } from '../../../electron/core/calls/call-pipeline';
-import { fingerprintTool } from '../../../electron/core/tools/fingerprint';
 import { manualTimer, recordingFs, type FsEvent } from '../audit/support/recording-fs';
-import { fixture } from '../host/host-support';
+import { echoRecord, startEcho, type EchoServer } from './support/echo-fixture';
 
-let client: Client;
-let root: string;
-let records: string;
-let definition: ToolDefinition;
-
+let echo: EchoServer;
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-pipeline-durability-'));
-  records = join(root, 'records');
-  const { mkdirSync } = await import('node:fs');
-  mkdirSync(records);
-  client = new Client({ name: 'durability-test', version: '1' });
-  await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [fixture('servers/echo.mjs')], env: { AIRLOCK_RECORD_DIR: records, PATH: process.env.PATH ?? '' }, stderr: 'pipe' }),
-  );
-  definition = (await client.listTools()).tools.find((tool) => tool.name === 'echo') as unknown as ToolDefinition;
+  echo = await startEcho('pipeline-durability');
 });
-afterAll(async () => {
-  await client.close();
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => echo.close());
 
-const callsReached = () => (existsSync(join(records, 'calls')) ? readFileSync(join(records, 'calls'), 'utf8').split('\n').filter(Boolean).length : 0);
+const callsReached = () => echo.reached();
 
 function pipeline(options: { strict?: boolean; rule?: boolean }) {
-  const dir = mkdtempSync(join(root, 'audit-'));
+  const dir = mkdtempSync(join(echo.root, 'audit-'));
   const fs = recordingFs();
   const timer = manualTimer();
   const audit = new AuditLog({ dir, fs, timer });
-  const fingerprint = fingerprintTool(definition);
-  const record: ServerRecord = {
-    name: 'echo',
-    spec: { command: process.execPath, args: [fixture('servers/echo.mjs')], env: {} },
-    provenance: { kind: 'local', executable: process.execPath, executableSha256: 'a'.repeat(64) },
-    profile: defaultSandboxProfile(),
-    trusted: false,
-    enabled: true,
-    approvedTools: { echo: { fingerprint, definition, approvedAt: '2026-12-02T00:00:00.000Z' } },
-    createdAt: '2026-12-02T00:00:00.000Z',
-  };
-  const rules: Rule[] = options.rule ? [{ server: 'echo', tool: 'echo', fingerprint, effect: 'allow', createdAt: '2026-12-02T00:00:00.000Z' }] : [];
+  const { record, fingerprint, allow } = echoRecord(echo.definition);
+  const rules: Rule[] = options.rule ? [allow] : [];
   const sessionGrants = new SessionGrants(systemClock);
   const confirmations = new ConfirmationRegistry({ sessionGrants, defaultTimeoutMs: 10_000 });
   // At the moment of sending: what had been written and flushed.
@@ -69,14 +40,14 @@ function pipeline(options: { strict?: boolean; rule?: boolean }) {
   const auditErrors: string[] = [];
   const calls = new CallPipeline({
     state: () => ({ servers: { echo: record }, rules, settings: { policyMode: 'default', strictDurability: options.strict === true } }),
-    lookupTool: (server, tool) => (server === 'echo' && tool === 'echo' ? { server, name: tool, definition, fingerprint } : undefined),
+    lookupTool: (server, tool) => (server === 'echo' && tool === 'echo' ? { server, name: tool, definition: echo.definition, fingerprint } : undefined),
     ensureReady: async () => {},
     toolsSettled: async () => true,
     codeChange: async () => null,
     callServer: async (_server, tool, args) => {
       atSend.push([...fs.events]);
       fs.mark('send');
-      return (await client.callTool({ name: tool, arguments: args })) as never;
+      return (await echo.client.callTool({ name: tool, arguments: args })) as never;
     },
     saveRule: () => {},
     sessionGrants,
