@@ -9,6 +9,7 @@ import { ApprovalTokens, type ConsumeResult } from './approval-tokens';
 import { checkAgainstSchema, isJsonValue, MAX_VALIDATION_STEPS, type SchemaProblem } from './argument-schema';
 import { systemClock, type Clock } from './clock';
 import type { SessionGrants } from './session-grants';
+import { deepFreeze } from '../deep-freeze';
 
 /** The answers a person can give. */
 export const CONFIRMATION_CHOICES = ['allow-once', 'allow-session', 'allow-always', 'deny', 'deny-always'] as const;
@@ -531,10 +532,3 @@ function cloneJson<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}

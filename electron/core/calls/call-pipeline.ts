@@ -9,6 +9,7 @@ import { decide, type CodeChange, type Decision, type ToolCall } from '../policy
 import { reviewState } from '../policy/review';
 import type { IndexedTool } from '../servers/tool-index';
 import { ToolCallError } from '../servers/tool-call-error';
+import { deepFreeze } from '../deep-freeze';
 
 /** A call as any caller asks for it: the console, the CLI, a gateway client. */
 export interface CallRequest extends GatewayCallRequest {
@@ -462,14 +463,6 @@ interface RememberedDecision {
   indexed: IndexedTool | undefined;
   sandboxAvailable: boolean;
   decision: Decision;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const member of Object.values(value)) deepFreeze(member);
-  }
-  return value;
 }
 
 /** The person's approval for this tool name (changed or not), read by own entry; undefined: the tool is new. */

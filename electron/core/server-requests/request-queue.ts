@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../approvals/clock';
+import { deepFreeze } from '../deep-freeze';
 
 /**
  * Questions about requests *from* servers that wait for a person: a sampling
@@ -226,10 +227,3 @@ function safely(run: () => void): void {
   }
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { nameKeyedRecord, PolicyModeSchema, RuleSchema, ServerNameSchema, ServerRecordSchema } from '../../../shared/domain';
 import type { AppNotice } from '../../../shared/ipc';
 import { AirlockError } from '../errors';
+import { deepFreeze } from '../deep-freeze';
 
 /** Everything Airlock persists except secrets and the audit log. */
 export const StoreDataSchema = z.object({
@@ -170,14 +171,6 @@ export class AirlockStore {
 function fileStamp(path: string): string | undefined {
   const stats = statSync(path, { bigint: true, throwIfNoEntry: false });
   return stats ? `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}` : undefined;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const member of Object.values(value as Record<string, unknown>)) deepFreeze(member);
-  }
-  return value;
 }
 
 // Temporary files of saves cut short (atomic writes name them `airlock.json.tmp-…`).
