@@ -12,7 +12,6 @@ import {
   ROTATED,
   canonicalText,
   inKeyOrder,
-  type RenderedMembers,
   checkHead,
   sha256Hex,
   damagedRunBytes,
@@ -166,8 +165,6 @@ interface Tail {
 interface Pending {
   /** null: no entry, only the take-over checks (`recoverInterrupted`). */
   body: Record<string, unknown> | null;
-  /** Members of `body` whose canonical text is already known (see `sealEntry`). */
-  rendered?: RenderedMembers;
   durability: AuditDurability;
   resolve: (entry: AuditEntry | null) => void;
   reject: (error: Error) => void;
@@ -337,14 +334,10 @@ export class AuditLog {
     const callId = input.callId ?? randomUUID();
     const redaction = redactArguments(input.arguments, { secrets: input.secretValues ?? [] });
     let digest: string;
-    // The arguments' canonical text, when the logged copy is the same: serialised once for the digest and the entry.
-    let argumentsText: string | undefined;
     try {
       // callDigest (approval-tokens.ts), computed with the faster serialiser (same text: the members in sorted order).
       if (input.arguments !== undefined && typeof input.server === 'string' && typeof input.tool === 'string') {
-        const text = canonicalText(input.arguments);
-        digest = sha256Hex(`{"arguments":${text},"server":${JSON.stringify(input.server)},"tool":${JSON.stringify(input.tool)}}`);
-        if (!redaction.changed) argumentsText = text;
+        digest = sha256Hex(`{"arguments":${canonicalText(input.arguments)},"server":${JSON.stringify(input.server)},"tool":${JSON.stringify(input.tool)}}`);
       } else digest = sha256Hex(canonicalText({ server: input.server, tool: input.tool, arguments: input.arguments }));
     } catch {
       digest = 'unavailable';
@@ -370,7 +363,7 @@ export class AuditLog {
       ...(input.answer ? { answer: inKeyOrder(input.answer) } : {}),
       ...(input.remote ? { remote: String(input.remote) } : {}),
     };
-    return this.#append(body, options.durability, false, argumentsText === undefined ? undefined : { arguments: argumentsText }) as Promise<DecisionEntry>;
+    return this.#append(body, options.durability) as Promise<DecisionEntry>;
   }
 
   /** Appends how a call ended. */
@@ -515,10 +508,10 @@ export class AuditLog {
 
   // ── Appending ──────────────────────────────────────────────────────────
 
-  #append(body: Record<string, unknown> | null, durability: AuditDurability = 'written', afterThisTurn = false, rendered?: RenderedMembers): Promise<AuditEntry | null> {
+  #append(body: Record<string, unknown> | null, durability: AuditDurability = 'written', afterThisTurn = false): Promise<AuditEntry | null> {
     this.#closed = false;
     return new Promise((resolve, reject) => {
-      const pending: Pending = { body, durability, resolve, reject, ...(rendered ? { rendered } : {}) };
+      const pending: Pending = { body, durability, resolve, reject };
       if (afterThisTurn) {
         this.#later.push(pending);
         this.#laterImmediate ??= setImmediate(() => this.#promoteLater());
@@ -835,14 +828,14 @@ export class AuditLog {
     const entries: (AuditEntry | null)[] = [];
     // A damaged line ends without a newline: the repair entry starts on a fresh line, in the same write.
     const chunks: string[] = sealing ? ['\n'] : [];
-    const add = (body: Record<string, unknown>, rendered?: RenderedMembers): AuditEntry => {
-      const { entry, line } = sealEntry({ v: 2, seq: tail.seq + 1, time: new Date(this.#now()).toISOString(), prevHash: tail.hash, ...body }, rendered);
+    const add = (body: Record<string, unknown>): AuditEntry => {
+      const { entry, line } = sealEntry({ v: 2, seq: tail.seq + 1, time: new Date(this.#now()).toISOString(), prevHash: tail.hash, ...body });
       tail = { seq: entry.seq, hash: entry.hash };
       chunks.push(line, '\n');
       return entry;
     };
     for (const body of prefix) add(body);
-    for (const pending of batch) entries.push(pending.body ? add(pending.body, pending.rendered) : null);
+    for (const pending of batch) entries.push(pending.body ? add(pending.body) : null);
     if (chunks.length === 0) return entries;
 
     let file = this.#active ?? this.#openActive(tail);

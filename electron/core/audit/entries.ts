@@ -246,20 +246,14 @@ export function inKeyOrder<T extends object>(record: T): T {
 }
 
 /**
- * Members of an entry whose canonical text the caller already has (the
- * same value's `canonicalText`, computed once for two uses).
- */
-export type RenderedMembers = Readonly<Record<string, string>>;
-
-/**
  * Builds an entry from its members (without `hash`): the hash of its
  * canonical JSON, and the line to write — the canonical JSON of the entry
  * with `hash` at its sorted place (equal to `canonicalJson(entry)`, built
  * without serialising twice).
  */
-export function sealEntry(withoutHash: Record<string, unknown>, rendered?: RenderedMembers): { entry: AuditEntry; line: string } {
+export function sealEntry(withoutHash: Record<string, unknown>): { entry: AuditEntry; line: string } {
   const keys = Object.keys(withoutHash).sort();
-  return sealNative(withoutHash, keys) ?? sealByMember(withoutHash, keys, rendered);
+  return sealNative(withoutHash, keys) ?? sealByMember(withoutHash, keys);
 }
 
 /**
@@ -295,7 +289,7 @@ function sealNative(withoutHash: Record<string, unknown>, keys: readonly string[
   return { entry: { ...withoutHash, hash } as AuditEntry, line };
 }
 
-function sealByMember(withoutHash: Record<string, unknown>, keys: readonly string[], rendered: RenderedMembers | undefined): { entry: AuditEntry; line: string } {
+function sealByMember(withoutHash: Record<string, unknown>, keys: readonly string[]): { entry: AuditEntry; line: string } {
   // Members before and after `hash` in sorted order, built once: the hashed text joins them,
   // the line puts `"hash":"…"` between them.
   let before = '';
@@ -303,7 +297,7 @@ function sealByMember(withoutHash: Record<string, unknown>, keys: readonly strin
   for (const key of keys) {
     const member = withoutHash[key];
     if (member === undefined) continue;
-    const part = `${JSON.stringify(key)}:${rendered !== undefined && Object.hasOwn(rendered, key) ? rendered[key] : canonicalText(member)}`;
+    const part = `${JSON.stringify(key)}:${canonicalText(member)}`;
     if (key < 'hash') before = before === '' ? part : `${before},${part}`;
     else after = after === '' ? part : `${after},${part}`;
   }
@@ -322,34 +316,8 @@ function sealByMember(withoutHash: Record<string, unknown>, keys: readonly strin
  */
 export function canonicalText(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  const frozen = Object.isFrozen(value);
-  if (frozen) {
-    const known = frozenFlatTexts.get(value);
-    if (known !== undefined) return known;
-  }
   // Already in canonical order (keys sorted at every level, plain data only): the native serialiser writes the same text.
-  const text = inCanonicalOrder(value, 0) ? JSON.stringify(value) : canonicalSlow(value);
-  if (frozen && isFlatData(value)) frozenFlatTexts.set(value, text);
-  return text;
-}
-
-/**
- * The text of frozen objects and arrays whose members are all primitive
- * data properties: such a value can never change, so its text is kept (a
- * rule from the store, a reused decision's reasons — written with every
- * call they allow).
- */
-const frozenFlatTexts = new WeakMap<object, string>();
-
-function isFlatData(value: object): boolean {
-  const descriptors = Object.getOwnPropertyDescriptors(value) as Record<string | symbol, PropertyDescriptor>;
-  for (const key of Reflect.ownKeys(descriptors)) {
-    const descriptor = descriptors[key]!;
-    if (!('value' in descriptor)) return false;
-    const member: unknown = descriptor.value;
-    if (member !== null && (typeof member === 'object' || typeof member === 'function')) return false;
-  }
-  return true;
+  return inCanonicalOrder(value, 0) ? JSON.stringify(value) : canonicalSlow(value);
 }
 
 /**
