@@ -427,43 +427,39 @@ export class ServerConnection {
     const maxTotalMs = clampDelay(options.maxTotalMs);
     const timeoutMs = Math.min(clampDelay(options.timeoutMs), maxTotalMs);
     const { onProgress } = options;
-    if (onProgress === undefined && timeoutMs < maxTotalMs) {
-      // Without progress nothing resets the SDK's timeout, so it is already a hard bound below the
-      // maximum: no timer or abort controller of our own (a call's hot path; the caller's signal
-      // cancels as it is).
-      try {
-        return await this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
-          timeout: timeoutMs,
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
-      } catch (error) {
-        throw this.classify(error, options.signal, server, tool);
-      }
-    }
-    // Our own abort for the hard maximum: the SDK's `maxTotalTimeout` is only checked when
-    // progress arrives and then rejects without sending a cancellation.
-    const controller = new AbortController();
-    const hardTimer = setTimeout(() => controller.abort(new HardMaximumReached('hard maximum reached')), maxTotalMs);
-    const onCallerAbort = () => controller.abort(new CallerAborted(String(options.signal?.reason ?? 'aborted')));
-    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    // Our own abort for the hard maximum, needed only when progress can reset the SDK's timeout (or the
+    // maximum is the nearer bound): the SDK's `maxTotalTimeout` is only checked when progress arrives
+    // and then rejects without sending a cancellation. Otherwise — a call's hot path — the SDK's
+    // timeout is already a hard bound below the maximum, and the caller's signal cancels as it is.
+    const own = onProgress !== undefined || timeoutMs >= maxTotalMs ? new AbortController() : undefined;
+    const hardTimer = own && setTimeout(() => own.abort(new HardMaximumReached('hard maximum reached')), maxTotalMs);
+    const onCallerAbort = () => own?.abort(new CallerAborted(String(options.signal?.reason ?? 'aborted')));
+    if (own) options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const signal = own?.signal ?? options.signal;
     try {
       return await this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
         timeout: timeoutMs,
-        resetTimeoutOnProgress: true,
-        signal: controller.signal,
-        onprogress: (progress) => {
-          try {
-            onProgress?.({ progress: progress.progress, total: progress.total, message: progress.message });
-          } catch {
-            // a caller's progress handler must not break the call
-          }
-        },
+        ...(signal ? { signal } : {}),
+        ...(onProgress
+          ? {
+              resetTimeoutOnProgress: true,
+              onprogress: (progress: { progress: number; total?: number; message?: string }) => {
+                try {
+                  onProgress({ progress: progress.progress, total: progress.total, message: progress.message });
+                } catch {
+                  // a caller's progress handler must not break the call
+                }
+              },
+            }
+          : {}),
       });
     } catch (error) {
-      throw this.classify(error, controller.signal, server, tool);
+      throw this.classify(error, signal, server, tool);
     } finally {
-      clearTimeout(hardTimer);
-      options.signal?.removeEventListener('abort', onCallerAbort);
+      if (own) {
+        clearTimeout(hardTimer);
+        options.signal?.removeEventListener('abort', onCallerAbort);
+      }
     }
   }
 
