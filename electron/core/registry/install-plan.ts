@@ -172,13 +172,7 @@ export function planInstall(entry: RegistryEntry & { baseUrl: string }, option?:
   }
   const packageArgs = builder.arguments(pkg.packageArguments ?? [], 'argument');
   const env = builder.environment(pkg.environmentVariables ?? []);
-  const origin: RegistryOrigin = {
-    baseUrl: entry.baseUrl,
-    name: server.name,
-    version: server.version,
-    status: entry.official.status,
-    ...(entry.official.publishedAt ? { publishedAt: entry.official.publishedAt } : {}),
-  };
+  const origin = originOf(entry);
   return {
     kind,
     identifier: pkg.identifier,
@@ -190,19 +184,32 @@ export function planInstall(entry: RegistryEntry & { baseUrl: string }, option?:
     userConfig: builder.fields,
     warnings: [...view.warnings, ...builder.warnings],
     origin,
-    disclosure: {
-      baseUrl: entry.baseUrl,
-      name: server.name,
-      ...(server.title ? { title: server.title } : {}),
-      description: server.description,
-      version: server.version,
-      status: entry.official.status,
-      ...(entry.official.publishedAt ? { publishedAt: entry.official.publishedAt } : {}),
-      ...(server.repository?.url ? { repository: server.repository.url } : {}),
-      option: chosen,
-      optionCount: options.length,
-      inputs: builder.inputs,
-    },
+    disclosure: disclosureOf(entry, chosen, options.length, builder.inputs),
+  };
+}
+
+/** Where an install from the registry came from, as the server's record keeps it. */
+function originOf(entry: RegistryEntry & { baseUrl: string }): RegistryOrigin {
+  return {
+    baseUrl: entry.baseUrl,
+    name: entry.server.name,
+    version: entry.server.version,
+    status: entry.official.status,
+    ...(entry.official.publishedAt ? { publishedAt: entry.official.publishedAt } : {}),
+  };
+}
+
+/** What the person is shown about a registry listing before installing its chosen option. */
+function disclosureOf(entry: RegistryEntry & { baseUrl: string }, option: RegistryDisclosure['option'], optionCount: number, inputs: RegistryDisclosure['inputs']): RegistryDisclosure {
+  const server = entry.server;
+  return {
+    ...originOf(entry),
+    ...(server.title ? { title: server.title } : {}),
+    description: server.description,
+    ...(server.repository?.url ? { repository: server.repository.url } : {}),
+    option,
+    optionCount,
+    inputs,
   };
 }
 
@@ -283,26 +290,8 @@ export function planListing(entry: RegistryEntry & { baseUrl: string }, option?:
     headers,
     secrets,
     warnings: [...view.warnings, ...warnings],
-    origin: {
-      baseUrl: entry.baseUrl,
-      name: server.name,
-      version: server.version,
-      status: entry.official.status,
-      ...(entry.official.publishedAt ? { publishedAt: entry.official.publishedAt } : {}),
-    },
-    disclosure: {
-      baseUrl: entry.baseUrl,
-      name: server.name,
-      ...(server.title ? { title: server.title } : {}),
-      description: server.description,
-      version: server.version,
-      status: entry.official.status,
-      ...(entry.official.publishedAt ? { publishedAt: entry.official.publishedAt } : {}),
-      ...(server.repository?.url ? { repository: server.repository.url } : {}),
-      option: chosen,
-      optionCount: options.length,
-      inputs,
-    },
+    origin: originOf(entry),
+    disclosure: disclosureOf(entry, chosen, options.length, inputs),
   };
 }
 

@@ -469,21 +469,7 @@ export class Supervisor {
       // What the sandbox tells the person about this launch (a planted file held aside) goes to the server's log.
       plan.onNote?.((text) => entry.log.push('airlock', text));
       if (session.cancelled) return;
-      connection = new ServerConnection(plan, {
-        ...this.options.connection,
-        log: entry.log,
-        now: () => this.clock.now(),
-        onToolsListChanged: () => this.scheduleRefresh(entry, session),
-        ...(this.options.serverRequests ? { requests: this.options.serverRequests(entry.name) } : {}),
-        ...(this.options.onNotice
-          ? {
-              onNotice: (notice: ServerNotice) => {
-                // A stale session's notices are dropped like its listings.
-                if (entry.session === session && !session.cancelled) this.options.onNotice?.(entry.name, notice);
-              },
-            }
-          : {}),
-      });
+      connection = new ServerConnection(plan, this.connectionOptions(entry, session));
       session.connection = connection;
       try {
         await connection.connect();
@@ -554,6 +540,25 @@ export class Supervisor {
     return error instanceof LaunchFailed || needsPerson ? { type: 'launch-failed' } : { type: 'crash', at: this.clock.now() };
   }
 
+  /** What a session's connection is told, local or remote: its log, its clock, and where its listings, requests and notices go. */
+  private connectionOptions(entry: Entry, session: Session) {
+    return {
+      ...this.options.connection,
+      log: entry.log,
+      now: () => this.clock.now(),
+      onToolsListChanged: () => this.scheduleRefresh(entry, session),
+      ...(this.options.serverRequests ? { requests: this.options.serverRequests(entry.name) } : {}),
+      ...(this.options.onNotice
+        ? {
+            onNotice: (notice: ServerNotice) => {
+              // A stale session's notices are dropped like its listings.
+              if (entry.session === session && !session.cancelled) this.options.onNotice?.(entry.name, notice);
+            },
+          }
+        : {}),
+    };
+  }
+
   /**
    * A remote server's session: no launch plan and no sandbox — the connector
    * opens the connection (and signs in with what it holds); then the same
@@ -565,23 +570,7 @@ export class Supervisor {
     let connection: ServerConnection | undefined;
     entry.sandboxed = false;
     try {
-      connection = await connector.open(
-        {
-          ...this.options.connection,
-          log: entry.log,
-          now: () => this.clock.now(),
-          onToolsListChanged: () => this.scheduleRefresh(entry, session),
-          ...(this.options.serverRequests ? { requests: this.options.serverRequests(entry.name) } : {}),
-          ...(this.options.onNotice
-            ? {
-                onNotice: (notice: ServerNotice) => {
-                  if (entry.session === session && !session.cancelled) this.options.onNotice?.(entry.name, notice);
-                },
-              }
-            : {}),
-        },
-        session.abort.signal,
-      );
+      connection = await connector.open(this.connectionOptions(entry, session), session.abort.signal);
       session.connection = connection;
       if (session.cancelled) return;
       entry.remote = connection.channel.describe();
