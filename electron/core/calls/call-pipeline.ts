@@ -129,6 +129,8 @@ export interface CallPipelineDeps {
 export class CallPipeline {
   /** The last decision per server and tool, with exactly what it was decided on (see `decideNow`). */
   private readonly decided = new Map<string, RememberedDecision>();
+  /** The rules the remembered decisions were made with: a new list means a new store snapshot, and they all go. */
+  private decidedWith: readonly Rule[] | undefined;
 
   constructor(private readonly deps: CallPipelineDeps) {}
 
@@ -309,6 +311,13 @@ export class CallPipeline {
    * what the next call is decided with.
    */
   private decideNow(call: ToolCall, record: ServerRecord, state: ReturnType<CallPipelineDeps['state']>, indexed: IndexedTool | undefined, codeChange: CodeChange | null): Decision {
+    // The store re-reads every fact (and makes a new rule list) whenever its file changes: no remembered
+    // decision can match after that, so they are let go — a removed server's among them — and the map
+    // holds at most the tools called since the last change, never old snapshots.
+    if (this.decidedWith !== state.rules) {
+      this.decided.clear();
+      this.decidedWith = state.rules;
+    }
     const sandboxAvailable = this.deps.sandboxAvailable() || record.profile.unsandboxed !== undefined;
     const reusable = codeChange === null && this.deps.sessionGrants.empty;
     const key = `${call.server}\u0000${call.tool}`;
@@ -342,6 +351,11 @@ export class CallPipeline {
     const frozen = deepFreeze(decision);
     this.decided.set(key, { record, rules: state.rules, mode: state.settings.policyMode, indexed, sandboxAvailable, decision: frozen });
     return frozen;
+  }
+
+  /** How many decisions are remembered for reuse (the memory bound's test reads it). */
+  rememberedDecisions(): number {
+    return this.decided.size;
   }
 
   /**

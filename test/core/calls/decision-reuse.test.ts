@@ -10,7 +10,7 @@
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PolicyMode, Rule, ToolDefinition } from '../../../shared/domain';
+import type { PolicyMode, Rule, ServerRecord, ToolDefinition } from '../../../shared/domain';
 import { ConfirmationRegistry, SessionGrants, systemClock } from '../../../electron/core/approvals';
 import { AuditLog } from '../../../electron/core/audit/audit-log';
 import { CallPipeline } from '../../../electron/core/calls/call-pipeline';
@@ -39,11 +39,13 @@ function setup() {
     indexed: { server: 'echo', name: 'echo', definition, fingerprint } as IndexedTool | undefined,
     codeChange: null as CodeChange | null,
     sandbox: true,
+    /** More servers, the same echo behind each. */
+    others: {} as Record<string, ServerRecord>,
   };
   const sessionGrants = new SessionGrants(systemClock);
   const confirmations = new ConfirmationRegistry({ sessionGrants, defaultTimeoutMs: 10_000 });
   const calls = new CallPipeline({
-    state: () => ({ servers: { echo: facts.record }, rules: facts.rules, settings: { policyMode: facts.mode } }),
+    state: () => ({ servers: { echo: facts.record, ...facts.others }, rules: facts.rules, settings: { policyMode: facts.mode } }),
     lookupTool: () => facts.indexed,
     ensureReady: async () => {},
     toolsSettled: async () => true,
@@ -58,8 +60,8 @@ function setup() {
     canAsk: () => false,
     now: () => Date.now(),
   });
-  const call = () => calls.call({ server: 'echo', tool: 'echo', arguments: { message: 'reuse' }, caller: { kind: 'client', name: 'Agent' } });
-  return { facts, base, allow, fingerprint, sessionGrants, call };
+  const call = (server = 'echo') => calls.call({ server, tool: 'echo', arguments: { message: 'reuse' }, caller: { kind: 'client', name: 'Agent' } });
+  return { facts, base, allow, fingerprint, sessionGrants, call, calls };
 }
 
 describe('a decision is reused only on the very same facts', () => {
@@ -138,5 +140,20 @@ describe('a decision is reused only on the very same facts', () => {
     const next = await call();
     expect(next.decision.verdict).toBe('ask');
     expect(next.decision.reasons).not.toContain('edited');
+  });
+
+  it('remembers only what was decided since the store last changed: a removed server’s decisions go with its snapshot', async () => {
+    const { facts, base, allow, calls, call } = setup();
+    facts.others = { second: { ...base, name: 'second' } };
+    facts.rules = [allow, { ...allow, server: 'second' }];
+    expect([(await call()).outcome, (await call('second')).outcome]).toEqual(['ok', 'ok']);
+    expect(calls.rememberedDecisions()).toBe(2);
+    // The store re-reads every fact when its file changes, and hands out a new rule list.
+    facts.others = {};
+    facts.rules = [allow];
+    expect((await call()).outcome).toBe('ok');
+    expect(calls.rememberedDecisions()).toBe(1);
+    await expect(call('second')).rejects.toThrow('There is no server named second');
+    expect(calls.rememberedDecisions()).toBe(1);
   });
 });
