@@ -18,7 +18,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { agent, FILESYSTEM_SERVER, nextConfirmation, openRendererHost, REPO, waitForText, type RendererHost } from './renderer-support';
 
 const VIEWPORT = { width: 1200, height: 800 };
@@ -39,6 +39,7 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
     work = t.folder('work');
     await t.add('files', [process.execPath, FILESYSTEM_SERVER, work], { profile: { filesystem: { read: [work], write: [work], persistentData: false } } });
   });
+  afterEach(() => t?.settled());
   afterAll(() => t?.close());
 
   const mkdir = (name: string, signal?: AbortSignal) =>

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { agent, FILESYSTEM_SERVER, nextConfirmation, openRendererHost, waitForText, type RendererHost } from './renderer-support';
 
 describe('the confirmation dialog, driven by agent calls through the real core', () => {
@@ -20,6 +20,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
       profile: { filesystem: { read: [work], write: [work], persistentData: false } },
     });
   });
+  afterEach(() => t?.settled());
   afterAll(() => t?.close());
 
   /** Waits out the moment a newly shown request keeps its answer buttons asleep (SWAP_HOLD_MS), so what follows tests the rest. */

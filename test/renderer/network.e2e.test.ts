@@ -7,7 +7,7 @@
  * answers nothing (the same swap pause as every dialog, dialog-guard).
  */
 import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from '../core/host/host-support';
 import { openRendererHost, waitForText, type RendererHost } from './renderer-support';
 
@@ -43,6 +43,7 @@ describe('network questions', () => {
     await t.add('net', [process.execPath, ESCAPE], { profile: { filesystem: { read: [], write: [scratch], persistentData: false } }, probe: false });
     await t.add('contained', [process.execPath, ESCAPE], { probe: false });
   });
+  afterEach(() => t?.settled());
   afterAll(async () => {
     await t?.close();
     canary?.close();

@@ -9,12 +9,34 @@ import type { Locator, Page } from 'playwright-core';
 import type { ConfirmationView } from '../../shared/views';
 import { addLocalServer, type AddServerOptions } from '../support/add-server';
 import { AirlockHost, type HostOptions } from '../../electron/core/host';
+import type { IpcHandlers } from '../../shared/ipc';
 import { HARNESS_URL, lateEmitter, openHarness, SCREENSHOT_DIR, type Harness } from '../support/browser-harness';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const FILESYSTEM_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 export const HOSTILE_SERVER = join(REPO, 'test/fixtures/renderer/hostile-content.mjs');
 export const agent = { kind: 'client', name: 'Test Agent' } as const;
+
+/**
+ * AIRLOCK_SLOW_WINDOW_MS=N: every answer and event reaches the page N ms late,
+ * in order — a loaded machine on demand, to flush out a test that races the
+ * window (a CI failure was one: an Escape sent to a dialog already answered).
+ */
+const SLOW_WINDOW_MS = Number(process.env.AIRLOCK_SLOW_WINDOW_MS ?? 0);
+const late = (): Promise<void> => (SLOW_WINDOW_MS > 0 ? new Promise((resolve) => setTimeout(resolve, SLOW_WINDOW_MS)) : Promise.resolve());
+
+function slowed(handlers: IpcHandlers): IpcHandlers {
+  if (SLOW_WINDOW_MS <= 0) return handlers;
+  const entries = Object.entries(handlers).map(([channel, handle]) => [
+    channel,
+    async (...args: unknown[]) => {
+      const answer = await (handle as (...a: unknown[]) => unknown)(...args);
+      await late();
+      return answer;
+    },
+  ]);
+  return Object.fromEntries(entries) as unknown as IpcHandlers;
+}
 
 export interface RendererHost {
   host: AirlockHost;
@@ -32,6 +54,14 @@ export interface RendererHost {
   viewShot(name: string): Promise<string>;
   /** Navigates inside the app (a hash route) and waits for the screen's heading. */
   open(route: string): Promise<void>;
+  /**
+   * Waits until nothing is asked any more: no question held by the core (a tool
+   * call, a server's request, a network request) and no dialog or network
+   * prompt left on screen. Run after each test that answers dialogs, so
+   * the next one never finds the last one's dialog still closing (the core
+   * forgets a question before the window hears it was answered).
+   */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -53,8 +83,8 @@ export async function openRendererHost(
     ...options.host,
     ...(options.signInPage ? { signInPage: options.signInPage } : {}),
   });
-  const harness = await openHarness(host.ipcHandlers());
-  emitter.bind((event, payload) => void harness.emit(event, payload).catch(() => undefined));
+  const harness = await openHarness(slowed(host.ipcHandlers()));
+  emitter.bind((event, payload) => void late().then(() => harness.emit(event, payload)).catch(() => undefined));
   const consoleErrors: string[] = [];
   harness.page.on('console', (message) => {
     // The harness serves over http://, where the browser ignores (and notes) the COOP header; the app's scheme is trustworthy.
@@ -88,6 +118,12 @@ export async function openRendererHost(
         window.location.hash = hash;
       }, route);
       await page.locator('main h1').first().waitFor();
+    },
+    async settled() {
+      const quiet = () => host.pendingConfirmations().length === 0 && host.serverRequests.pending().length === 0 && host.network.list().length === 0;
+      for (let i = 0; i < 400 && !quiet(); i += 1) await new Promise((r) => setTimeout(r, 25));
+      if (!quiet()) throw new Error('a question is still waiting for an answer after the test');
+      await page.locator('dialog[open], [data-testid="network-prompt"]').first().waitFor({ state: 'detached', timeout: 30_000 });
     },
     async close() {
       await harness.close().catch(() => undefined);
