@@ -250,7 +250,7 @@ describe('importing a Claude Desktop config: proposed grants, one line per serve
     expect(apiSeen()).toEqual(['GET /user Bearer s3cret-token', 'GET /user Bearer s3cret-token']);
     // The token moved to the secret store: not in the settings file.
     expect(readFileSync(join(dataDir, 'airlock.json'), 'utf8')).not.toContain('s3cret-token');
-  });
+  }, 180_000);
 });
 
 // These two need the sandbox work on issue 11 items 1–2 (the inspection runs with the grants

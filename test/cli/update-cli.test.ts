@@ -55,5 +55,5 @@ describe('airlock update', () => {
 
     const call = airlock(['call', 'fs', 'read_text_file', '--args', JSON.stringify({ path: join(work, 'a.txt') })]);
     expect(call.out).toContain('updated or not');
-  });
+  }, 300_000);
 });
