@@ -6,6 +6,7 @@
  *   the window, the sandboxed server, the outcome written) against a direct
  *   SDK client talking to the same server in the same sandbox (the same
  *   launch plan); the same against the server run without a sandbox; the same
+ *   with calls one right after another (blocks, not interleaved); the same
  *   with strict durability;
  * - the core's own memory with 20 sandboxed servers running, against the core alone.
  * Prints one JSON object per figure. BENCH_CALLS (per round) and BENCH_ROUNDS
@@ -117,6 +118,28 @@ async function measureCalls(host: AirlockHost, sandboxed: Client, unsandboxed: C
   return { through: of('through'), sandboxedDirect: of('sandboxedDirect'), direct: of('direct'), throughCpuUs: of('throughCpuUs'), sandboxedDirectCpuUs: of('sandboxedDirectCpuUs') };
 }
 
+/**
+ * Median ms per call when calls follow one another without a pause: a block
+ * of `CALLS` through the choke point, then a block of direct calls to the
+ * same sandboxed server, `ROUNDS` times.
+ */
+async function measureInRow(host: AirlockHost, sandboxed: Client): Promise<{ through: number; direct: number }> {
+  const args = { message: 'hi' };
+  const through: number[] = [];
+  const direct: number[] = [];
+  const block = async (call: () => Promise<unknown>): Promise<number> => {
+    for (let i = 0; i < 20; i += 1) await call();
+    const start = performance.now();
+    for (let i = 0; i < CALLS; i += 1) await call();
+    return (performance.now() - start) / CALLS;
+  };
+  for (let r = 0; r < ROUNDS; r += 1) {
+    through.push(await block(() => host.callTool({ server: 'echo', tool: 'echo', arguments: args, caller: { kind: 'client', name: 'bench' } })));
+    direct.push(await block(() => sandboxed.callTool({ name: 'echo', arguments: args })));
+  }
+  return { through: median(through), direct: median(direct) };
+}
+
 async function chokePoint(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'airlock-bench-'));
   const host = newHost(dataDir);
@@ -138,6 +161,14 @@ async function chokePoint(): Promise<void> {
       cpuUsPerCall: round(group.throughCpuUs),
       directCpuUsPerCall: round(group.sandboxedDirectCpuUs),
       note: `auto-allowed by a rule; the decision written before the call, flushed within ${host.settings().flushWindowMs} ms (group commit); baseline: a direct SDK client on the same server in the same sandbox`,
+    });
+    const inRow = await measureInRow(host, sandboxed.client);
+    figure('call-through-choke-point-ms-in-a-row', inRow.through, inRow.direct, {
+      unit: 'ms',
+      calls: CALLS,
+      rounds: ROUNDS,
+      goal: 'reported',
+      note: 'calls one right after another (a script in a loop): blocks of calls through the choke point and of direct calls, alternating; the server and this process stay warm, so what Airlock adds weighs more than in the interleaved figure',
     });
     host.setStrictDurability(true);
     const strict = await measureCalls(host, sandboxed.client, unsandboxed);
