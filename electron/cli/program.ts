@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { version } from '../../package.json';
 import { defaultDataDir } from '../core/data-dir';
-import { AirlockError } from '../core/errors';
+import { AirlockError, messageOf } from '../core/errors';
 import { AirlockHost } from '../core/host';
 import { SharedHost } from '../core/ipc/shared-host';
 import { registerCallCommands } from './commands/calls';
@@ -146,7 +146,7 @@ function exitCodeFor(error: unknown, io: CliIo, json: boolean): number {
   const message =
     error instanceof CliExit || error instanceof AirlockError
       ? error.message
-      : `Airlock failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
+      : `Airlock failed unexpectedly: ${messageOf(error)}`;
   if (json) io.out(JSON.stringify({ ok: false, error: message }));
   else io.err(`airlock: ${message}`);
   return code;

@@ -13,6 +13,7 @@
  */
 import type { ConfirmationView } from '../../shared/views';
 import { judgeTerminalAnswer, layoutTerminalNotice, layoutTerminalPrompt, newAnswerCode, promptText, terminalCallFromView } from './confirmation-prompt';
+import { messageOf } from '../core/errors';
 
 /** A terminal a person reads and types on. */
 export interface AskingTerminal {
@@ -94,7 +95,7 @@ export function terminalConfirmations(
           if (!result.accepted) log(`Airlock did not take that answer: ${result.reason ?? 'the confirmation had closed'}`);
           else log(verdict === 'allow' ? 'Allowed once.' : `Denied${typed.length > 0 ? ' (that was not the code)' : ''}.`);
         })
-        .catch((error: unknown) => log(`Airlock could not ask on this terminal: ${error instanceof Error ? error.message : String(error)}`));
+        .catch((error: unknown) => log(`Airlock could not ask on this terminal: ${messageOf(error)}`));
     }
   };
 }

@@ -21,6 +21,7 @@ import { inert } from '../format';
 import { CliExit, EXIT } from '../output';
 import { terminalConfirmations } from '../terminal-confirmations';
 import type { CliContext } from './servers';
+import { messageOf } from '../../core/errors';
 
 interface ChatOptions {
   message?: string;
@@ -262,7 +263,7 @@ export function registerChatCommands(program: Command, context: CliContext & { d
             break; // Ctrl+D or Ctrl+C at the prompt
           }
           if (!text) continue;
-          await turn(text).catch((error: unknown) => note(`error: ${error instanceof Error ? error.message : String(error)}`));
+          await turn(text).catch((error: unknown) => note(`error: ${messageOf(error)}`));
         }
       } finally {
         terminal?.close();

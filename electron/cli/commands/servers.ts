@@ -9,6 +9,7 @@ import type { SharedHost } from '../../core/ipc/shared-host';
 import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, inert } from '../format';
 import { CliExit, EXIT, withProgress, type CliIo } from '../output';
 import { palette } from '../terminal';
+import { messageOf } from '../../core/errors';
 
 /** What every command gets: the host (opened on first use), the terminal, and the output mode. */
 export interface CliContext {
@@ -367,7 +368,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
             // One entry that cannot be imported does not stop the others; it is named with its reason.
             if (error instanceof CliExit && (error.exitCode === EXIT.needsConfirmation || error.exitCode === EXIT.cancelled || error.exitCode === EXIT.interrupted)) throw error;
             failed.push(entry.name);
-            if (!context.json()) io.out(`${c.danger('✗')} ${inert(entry.name).padEnd(16)} not imported: ${inert(error instanceof Error ? error.message : String(error))}`);
+            if (!context.json()) io.out(`${c.danger('✗')} ${inert(entry.name).padEnd(16)} not imported: ${inert(messageOf(error))}`);
           }
         }
       }

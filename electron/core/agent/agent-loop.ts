@@ -22,6 +22,7 @@ import { buildToolset, type AgentTool } from './model-tools';
 import { withCost } from './pricing';
 import { classifyProviderError, describeWait, type ProviderProblem } from './provider-errors';
 import { marksContent, resultWarnings } from './result-safety';
+import { messageOf } from '../errors';
 
 /** How a turn ended. */
 export type TurnOutcome = 'done' | 'stopped' | 'error' | 'step-limit';
@@ -251,7 +252,7 @@ async function callThroughPipeline(deps: TurnDeps, request: CallRequest): Promis
     return await deps.callTool(request);
   } catch (error) {
     // The pipeline refuses before deciding (e.g. the server was removed meanwhile): nothing was sent.
-    return { thrown: error instanceof Error ? error.message : String(error) };
+    return { thrown: messageOf(error) };
   }
 }
 

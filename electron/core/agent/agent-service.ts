@@ -31,7 +31,7 @@ import {
   appendText,
 } from '../../../shared/chat';
 import type { CallRequest, CallResult } from '../calls/call-pipeline';
-import { AirlockError } from '../errors';
+import { AirlockError, messageOf } from '../errors';
 import type { SecretStore } from '../secrets/secret-store';
 import { runTurn, type TurnOutcome } from './agent-loop';
 import { ConversationStore, summarise, UNTITLED, type StoredConversation } from './conversation-store';
@@ -144,7 +144,7 @@ export class AgentService {
       const listing = error instanceof ListModelsError;
       // A compatible server without a listing is still reachable: the person types the model's name.
       const reachable = listing && error.status === 404;
-      outcome = { ok: reachable, message: error instanceof Error ? error.message : String(error), models: [] };
+      outcome = { ok: reachable, message: messageOf(error), models: [] };
     }
     this.models.update(id, { ...(outcome.models.length ? { models: outcome.models } : {}), lastTest: { ok: outcome.ok, message: outcome.message, at: new Date(this.now()).toISOString() } });
     this.deps.emit.models();
@@ -404,7 +404,7 @@ export class AgentService {
       model: client.ref,
       parts: [],
       status: 'error',
-      error: { kind: 'other', message: `The turn failed inside Airlock: ${error instanceof Error ? error.message : String(error)}` },
+      error: { kind: 'other', message: `The turn failed inside Airlock: ${messageOf(error)}` },
     };
     try {
       this.conversations.appendMessage(id, message);

@@ -6,6 +6,7 @@
  */
 import { APICallError } from 'ai';
 import type { ChatProblem } from '../../../shared/chat';
+import { messageOf } from '../errors';
 
 /** A classified provider failure. */
 export interface ProviderProblem extends ChatProblem {
@@ -82,7 +83,7 @@ export function classifyProviderError(error: unknown, context: ProblemContext): 
     }
     return { kind: 'network', message: `Airlock could not reach ${provider} (${causeOf(error)}).`, retryable: !streamed };
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (streamed) {
     return { kind: 'broken-stream', message: `The answer from ${provider} stopped halfway (${cap(message)}). What arrived is kept and marked incomplete.`, retryable: false };
   }

@@ -23,7 +23,7 @@ import { createHmac, randomBytes, createHash, timingSafeEqual } from 'node:crypt
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
-import { AirlockError } from '../errors';
+import { AirlockError, messageOf } from '../errors';
 import type { SecretCipher } from '../secrets/secret-store';
 
 /** What the audit log needs from its key: an id to write beside a MAC, and the MAC. */
@@ -128,6 +128,6 @@ function refuseInside(path: string, dataDir: string | undefined): void {
 function keyError(path: string, error: unknown): AirlockError {
   return new AirlockError(
     'unavailable',
-    `Airlock cannot use its audit key ${path}: ${error instanceof Error ? error.message : String(error)}. The audit log still records every call, but cannot confirm that nothing was cut from its end until the key is readable again (or removed, to make a new one).`,
+    `Airlock cannot use its audit key ${path}: ${messageOf(error)}. The audit log still records every call, but cannot confirm that nothing was cut from its end until the key is readable again (or removed, to make a new one).`,
   );
 }

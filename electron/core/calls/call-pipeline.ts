@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ownEntry, type Caller, type PolicyMode, type Rule, type ServerRecord } from '../../../shared/domain';
 import type { ConfirmationOutcome, ConfirmationRegistry, SessionGrants } from '../approvals';
 import { AuditWriteError, type AuditAnswer, type AuditDurability, type AuditLog, type CallOutcome } from '../audit';
-import { AirlockError } from '../errors';
+import { AirlockError, messageOf } from '../errors';
 import type { GatewayCallRequest } from '../gateway/gateway-core';
 import { decide, type CodeChange, type Decision, type ToolCall } from '../policy/decide';
 import { reviewState } from '../policy/review';
@@ -186,7 +186,7 @@ export class CallPipeline {
       );
     } catch (error) {
       // Fail closed: without its decision on record, the call is not sent.
-      const why = error instanceof AuditWriteError ? error.message : `Could not write the audit log: ${error instanceof Error ? error.message : String(error)}`;
+      const why = error instanceof AuditWriteError ? error.message : `Could not write the audit log: ${messageOf(error)}`;
       throw new AirlockError('unavailable', `Airlock did not send this call, because it could not record the decision first. ${why}`);
     }
     this.deps.onDidAppend?.(entry.seq);
@@ -218,7 +218,7 @@ export class CallPipeline {
       const message =
         error instanceof ToolCallError
           ? `Outcome unknown — the server may have acted. ${error.message} ${retry}`
-          : `Outcome unknown — the server may have acted. ${error instanceof Error ? error.message : String(error)}${attempts.retried ? ` ${retry}` : ''}`;
+          : `Outcome unknown — the server may have acted. ${messageOf(error)}${attempts.retried ? ` ${retry}` : ''}`;
       return this.finish({ callId, outcome: 'unknown', message, decision, started, request, detail: error instanceof ToolCallError ? error.kind : 'error', ...outcomeFacts });
     }
   }
@@ -435,7 +435,7 @@ export class CallPipeline {
       durationMs,
       ...(input.detail || input.message ? { detail: input.detail ?? input.message } : {}),
     };
-    const couldNotRecord = (error: unknown) => `Airlock could not record how this call ended: ${error instanceof Error ? error.message : String(error)}`;
+    const couldNotRecord = (error: unknown) => `Airlock could not record how this call ended: ${messageOf(error)}`;
     if (input.strict) {
       // Strict durability: the outcome is on disk before the caller hears it.
       try {

@@ -8,7 +8,7 @@ import type { LoggingLevel, ServerCapabilities } from '@modelcontextprotocol/sdk
 import type { ApprovedDefinition, ServerRecord, ServerState } from '../../../shared/domain';
 import type { EmitEvent, IpcHandlers } from '../../../shared/ipc';
 import type { CatalogView } from '../../../shared/views';
-import { AirlockError } from '../errors';
+import { AirlockError, messageOf } from '../errors';
 import type { GatewayCatalog } from '../gateway/gateway-core';
 import type { ServerConnection } from '../servers/server-connection';
 import { AIRLOCK_SUBSCRIBER, Catalog } from './catalog';
@@ -173,7 +173,7 @@ export class CatalogRoom {
     try {
       await this.deps.start(server);
     } catch (error) {
-      throw new AirlockError('unavailable', `${server} did not start: ${error instanceof Error ? error.message : String(error)}`);
+      throw new AirlockError('unavailable', `${server} did not start: ${messageOf(error)}`);
     }
   }
 

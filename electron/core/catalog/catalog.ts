@@ -12,7 +12,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovedDefinition, ServerRecord } from '../../../shared/domain';
 import { LogLevelSchema } from '../../../shared/domain';
-import { AirlockError } from '../errors';
+import { AirlockError, messageOf } from '../errors';
 import type { RequestBounds, ServerConnection, ServerNotice } from '../servers/server-connection';
 import { CatalogIndex, pin, type Pinned, type ServerCatalog } from './catalog-index';
 import { checkResourceSize } from './content-checks';
@@ -393,6 +393,3 @@ export function approvedOf(record: ServerRecord | undefined, kind: 'prompt' | 'r
   return map && Object.hasOwn(map, key) ? map[key] : undefined;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

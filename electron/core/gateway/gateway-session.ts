@@ -32,7 +32,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import { AirlockError } from '../errors';
+import { AirlockError, messageOf } from '../errors';
 import type { CatalogChange } from '../catalog/catalog';
 import type { GatewayCatalog, GatewayCore } from './gateway-core';
 import { gatewayPromptName, gatewayResourceUri, parseGatewayPromptName, parseGatewayResourceUri } from './catalog-names';
@@ -231,7 +231,7 @@ export function relayCatalog(server: Server, options: CatalogRelayOptions): () =
       // The servers are asked for the most verbose level any session wants; this session then
       // gets only what passes its own.
       for (const name of await options.servers()) {
-        await catalog.setLogLevel(name, request.params.level, session.subscriber).catch((error: unknown) => log(`gateway: setting ${name}'s log level failed: ${describe(error)}`));
+        await catalog.setLogLevel(name, request.params.level, session.subscriber).catch((error: unknown) => log(`gateway: setting ${name}'s log level failed: ${messageOf(error)}`));
       }
       return {};
     });
@@ -252,7 +252,7 @@ export function relayCatalog(server: Server, options: CatalogRelayOptions): () =
             pendingLists = new Set();
             for (const kind of kinds) {
               const sent = kind === 'resources' ? server.sendResourceListChanged() : server.sendPromptListChanged();
-              sent.catch((error: unknown) => log(`gateway: could not send ${kind}/list_changed: ${describe(error)}`));
+              sent.catch((error: unknown) => log(`gateway: could not send ${kind}/list_changed: ${messageOf(error)}`));
             }
           });
         }
@@ -262,7 +262,7 @@ export function relayCatalog(server: Server, options: CatalogRelayOptions): () =
       case 'resource-updated': {
         if (!session.isSubscribed(change.server, change.uri)) return;
         const uri = naming.uri(change.server, change.uri);
-        if (uri) await server.sendResourceUpdated({ uri }).catch((error: unknown) => log(`gateway: could not relay a resource update: ${describe(error)}`));
+        if (uri) await server.sendResourceUpdated({ uri }).catch((error: unknown) => log(`gateway: could not relay a resource update: ${messageOf(error)}`));
         return;
       }
       case 'log': {
@@ -271,7 +271,7 @@ export function relayCatalog(server: Server, options: CatalogRelayOptions): () =
         // A line logged during a call goes on that call's stream (streamable HTTP), like the server sent it.
         const call = session.latestCall(change.server);
         const sent = call ? call.sendNotification({ method: 'notifications/message', params }) : server.notification({ method: 'notifications/message', params });
-        await sent.catch((error: unknown) => log(`gateway: could not relay a log line: ${describe(error)}`));
+        await sent.catch((error: unknown) => log(`gateway: could not relay a log line: ${messageOf(error)}`));
         return;
       }
       case 'elicitation-complete': {
@@ -281,7 +281,7 @@ export function relayCatalog(server: Server, options: CatalogRelayOptions): () =
       }
     }
   };
-  const subscription = catalog.onDidChange((change) => void onChange(change).catch((error: unknown) => log(`gateway: relaying a change failed: ${describe(error)}`)));
+  const subscription = catalog.onDidChange((change) => void onChange(change).catch((error: unknown) => log(`gateway: relaying a change failed: ${messageOf(error)}`)));
   return () => {
     subscription.dispose();
     void catalog.release(session.subscriber).catch(() => undefined);
@@ -353,6 +353,3 @@ export function mapContentUri<T>(content: T, server: string, naming: GatewayNami
   return content;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -15,6 +15,7 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ClientRequestSchema, ErrorCode, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { messageOf } from '../errors';
 
 type RequestSchema = (typeof ClientRequestSchema.options)[number];
 
@@ -52,6 +53,6 @@ export function refuseMalformedRequests(transport: Transport, log: (message: str
     if (problem === undefined || !isJSONRPCRequest(message)) return deliver(message, extra);
     transport
       .send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } }, { relatedRequestId: message.id })
-      .catch((error: unknown) => log(`gateway: could not answer a malformed ${message.method}: ${error instanceof Error ? error.message : String(error)}`));
+      .catch((error: unknown) => log(`gateway: could not answer a malformed ${message.method}: ${messageOf(error)}`));
   };
 }

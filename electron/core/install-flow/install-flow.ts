@@ -7,7 +7,7 @@ import { APP_LABELS, defaultSandboxProfile, installDirOf, ownEntry, ServerNameSc
 import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
 import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../../../shared/views';
 import type { z } from 'zod';
-import { AirlockError } from '../errors';
+import { AirlockError, messageOf } from '../errors';
 import { envNameProblem, nameProblem, profileProblems } from '../install/checks';
 import { proposeGrants } from '../install/proposals';
 import { runtimeFor } from '../runtimes';
@@ -687,9 +687,6 @@ function sourceError(error: unknown, command?: string, lookup?: RuntimeLookup): 
   return new AirlockError('invalid-request', advice ? `${message}. ${advice}` : message);
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The prompts and resource templates seen at inspection, as approved definitions. */
 function approvedCatalog(probed: NonNullable<Draft['probedCatalog']>, now: string): Pick<ServerRecord, 'approvedPrompts' | 'approvedResourceTemplates'> {

@@ -34,7 +34,7 @@ import { join } from 'node:path';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ChannelName, EventName, IpcHandlers, IpcResult, PayloadOf, RequestOf, ResponseOf } from '../../../shared/ipc';
 import type { ConfirmationView } from '../../../shared/views';
-import { AirlockError } from '../errors';
+import { AirlockError, messageOf } from '../errors';
 import type { CatalogChange } from '../catalog/catalog';
 import type { GatewayCallRequest, GatewayCatalog, GatewayCore, GatewayTool } from '../gateway/gateway-core';
 import type { DownstreamPeer } from '../server-requests/downstream-peers';
@@ -389,7 +389,7 @@ export class OwnerSocket {
           id: request.id,
           error: {
             code: error instanceof AirlockError ? error.code : 'internal',
-            message: error instanceof Error ? error.message : String(error),
+            message: messageOf(error),
             ...(typeof mcp.mcpCode === 'number' && typeof mcp.serverMessage === 'string' ? { mcpCode: mcp.mcpCode, serverMessage: mcp.serverMessage } : {}),
           },
         });
@@ -611,7 +611,7 @@ export class OwnerClient {
       await this.request('peer.reply', { ask: message.ask, result });
     } catch (error) {
       const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
-      await this.request('peer.reply', { ask: message.ask, error: { code, message: error instanceof Error ? error.message : String(error) } }).catch(() => undefined);
+      await this.request('peer.reply', { ask: message.ask, error: { code, message: messageOf(error) } }).catch(() => undefined);
     }
   }
 }

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { RegistryStatusSchema, type RegistryStatus } from '../../../shared/domain';
+import { messageOf } from '../errors';
 
 /** A bounded string: a listing that sends a megabyte of description is refused, not shown. */
 const Str = (max = 4096) => z.string().max(max);
@@ -169,7 +170,7 @@ export function readPage(raw: unknown): RegistryPage {
     try {
       entries.push(readEntry(item));
     } catch (error) {
-      problems.push(error instanceof Error ? error.message : String(error));
+      problems.push(messageOf(error));
     }
   }
   const metadata = (raw as { metadata?: { nextCursor?: unknown } }).metadata;

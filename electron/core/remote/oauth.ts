@@ -24,6 +24,7 @@ import { ChannelError } from '../servers/connection-channel';
 import { AddressRefused, checkSuppliedUrl, type AddressZone } from './address';
 import type { OAuthBundle, OAuthVault } from './oauth-vault';
 import { openRedirectListener, type RedirectListener } from './redirect-listener';
+import { messageOf } from '../errors';
 
 /** Where a person signs in: the system browser, a URL printed on a terminal, a test's user agent. */
 export interface SignInBroker {
@@ -241,7 +242,7 @@ export class RemoteOAuth {
         revoked = 'yes';
       } catch (error) {
         revoked = 'failed';
-        detail = error instanceof Error ? error.message : String(error);
+        detail = messageOf(error);
       }
     }
     // SECURITY: rule 10 — the local tokens go whatever the server said.
@@ -320,7 +321,7 @@ export class RemoteOAuth {
     if (error instanceof ChannelError) return error;
     if (error instanceof AddressRefused) return new ChannelError(error.message, 'address-refused', false, { cause: error });
     const name = (error as { name?: string } | null)?.name ?? '';
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     if (name === 'ZodError' || /invalid_type|Invalid input|expected/i.test(message)) {
       return new ChannelError(`The sign-in server answered with something that is not what OAuth expects (${summariseZod(message)}); nothing was saved.`, 'protocol', false, { cause: error });
     }

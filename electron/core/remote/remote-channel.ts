@@ -17,6 +17,7 @@ import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/tran
 import { ChannelError, type ConnectionChannel } from '../servers/connection-channel';
 import { ServerConnection, type ConnectionOptions } from '../servers/server-connection';
 import type { ProcessExit } from '../servers/stdio-transport';
+import { messageOf } from '../errors';
 
 /** The transports a remote server can speak. */
 export type RemoteWire = 'streamable-http' | 'sse';
@@ -173,7 +174,7 @@ function fallsBack(error: unknown): boolean {
 
 function describeHttpError(error: unknown): string {
   const status = statusOf(error);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (/Unexpected content type: (text\/html|[^\s]+)/i.test(message)) return `it answered with ${/Unexpected content type: ([^\s;]+)/i.exec(message)?.[1] ?? 'something else'}`;
   return status ? `HTTP ${status}` : message.replace(/^Streamable HTTP error: /, '').slice(0, 200);
 }
@@ -181,7 +182,7 @@ function describeHttpError(error: unknown): string {
 /** A failure to open, in plain words: a ChannelError. */
 function plain(error: unknown, url: URL): unknown {
   if (error instanceof ChannelError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (/Unexpected content type: text\/html/i.test(message) || /text\/html/i.test(message)) {
     return new ChannelError(`${url.href} answered with a web page (text/html), not MCP: is this the MCP endpoint’s address (often ending in /mcp or /sse)?`, 'protocol', false, { cause: error });
   }

@@ -11,6 +11,7 @@ import { LogRing } from '../servers/log-ring';
 import { readOffer, REFUSE_DURING_PROBE, ProbeError, type ProbeResult } from '../servers/probe';
 import type { RemoteLink } from './remote-connector';
 import { RemoteChannel, type RemoteWire } from './remote-channel';
+import { messageOf } from '../errors';
 
 /** Inspects a remote server through its connector. `timeoutMs` bounds the whole (a sign-in included). */
 export async function probeRemote(link: RemoteLink, options: { timeoutMs?: number; initializeTimeoutMs?: number } = {}): Promise<ProbeResult & { wire: RemoteWire }> {
@@ -26,7 +27,7 @@ export async function probeRemote(link: RemoteLink, options: { timeoutMs?: numbe
     result.log = log.snapshot();
     return result;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new ProbeError(abort.signal.aborted ? `inspecting the server did not finish within ${Math.round(timeoutMs / 1000)} s` : message, log.snapshot(), abort.signal.aborted);
   } finally {
     clearTimeout(timer);

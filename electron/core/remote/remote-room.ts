@@ -10,7 +10,7 @@
  */
 import type { IpcHandlers } from '../../../shared/ipc';
 import type { ServerRecord } from '../../../shared/domain';
-import { AirlockError } from '../errors';
+import { AirlockError, messageOf } from '../errors';
 import type { SecretStore } from '../secrets/secret-store';
 import type { OAuthStatus, SignInBroker } from './oauth';
 import { SecretVault } from './oauth-vault';
@@ -71,7 +71,7 @@ export class RemoteRoom {
     try {
       await link.oauth.signIn(broker);
     } catch (error) {
-      throw new AirlockError('unavailable', error instanceof Error ? error.message : String(error));
+      throw new AirlockError('unavailable', messageOf(error));
     }
     if (record.enabled) await this.deps.restartServer(name).catch(() => undefined);
     this.deps.emitServers();

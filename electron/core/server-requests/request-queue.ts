@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../approvals/clock';
 import { deepFreeze } from '../deep-freeze';
+import { messageOf } from '../errors';
 
 /**
  * Questions about requests *from* servers that wait for a person: a sampling
@@ -133,7 +134,7 @@ export class RequestQueue<Q> {
     try {
       accepted = pending.accept(answer);
     } catch (error) {
-      accepted = { ok: false, message: `That answer could not be read: ${error instanceof Error ? error.message : String(error)}` };
+      accepted = { ok: false, message: `That answer could not be read: ${messageOf(error)}` };
     }
     if (!accepted.ok) return accepted;
     this.#close(id, { kind: 'answered', answer: accepted.answer, by: { shell: by.shell }, at: now });

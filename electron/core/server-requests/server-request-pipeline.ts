@@ -27,6 +27,7 @@ import {
 import type { QueueAnswerer, QueueOutcome, RequestQueue } from './request-queue';
 import { RateWindow } from './rate-window';
 import type { SamplingModel } from './sampling-model';
+import { messageOf } from '../errors';
 
 type SamplingParams = CreateMessageRequest['params'];
 type ElicitParams = ElicitRequest['params'];
@@ -422,6 +423,3 @@ function elicitationSummary(params: ElicitParams, secretFields: string[]): unkno
   return { mode: 'form', message: text(params.message), fields: Object.keys(params.requestedSchema.properties ?? {}), ...(secretFields.length ? { secretFields } : {}) };
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -12,6 +12,7 @@ import { fingerprintTool } from '../tools/fingerprint';
 import { LogRing, type LogLine } from './log-ring';
 import { ServerConnection, type ConnectionOptions, type ServerRequestHandlers } from './server-connection';
 import type { TruncationReason } from './paging';
+import { messageOf } from '../errors';
 
 /** A listed item with whether Airlock stopped reading early. */
 export interface ProbedList<T> {
@@ -98,7 +99,7 @@ export async function probe(
   } catch (error) {
     clearTimeout(timer);
     planning.then((late) => late.dispose()).catch(() => undefined);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new ProbeError(`probing the server failed: ${message}`, log.snapshot(), timedOut);
   }
   // The probe declares the capabilities a running server will see (so it lists the same
@@ -116,7 +117,7 @@ export async function probe(
     return result;
   } catch (error) {
     await connection.close().catch(() => undefined);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new ProbeError(`probing the server failed: ${message}`, log.snapshot(), timedOut);
   } finally {
     clearTimeout(timer);

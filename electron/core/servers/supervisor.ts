@@ -17,6 +17,7 @@ import { ServerConnection, type CallOptions, type ConnectionOptions, type Server
 import type { StdioStats } from './stdio-transport';
 import { ToolCallError } from './tool-call-error';
 import { ToolIndex, type ServerTools, type ToolIndexView, type ToolsDiff } from './tool-index';
+import { messageOf } from '../errors';
 
 /**
  * How the supervisor reaches a server that runs elsewhere (electron/core/remote):
@@ -449,7 +450,7 @@ export class Supervisor {
       try {
         server = await this.options.catalog.lookup(entry.name);
       } catch (error) {
-        throw new LaunchFailed(`reading the server's settings failed: ${error instanceof Error ? error.message : String(error)}`);
+        throw new LaunchFailed(`reading the server's settings failed: ${messageOf(error)}`);
       }
       if (!server) throw new LaunchFailed(`no server named ${entry.name}`);
       if (session.cancelled) return;
@@ -461,7 +462,7 @@ export class Supervisor {
         // SECURITY: invariant 5 — the launcher fails closed (e.g. no sandbox); we do not retry around it.
         plan = await this.options.launcher.plan(server.spec, server.profile, server.context);
       } catch (error) {
-        throw new LaunchFailed(`the launcher refused: ${error instanceof Error ? error.message : String(error)}`);
+        throw new LaunchFailed(`the launcher refused: ${messageOf(error)}`);
       }
       session.plan = plan;
       entry.sandboxed = plan.sandboxed;
@@ -532,7 +533,7 @@ export class Supervisor {
   /** What a failed session means: faulty, a launch that retrying cannot fix, or a crash (restarted with backoff). */
   private failure(entry: Entry, connection: ServerConnection | undefined, error: unknown): LifecycleEvent {
     const faulty = connection?.channel.faulty;
-    entry.lastError = faulty?.message ?? (error instanceof Error ? error.message : String(error));
+    entry.lastError = faulty?.message ?? (messageOf(error));
     if (faulty) return { type: 'faulty' };
     // A remote server that needs the person (a sign-in, more access), refuses its address, certificate
     // or answers, is not retried on its own: the person acts first. An unreachable one is retried.
@@ -611,7 +612,7 @@ export class Supervisor {
       // definition gets a new fingerprint, which voids rules made for the old one (invariant 3).
       await this.listAndApply(entry, session, connection);
     } catch (error) {
-      entry.log.push('airlock', `refreshing tools failed: ${error instanceof Error ? error.message : String(error)}`);
+      entry.log.push('airlock', `refreshing tools failed: ${messageOf(error)}`);
     } finally {
       session.refreshing = false;
       if (session.refreshQueued) {

@@ -4,7 +4,7 @@ import Conf from 'conf';
 import { z } from 'zod';
 import { nameKeyedRecord, PolicyModeSchema, RuleSchema, ServerNameSchema, ServerRecordSchema } from '../../../shared/domain';
 import type { AppNotice } from '../../../shared/ipc';
-import { AirlockError } from '../errors';
+import { AirlockError, messageOf } from '../errors';
 import { deepFreeze } from '../deep-freeze';
 
 /** Everything Airlock persists except secrets and the audit log. */
@@ -204,7 +204,7 @@ function pick(store: Record<string, unknown>): Record<string, unknown> {
 
 function reason(error: unknown): string {
   if (error instanceof z.ZodError) return `it does not match the expected shape: ${error.issues[0]?.path.join('.') || 'root'} ${error.issues[0]?.message ?? ''}`.trim();
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 function unreadable(path: string, error: unknown): AirlockError {
