@@ -311,8 +311,8 @@ export class CallPipeline {
    * what the next call is decided with.
    */
   private decideNow(call: ToolCall, record: ServerRecord, state: ReturnType<CallPipelineDeps['state']>, indexed: IndexedTool | undefined, codeChange: CodeChange | null): Decision {
-    // The store re-reads every fact (and makes a new rule list) whenever its file changes: no remembered
-    // decision can match after that, so they are let go — a removed server's among them — and the map
+    // The rules are a fact of every decision, and the store makes a new rule list whenever its file
+    // changes: then every remembered decision is let go — a removed server's among them — so the map
     // holds at most the tools called since the last change, never old snapshots.
     if (this.decidedWith !== state.rules) {
       this.decided.clear();
@@ -322,7 +322,7 @@ export class CallPipeline {
     const reusable = codeChange === null && this.deps.sessionGrants.empty;
     const key = `${call.server}\u0000${call.tool}`;
     const last = reusable ? this.decided.get(key) : undefined;
-    if (last && last.record === record && last.rules === state.rules && last.mode === state.settings.policyMode && last.indexed === indexed && last.sandboxAvailable === sandboxAvailable) {
+    if (last && last.record === record && last.mode === state.settings.policyMode && last.indexed === indexed && last.sandboxAvailable === sandboxAvailable) {
       return last.decision;
     }
     const decision = decide(
@@ -349,7 +349,7 @@ export class CallPipeline {
       return decision;
     }
     const frozen = deepFreeze(decision);
-    this.decided.set(key, { record, rules: state.rules, mode: state.settings.policyMode, indexed, sandboxAvailable, decision: frozen });
+    this.decided.set(key, { record, mode: state.settings.policyMode, indexed, sandboxAvailable, decision: frozen });
     return frozen;
   }
 
@@ -469,10 +469,9 @@ export class CallPipeline {
   }
 }
 
-/** A decision and the very facts it was made on (compared by identity). */
+/** A decision and the very facts it was made on (compared by identity; the rules by `decidedWith`). */
 interface RememberedDecision {
   record: ServerRecord;
-  rules: readonly Rule[];
   mode: PolicyMode;
   indexed: IndexedTool | undefined;
   sandboxAvailable: boolean;
