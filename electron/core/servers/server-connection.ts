@@ -149,6 +149,25 @@ function clampDelay(ms: number): number {
   return Number.isFinite(ms) ? Math.min(Math.max(ms, 1), MAX_DELAY_MS) : MAX_DELAY_MS;
 }
 
+/**
+ * The SDK request options that pass a server's progress on to the caller:
+ * each notification resets the request's timeout, and a handler that throws
+ * breaks nothing. None without a handler.
+ */
+function progressOptions(onProgress: CallOptions['onProgress']) {
+  if (!onProgress) return {};
+  return {
+    resetTimeoutOnProgress: true,
+    onprogress: (progress: { progress: number; total?: number; message?: string }) => {
+      try {
+        onProgress({ progress: progress.progress, total: progress.total, message: progress.message });
+      } catch {
+        // a caller's progress handler must not break the request
+      }
+    },
+  };
+}
+
 /** The size of a value as JSON (depth is already capped by the transport). */
 function jsonChars(value: unknown): number {
   return JSON.stringify(value)?.length ?? 0;
@@ -440,18 +459,7 @@ export class ServerConnection {
       return await this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
         timeout: timeoutMs,
         ...(signal ? { signal } : {}),
-        ...(onProgress
-          ? {
-              resetTimeoutOnProgress: true,
-              onprogress: (progress: { progress: number; total?: number; message?: string }) => {
-                try {
-                  onProgress({ progress: progress.progress, total: progress.total, message: progress.message });
-                } catch {
-                  // a caller's progress handler must not break the call
-                }
-              },
-            }
-          : {}),
+        ...progressOptions(onProgress),
       });
     } catch (error) {
       throw this.classify(error, signal, server, tool);
@@ -470,22 +478,10 @@ export class ServerConnection {
   }
 
   private requestOptions(bounds: RequestBounds) {
-    const onProgress = bounds.onProgress;
     return {
       timeout: clampDelay(bounds.timeoutMs ?? DEFAULTS.requestTimeoutMs),
       ...(bounds.signal ? { signal: bounds.signal } : {}),
-      ...(onProgress
-        ? {
-            resetTimeoutOnProgress: true,
-            onprogress: (progress: { progress: number; total?: number; message?: string }) => {
-              try {
-                onProgress({ progress: progress.progress, total: progress.total, message: progress.message });
-              } catch {
-                // a caller's progress handler must not break the request
-              }
-            },
-          }
-        : {}),
+      ...progressOptions(bounds.onProgress),
     };
   }
 

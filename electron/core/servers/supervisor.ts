@@ -533,7 +533,7 @@ export class Supervisor {
   /** What a failed session means: faulty, a launch that retrying cannot fix, or a crash (restarted with backoff). */
   private failure(entry: Entry, connection: ServerConnection | undefined, error: unknown): LifecycleEvent {
     const faulty = connection?.channel.faulty;
-    entry.lastError = faulty?.message ?? (messageOf(error));
+    entry.lastError = faulty?.message ?? messageOf(error);
     if (faulty) return { type: 'faulty' };
     // A remote server that needs the person (a sign-in, more access), refuses its address, certificate
     // or answers, is not retried on its own: the person acts first. An unreachable one is retried.
