@@ -18,7 +18,6 @@ import { chatContextSources } from './catalog/chat-context';
 import { ServerRequestsRoom } from './server-requests/server-requests-room';
 import type { SamplingModel } from './server-requests/sampling-model';
 import { AirlockError, messageOf } from './errors';
-import type { GatewayCore } from './gateway/gateway-core';
 import { GatewayRoom } from './gateway/gateway-room';
 import { mayAnswer, WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { InstallFlow, type RuntimeLookup } from './install-flow/install-flow';
@@ -895,13 +894,6 @@ export class AirlockHost {
       pathEnv: searchPath(runtimes, process.env.PATH, await loginShellPath()),
       missing,
     };
-  }
-
-  // ── Gateway ────────────────────────────────────────────────────────────
-
-  /** The core as the gateway sees it (see `GatewayRoom.core`). */
-  gatewayCore(): GatewayCore {
-    return this.gateway.core();
   }
 
   // ── IPC ────────────────────────────────────────────────────────────────

@@ -36,7 +36,7 @@ try {
   await host.install.commit({ draftId: disclosure.draftId, name: 'everything', profile, trusted: false, secrets: {}, enable: true });
   const direct = new Client({ name: 'bench', version: '1' });
   await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'pipe' }));
-  const core = host.gatewayCore();
+  const core = host.gateway.core();
   const gateway = await startHttpGateway(core, { port: 0, token: TOKEN, transparent: await core.catalog!.describe('everything'), log: () => {} });
   const relayed = new Client({ name: 'bench', version: '1' });
   await relayed.connect(new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));

@@ -66,7 +66,7 @@ async function started(dataDir: string, expectTools: number): Promise<{ host: Ai
   const t = performance.now();
   await host.startEnabledServers();
   const ms = performance.now() - t;
-  const tools = (await host.gatewayCore().listTools()).length;
+  const tools = (await host.gateway.core().listTools()).length;
   if (tools !== expectTools) throw new Error(`expected ${expectTools} tools once started, found ${tools}: ${JSON.stringify(host.listServers().filter((s) => s.state !== 'ready').map((s) => [s.name, s.state]))}`);
   return { host, ms };
 }
@@ -108,7 +108,7 @@ try {
   });
 
   // tools/list: through the HTTP gateway against one sandboxed server listing as many tools, directly.
-  const gateway = await startHttpGateway(big.host.gatewayCore(), { port: 0, token: TOKEN, log: () => {} });
+  const gateway = await startHttpGateway(big.host.gateway.core(), { port: 0, token: TOKEN, log: () => {} });
   closers.push(() => gateway.close());
   const viaGateway = new Client({ name: 'bench', version: '1' });
   await viaGateway.connect(new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));

@@ -22,7 +22,7 @@ describe('a gateway client’s destructive call, approved in the window', () => 
     work = t.folder('work');
     await t.add('files', [process.execPath, FILESYSTEM_SERVER, work], { profile: { filesystem: { read: [work], write: [work], persistentData: false } } });
     const token = generateGatewayToken();
-    gateway = await startHttpGateway(t.host.gatewayCore(), { port: 0, token, log: () => {} });
+    gateway = await startHttpGateway(t.host.gateway.core(), { port: 0, token, log: () => {} });
     client = new Client({ name: 'claude-ai', title: 'Claude Desktop', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   });

@@ -123,7 +123,7 @@ export class SharedHost {
   private catalog(): GatewayCatalog {
     const run = async <T>(use: (catalog: Omit<GatewayCatalog, 'onDidChange'>) => Promise<T>): Promise<T> => {
       await this.ensure();
-      const catalog = this.host ? this.host.gatewayCore().catalog! : this.client!.catalog();
+      const catalog = this.host ? this.host.gateway.core().catalog! : this.client!.catalog();
       return use(catalog);
     };
     return {
@@ -153,7 +153,7 @@ export class SharedHost {
    * during that moment goes to Airlock's own model or the person instead).
    */
   private registerPeer(peer: Omit<DownstreamPeer, 'id'>): { id: string; dispose(): void } {
-    if (this.host) return this.host.gatewayCore().registerPeer!(peer);
+    if (this.host) return this.host.gateway.core().registerPeer!(peer);
     const handle = { id: '', dispose: () => (disposed = true) };
     let disposed = false;
     const client = this.client;
@@ -170,7 +170,7 @@ export class SharedHost {
 
   async listTools(servers?: readonly string[]): Promise<GatewayTool[]> {
     await this.ensure();
-    return this.host ? this.host.gatewayCore().listTools(servers) : this.client!.listTools(servers);
+    return this.host ? this.host.gateway.core().listTools(servers) : this.client!.listTools(servers);
   }
 
   /** A gateway's call. Its confirmation is routed to this process's terminal (and the window). */
@@ -178,7 +178,7 @@ export class SharedHost {
     await this.ensure();
     if (this.host) {
       const { origin: _claimed, ...rest } = request;
-      return this.host.gatewayCore().callTool(this.shell.kind === 'terminal' ? { ...rest, origin: this.shell.origin } : rest);
+      return this.host.gateway.core().callTool(this.shell.kind === 'terminal' ? { ...rest, origin: this.shell.origin } : rest);
     }
     return this.client!.callTool(request);
   }
@@ -242,8 +242,8 @@ export class SharedHost {
         const host = this.host!;
         return {
           handlers: (shell) => host.ipcHandlers(shell),
-          gateway: host.gatewayCore(),
-          callTool: (request) => host.gatewayCore().callTool(request),
+          gateway: host.gateway.core(),
+          callTool: (request) => host.gateway.core().callTool(request),
           pendingFor: (shell) => host.pendingConfirmations(shell),
           // The app never hands over: its window is the person's own shell.
           ...(this.options.role === 'app' ? {} : { handOver: (pid: number) => this.handOver(pid) }),
@@ -259,11 +259,11 @@ export class SharedHost {
           owner.broadcast(event, payload);
         };
         this.host = this.options.createHost({ emit, canAsk: (origin) => this.canAsk(owner, origin) });
-        this.host.gatewayCore().onDidChangeTools(() => {
+        this.host.gateway.core().onDidChangeTools(() => {
           owner.broadcastToolsChanged();
           this.toolListeners.forEach((listener) => listener());
         });
-        this.host.gatewayCore().catalog!.onDidChange((change) => {
+        this.host.gateway.core().catalog!.onDidChange((change) => {
           owner.broadcastCatalogChange(change);
           this.catalogListeners.forEach((listener) => listener(change));
         });

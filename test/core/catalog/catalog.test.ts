@@ -108,7 +108,7 @@ describe('bad input from a server’s catalog', () => {
     expect(prompt.pendingChange!.diff.changes.map((c) => c.field)).toContain('Description');
     expect(prompt.warnings.map((w) => w.kind)).toContain('addresses-model');
     await expect(handlers['prompts.get']({ server: 'abuse', name: 'summarise', arguments: { topic: 'x' } })).rejects.toThrow(/changed since you approved it/);
-    expect((await t.host.gatewayCore().catalog!.prompts(['abuse'])).length).toBe(0);
+    expect((await t.host.gateway.core().catalog!.prompts(['abuse'])).length).toBe(0);
     // Approving what the person saw releases it.
     await handlers['catalog.approve']({ name: 'abuse', kind: 'prompt', key: 'summarise', fingerprint: prompt.fingerprint });
     expect((await handlers['prompts.get']({ server: 'abuse', name: 'summarise', arguments: { topic: 'x' } })).messages).toHaveLength(1);
@@ -131,7 +131,7 @@ describe('bad input from a server’s catalog', () => {
 
   it('a subscribed resource’s updates travel; others do not; unsubscribing tells the server', async () => {
     const seen: unknown[] = [];
-    const catalog = t.host.gatewayCore().catalog!;
+    const catalog = t.host.gateway.core().catalog!;
     const sub = catalog.onDidChange((change) => change.kind === 'resource-updated' && seen.push(change));
     await catalog.subscribe('abuse', 'note://one', 'session-a');
     await catalog.subscribe('abuse', 'note://one', 'session-b');

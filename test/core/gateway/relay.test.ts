@@ -35,7 +35,7 @@ interface Downstream {
 
 /** An SDK client connected to a gateway session over the real core; it can sample, elicit and claims roots. */
 async function connect(t: TestHost, options: Parameters<typeof createGatewayServer>[1] = {}, elicitAnswer: 'decline' | 'accept' = 'decline'): Promise<Downstream> {
-  const server = createGatewayServer(t.host.gatewayCore(), { clientName: 'Test App', log: () => {}, ...options });
+  const server = createGatewayServer(t.host.gateway.core(), { clientName: 'Test App', log: () => {}, ...options });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'test-app', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } } });
@@ -277,7 +277,7 @@ describe('the transparent single-server mode', () => {
   afterAll(() => t.close());
 
   it('serves one server with its own names, URIs, capabilities and server info, through the choke point', async () => {
-    const described = await t.host.gatewayCore().catalog!.describe('everything');
+    const described = await t.host.gateway.core().catalog!.describe('everything');
     const app = await connect(t, { transparent: described });
     try {
       expect(app.client.getServerVersion()).toMatchObject({ name: 'mcp-servers/everything', title: 'Everything Reference Server' });

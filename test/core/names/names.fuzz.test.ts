@@ -138,7 +138,7 @@ describe('a server whose every name is an inherited property, in the real sandbo
   });
 
   it('gateway: a real MCP client lists every tool as names__<name> and calls reach the right one', async () => {
-    const server = createGatewayServer(t.host.gatewayCore(), { clientName: 'Fuzz Client' });
+    const server = createGatewayServer(t.host.gateway.core(), { clientName: 'Fuzz Client' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: 'fuzz', version: '1.0.0' });

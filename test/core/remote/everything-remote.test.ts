@@ -82,7 +82,7 @@ describe('server-everything over streamable HTTP as a remote server', () => {
   });
 
   it('the gateway relays its tools to another app, each call through the choke point', async () => {
-    const server = createGatewayServer(t.host.gatewayCore());
+    const server = createGatewayServer(t.host.gateway.core());
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: 'other-app', version: '1.0.0' });

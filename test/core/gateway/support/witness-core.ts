@@ -33,7 +33,7 @@ export async function createWitnessCore(): Promise<WitnessCore> {
   const file = join(records, 'arrivals');
   return {
     t,
-    core: t.host.gatewayCore(),
+    core: t.host.gateway.core(),
     arrivals: () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Arrival) : []),
     async answerNext(choice) {
       for (let i = 0; i < 400; i += 1) {
