@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { installDirOf, ownEntry, type Caller, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
-import type { AuditEntryView, CallResultView, ConfirmationView, GatewayStatus, RuleView, RuntimeView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
+import type { AuditEntryView, CallResultView, ConfirmationView, RuleView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { AgentService, createSamplingModel, type AgentTool } from './agent';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
 import { AuditLog, coalescedAppendNotices, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey, type ChangeActor } from './audit';
@@ -20,11 +20,11 @@ import type { SamplingModel } from './server-requests/sampling-model';
 import { AirlockError, messageOf } from './errors';
 import { GatewayRoom } from './gateway/gateway-room';
 import { mayAnswer, WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
-import { InstallFlow, type RuntimeLookup } from './install-flow/install-flow';
+import { InstallFlow } from './install-flow/install-flow';
 import { remoteSupport } from './registry/install-plan';
 import { RegistryRoom, type RegistryRoomDeps } from './registry/registry-room';
 import { envNameProblem, writeTrustedProblem } from './install/checks';
-import { findRuntime, isExecutable, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeName } from './runtimes';
+import { RuntimesRoom } from './runtimes';
 import { networkHint } from './views/call-hints';
 import { serverLimitsView } from './views/resource-limits';
 import { lastWords, stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
@@ -40,7 +40,6 @@ import { RemoteRoom } from './remote/remote-room';
 import { SecretStore, type SecretCipher } from './secrets/secret-store';
 import { Supervisor, type SupervisorOptions } from './servers/supervisor';
 import { AirlockStore, type StoreBackendFactory } from './store/store';
-import { fingerprintTool } from './tools/fingerprint';
 import { serverSummary, toolsOf, toolView, type ToolViewContext } from './views/views';
 
 /** What a shell (the Electron app, the CLI, a test) gives the core. */
@@ -140,6 +139,8 @@ export class AirlockHost {
   readonly registry: RegistryRoom;
   /** Remote servers' connectors and sign-ins. */
   readonly remote: RemoteRoom;
+  /** The node, python and uv servers run with (Settings › Runtimes). */
+  readonly runtimes: RuntimesRoom;
   /** The core as other apps reach it: the gateway facade, the HTTP gateway, connecting apps. */
   readonly gateway: GatewayRoom;
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
@@ -272,6 +273,12 @@ export class AirlockHost {
       ...(options.registry ? { client: options.registry } : {}),
       remote: remoteSupport,
     });
+    this.runtimes = new RuntimesRoom({
+      read: () => this.store.read().settings.runtimes,
+      update: (change) => this.store.update((data) => ({ ...data, settings: { ...data.settings, runtimes: change({ ...data.settings.runtimes }) } })),
+      ...(options.homeDir ? { homeDir: options.homeDir } : {}),
+      ...(options.nodePath ? { nodePath: options.nodePath } : {}),
+    });
     this.install = new InstallFlow({
       registry: { server: (name, version) => this.registry.server(name, version), remote: remoteSupport },
       ...(options.pypiIndexUrl ? { pypiIndexUrl: options.pypiIndexUrl } : {}),
@@ -281,7 +288,7 @@ export class AirlockHost {
       secrets: this.secrets,
       ...(options.homeDir ? { homeDir: options.homeDir } : {}),
       ...(options.nodePath ? { nodePath: options.nodePath } : {}),
-      runtimes: () => this.runtimeLookup(),
+      runtimes: () => this.runtimes.lookup(),
       toolContext: (record) => this.toolContext(record),
       hashFile: (path) => this.codeHasher.sha256(path),
       onDidChange: () => this.emitServers(),
@@ -851,51 +858,6 @@ export class AirlockHost {
     return this.settings();
   }
 
-  /** Points Airlock at a node, python or uv (checked first); without a path, Airlock looks for it itself again. */
-  async setRuntime(name: RuntimeName, path: string | undefined): Promise<SettingsView> {
-    if (path !== undefined) {
-      const found = await findRuntime(name, path, this.runtimeEnvironment());
-      if (found.problem) throw new AirlockError('invalid-request', found.problem);
-    }
-    this.store.update((data) => {
-      const runtimes = { ...data.settings.runtimes };
-      if (path === undefined) delete runtimes[name];
-      else runtimes[name] = path;
-      return { ...data, settings: { ...data.settings, runtimes } };
-    });
-    return this.settings();
-  }
-
-  /** The node, python and uv Airlock would use, and where each was found. */
-  async runtimes(): Promise<RuntimeView[]> {
-    const settings = this.store.read().settings.runtimes ?? {};
-    return Promise.all(RUNTIME_NAMES.map((name) => findRuntime(name, settings[name], this.runtimeEnvironment())));
-  }
-
-  private runtimeEnvironment() {
-    return { ...(this.options.homeDir ? { home: this.options.homeDir } : {}) };
-  }
-
-  /** What the install flow runs servers with: the setting, else what was found, else this process's node. */
-  private async runtimeLookup(): Promise<RuntimeLookup> {
-    const runtimes = await this.runtimes();
-    const node = runtimes.find((runtime) => runtime.name === 'node');
-    const setting = this.store.read().settings.runtimes?.node;
-    const nodePath = setting && !node?.problem ? setting : (this.options.nodePath ?? (node?.path && !node.problem ? node.path : undefined));
-    // npm beside that node (a desktop app may not find npm on its PATH either).
-    const npm = nodePath ? join(nodePath, '..', 'npm') : undefined;
-    const missing: RuntimeLookup['missing'] = {};
-    for (const runtime of runtimes) if (runtime.problem) missing[runtime.name] = runtime.problem;
-    const python = runtimes.find((runtime) => runtime.name === 'python');
-    return {
-      ...(nodePath ? { nodePath } : {}),
-      ...(python?.path && !python.problem ? { pythonPath: python.path } : {}),
-      ...(npm && isExecutable(npm) ? { npmCommand: npm } : {}),
-      pathEnv: searchPath(runtimes, process.env.PATH, await loginShellPath()),
-      missing,
-    };
-  }
-
   // ── IPC ────────────────────────────────────────────────────────────────
 
   /**
@@ -985,8 +947,8 @@ export class AirlockHost {
       'settings.get': () => this.settings(),
       'settings.setPolicyMode': ({ mode }) => recorded(this.setPolicyMode(mode, by)),
       'settings.setStrictDurability': ({ strict }) => recorded(this.setStrictDurability(strict, by)),
-      'settings.setRuntime': ({ name, path }) => this.setRuntime(name, path),
-      'runtimes.list': () => this.runtimes(),
+      'settings.setRuntime': async ({ name, path }) => (await this.runtimes.set(name, path), this.settings()),
+      'runtimes.list': () => this.runtimes.list(),
       ...this.gateway.ipcHandlers(),
       'models.get': () => this.agent.modelsView(),
       'models.addProvider': (input) => this.agent.addProvider(input),
