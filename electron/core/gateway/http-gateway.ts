@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { AirlockError } from '../errors';
 import type { GatewayCore } from './gateway-core';
 import { createGatewayServer, type GatewayServerOptions } from './gateway-server';
+import { HttpSessionTransport, refuse } from './http-session-transport';
 import { MIN_GATEWAY_TOKEN_LENGTH, tokensMatch } from './gateway-token';
 
 /** The loopback addresses the HTTP gateway may listen on. */
@@ -34,6 +34,8 @@ export interface HttpGatewayOptions extends GatewayServerOptions {
   maxUnauthenticated?: number;
   /** A connection that has not shown the token is closed after this long without a byte (default 5 s). */
   unauthenticatedIdleMs?: number;
+  /** How a call's stream is kept: its headers within `headersWithinMs` (default 100 ms), then a comment every `keepAliveMs` (default 15 s). */
+  streams?: { headersWithinMs?: number; keepAliveMs?: number };
 }
 
 /** A running HTTP gateway. */
@@ -54,7 +56,7 @@ export interface HttpGateway {
 export const GATEWAY_HTTP_PATH = '/mcp';
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: HttpSessionTransport;
   server: Server;
   lastSeen: number;
   openRequests: number;
@@ -103,7 +105,7 @@ export async function startHttpGateway(core: GatewayCore, options: HttpGatewayOp
   const httpServer = createServer({ connectionsCheckingInterval: 1_000, headersTimeout: 5_000, requestTimeout: 60_000 }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       log(`gateway: HTTP request failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-      if (!res.headersSent) reject(res, 500, -32603, 'Internal error');
+      if (!res.headersSent) refuse(res, 500, -32603, 'Internal error');
       else res.end();
     });
   });
@@ -143,31 +145,31 @@ export async function startHttpGateway(core: GatewayCore, options: HttpGatewayOp
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // SECURITY (DNS rebinding): the Host header must name this loopback listener exactly.
     const hostHeader = req.headers.host?.toLowerCase();
-    if (!hostHeader || !allowedHosts.has(hostHeader)) return reject(res, 403, -32000, 'Forbidden: this Host is not allowed');
+    if (!hostHeader || !allowedHosts.has(hostHeader)) return refuse(res, 403, -32000, 'Forbidden: this Host is not allowed');
     // SECURITY (no CORS): a browser page of another origin is refused outright, and no response
     // anywhere carries Access-Control-Allow-Origin.
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) return reject(res, 403, -32000, 'Forbidden: this Origin is not allowed');
+    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) return refuse(res, 403, -32000, 'Forbidden: this Origin is not allowed');
     const path = (req.url ?? '/').split('?')[0];
-    if (path !== GATEWAY_HTTP_PATH) return reject(res, 404, -32000, 'Not found');
+    if (path !== GATEWAY_HTTP_PATH) return refuse(res, 404, -32000, 'Not found');
     // SECURITY (invariant 1): without the token nothing reaches the core.
     if (!authorized(req.headers.authorization)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="airlock", error="invalid_token"');
-      return reject(res, 401, -32001, 'Unauthorized: a valid bearer token is required');
+      return refuse(res, 401, -32001, 'Unauthorized: a valid bearer token is required');
     }
     if (!admit(req.socket)) {
       res.setHeader('Connection', 'close');
-      return reject(res, 503, -32000, 'Too many connections; close one first');
+      return refuse(res, 503, -32000, 'Too many connections; close one first');
     }
     if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
       res.setHeader('Allow', 'GET, POST, DELETE');
-      return reject(res, 405, -32000, 'Method not allowed');
+      return refuse(res, 405, -32000, 'Method not allowed');
     }
 
     const sessionHeader = req.headers['mcp-session-id'];
     if (sessionHeader !== undefined) {
       const session = typeof sessionHeader === 'string' ? sessions.get(sessionHeader) : undefined;
-      if (!session) return reject(res, 404, -32001, 'Session not found');
+      if (!session) return refuse(res, 404, -32001, 'Session not found');
       const body = req.method === 'POST' ? await readBody(req, res) : undefined;
       if (body === NO_BODY) return;
       session.lastSeen = Date.now();
@@ -180,23 +182,22 @@ export async function startHttpGateway(core: GatewayCore, options: HttpGatewayOp
       return;
     }
 
-    if (req.method !== 'POST') return reject(res, 400, -32000, 'Bad Request: No valid session ID provided');
+    if (req.method !== 'POST') return refuse(res, 400, -32000, 'Bad Request: No valid session ID provided');
     const body = await readBody(req, res);
     if (body === NO_BODY) return;
-    if (!isInitializeRequest(body)) return reject(res, 400, -32000, 'Bad Request: No valid session ID provided');
-    if (sessions.size >= maxSessions) return reject(res, 503, -32000, `Too many sessions (${maxSessions}); close one first`);
+    if (!isInitializeRequest(body)) return refuse(res, 400, -32000, 'Bad Request: No valid session ID provided');
+    if (sessions.size >= maxSessions) return refuse(res, 503, -32000, `Too many sessions (${maxSessions}); close one first`);
 
     const server = createGatewayServer(core, options);
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new HttpSessionTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, { transport, server, lastSeen: Date.now(), openRequests: 0 });
       },
-      // Defence in depth: the SDK checks Host and Origin again with the same lists.
-      enableDnsRebindingProtection: true,
-      allowedHosts: [...allowedHosts],
-      allowedOrigins: [...allowedOrigins],
-      maxRequestBodySize: maxBodyBytes,
+      // Defence in depth: the transport checks Host and Origin again with the same lists.
+      allowedHosts,
+      allowedOrigins,
+      ...options.streams,
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -216,33 +217,45 @@ export async function startHttpGateway(core: GatewayCore, options: HttpGatewayOp
   }
 
   const NO_BODY = Symbol('no body');
-  /** The JSON body, or NO_BODY after answering 413/400 itself. */
-  async function readBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  /** The JSON body, or NO_BODY after answering 413/400 itself (or when the client went away first). */
+  function readBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBodyBytes) {
       res.setHeader('Connection', 'close');
-      reject(res, 413, -32000, `Request body larger than ${maxBodyBytes} bytes`);
+      refuse(res, 413, -32000, `Request body larger than ${maxBodyBytes} bytes`);
       req.resume();
-      return NO_BODY;
+      return Promise.resolve(NO_BODY);
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxBodyBytes) {
-        res.setHeader('Connection', 'close');
-        reject(res, 413, -32000, `Request body larger than ${maxBodyBytes} bytes`);
-        req.destroy();
-        return NO_BODY;
-      }
-      chunks.push(chunk);
-    }
-    try {
-      return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-    } catch {
-      reject(res, 400, -32700, 'Parse error: the body is not JSON');
-      return NO_BODY;
-    }
+    // Events rather than an async iterator: a body is one chunk or a few, and each await is a turn.
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (chunk: Buffer) => {
+        if (size < 0) return;
+        size += chunk.length;
+        if (size > maxBodyBytes) {
+          size = -1;
+          res.setHeader('Connection', 'close');
+          refuse(res, 413, -32000, `Request body larger than ${maxBodyBytes} bytes`);
+          req.destroy();
+          resolve(NO_BODY);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.once('end', () => {
+        if (size < 0) return;
+        try {
+          resolve(JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')) as unknown);
+        } catch {
+          refuse(res, 400, -32700, 'Parse error: the body is not JSON');
+          resolve(NO_BODY);
+        }
+      });
+      // A request cut short (an error, or the client gone before the end) has nobody left to answer.
+      req.once('error', () => resolve(NO_BODY));
+      req.once('close', () => resolve(NO_BODY));
+    });
   }
 
   await new Promise<void>((resolve, rejectListen) => {
@@ -293,15 +306,4 @@ export async function startHttpGateway(core: GatewayCore, options: HttpGatewayOp
       });
     },
   };
-}
-
-/** A JSON-RPC error with no id, as the SDK's transport answers, and never a CORS header. */
-function reject(res: ServerResponse, status: number, code: number, message: string): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json');
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
