@@ -2,11 +2,9 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
-  type CallToolRequest,
   type CallToolResult,
   type Implementation,
   type ServerNotification,
@@ -19,7 +17,8 @@ import { version } from '../../../package.json';
 import { AirlockError } from '../errors';
 import type { GatewayCore, GatewayServerDescription } from './gateway-core';
 import { GatewaySession, mapContentUri, NAMESPACED, registerSessionPeer, relayCatalog, transparentNaming } from './gateway-session';
-import { refuseMalformedRequests } from './request-params';
+import type { z } from 'zod';
+import { ParsedCallToolRequestSchema, refuseMalformedRequests } from './request-params';
 import { buildGatewayListing, type GatewayListing } from './tool-names';
 
 /** How a gateway session presents itself and what it exposes. */
@@ -63,21 +62,28 @@ class GatewayMcpServer extends Server {
   }
 }
 
-type ToolsCallHandler = (request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => Promise<CallToolResult>;
+type ToolsCallHandler = (request: z.infer<typeof ParsedCallToolRequestSchema>, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => Promise<CallToolResult>;
 
 /**
  * Registers the `tools/call` handler the way the base protocol registers
- * any request: the request parsed once against CallToolRequestSchema. The
- * SDK's `Server` would wrap it to parse the request a second time and the
- * result once more; a result here is either the server's, already
- * validated against CallToolResultSchema where it entered Airlock (the
- * server's connection), with its resource links renamed, or one Airlock
- * wrote. The same checks, each made once: a relayed call costs less. (A
- * request to run the call as a task never gets here: the gateway declares
- * no tasks, and the protocol refuses it first.)
+ * any request, with a schema that takes only params the gateway already
+ * parsed against CallToolRequestSchema for this message
+ * (`refuseMalformedRequests`, which every gateway session's transport goes
+ * through): the request is parsed once. The SDK's `Server` would wrap the
+ * handler to parse the request twice more and the result once more; a
+ * result here is either the server's, already validated against
+ * CallToolResultSchema where it entered Airlock (the server's connection),
+ * with its resource links renamed, or one Airlock wrote. The same checks,
+ * each made once: a relayed call costs less. (A request to run the call as
+ * a task never gets here: the gateway declares no tasks, and the protocol
+ * refuses it first.)
  */
 function setToolsCallHandler(server: Server, handler: ToolsCallHandler): void {
-  (Protocol.prototype.setRequestHandler as (this: Server, schema: typeof CallToolRequestSchema, handler: ToolsCallHandler) => void).call(server, CallToolRequestSchema, handler);
+  (Protocol.prototype.setRequestHandler as (this: Server, schema: typeof ParsedCallToolRequestSchema, handler: ToolsCallHandler) => void).call(
+    server,
+    ParsedCallToolRequestSchema,
+    handler,
+  );
 }
 
 const FALLBACK_CLIENT_NAME = 'An MCP client';
