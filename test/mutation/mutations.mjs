@@ -11,6 +11,7 @@ const AUDIT = 'electron/core/audit/audit-log.ts';
 const LAUNCHER = 'electron/core/sandbox/sandbox-launcher.ts';
 const HTTP = 'electron/core/gateway/http-gateway.ts';
 const FACADE = 'electron/core/gateway/gateway-server.ts';
+const REQUEST_CHECK = 'electron/core/gateway/request-params.ts';
 
 const CHOKE = 'test/core/calls/choke-point.test.ts';
 const PROPERTY = 'test/core/approvals/call-flow.property.test.ts';
@@ -223,8 +224,8 @@ export const MUTATIONS = [
     id: 26,
     title: "the HTTP gateway's Host check removed (DNS rebinding)",
     file: HTTP,
-    find: 'if (!hostHeader || !allowedHosts.has(hostHeader)) return reject(',
-    replace: 'if (false) return reject(',
+    find: 'if (!hostHeader || !allowedHosts.has(hostHeader)) return refuse(',
+    replace: 'if (false) return refuse(',
     tests: ['test/core/gateway/http-gateway.test.ts'],
   },
   {
@@ -258,5 +259,21 @@ export const MUTATIONS = [
     find: '    // A reader of this process sees the outcomes of the calls that returned before it asked.\n    await this.#settleLater();\n',
     replace: '',
     tests: ['test/core/audit/durability.test.ts', CHOKE],
+  },
+  {
+    id: 31,
+    title: "the gateway's tools/call handler takes params its check never parsed",
+    file: REQUEST_CHECK,
+    find: '(value) => typeof value === \'object\' && value !== null && parsedToolCalls.has(value),',
+    replace: '(value) => typeof value === \'object\' && value !== null,',
+    tests: ['test/core/gateway/request-params.test.ts', 'test/reliability/gateway-fuzz.test.ts'],
+  },
+  {
+    id: 32,
+    title: "the gateway's check of a request is skipped (the raw message goes to the handlers)",
+    file: REQUEST_CHECK,
+    find: '    if (checked.problem === undefined) return deliver(checked.message, extra);',
+    replace: '    if (checked.problem === undefined || true) return deliver(message, extra);',
+    tests: ['test/reliability/gateway-fuzz.test.ts', 'test/core/gateway/gateway-server.test.ts'],
   },
 ];
