@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
-import { DEFAULT_SSE_KEEP_ALIVE_MS } from '@modelcontextprotocol/sdk/server/sseKeepAlive.js';
+import { armSseKeepAlive, DEFAULT_SSE_KEEP_ALIVE_MS } from '@modelcontextprotocol/sdk/server/sseKeepAlive.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  ErrorCode,
   isInitializeRequest,
   JSONRPCMessageSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -40,6 +41,9 @@ interface Stream {
   timer?: NodeJS.Timeout;
 }
 
+/** How many cancelled requests are remembered, so an answer that crossed the cancellation is let go quietly. */
+const REMEMBERED_CANCELLATIONS = 64;
+
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
   'Cache-Control': 'no-cache, no-transform',
@@ -64,6 +68,14 @@ const SSE_HEADERS = {
  * or when that time is up, and a keep-alive comment follows while the
  * stream is open. A GET opens the session's one stream for messages that
  * belong to no request.
+ *
+ * Where the SDK's transport leaves a client waiting, this one does not: a
+ * request the client cancels stops being waited for (MCP sends no answer
+ * to it, so its stream would stay open for good); a request id already in
+ * use in the session is refused (MCP forbids reusing one, and two requests
+ * with one id cannot both be answered); a session closed under running
+ * requests answers each with an error saying so. The handlers see the
+ * request's headers without the gateway's token.
  */
 export class HttpSessionTransport implements Transport {
   sessionId?: string;
@@ -79,6 +91,8 @@ export class HttpSessionTransport implements Transport {
   readonly #streamOf = new Map<RequestId, Stream>();
   readonly #open = new Set<Stream>();
   #standalone: Stream | undefined;
+  /** Requests the client cancelled lately (MCP: no answer is sent for them). */
+  readonly #cancelled = new Set<RequestId>();
 
   constructor(options: HttpSessionTransportOptions) {
     this.#options = options;
@@ -137,22 +151,62 @@ export class HttpSessionTransport implements Transport {
       if (refused) return refuse(res, ...refused);
     }
 
-    const extra: MessageExtraInfo = { requestInfo: { headers: req.headers } };
     const requests = messages.filter(isRequest);
+    // MCP: a request id is never reused within a session; two requests with one id could not both be answered.
+    const ids = new Set<RequestId>();
+    for (const { id } of requests) {
+      if (ids.has(id) || this.#streamOf.has(id)) return refuse(res, 400, -32600, `Invalid Request: the request id ${JSON.stringify(id)} is already in use in this session`);
+      ids.add(id);
+    }
+    // The handlers see the request's headers, but not the gateway's token.
+    const headers = { ...req.headers };
+    delete headers.authorization;
+    const extra: MessageExtraInfo = { requestInfo: { headers } };
     if (requests.length === 0) {
-      for (const message of messages) this.onmessage?.(message, extra);
+      this.#deliver(messages, extra);
       res.writeHead(202).end();
       return;
     }
-    const stream: Stream = { res, awaiting: new Set(requests.map((request) => request.id)), headersSent: false, ended: false };
-    for (const request of requests) this.#streamOf.set(request.id, stream);
+    const stream: Stream = { res, awaiting: ids, headersSent: false, ended: false };
+    for (const id of ids) this.#streamOf.set(id, stream);
     this.#open.add(stream);
     res.once('close', () => this.#end(stream));
-    for (const message of messages) this.onmessage?.(message, extra);
+    try {
+      this.#deliver(messages, extra);
+    } catch (error) {
+      // Nothing of this POST will be answered: forget its requests, and the gateway answers the POST (500).
+      for (const id of ids) if (this.#streamOf.get(id) === stream) this.#streamOf.delete(id);
+      this.#letGo(stream);
+      throw error;
+    }
     if (!stream.ended && !stream.headersSent) {
       stream.timer = setTimeout(() => this.#sendHeaders(stream, true), this.#options.headersWithinMs ?? 100);
       stream.timer.unref();
     }
+  }
+
+  /** Hands the messages on; a cancellation also stops the wait for the request it cancels. */
+  #deliver(messages: readonly JSONRPCMessage[], extra: MessageExtraInfo): void {
+    for (const message of messages) {
+      this.onmessage?.(message, extra);
+      if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) this.#cancel(message.params?.requestId);
+    }
+  }
+
+  /**
+   * MCP: a cancelled request gets no answer, so its stream stops waiting for
+   * one (and ends when nothing else is awaited); an answer that crossed the
+   * cancellation is let go.
+   */
+  #cancel(id: unknown): void {
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const stream = this.#streamOf.get(id);
+    if (!stream) return;
+    this.#streamOf.delete(id);
+    stream.awaiting.delete(id);
+    this.#cancelled.add(id);
+    if (this.#cancelled.size > REMEMBERED_CANCELLATIONS) this.#cancelled.delete(this.#cancelled.values().next().value!);
+    if (stream.awaiting.size === 0) this.#end(stream);
   }
 
   #get(req: IncomingMessage, res: ServerResponse): void {
@@ -200,7 +254,14 @@ export class HttpSessionTransport implements Transport {
       return;
     }
     const stream = this.#streamOf.get(id);
-    if (!stream) throw new Error(`No connection established for request ID: ${String(id)}`);
+    if (!stream) {
+      // What relates to a request the client cancelled has nobody waiting for it.
+      if (this.#cancelled.has(id)) {
+        if (response) this.#cancelled.delete(id);
+        return;
+      }
+      throw new Error(`No connection established for request ID: ${String(id)}`);
+    }
     if (!response) return this.#write(stream, message, false);
     this.#streamOf.delete(id);
     stream.awaiting.delete(id);
@@ -211,7 +272,7 @@ export class HttpSessionTransport implements Transport {
   #write(stream: Stream, message: JSONRPCMessage, last: boolean): void {
     // A client that went away is not written to; its answers are let go as they come.
     if (stream.ended) return;
-    const event = `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    const event = sseEvent(message);
     if (last) return this.#end(stream, event);
     // Headers and the first event leave together.
     this.#sendHeaders(stream, false);
@@ -224,11 +285,7 @@ export class HttpSessionTransport implements Transport {
     clearTimeout(stream.timer);
     stream.res.writeHead(200, this.#sseHeaders());
     if (flush) stream.res.flushHeaders();
-    const every = this.#options.keepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS;
-    if (every > 0 && Number.isFinite(every)) {
-      stream.timer = setInterval(() => stream.res.write(': keepalive\n\n'), every);
-      stream.timer.unref();
-    }
+    stream.timer = armSseKeepAlive(this.#options.keepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS, () => stream.res.write(': keepalive\n\n'));
   }
 
   #sseHeaders(): Record<string, string> {
@@ -238,10 +295,7 @@ export class HttpSessionTransport implements Transport {
   /** Ends a stream (with a last event, when given); safe to call again, and when the client has gone. */
   #end(stream: Stream, last?: string): void {
     if (stream.ended) return;
-    stream.ended = true;
-    clearTimeout(stream.timer);
-    this.#open.delete(stream);
-    if (this.#standalone === stream) this.#standalone = undefined;
+    this.#letGo(stream);
     const { res } = stream;
     if (res.writableEnded || res.destroyed) return;
     if (!stream.headersSent) {
@@ -252,13 +306,35 @@ export class HttpSessionTransport implements Transport {
     res.end(last);
   }
 
+  /**
+   * Marks a stream ended and forgets it, writing nothing. Its requests stay
+   * mapped to it until each is answered (the answer is then let go), or the
+   * session closes.
+   */
+  #letGo(stream: Stream): void {
+    stream.ended = true;
+    clearTimeout(stream.timer);
+    this.#open.delete(stream);
+    if (this.#standalone === stream) this.#standalone = undefined;
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const stream of [...this.#open]) this.#end(stream);
+    for (const stream of [...this.#open]) {
+      // A request still being worked on is told the session closed under it, rather than left waiting.
+      const unanswered = [...stream.awaiting]
+        .map((id) => sseEvent({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: 'The session was closed before this request was answered.' } }))
+        .join('');
+      this.#end(stream, unanswered || undefined);
+    }
     this.#streamOf.clear();
     this.onclose?.();
   }
+}
+
+function sseEvent(message: JSONRPCMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
 function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {

@@ -143,6 +143,7 @@ describe('the HTTP gateway’s streams, on the wire', () => {
   });
 
   it('keeps the session when a client goes away mid-call: its progress and answer are let go, the next call is answered, nothing is logged', async () => {
+    logged.length = 0;
     const id = await session();
     await new Promise<void>((resolve, reject) => {
       const req = httpRequest({ host: '127.0.0.1', port: gateway.port, method: 'POST', path: '/mcp', headers: headers({ 'Mcp-Session-Id': id }) }, (res) => {
@@ -158,6 +159,50 @@ describe('the HTTP gateway’s streams, on the wire', () => {
     const next = await send({ headers: headers({ 'Mcp-Session-Id': id }), body: echo(6, 'still here') });
     expect(events(next.body)).toEqual([expect.objectContaining({ id: 6 })]);
     expect(logged).toEqual([]);
+  });
+
+  it('ends a cancelled call’s stream at once (MCP: a cancelled request gets no answer), and the session goes on', async () => {
+    const id = await session();
+    const slow = send({
+      headers: headers({ 'Mcp-Session-Id': id }),
+      body: { jsonrpc: '2.0', id: 40, method: 'tools/call', params: { name: 'everything__trigger-long-running-operation', arguments: { duration: 3, steps: 3 } } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const cancelled = await send({ headers: headers({ 'Mcp-Session-Id': id }), body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 40, reason: 'the client gave up' } } });
+    expect(cancelled.status).toBe(202);
+    const ended = await slow;
+    // Not held open until the 3 s tool would have finished (nor for ever, as a stream waiting for an answer that never comes).
+    expect(ended.endAfterMs).toBeLessThan(2_000);
+    expect(events(ended.body)).toEqual([]);
+    expect(events((await send({ headers: headers({ 'Mcp-Session-Id': id }), body: echo(41, 'after') })).body)).toEqual([expect.objectContaining({ id: 41 })]);
+  });
+
+  it('refuses a request id already in use in the session, or twice in one batch — the first call is still answered', async () => {
+    const id = await session();
+    const first = send({
+      headers: headers({ 'Mcp-Session-Id': id }),
+      body: { jsonrpc: '2.0', id: 50, method: 'tools/call', params: { name: 'everything__trigger-long-running-operation', arguments: { duration: 0.5, steps: 1 } } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const again = await send({ headers: headers({ 'Mcp-Session-Id': id }), body: echo(50, 'same id') });
+    expect(again.status).toBe(400);
+    expect(JSON.parse(again.body)).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: the request id 50 is already in use in this session' }, id: null });
+    const twice = await send({ headers: headers({ 'Mcp-Session-Id': id }), body: [echo(51, 'a'), echo(51, 'b')] });
+    expect(twice.status).toBe(400);
+    expect(events((await first).body).at(-1)).toMatchObject({ id: 50, result: expect.any(Object) });
+  });
+
+  it('tells a call still running that its session closed (DELETE), rather than leaving it waiting', async () => {
+    const id = await session();
+    const running = send({
+      headers: headers({ 'Mcp-Session-Id': id }),
+      body: { jsonrpc: '2.0', id: 60, method: 'tools/call', params: { name: 'everything__trigger-long-running-operation', arguments: { duration: 2, steps: 2 } } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await send({ method: 'DELETE', headers: headers({ 'Mcp-Session-Id': id }) })).status).toBe(200);
+    const answer = await running;
+    expect(answer.endAfterMs).toBeLessThan(1_500);
+    expect(events(answer.body)).toEqual([{ jsonrpc: '2.0', id: 60, error: { code: -32000, message: 'The session was closed before this request was answered.' } }]);
   });
 
   it('opens one GET stream per session: its headers at once, a second is refused with 409', async () => {
