@@ -164,7 +164,7 @@ export class HttpSessionTransport implements Transport {
     const extra: MessageExtraInfo = { requestInfo: { headers } };
     if (requests.length === 0) {
       this.#deliver(messages, extra);
-      res.writeHead(202).end();
+      res.writeHead(202, { 'Content-Length': 0 }).end();
       return;
     }
     const stream: Stream = { res, awaiting: ids, headersSent: false, ended: false };
@@ -225,7 +225,7 @@ export class HttpSessionTransport implements Transport {
     const refused = this.#sessionRefusal(req);
     if (refused) return refuse(res, ...refused);
     await this.close();
-    res.writeHead(200).end();
+    res.writeHead(200, { 'Content-Length': 0 }).end();
   }
 
   /** Why a request that is not the `initialize` is refused for its session or protocol headers; undefined when it is not. */
@@ -347,5 +347,6 @@ export function refuse(res: ServerResponse, status: number, code: number, messag
     res.end();
     return;
   }
-  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
 }

@@ -84,6 +84,7 @@ async function session(): Promise<string> {
   const initialized = await send({ headers: headers({ 'Mcp-Session-Id': id }), body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
   expect(initialized.status).toBe(202);
   expect(initialized.body).toBe('');
+  expect(initialized.headers['content-length']).toBe('0');
   return id;
 }
 
@@ -253,6 +254,7 @@ describe('what the HTTP gateway’s transport refuses (as the SDK’s does: stat
     const answer = await send(request());
     expect(answer.status).toBe(status);
     expect(answer.headers['content-type']).toBe('application/json');
+    expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(answer.body)));
     const body = JSON.parse(answer.body) as { error: { code: number; message: string }; id: null };
     expect(body.id).toBeNull();
     expect(body.error.code).toBe(code);
