@@ -197,6 +197,8 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
       // Resource links in the result point back through this gateway.
       return Array.isArray(result.content) ? { ...result, content: result.content.map((item) => mapContentUri(item, address.server, naming)) } : result;
     } catch (error) {
+      // The client cancelled it: its own doing, not a failure to log (and the protocol sends no answer).
+      if (extra.signal.aborted) return { content: [{ type: 'text', text: 'The client cancelled this call.' }], isError: true };
       return errorResult(address.server, address.tool, error, log);
     } finally {
       finished = true;
