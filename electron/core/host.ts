@@ -29,6 +29,7 @@ import { networkHint } from './views/call-hints';
 import { serverLimitsView } from './views/resource-limits';
 import { lastWords, stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
 import { readTool } from './policy/annotations';
+import { PolicyRoom } from './policy/policy-room';
 import type { CodeChange } from './policy/decide';
 import { isContained, summariseSandbox } from './policy/containment';
 import { NetworkQuestions, NoAnswerError } from './approvals/network-questions';
@@ -141,6 +142,8 @@ export class AirlockHost {
   readonly remote: RemoteRoom;
   /** The node, python and uv servers run with (Settings › Runtimes). */
   readonly runtimes: RuntimesRoom;
+  /** The standing rules and the policy settings (mode, strict durability). */
+  readonly policy: PolicyRoom;
   /** The core as other apps reach it: the gateway facade, the HTTP gateway, connecting apps. */
   readonly gateway: GatewayRoom;
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
@@ -273,6 +276,17 @@ export class AirlockHost {
       ...(options.registry ? { client: options.registry } : {}),
       remote: remoteSupport,
     });
+    this.policy = new PolicyRoom({
+      store: this.store,
+      lookupTool: (server, tool) => this.supervisor.tools.lookup(server, tool),
+      startServer: (server) => this.supervisor.start(server),
+      codeChangeOf: (server, provenance) => this.codePins.changeOf(server, provenance),
+      record: (server) => this.record(server),
+      changes: this.changes,
+      sessionGrants: this.sessionGrants,
+      revokeRequestSession: (server) => this.serverRequests.pipeline.revokeSession(server),
+      didChange: () => this.emitServers(),
+    });
     this.runtimes = new RuntimesRoom({
       read: () => this.store.read().settings.runtimes,
       update: (change) => this.store.update((data) => ({ ...data, settings: { ...data.settings, runtimes: change({ ...data.settings.runtimes }) } })),
@@ -306,7 +320,7 @@ export class AirlockHost {
       toolsSettled: (server) => this.supervisor.toolsSettled(server),
       callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
       secretValues: (server, record) => this.secretValuesOf(server, record),
-      saveRule: (rule, answeredIn) => this.saveRule(rule, actorOfShell(answeredIn), 'confirmation'),
+      saveRule: (rule, answeredIn) => this.policy.saveRule(rule, actorOfShell(answeredIn), 'confirmation'),
       sessionGrants: this.sessionGrants,
       confirmations: this.confirmations,
       audit: this.audit,
@@ -630,23 +644,6 @@ export class AirlockHost {
     return this.serverDetail(name);
   }
 
-  /** Removes every rule and session grant for a server's tools. */
-  async revokeRules(name: string, by: ChangeActor = 'window'): Promise<ServerDetail> {
-    this.record(name);
-    const removed = this.store.read().rules.filter((rule) => rule.server === name);
-    this.store.update((data) => ({ ...data, rules: data.rules.filter((rule) => rule.server !== name) }));
-    this.sessionGrants.revoke(name);
-    this.serverRequests.pipeline.revokeSession(name);
-    this.changes.record({
-      change: 'rules-revoked',
-      by,
-      server: name,
-      changes: [...removed.map((rule) => `rule removed: always ${rule.effect} ${rule.tool}`), 'session permissions removed'],
-    });
-    this.emitServers();
-    return this.serverDetail(name);
-  }
-
   /** Commits an install (a new server, or an update of one), and records it in the audit log. */
   async commitInstall(request: Parameters<InstallFlow['commit']>[0], by: ChangeActor = 'window'): Promise<ServerSummary> {
     const existing = ownEntry(this.store.read().servers, request.name);
@@ -763,65 +760,6 @@ export class AirlockHost {
 
   // ── Rules, audit, settings ─────────────────────────────────────────────
 
-  rules(): RuleView[] {
-    const data = this.store.read();
-    return data.rules.map((rule) => {
-      // The live listing when the server runs; otherwise the definition the user approved.
-      const record = ownEntry(data.servers, rule.server);
-      const current = this.supervisor.tools.lookup(rule.server, rule.tool)?.fingerprint ?? ownEntry(record?.approvedTools, rule.tool)?.fingerprint;
-      // An allow made before a code change does not count (approving the new code removes it); a deny still denies.
-      const codeChanged = record !== undefined && this.codePins.changeOf(rule.server, record.provenance) !== null;
-      return { server: rule.server, tool: rule.tool, effect: rule.effect, createdAt: rule.createdAt, fingerprint: rule.fingerprint, current: current === rule.fingerprint && !(codeChanged && rule.effect === 'allow') };
-    });
-  }
-
-  /**
-   * Saves a standing rule for the definition the person reviewed. An "always
-   * allow" for a destructive tool needs the second confirmation.
-   */
-  async addRule(request: { server: string; tool: string; effect: 'allow' | 'deny'; fingerprint: string; confirmDestructive?: boolean }, by: ChangeActor = 'window'): Promise<RuleView> {
-    const record = this.record(request.server);
-    if (record.enabled) await this.supervisor.start(request.server).catch(() => {});
-    const definition = this.supervisor.tools.lookup(request.server, request.tool)?.definition ?? ownEntry(record.approvedTools, request.tool)?.definition;
-    const fingerprint = this.supervisor.tools.lookup(request.server, request.tool)?.fingerprint ?? ownEntry(record.approvedTools, request.tool)?.fingerprint;
-    if (!definition || !fingerprint) throw new AirlockError('not-found', `${request.server} does not offer a tool named ${request.tool}.`);
-    if (fingerprint !== request.fingerprint) throw new AirlockError('conflict', `${request.tool} changed since you reviewed it; review it again.`);
-    if (request.effect === 'allow' && readTool(definition.annotations).toolClass === 'destructive' && !request.confirmDestructive) {
-      throw new AirlockError('invalid-request', `${request.tool} may delete or overwrite things: always allowing it needs a second, explicit confirmation.`);
-    }
-    const rule: Rule = { server: request.server, tool: request.tool, fingerprint, effect: request.effect, createdAt: new Date().toISOString() };
-    this.saveRule(rule, by);
-    return { ...rule, current: true };
-  }
-
-  removeRule(server: string, tool: string, by: ChangeActor = 'window'): void {
-    const existing = this.store.read().rules.find((rule) => rule.server === server && rule.tool === tool);
-    if (!existing) {
-      throw new AirlockError('not-found', `There is no rule for ${server} › ${tool}; nothing was removed. \`airlock rules\` lists the rules there are.`);
-    }
-    this.store.update((data) => ({ ...data, rules: data.rules.filter((rule) => !(rule.server === server && rule.tool === tool)) }));
-    this.changes.record({ change: 'rule-removed', by, server, tool, changes: [`rule removed: always ${existing.effect} ${tool}`] });
-    this.emitServers();
-  }
-
-  /** Saves a rule (replacing any other rule for the same tool); `via` a confirmation's "always" answer, or a plain command. */
-  saveRule(rule: Rule, by: ChangeActor = 'window', via?: 'confirmation'): void {
-    const replaced = this.store.read().rules.find((existing) => existing.server === rule.server && existing.tool === rule.tool);
-    this.store.update((data) => ({
-      ...data,
-      rules: [...data.rules.filter((existing) => !(existing.server === rule.server && existing.tool === rule.tool)), rule],
-    }));
-    this.changes.record({
-      change: 'rule-added',
-      by,
-      ...(via ? { via } : {}),
-      server: rule.server,
-      tool: rule.tool,
-      changes: [`rule added: always ${rule.effect} ${rule.tool} (definition ${rule.fingerprint.slice(0, 12)})${replaced ? `, replacing always ${replaced.effect}` : ''}`],
-    });
-    this.emitServers();
-  }
-
   async auditEntries(query: { server?: string; tool?: string; verdict?: 'allow' | 'ask' | 'deny'; limit?: number }): Promise<AuditEntryView[]> {
     const records = await this.audit.readActivity({
       ...(query.server ? { server: query.server } : {}),
@@ -832,30 +770,10 @@ export class AirlockHost {
     return records.flatMap(toActivityViews);
   }
 
-  policyMode(): PolicyMode {
-    return this.store.read().settings.policyMode;
-  }
-
   /** The settings a person can change (Settings, `airlock settings`). */
   settings(): SettingsView {
     const { settings } = this.store.read();
     return { policyMode: settings.policyMode, strictDurability: settings.strictDurability === true, flushWindowMs: this.audit.flushWindowMs, runtimes: { ...settings.runtimes } };
-  }
-
-  setPolicyMode(mode: PolicyMode, by: ChangeActor = 'window'): SettingsView {
-    const was = this.policyMode();
-    this.store.update((data) => ({ ...data, settings: { ...data.settings, policyMode: mode } }));
-    if (was !== mode) this.changes.record({ change: 'policy-mode', by, changes: [`policy mode: ${mode} (was ${was})`] });
-    this.emitServers();
-    return this.settings();
-  }
-
-  /** Strict durability: every decision flushed to disk before its call is sent (default: within the audit log's window). */
-  setStrictDurability(strict: boolean, by: ChangeActor = 'window'): SettingsView {
-    const was = this.store.read().settings.strictDurability === true;
-    this.store.update((data) => ({ ...data, settings: { ...data.settings, strictDurability: strict } }));
-    if (was !== strict) this.changes.record({ change: 'strict-durability', by, changes: [`strict durability: ${strict ? 'on' : 'off'} (was ${was ? 'on' : 'off'})`] });
-    return this.settings();
   }
 
   // ── IPC ────────────────────────────────────────────────────────────────
@@ -896,7 +814,7 @@ export class AirlockHost {
       'servers.clearSecret': ({ name, key }) => recorded(this.clearSecret(name, key, by)),
       'servers.approveChange': ({ name, tool, fingerprint }) => recorded(this.approveChange(name, tool, fingerprint, by)),
       'servers.approveCode': ({ name, files }) => recorded(this.approveCode(name, files, by)),
-      'servers.revokeRules': ({ name }) => recorded(this.revokeRules(name, by)),
+      'servers.revokeRules': ({ name }) => recorded((this.policy.revokeRules(name, by), this.serverDetail(name))),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),
       'install.probe': ({ draftId, userConfig, profile, env, trusted }) =>
@@ -939,14 +857,14 @@ export class AirlockHost {
       // Network questions are the window's (and the owner's own terminal's, in its process).
       'network.pending': () => (window ? this.network.list().map(({ id, server, host, port, deadline }) => ({ id, server, host, port, deadline })) : []),
       'network.answer': ({ id, allow, remember }) => (window ? recorded(this.answerNetwork(id, allow, remember, 'window')) : { accepted: false }),
-      'rules.list': () => this.rules(),
-      'rules.add': (request) => recorded(this.addRule(request, by)),
-      'rules.remove': ({ server, tool }) => recorded((this.removeRule(server, tool, by), {})),
+      'rules.list': () => this.policy.rules(),
+      'rules.add': (request) => recorded(this.policy.addRule(request, by)),
+      'rules.remove': ({ server, tool }) => recorded((this.policy.removeRule(server, tool, by), {})),
       'audit.list': (query) => this.auditEntries(query),
       'audit.verify': async ({ scope }) => toAuditVerifyView(scope === 'new' ? await this.audit.verifyNew() : { ...(await this.audit.verify()), scope: 'all' }),
       'settings.get': () => this.settings(),
-      'settings.setPolicyMode': ({ mode }) => recorded(this.setPolicyMode(mode, by)),
-      'settings.setStrictDurability': ({ strict }) => recorded(this.setStrictDurability(strict, by)),
+      'settings.setPolicyMode': ({ mode }) => recorded((this.policy.setMode(mode, by), this.settings())),
+      'settings.setStrictDurability': ({ strict }) => recorded((this.policy.setStrictDurability(strict, by), this.settings())),
       'settings.setRuntime': async ({ name, path }) => (await this.runtimes.set(name, path), this.settings()),
       'runtimes.list': () => this.runtimes.list(),
       ...this.gateway.ipcHandlers(),

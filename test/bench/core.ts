@@ -146,7 +146,7 @@ async function chokePoint(): Promise<void> {
   try {
     await addEcho(host, 'echo');
     const fingerprint = host.supervisor.tools.lookup('echo', 'echo')!.fingerprint;
-    await host.addRule({ server: 'echo', tool: 'echo', effect: 'allow', fingerprint, confirmDestructive: true });
+    await host.policy.addRule({ server: 'echo', tool: 'echo', effect: 'allow', fingerprint, confirmDestructive: true });
     const sandboxed = await sandboxedDirectClient(host, dataDir, 'echo');
     const unsandboxed = new Client({ name: 'bench', version: '1' });
     await unsandboxed.connect(new StdioClientTransport({ command: process.execPath, args: [ECHO], stderr: 'pipe' }));
@@ -170,7 +170,7 @@ async function chokePoint(): Promise<void> {
       goal: 'reported',
       note: 'calls one right after another (a script in a loop): blocks of calls through the choke point and of direct calls, alternating; the server and this process stay warm, so what Airlock adds weighs more than in the interleaved figure',
     });
-    host.setStrictDurability(true);
+    host.policy.setStrictDurability(true);
     const strict = await measureCalls(host, sandboxed.client, unsandboxed);
     figure('call-through-choke-point-ms-strict', strict.through, strict.sandboxedDirect, {
       unit: 'ms',

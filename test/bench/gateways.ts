@@ -64,7 +64,7 @@ async function dataFolder(label: string): Promise<string> {
     const { unsandboxed: _u, ...profile } = defaultSandboxProfile();
     await host.install.commit({ draftId: disclosure.draftId, name: 'echo', profile, trusted: true, secrets: {}, enable: true });
     const fingerprint = host.supervisor.tools.lookup('echo', 'echo')!.fingerprint;
-    await host.addRule({ server: 'echo', tool: 'echo', effect: 'allow', fingerprint, confirmDestructive: true });
+    await host.policy.addRule({ server: 'echo', tool: 'echo', effect: 'allow', fingerprint, confirmDestructive: true });
   } finally {
     await host.dispose();
   }

@@ -47,7 +47,7 @@ async function dataFolder(label: string, servers: number, tools: number): Promis
       await host.install.commit({ draftId: disclosure.draftId, name: `s${i}`, profile, trusted: true, secrets: {}, enable: i === 0 });
     }
     const fingerprint = host.supervisor.tools.lookup('s0', 'tool_0001')!.fingerprint;
-    await host.addRule({ server: 's0', tool: 'tool_0001', effect: 'allow', fingerprint, confirmDestructive: true });
+    await host.policy.addRule({ server: 's0', tool: 'tool_0001', effect: 'allow', fingerprint, confirmDestructive: true });
     await host.dispose();
     // Enabled without starting each now: the start-up below starts them together, as the app does.
     const again = newHost(dataDir);

@@ -48,7 +48,7 @@ function airlock(args: string[]) {
 /** A host built as the Electron app builds it (no audit key option), plus what a test adds. */
 async function asTheAppDoes(extra: Partial<HostOptions> = {}): Promise<void> {
   const host = new AirlockHost({ dataDir, version: '0.0.0-test', homeDir: home, hooks: { emit: () => undefined }, ...extra });
-  host.setPolicyMode('strict');
+  host.policy.setMode('strict');
   await host.changesRecorded();
   await host.dispose();
 }

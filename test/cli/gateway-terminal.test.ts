@@ -209,7 +209,7 @@ describe('the Airlock app started while a gateway runs the servers', () => {
 
       // `airlock call` on a terminal, in strict mode: asked on its terminal and in the window. Answered in the
       // window, the terminal's question is withdrawn and the command ends — nothing waits for a key.
-      host.setPolicyMode('strict');
+      host.policy.setMode('strict');
       writeFileSync(join(records, 'e.txt'), 'e');
       const cli = PtySession.start([process.execPath, BIN, '--data-dir', dataDir, 'call', 'liar', 'tidy_up', '--args', JSON.stringify({ path: join(records, 'e.txt') })], env());
       // The app can answer too: the terminal offers to leave the question to it.

@@ -223,7 +223,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     await row.getByRole('button', { name: 'Always allow…' }).click();
     await row.getByRole('button', { name: 'Yes, always allow' }).click();
     await waitForText(row, 'Always allow');
-    expect(t.host.rules()).toMatchObject([{ server: 'files', tool: 'write_file', effect: 'allow', current: true }]);
+    expect(t.host.policy.rules()).toMatchObject([{ server: 'files', tool: 'write_file', effect: 'allow', current: true }]);
     // The rule holds for the agent's next call: no dialog, the file is written.
     const result = await writeCall('by-rule.txt', 'allowed by the rule');
     expect(result.outcome).toBe('ok');
@@ -234,7 +234,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     await waitForText(rules, 'write_file');
     await rules.getByRole('button', { name: 'Revoke' }).click();
     await waitForText(page.locator('main'), 'No standing rules');
-    expect(t.host.rules()).toEqual([]);
+    expect(t.host.policy.rules()).toEqual([]);
     const asked = writeCall('after-revoke.txt');
     await page.getByRole('dialog').waitFor();
     await page.keyboard.press('Escape');
@@ -245,9 +245,9 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     const { page } = t;
     await t.open('#/settings');
     await page.getByRole('radio', { name: /^Strict\./ }).check();
-    await expect.poll(() => t.host.policyMode()).toBe('strict');
+    await expect.poll(() => t.host.policy.mode()).toBe('strict');
     await page.getByRole('radio', { name: /^Default\./ }).check();
-    await expect.poll(() => t.host.policyMode()).toBe('default');
+    await expect.poll(() => t.host.policy.mode()).toBe('default');
   });
 
   it('made no request outside the app, and logged no error (no CSP violation)', () => {

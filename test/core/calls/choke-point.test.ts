@@ -54,7 +54,7 @@ describe('logged before sent, and logged as sent: the server reads the audit log
 
   it('a call a rule allows: its decision (allow, the digest of what was sent) was on disk when the server got it', async () => {
     const write = t.host.supervisor.tools.lookup('witness', 'write')!;
-    t.host.saveRule({ server: 'witness', tool: 'write', fingerprint: write.fingerprint, effect: 'allow', createdAt: new Date().toISOString() });
+    t.host.policy.saveRule({ server: 'witness', tool: 'write', fingerprint: write.fingerprint, effect: 'allow', createdAt: new Date().toISOString() });
     const args = { n: 1, note: 'by rule' };
     const result = await t.host.callTool({ server: 'witness', tool: 'write', arguments: args, caller: agent });
     expect(result.outcome).toBe('ok');
@@ -204,7 +204,7 @@ describe('durability as the person set it, through the host: the fsync the audit
     fs = recordingFs();
     t = await createWitnessedHost({ audit: { fs } });
     const write = t.host.supervisor.tools.lookup('witness', 'write')!;
-    t.host.saveRule({ server: 'witness', tool: 'write', fingerprint: write.fingerprint, effect: 'allow', createdAt: new Date().toISOString() });
+    t.host.policy.saveRule({ server: 'witness', tool: 'write', fingerprint: write.fingerprint, effect: 'allow', createdAt: new Date().toISOString() });
     // The moment of sending, marked in the same list as the file operations (the real supervisor does the sending).
     const supervisor = t.host.supervisor;
     const send = supervisor.callTool.bind(supervisor);
@@ -224,7 +224,7 @@ describe('durability as the person set it, through the host: the fsync the audit
   };
 
   it('strict durability on: the decision was flushed to disk before the call was sent, and the server saw it', async () => {
-    t.host.setStrictDurability(true);
+    t.host.policy.setStrictDurability(true);
     const args = { n: 1, note: 'strict' };
     const result = await t.host.callTool({ server: 'witness', tool: 'write', arguments: args, caller: agent });
     expect(result.outcome).toBe('ok');
@@ -236,7 +236,7 @@ describe('durability as the person set it, through the host: the fsync the audit
   });
 
   it('strict durability off (the default): the decision was written before the call was sent, without waiting for the disk', async () => {
-    t.host.setStrictDurability(false);
+    t.host.policy.setStrictDurability(false);
     const args = { n: 2, note: 'default' };
     const result = await t.host.callTool({ server: 'witness', tool: 'write', arguments: args, caller: agent });
     expect(result.outcome).toBe('ok');

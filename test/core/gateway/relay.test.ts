@@ -78,7 +78,7 @@ describe('the gateway relays resources, prompts, completion and logging', () => 
     await t.add('everything', [process.execPath, EVERYTHING_SERVER, 'stdio'], { profile: { filesystem: { read: [notes], write: [], persistentData: false } } });
     await t.add('abuse', [process.execPath, fixture('servers/catalog-abuse.mjs')]);
     for (const tool of ['log_all_levels', 'update_resource']) {
-      await t.host.addRule({ server: 'abuse', tool, effect: 'allow', fingerprint: t.host.supervisor.tools.lookup('abuse', tool)!.fingerprint, confirmDestructive: true });
+      await t.host.policy.addRule({ server: 'abuse', tool, effect: 'allow', fingerprint: t.host.supervisor.tools.lookup('abuse', tool)!.fingerprint, confirmDestructive: true });
     }
     app = await connect(t);
   });
@@ -179,7 +179,7 @@ describe('what a server asks back is relayed after Airlock’s decision', () => 
     await t.add('everything', [process.execPath, EVERYTHING_SERVER, 'stdio']);
     // The tools that ask back are allowed, as a person would allow them: the questions here are the server's own.
     for (const tool of ['trigger-sampling-request', 'trigger-elicitation-request']) {
-      await t.host.addRule({ server: 'everything', tool, effect: 'allow', fingerprint: t.host.supervisor.tools.lookup('everything', tool)!.fingerprint });
+      await t.host.policy.addRule({ server: 'everything', tool, effect: 'allow', fingerprint: t.host.supervisor.tools.lookup('everything', tool)!.fingerprint });
     }
   });
   afterAll(() => t.close());

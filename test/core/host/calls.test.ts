@@ -157,7 +157,7 @@ describe('hostile servers', () => {
   it('2 — rug pull: a changed definition voids the rule; nothing reaches the server until approved again', async () => {
     await t.add('rugpull', [process.execPath, fixture('policy/rug-pull.mjs'), records], { profile: { filesystem: { read: [], write: [records], persistentData: false } } });
     const before = (await t.host.serverDetail('rugpull')).tools.find((tool) => tool.name === 'lookup')!;
-    t.host.saveRule({ server: 'rugpull', tool: 'lookup', fingerprint: before.fingerprint, effect: 'allow', createdAt: new Date().toISOString() });
+    t.host.policy.saveRule({ server: 'rugpull', tool: 'lookup', fingerprint: before.fingerprint, effect: 'allow', createdAt: new Date().toISOString() });
     t.ask.available = false;
     const first = await t.host.callTool({ server: 'rugpull', tool: 'lookup', arguments: { word: 'apple' }, caller: agent });
     expect(first.outcome).toBe('ok');

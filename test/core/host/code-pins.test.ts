@@ -40,7 +40,7 @@ describe('a local server whose script is edited after install', () => {
     await t.add('notes', [process.execPath, script, records], { profile: { filesystem: { read: [], write: [records], persistentData: false } } });
     const detail = await t.host.serverDetail('notes');
     for (const tool of detail.tools) {
-      await t.host.addRule({ server: 'notes', tool: tool.name, effect: tool.name === 'note' ? 'allow' : 'deny', fingerprint: tool.fingerprint });
+      await t.host.policy.addRule({ server: 'notes', tool: tool.name, effect: tool.name === 'note' ? 'allow' : 'deny', fingerprint: tool.fingerprint });
     }
     t.ask.available = false;
   });
@@ -80,7 +80,7 @@ describe('a local server whose script is edited after install', () => {
     expect(detail.codeChanged).toBe(true);
     expect(detail.codeChange?.files.find((file) => file.role === 'script')).toEqual({ role: 'script', path: script, approved: sha(original), current: sha(edited) });
     expect(detail.tools.find((tool) => tool.name === 'note')?.preview.verdict).toBe('ask');
-    expect(t.host.rules().map(({ tool, current }) => [tool, current]).sort()).toEqual([['note', false], ['read_notes', true]]);
+    expect(t.host.policy.rules().map(({ tool, current }) => [tool, current]).sort()).toEqual([['note', false], ['read_notes', true]]);
     const text = formatDetail(detail);
     expect(text).toContain(`approved sha256 ${sha(original)}`);
     expect(text).toContain(`now      sha256 ${sha(edited)}`);
@@ -105,7 +105,7 @@ describe('a local server whose script is edited after install', () => {
     expect(detail.codeChange).toBeUndefined();
     expect(detail.codeChanged).toBe(false);
     expect(t.host.record('notes').provenance).toMatchObject({ script: { sha256: sha(edited) } });
-    expect(t.host.rules().map((rule) => [rule.tool, rule.effect])).toEqual([['read_notes', 'deny']]);
+    expect(t.host.policy.rules().map((rule) => [rule.tool, rule.effect])).toEqual([['read_notes', 'deny']]);
     // The approval, and the rule it took away, are a change in the audit log (task L, item 3).
     await t.host.changesRecorded();
     const approved = readFileSync(join(t.dataDir, 'audit', 'audit.jsonl'), 'utf8')
@@ -122,7 +122,7 @@ describe('a local server whose script is edited after install', () => {
     expect(calls()).toEqual(['note']);
     // A rule made for the new code counts.
     const note = detail.tools.find((tool) => tool.name === 'note')!;
-    await t.host.addRule({ server: 'notes', tool: 'note', effect: 'allow', fingerprint: note.fingerprint });
+    await t.host.policy.addRule({ server: 'notes', tool: 'note', effect: 'allow', fingerprint: note.fingerprint });
     expect((await t.host.callTool({ server: 'notes', tool: 'note', arguments: { text: 'six' }, caller: agent })).outcome).toBe('ok');
     expect(calls()).toEqual(['note', 'note']);
   });

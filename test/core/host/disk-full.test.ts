@@ -86,14 +86,15 @@ describe.skipIf(mountProblem !== undefined)(`a full disk under the data folder${
     expect(lines(join(records, 'messages'))).toEqual(['before', ...sent]);
 
     // Saving a setting fails, says why, and loses nothing.
-    expect(() => host.setStrictDurability(true)).toThrow(/disk is full/);
+    expect(() => host.policy.setStrictDurability(true)).toThrow(/disk is full/);
     expect(new AirlockStore(dataDir).read().settings.strictDurability).toBeUndefined();
     expect(new AirlockStore(dataDir).read().servers.counter).toBeDefined();
 
     // Space returns.
     rmSync(filler);
     expect((await call('after')).outcome).toBe('ok');
-    expect(host.setStrictDurability(true).strictDurability).toBe(true);
+    host.policy.setStrictDurability(true);
+    expect(host.settings().strictDurability).toBe(true);
     expect(lines(join(records, 'messages'))).toEqual(['before', ...sent, 'after']);
     const verify = await host.audit.verify();
     expect(verify).toMatchObject({ ok: true, end: 'confirmed' });

@@ -140,7 +140,7 @@ describe('the owner socket authenticates its peers', () => {
     const reply = await peer.request('ipc', { channel: 'settings.setPolicyMode', request: { mode: 'strict' } });
     expect(reply.error).toMatchObject({ code: 'forbidden-sender' });
     await expect.poll(() => peer.closed).toBe(true);
-    expect(host.policyMode()).toBe('default');
+    expect(host.policy.mode()).toBe('default');
   });
 
   it('refuses a hello with a wrong proof (a key the peer could not read)', async () => {
@@ -177,7 +177,7 @@ describe('the owner socket authenticates its peers', () => {
   });
 
   it('strict mode applies to a client’s own calls: even a read asks, and with no terminal is refused', async () => {
-    host.setPolicyMode('strict');
+    host.policy.setMode('strict');
     try {
       const peer = await RawPeer.connect(endpoint.socketPath);
       await peer.authenticate(endpoint.keyPath, { role: 'cli' });
@@ -185,7 +185,7 @@ describe('the owner socket authenticates its peers', () => {
       expect((reply.result as { value: unknown }).value).toMatchObject({ outcome: 'denied', nobodyToAsk: true, content: [] });
       peer.close();
     } finally {
-      host.setPolicyMode('default');
+      host.policy.setMode('default');
     }
   });
 });

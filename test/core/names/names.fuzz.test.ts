@@ -92,13 +92,13 @@ describe('a server whose every name is an inherited property, in the real sandbo
   it('rules: a rule for each name is saved, listed as current, and removed, by its own name', async () => {
     const detail = await t.host.serverDetail('names');
     for (const tool of detail.tools) {
-      await t.host.addRule({ server: 'names', tool: tool.name, effect: 'deny', fingerprint: tool.fingerprint });
+      await t.host.policy.addRule({ server: 'names', tool: tool.name, effect: 'deny', fingerprint: tool.fingerprint });
     }
-    const rules = t.host.rules().filter((rule) => rule.server === 'names');
+    const rules = t.host.policy.rules().filter((rule) => rule.server === 'names');
     expect(rules.map((rule) => rule.tool).sort()).toEqual([...FIXTURE_NAMES].sort());
     expect(rules.every((rule) => rule.current)).toBe(true);
-    for (const name of FIXTURE_NAMES) t.host.removeRule('names', name);
-    expect(t.host.rules().filter((rule) => rule.server === 'names')).toEqual([]);
+    for (const name of FIXTURE_NAMES) t.host.policy.removeRule('names', name);
+    expect(t.host.policy.rules().filter((rule) => rule.server === 'names')).toEqual([]);
   });
 
   it('approving a tool named __proto__ or constructor again keeps every approval as its own entry', async () => {

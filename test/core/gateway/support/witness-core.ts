@@ -29,7 +29,7 @@ export async function createWitnessCore(): Promise<WitnessCore> {
     profile: { filesystem: { read: [], write: [records], persistentData: false } },
   });
   const wipe = t.host.supervisor.tools.lookup('witness', 'wipe')!;
-  t.host.saveRule({ server: 'witness', tool: 'wipe', fingerprint: wipe.fingerprint, effect: 'deny', createdAt: new Date().toISOString() });
+  t.host.policy.saveRule({ server: 'witness', tool: 'wipe', fingerprint: wipe.fingerprint, effect: 'deny', createdAt: new Date().toISOString() });
   const file = join(records, 'arrivals');
   return {
     t,
