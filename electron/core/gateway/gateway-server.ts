@@ -12,12 +12,12 @@ import {
   type ProgressToken,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
 import type { Caller } from '../../../shared/domain';
 import { version } from '../../../package.json';
 import { AirlockError } from '../errors';
 import type { GatewayCore, GatewayServerDescription } from './gateway-core';
 import { GatewaySession, mapContentUri, NAMESPACED, registerSessionPeer, relayCatalog, transparentNaming } from './gateway-session';
-import type { z } from 'zod';
 import { ParsedCallToolRequestSchema, refuseMalformedRequests } from './request-params';
 import { buildGatewayListing, type GatewayListing } from './tool-names';
 
