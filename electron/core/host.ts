@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { installDirOf, ownEntry, type Caller, type PolicyMode, type Rule, type SandboxProfile, type SandboxSupport, type ServerRecord } from '../../shared/domain';
+import { installDirOf, ownEntry, type Caller, type SandboxSupport, type ServerRecord } from '../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
-import type { AuditEntryView, CallResultView, ConfirmationView, RuleView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
+import type { AuditEntryView, CallResultView, ConfirmationView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { AgentService, createSamplingModel, type AgentTool } from './agent';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
 import { AuditLog, coalescedAppendNotices, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey, type ChangeActor } from './audit';
@@ -23,13 +23,13 @@ import { mayAnswer, WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identit
 import { InstallFlow } from './install-flow/install-flow';
 import { remoteSupport } from './registry/install-plan';
 import { RegistryRoom, type RegistryRoomDeps } from './registry/registry-room';
-import { envNameProblem, writeTrustedProblem } from './install/checks';
 import { RuntimesRoom } from './runtimes';
 import { networkHint } from './views/call-hints';
 import { serverLimitsView } from './views/resource-limits';
 import { lastWords, stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
 import { readTool } from './policy/annotations';
 import { PolicyRoom } from './policy/policy-room';
+import { ServerSettingsRoom } from './server-settings/server-settings-room';
 import type { CodeChange } from './policy/decide';
 import { isContained, summariseSandbox } from './policy/containment';
 import { NetworkQuestions, NoAnswerError } from './approvals/network-questions';
@@ -144,6 +144,8 @@ export class AirlockHost {
   readonly runtimes: RuntimesRoom;
   /** The standing rules and the policy settings (mode, strict durability). */
   readonly policy: PolicyRoom;
+  /** What a person decides about one server: trust, grants, environment, secrets, approvals of changed tools and code. */
+  readonly serverSettings: ServerSettingsRoom;
   /** The core as other apps reach it: the gateway facade, the HTTP gateway, connecting apps. */
   readonly gateway: GatewayRoom;
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
@@ -285,6 +287,21 @@ export class AirlockHost {
       changes: this.changes,
       sessionGrants: this.sessionGrants,
       revokeRequestSession: (server) => this.serverRequests.pipeline.revokeSession(server),
+      didChange: () => this.emitServers(),
+    });
+    this.serverSettings = new ServerSettingsRoom({
+      store: this.store,
+      record: (server) => this.record(server),
+      updateRecord: (server, change) => this.updateRecord(server, change),
+      restartIfRunning: (server) => this.restartIfRunning(server),
+      detail: (server) => this.serverDetail(server),
+      summary: (record) => this.summary(record),
+      sendRootsListChanged: (server) => this.supervisor.withConnection(server, (connection) => connection.sendRootsListChanged()),
+      lookupTool: (server, tool) => this.supervisor.tools.lookup(server, tool),
+      codeChangeOf: (server, provenance) => this.codePins.changeOf(server, provenance),
+      secrets: this.secrets,
+      changes: this.changes,
+      sessionGrants: this.sessionGrants,
       didChange: () => this.emitServers(),
     });
     this.runtimes = new RuntimesRoom({
@@ -499,149 +516,12 @@ export class AirlockHost {
     this.emitServers();
   }
 
-  setTrust(name: string, trusted: boolean, by: ChangeActor = 'window'): ServerSummary {
-    const was = this.record(name).trusted;
-    const record = this.updateRecord(name, (current) => ({ ...current, trusted }));
-    if (was !== trusted) this.changes.record({ change: 'trust', by, server: name, changes: [`trusted: ${trusted ? 'on' : 'off'} (was ${was ? 'on' : 'off'})`] });
-    return this.summary(record);
-  }
-
-  /** Replaces a server's grants; a running server restarts under the new profile. */
-  async updateProfile(name: string, profile: Omit<SandboxProfile, 'unsandboxed'>, by: ChangeActor = 'window'): Promise<ServerDetail> {
-    const previous = this.record(name).profile;
-    const before = previous.filesystem;
-    // A trusted-files exception lifts protection inside a write grant; outside one it would mean nothing (or come back with a later grant).
-    const stray = (profile.filesystem.writeTrusted ?? []).map((path) => writeTrustedProblem(path, profile.filesystem.write)).filter((problem) => problem !== undefined);
-    if (stray.length) throw new AirlockError('invalid-request', stray.join(' '));
-    const record = this.updateRecord(name, (current) => ({
-      ...current,
-      // Grants are pinned where they resolve now; unchanged ones keep their pins.
-      profile: pinGrants({ ...profile, ...(current.profile.unsandboxed ? { unsandboxed: current.profile.unsandboxed } : {}) }, current.profile),
-    }));
-    const changed = profileChanges(previous, record.profile);
-    if (changed.length) this.changes.record({ change: 'grants', by, server: name, changes: changed });
-    // Its roots are its folders: say they changed (the restart below then gives it the new ones).
-    if (JSON.stringify([before.read, before.write]) !== JSON.stringify([profile.filesystem.read, profile.filesystem.write])) {
-      await this.supervisor.withConnection(name, (connection) => connection.sendRootsListChanged()).catch(() => undefined);
-    }
-    await this.restartIfRunning(record.name);
-    return this.serverDetail(name);
-  }
-
-  /** Replaces a server's plain settings (environment variables); a running server restarts with them. */
-  async setEnv(name: string, env: Record<string, string>): Promise<ServerDetail> {
-    for (const key of Object.keys(env)) {
-      const problem = envNameProblem(key);
-      // Names the source already set (e.g. an imported PATH) may stay; new ones must be plain settings.
-      if (problem && this.record(name).spec.env[key] !== env[key]) throw new AirlockError('invalid-request', problem);
-    }
-    const record = this.updateRecord(name, (current) => ({ ...current, spec: { ...current.spec, env: { ...env } } }));
-    await this.restartIfRunning(record.name);
-    return this.serverDetail(name);
-  }
-
   /** Why a server cannot take calls right now (imported, turned off, crashed, no sandbox), or undefined. */
   unavailable(name: string): Unavailable | undefined {
     const record = this.store.read().servers[name];
     if (!record) return undefined;
     const status = this.supervisor.status(name);
     return whyUnavailable(record, { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}), log: this.supervisor.log(name), sandbox: this.sandbox });
-  }
-
-  /** Records (or withdraws) the explicit consent to run one server without a sandbox. */
-  async setUnsandboxed(name: string, consent: boolean, by: ChangeActor = 'window'): Promise<ServerDetail> {
-    const was = this.record(name).profile.unsandboxed !== undefined;
-    this.updateRecord(name, (record) => {
-      const { unsandboxed: _previous, ...rest } = record.profile;
-      return { ...record, profile: consent ? { ...rest, unsandboxed: { consentedAt: new Date().toISOString() } } : rest };
-    });
-    if (was !== consent) this.changes.record({ change: 'unsandboxed', by, server: name, changes: [consent ? 'may run without a sandbox (consent given)' : 'runs only in a sandbox (consent withdrawn)'] });
-    await this.restartIfRunning(name);
-    return this.serverDetail(name);
-  }
-
-  async setSecret(name: string, key: string, value: string, by: ChangeActor = 'window'): Promise<ServerDetail> {
-    const granted = this.record(name).profile.secrets.includes(key);
-    this.secrets.set(name, key, value);
-    // The name only: a secret's value never reaches the audit log.
-    this.changes.record({ change: 'grants', by, server: name, changes: [granted ? `secret value replaced: ${key}` : `secret added: ${key}`] });
-    this.updateRecord(name, (record) =>
-      record.profile.secrets.includes(key) ? record : { ...record, profile: { ...record.profile, secrets: [...record.profile.secrets, key] } },
-    );
-    await this.restartIfRunning(name);
-    return this.serverDetail(name);
-  }
-
-  async clearSecret(name: string, key: string, by: ChangeActor = 'window'): Promise<ServerDetail> {
-    const granted = this.record(name).profile.secrets.includes(key);
-    this.secrets.delete(name, key);
-    if (granted) this.changes.record({ change: 'grants', by, server: name, changes: [`secret removed: ${key}`] });
-    this.updateRecord(name, (record) => ({ ...record, profile: { ...record.profile, secrets: record.profile.secrets.filter((secret) => secret !== key) } }));
-    await this.restartIfRunning(name);
-    return this.serverDetail(name);
-  }
-
-  /**
-   * Approves a changed (or new) tool definition — the one the person saw,
-   * named by its fingerprint. A different current definition is refused.
-   */
-  async approveChange(name: string, tool: string, fingerprint: string, by: ChangeActor = 'window'): Promise<ServerDetail> {
-    const current = this.supervisor.tools.lookup(name, tool);
-    if (!current) throw new AirlockError('not-found', `${name} does not offer a tool named ${tool} right now.`);
-    if (current.fingerprint !== fingerprint) {
-      throw new AirlockError('conflict', `The tool ${tool} changed again since you looked at it; review the new change.`);
-    }
-    this.updateRecord(name, (record) => ({
-      ...record,
-      approvedTools: { ...record.approvedTools, [tool]: { fingerprint, definition: current.definition, approvedAt: new Date().toISOString() } },
-    }));
-    this.changes.record({ change: 'tool-approved', by, server: name, tool, changes: [`tool approved: ${tool} (definition ${fingerprint.slice(0, 12)})`] });
-    return this.serverDetail(name);
-  }
-
-  /**
-   * Approves a local server's changed code — the hashes the person saw, file
-   * by file — and pins it. The "always allow" rules and session permissions
-   * made for the old code are removed: they were made for code that no
-   * longer runs ("always deny" rules stay: they only ever ask less of the
-   * new code). Refused when the code changed again since (or the hashes do
-   * not match).
-   */
-  async approveCode(name: string, files: ReadonlyArray<{ path: string; sha256: string }>, by: ChangeActor = 'window'): Promise<ServerDetail> {
-    const record = this.record(name);
-    const change = this.codePins.changeOf(name, record.provenance);
-    if (!change) throw new AirlockError('conflict', `${name}'s code has not changed since you approved it (as of its last start); there is nothing to approve.`);
-    const unreadable = change.files.find((file) => file.current === null);
-    if (unreadable) throw new AirlockError('unavailable', `${unreadable.path} cannot be read, so there is no new code to approve. Restore it, or remove the server.`);
-    const seen = new Map(files.map((file) => [file.path, file.sha256]));
-    if (change.files.length !== seen.size || change.files.some((file) => seen.get(file.path) !== file.current)) {
-      throw new AirlockError('conflict', `${name}'s code changed again since you looked at it; review the new hashes.`);
-    }
-    const voided = this.store.read().rules.filter((rule) => rule.server === name && rule.effect === 'allow');
-    this.store.update((data) => {
-      const current = ownEntry(data.servers, name);
-      if (!current || current.provenance.kind !== 'local') throw new AirlockError('not-found', `There is no local server named ${name}.`);
-      const pinned = Object.fromEntries(change.files.map((file) => [file.role, file.current!]));
-      const provenance = {
-        ...current.provenance,
-        executableSha256: pinned.executable ?? current.provenance.executableSha256,
-        ...(current.provenance.script ? { script: { ...current.provenance.script, sha256: pinned.script ?? current.provenance.script.sha256 } } : {}),
-      };
-      return {
-        ...data,
-        servers: { ...data.servers, [name]: { ...current, provenance } },
-        rules: data.rules.filter((rule) => !(rule.server === name && rule.effect === 'allow')),
-      };
-    });
-    this.sessionGrants.revoke(name);
-    this.changes.record({
-      change: 'code-approved',
-      by,
-      server: name,
-      changes: [...change.files.filter((file) => file.current !== file.approved).map((file) => `code approved: ${file.path} (sha256 ${file.current!.slice(0, 12)}, was ${file.approved.slice(0, 12)})`), ...voided.map((rule) => `rule removed: always allow ${rule.tool}`)],
-    });
-    this.emitServers();
-    return this.serverDetail(name);
   }
 
   /** Commits an install (a new server, or an update of one), and records it in the audit log. */
@@ -758,7 +638,7 @@ export class AirlockHost {
     return deadline;
   }
 
-  // ── Rules, audit, settings ─────────────────────────────────────────────
+  // ── Audit, settings ────────────────────────────────────────────────────
 
   async auditEntries(query: { server?: string; tool?: string; verdict?: 'allow' | 'ask' | 'deny'; limit?: number }): Promise<AuditEntryView[]> {
     const records = await this.audit.readActivity({
@@ -805,15 +685,15 @@ export class AirlockHost {
       'servers.stop': ({ name }) => this.stopServer(name),
       'servers.restart': ({ name }) => this.restartServer(name),
       'servers.remove': async ({ name }) => recorded(this.removeServer(name, by).then(() => ({}))),
-      'servers.setTrust': ({ name, trusted }) => recorded(this.setTrust(name, trusted, by)),
-      'servers.updateProfile': ({ name, profile }) => recorded(this.updateProfile(name, profile, by)),
+      'servers.setTrust': ({ name, trusted }) => recorded(this.serverSettings.setTrust(name, trusted, by)),
+      'servers.updateProfile': ({ name, profile }) => recorded(this.serverSettings.updateProfile(name, profile, by)),
       ...this.remote.ipcHandlers(),
-      'servers.setEnv': ({ name, env }) => this.setEnv(name, env),
-      'servers.setUnsandboxed': ({ name, consent }) => recorded(this.setUnsandboxed(name, consent, by)),
-      'servers.setSecret': ({ name, key, value }) => recorded(this.setSecret(name, key, value, by)),
-      'servers.clearSecret': ({ name, key }) => recorded(this.clearSecret(name, key, by)),
-      'servers.approveChange': ({ name, tool, fingerprint }) => recorded(this.approveChange(name, tool, fingerprint, by)),
-      'servers.approveCode': ({ name, files }) => recorded(this.approveCode(name, files, by)),
+      'servers.setEnv': ({ name, env }) => this.serverSettings.setEnv(name, env),
+      'servers.setUnsandboxed': ({ name, consent }) => recorded(this.serverSettings.setUnsandboxed(name, consent, by)),
+      'servers.setSecret': ({ name, key, value }) => recorded(this.serverSettings.setSecret(name, key, value, by)),
+      'servers.clearSecret': ({ name, key }) => recorded(this.serverSettings.clearSecret(name, key, by)),
+      'servers.approveChange': ({ name, tool, fingerprint }) => recorded(this.serverSettings.approveChange(name, tool, fingerprint, by)),
+      'servers.approveCode': ({ name, files }) => recorded(this.serverSettings.approveCode(name, files, by)),
       'servers.revokeRules': ({ name }) => recorded((this.policy.revokeRules(name, by), this.serverDetail(name))),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),

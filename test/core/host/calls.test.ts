@@ -84,11 +84,11 @@ describe('server-filesystem through the choke point', () => {
     const untrusted = await t.host.callTool({ server: 'files', tool: 'read_text_file', arguments: { path: join(work, 'notes.md') }, caller: agent });
     expect(untrusted.outcome).toBe('denied');
     expect(untrusted.decision.verdict).toBe('ask');
-    t.host.setTrust('files', true);
+    t.host.serverSettings.setTrust('files', true);
     const trusted = await t.host.callTool({ server: 'files', tool: 'read_text_file', arguments: { path: join(work, 'notes.md') }, caller: agent });
     expect(trusted.outcome).toBe('ok');
     expect(trusted.decision.decidedBy.kind).toBe('trusted-read-only');
-    t.host.setTrust('files', false);
+    t.host.serverSettings.setTrust('files', false);
   });
 
   it('writes every decision before its outcome, in a chain that verifies', async () => {

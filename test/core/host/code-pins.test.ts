@@ -99,9 +99,9 @@ describe('a local server whose script is edited after install', () => {
   });
 
   it('approving needs the hashes the person saw; then the new code is pinned and the "always allow" made before is gone', async () => {
-    await expect(t.host.approveCode('notes', [{ path: script, sha256: sha(original) }])).rejects.toThrow(/changed again/);
+    await expect(t.host.serverSettings.approveCode('notes', [{ path: script, sha256: sha(original) }])).rejects.toThrow(/changed again/);
     const change = (await t.host.serverDetail('notes')).codeChange!;
-    const detail = await t.host.approveCode('notes', change.files.map((file) => ({ path: file.path, sha256: file.current! })));
+    const detail = await t.host.serverSettings.approveCode('notes', change.files.map((file) => ({ path: file.path, sha256: file.current! })));
     expect(detail.codeChange).toBeUndefined();
     expect(detail.codeChanged).toBe(false);
     expect(t.host.record('notes').provenance).toMatchObject({ script: { sha256: sha(edited) } });

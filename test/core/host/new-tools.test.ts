@@ -65,7 +65,7 @@ describe('a trusted server that lists a tool only once the probe is over', () =>
 
   it('approving it (the approveChange path) records it; then the table applies and it runs', async () => {
     const peek = (await t.host.serverDetail('late')).tools.find((tool) => tool.name === 'peek')!;
-    const detail = await t.host.approveChange('late', 'peek', peek.fingerprint);
+    const detail = await t.host.serverSettings.approveChange('late', 'peek', peek.fingerprint);
     expect(detail.tools.find((tool) => tool.name === 'peek')).toMatchObject({ isNew: false, preview: { verdict: 'allow' } });
     // The approval is a change in the audit log, naming the definition approved (task L, item 3).
     await t.host.changesRecorded();

@@ -104,7 +104,7 @@ describe('a server whose every name is an inherited property, in the real sandbo
   it('approving a tool named __proto__ or constructor again keeps every approval as its own entry', async () => {
     for (const name of ['__proto__', 'constructor']) {
       const tool = t.host.supervisor.tools.lookup('names', name)!;
-      await t.host.approveChange('names', name, tool.fingerprint);
+      await t.host.serverSettings.approveChange('names', name, tool.fingerprint);
     }
     const approved = t.host.record('names').approvedTools;
     expect(Object.keys(approved).sort()).toEqual([...FIXTURE_NAMES].sort());
@@ -127,7 +127,7 @@ describe('a server whose every name is an inherited property, in the real sandbo
   });
 
   it('secrets and the audit log: names that are inherited properties are entries like any other', async () => {
-    for (const name of ['constructor', '__proto__', 'toString']) await t.host.setSecret('names', name, `secret ${name}`);
+    for (const name of ['constructor', '__proto__', 'toString']) await t.host.serverSettings.setSecret('names', name, `secret ${name}`);
     expect((await t.host.serverDetail('names')).secretsSet).toEqual(['__proto__', 'constructor', 'toString']);
     expect(t.host.secrets.values('names', ['constructor', '__proto__', 'toString', 'valueOf'])).toEqual(
       Object.assign(Object.create(null), { constructor: 'secret constructor', ['__proto__']: 'secret __proto__', toString: 'secret toString' }),

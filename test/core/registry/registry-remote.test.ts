@@ -115,7 +115,7 @@ describe('a registry listing’s remote', () => {
     expect(unreviewed.decision).toMatchObject({ verdict: 'ask', decidedBy: { kind: 'new-tool' } });
     expect(unreviewed.outcome).toBe('denied');
     expect(keyedRec.lines('calls')).toEqual([]);
-    await t.host.approveChange('keyed', 'echo', unreviewed.decision.fingerprint!);
+    await t.host.serverSettings.approveChange('keyed', 'echo', unreviewed.decision.fingerprint!);
     const call = await t.host.callTool({ server: 'keyed', tool: 'echo', arguments: { message: 'via the registry' }, caller: agent });
     expect(call.outcome, JSON.stringify(call.decision)).toBe('ok');
     expect(keyedRec.lines('api-key').every((line) => line === 'ok')).toBe(true);

@@ -89,7 +89,7 @@ describe('server-everything over streamable HTTP as a remote server', () => {
     await client.connect(clientSide);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain('everything__echo');
-    t.host.setTrust('everything', true); // a trusted server's read-only tool runs without asking
+    t.host.serverSettings.setTrust('everything', true); // a trusted server's read-only tool runs without asking
     const answer = await client.callTool({ name: 'everything__echo', arguments: { message: 'relayed' } });
     expect(JSON.stringify(answer.content)).toContain('relayed');
     await client.close();

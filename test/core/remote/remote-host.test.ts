@@ -88,7 +88,7 @@ describe('a remote server in the host', () => {
     expect(untrusted.outcome).toBe('denied');
     expect(rec.lines('calls')).toEqual([]);
 
-    t.host.setTrust('web', true);
+    t.host.serverSettings.setTrust('web', true);
     const trusted = await t.host.callTool({ server: 'web', tool: 'echo', arguments: { message: 'b' }, caller: agent });
     expect(trusted.outcome).toBe('ok');
     expect(rec.lines('calls')).toEqual(['echo']);

@@ -57,8 +57,8 @@ describe('grants are pinned', () => {
 
   it('re-granting the path pins the new place, and the server starts (the person chose it)', async () => {
     const { unsandboxed: _u, ...current } = (await t.host.serverDetail('victim')).profile;
-    await t.host.updateProfile('victim', { ...current, filesystem: { ...current.filesystem, write: [] } });
-    await t.host.updateProfile('victim', { ...current, filesystem: { ...current.filesystem, write: [out] } });
+    await t.host.serverSettings.updateProfile('victim', { ...current, filesystem: { ...current.filesystem, write: [] } });
+    await t.host.serverSettings.updateProfile('victim', { ...current, filesystem: { ...current.filesystem, write: [out] } });
     expect((await t.host.serverDetail('victim')).profile.filesystem.pinned).toEqual({ [out]: realpathSync(ungranted) });
     await t.host.startServer('victim');
     expect(existsSync(join(ungranted, 'written-at-start'))).toBe(true);

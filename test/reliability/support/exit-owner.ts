@@ -29,7 +29,7 @@ const host = new AirlockHost({
     : {}),
 });
 await addLocalServer(host, 'group', [process.execPath, join(REPO, 'test/fixtures/servers/fork-grandchild.mjs')], { trusted: true, probe: mode === 'sandboxed', enable: false });
-if (mode === 'unsandboxed') await host.setUnsandboxed('group', true);
+if (mode === 'unsandboxed') await host.serverSettings.setUnsandboxed('group', true);
 const summary = await host.startServer('group');
 if (summary.state !== 'ready') throw new Error(`the server did not start: ${JSON.stringify(summary)}`);
 process.stdout.write('ready\n');
