@@ -20,7 +20,7 @@
 import { randomInt } from 'node:crypto';
 import stringWidth from 'string-width';
 import type { ConfirmationView } from '../../shared/views';
-import { oneLine, renderCall, targetPhrase, valueText, type CallToRender } from '../core/approvals/call-rendering';
+import { oneLine, renderCall, targetPhrase, type CallToRender } from '../core/approvals/call-rendering';
 import { inert } from './format';
 
 /** Letters and digits that cannot be mistaken for one another (no 0/O, 1/I/L, 2/Z, 5/S, 8/B). */

@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { agent, FILESYSTEM_SERVER, nextConfirmation, openRendererHost, REPO, waitForText, type RendererHost } from './renderer-support';
+import { agent, FILESYSTEM_SERVER, openRendererHost, REPO, waitForText, type RendererHost } from './renderer-support';
 
 const VIEWPORT = { width: 1200, height: 800 };
 

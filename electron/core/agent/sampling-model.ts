@@ -11,7 +11,7 @@
  * adapter's answer is a single content block.
  */
 import type { ModelMessage } from 'ai';
-import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ModelRef } from '../../../shared/chat';
 import { AirlockError } from '../errors';
 import type { SamplingModel } from '../server-requests/sampling-model';

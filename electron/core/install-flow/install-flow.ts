@@ -3,7 +3,7 @@ import type { Prompt, ResourceTemplate } from '@modelcontextprotocol/sdk/types.j
 import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ServerRecord, ServerSpec, ToolDefinition } from '../../../shared/domain';
-import { APP_LABELS, defaultSandboxProfile, installDirOf, ownEntry, ServerNameSchema } from '../../../shared/domain';
+import { APP_LABELS, defaultSandboxProfile, installDirOf, ownEntry } from '../../../shared/domain';
 import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
 import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../../../shared/views';
 import type { z } from 'zod';

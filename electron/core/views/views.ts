@@ -2,7 +2,7 @@
  * Builds the views the renderer and the CLI show from the core's state. The
  * shells hold no policy: every reading, preview and warning comes from here.
  */
-import { APP_LABELS, ownEntry, type PolicyMode, type Rule, type ServerRecord, type ServerState, type ToolDefinition } from '../../../shared/domain';
+import { APP_LABELS, type PolicyMode, type Rule, type ServerRecord, type ServerState, type ToolDefinition } from '../../../shared/domain';
 import type { ServerSummary, ToolReadingView, ToolView } from '../../../shared/views';
 import { readTool } from '../policy/annotations';
 import { summariseSandbox } from '../policy/containment';

@@ -62,7 +62,7 @@ describe('the first page reads only the tail', () => {
 
 describe('an overlong line cannot grow memory', () => {
   it('verify names it as malformed and read skips it (a 17 MB line in the middle)', async () => {
-    const { dir, log } = await longLog(3);
+    const { dir } = await longLog(3);
     const { appendFileSync } = await import('node:fs');
     appendFileSync(join(dir, 'audit.jsonl'), `${'x'.repeat(17 * 1024 * 1024)}\n`);
     const fresh = new AuditLog({ dir });
