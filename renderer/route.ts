@@ -68,3 +68,24 @@ export function chatHref(id: string): string {
 export function go(href: string): void {
   window.location.hash = href.replace(/^#/, '');
 }
+
+/** A note for the next screen (shown once): what happened on a page that is gone, such as a removed server's. */
+export interface CarriedNotice {
+  tone: 'ok' | 'warning';
+  text: string;
+}
+
+let carried: CarriedNotice | undefined;
+
+/** Goes to `hash`, where `notice` is shown once. */
+export function goWithNotice(hash: string, notice: CarriedNotice): void {
+  carried = notice;
+  go(hash);
+}
+
+/** The notice carried to this screen, taken so that it shows once. */
+export function takeNotice(): CarriedNotice | undefined {
+  const notice = carried;
+  carried = undefined;
+  return notice;
+}

@@ -78,6 +78,17 @@ export const RemoteSignInSchema = z.object({
   stepUpScope: z.string().optional(),
 });
 export type RemoteSignIn = z.infer<typeof RemoteSignInSchema>;
+/** How ending a sign-in went at the authorization server (sign-out, or removing the server): the tokens are deleted here whatever it says. */
+export const SignOutOutcomeSchema = z.object({ revoked: z.enum(['yes', 'not-offered', 'failed']), detail: z.string().optional() });
+export type SignOutOutcome = z.infer<typeof SignOutOutcomeSchema>;
+
+/** What a person is told once a sign-in ended: what happened here, what the server did, and what is left to do. */
+export function signOutWords(outcome: SignOutOutcome): string {
+  if (outcome.revoked === 'yes') return 'The server revoked the sign-in, and its tokens were deleted here.';
+  const left = "they may work there until they expire: to end that, remove Airlock's access in your account at the service";
+  if (outcome.revoked === 'not-offered') return `The tokens were deleted here. The server offers no way to revoke them, so ${left}.`;
+  return `The tokens were deleted here, but revoking them at the server failed (${outcome.detail ?? 'no reason given'}), so ${left}.`;
+}
 /** A server, by name. */
 const ByName = z.strictObject({ name: ServerNameSchema });
 /** Text a person typed: bounded. */
@@ -180,8 +191,8 @@ export const channels = {
   'servers.restart': { request: ByName, response: ServerSummarySchema, doc: 'Renderer, Restart button: restarts a server, clearing quarantine.' },
   'servers.remove': {
     request: z.strictObject({ name: ServerNameSchema, confirm: z.literal(true) }),
-    response: Done,
-    doc: 'Renderer, after the removal confirmation: stops a server, deletes its files, secrets and rules.',
+    response: z.object({ signIn: SignOutOutcomeSchema.optional() }),
+    doc: "Renderer, after the removal confirmation: stops a server, deletes its files, secrets and rules; a remote server's sign-in is revoked first where its server offers that (signIn: how that went).",
   },
   'servers.signInStatus': {
     request: z.strictObject({ name: ServerNameSchema }),
@@ -195,7 +206,7 @@ export const channels = {
   },
   'servers.signOut': {
     request: z.strictObject({ name: ServerNameSchema }),
-    response: z.object({ revoked: z.enum(['yes', 'not-offered', 'failed']), detail: z.string().optional() }),
+    response: SignOutOutcomeSchema,
     doc: 'Sign out of a remote server: revoked where the server offers it, the tokens deleted here whatever it says.',
   },
   'servers.setTrust': {

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { installDirOf, ownEntry, type Caller, type SandboxSupport, type ServerRecord } from '../../shared/domain';
-import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../shared/ipc';
+import { signOutWords, type AppInfo, type AppNotice, type EmitEvent, type IpcHandlers, type SignOutOutcome } from '../../shared/ipc';
 import type { AuditEntryView, CallResultView, ConfirmationView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { AgentService, createSamplingModel, type AgentTool } from './agent';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
@@ -87,6 +87,8 @@ export interface HostOptions {
   confirmationTimeoutMs?: number;
   /** How long after a person's approval its call must be sent (ms; default 30 s; tests shorten it to prove a refused approval sends nothing). */
   approvalTokenTtlMs?: number;
+  /** How long removing a remote server waits for its authorization server to revoke its sign-in (ms; default 10 s; tests shorten it). */
+  revokeWithinMs?: number;
   /** The home folder (tests use a fake one). */
   homeDir?: string;
   /** The node that runs JavaScript servers (the app passes a real node; Electron's own binary cannot be one). */
@@ -251,6 +253,7 @@ export class AirlockHost {
       restartServer: (name) => this.supervisor.restart(name),
       stopServer: (name) => this.supervisor.stop(name),
       emitServers: () => this.emitServers(),
+      ...(options.revokeWithinMs !== undefined ? { revokeWithinMs: options.revokeWithinMs } : {}),
       ...(options.signInPage
         ? { showSignInPage: options.signInPage }
         : options.hooks.openExternal
@@ -490,11 +493,16 @@ export class AirlockHost {
     await Promise.allSettled(this.records().filter((record) => record.enabled).map((record) => this.supervisor.start(record.name)));
   }
 
-  /** Stops a server and deletes it: its record, installed files, data, secrets, rules and grants. */
-  async removeServer(name: string, by: ChangeActor = 'window'): Promise<void> {
+  /**
+   * Stops a server and deletes it: its record, installed files, data, secrets,
+   * rules and grants. A remote server's sign-in is revoked at its authorization
+   * server first where it offers that; the answer is returned and recorded.
+   */
+  async removeServer(name: string, by: ChangeActor = 'window'): Promise<{ signIn?: SignOutOutcome }> {
     const record = this.record(name);
     const rules = this.store.read().rules.filter((rule) => rule.server === name).length;
     await this.supervisor.stop(name);
+    const signIn = await this.remote.revokeForRemoval(name, record).catch((error: unknown): SignOutOutcome => ({ revoked: 'failed', detail: messageOf(error) }));
     this.confirmations.pending().filter((request) => request.server === name).forEach((request) => this.confirmations.cancel(request.id, 'the server was removed'));
     this.serverRequests.forget(name);
     this.catalog.catalog.forget(name);
@@ -512,8 +520,10 @@ export class AirlockHost {
     for (const dir of [installDir, this.serverDataDir(name)]) {
       if (dir && dir.startsWith(this.options.dataDir)) await rm(dir, { recursive: true, force: true });
     }
-    this.changes.record({ change: 'server-removed', by, server: name, changes: [`removed with its grants, secrets and data${rules ? `, and ${rules} rule${rules === 1 ? '' : 's'}` : ''}`] });
+    const removed = `removed with its grants, secrets and data${rules ? `, and ${rules} rule${rules === 1 ? '' : 's'}` : ''}`;
+    this.changes.record({ change: 'server-removed', by, server: name, changes: signIn ? [removed, signOutWords(signIn)] : [removed] });
     this.emitServers();
+    return signIn ? { signIn } : {};
   }
 
   /** Why a server cannot take calls right now (imported, turned off, crashed, no sandbox), or undefined. */
@@ -684,7 +694,7 @@ export class AirlockHost {
       'servers.start': ({ name }) => this.startServer(name),
       'servers.stop': ({ name }) => this.stopServer(name),
       'servers.restart': ({ name }) => this.restartServer(name),
-      'servers.remove': async ({ name }) => recorded(this.removeServer(name, by).then(() => ({}))),
+      'servers.remove': async ({ name }) => recorded(this.removeServer(name, by)),
       'servers.setTrust': ({ name, trusted }) => recorded(this.serverSettings.setTrust(name, trusted, by)),
       'servers.updateProfile': ({ name, profile }) => recorded(this.serverSettings.updateProfile(name, profile, by)),
       ...this.remote.ipcHandlers(),

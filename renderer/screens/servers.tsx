@@ -3,10 +3,12 @@ import { useId, useState } from 'react';
 import { invoke, useAppInfo, useLiveQuery } from '../api';
 import { Badge, ServerBadges } from '../components/badges';
 import { InertText } from '../components/inert-text';
-import { go, serverHref } from '../route';
+import { go, serverHref, takeNotice } from '../route';
 
 export function ServersScreen() {
   const [servers] = useLiveQuery('servers.list', {}, 'servers.didChange', (payload) => payload);
+  // What happened on a page that is gone (a removed server's sign-in): shown once, here.
+  const [notice] = useState(takeNotice);
   return (
     <section aria-labelledby="servers-title">
       <div className="screen-head">
@@ -19,6 +21,11 @@ export function ServersScreen() {
           </a>
         )}
       </div>
+      {notice && (
+        <p role="status" className={`notice notice-${notice.tone}`} data-testid="carried-notice">
+          <InertText text={notice.text} />
+        </p>
+      )}
       {servers.status === 'loading' && <p className="muted">Loading…</p>}
       {servers.status === 'error' && (
         <p role="alert" className="notice notice-error">

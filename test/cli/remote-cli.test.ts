@@ -93,8 +93,9 @@ describe('airlock add --url with a sign-in, signout', () => {
     oauthRec?.cleanup();
   });
 
-  it('prints the sign-in page and waits for the browser; signout revokes and deletes the tokens', async () => {
-    const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'add', 'hosted', '--url', oauth.url, '--yes'], { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** Runs `airlock ARGS`, which prints a sign-in page and waits: the person's browser consents; its exit code and output. */
+  async function withSignIn(args: string[]): Promise<{ code: number | null; out: string; err: string; page: string }> {
+    const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, ...args], { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -106,21 +107,37 @@ describe('airlock add --url with a sign-in, signout', () => {
       });
       child.once('exit', (code) => reject(new Error(`airlock exited (${code}) without printing a sign-in page:\n${out}\n${err}`)));
     });
-    expect(new URL(page).origin).toBe(new URL(oauth.url).origin);
     // The person's browser: the sign-in page sends it back to the CLI's loopback listener.
     const answer = await fetch(page, { redirect: 'manual' });
     const signedIn = await fetch(new URL(answer.headers.get('location')!, page));
     expect(await signedIn.text()).toContain('Signed in');
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(code, out + err).toBe(0);
-    expect(out).toMatch(/Added hosted; connected to 127\.0\.0\.1/);
+    return { code, out, err, page };
+  }
+
+  it('prints the sign-in page and waits for the browser; signout revokes and deletes the tokens; so does remove', async () => {
+    const added = await withSignIn(['add', 'hosted', '--url', oauth.url, '--yes']);
+    expect(new URL(added.page).origin).toBe(new URL(oauth.url).origin);
+    expect(added.code, added.out + added.err).toBe(0);
+    expect(added.out).toMatch(/Added hosted; connected to 127\.0\.0\.1/);
 
     const tokens = oauthRec.lines('tokens');
     expect(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).toContain(tokens[0]!);
     const signout = airlock(['signout', 'hosted']);
     expect(signout.code, signout.out + signout.err).toBe(0);
-    expect(signout.out).toContain('Signed out of hosted: the tokens were deleted here; the server revoked the tokens.');
+    expect(signout.out).toContain('Signed out of hosted. The server revoked the sign-in, and its tokens were deleted here.');
     const secrets = readFileSync(join(dataDir, 'secrets.json'), 'utf8');
     for (const token of tokens) expect(secrets).not.toContain(token);
+
+    const again = await withSignIn(['signin', 'hosted']);
+    expect(again.code, again.out + again.err).toBe(0);
+    const newTokens = oauthRec.lines('tokens').filter((token) => !tokens.includes(token));
+    expect(newTokens).toHaveLength(2);
+    const revokedBefore = oauthRec.lines('oauth').filter((line) => line.startsWith('revoke')).length;
+    const removed = airlock(['remove', 'hosted', '--yes']);
+    expect(removed.code, removed.out + removed.err).toBe(0);
+    expect(removed.out).toContain('Removed hosted. The server revoked the sign-in, and its tokens were deleted here.');
+    expect(oauthRec.lines('oauth').filter((line) => line.startsWith('revoke')).slice(revokedBefore)).toEqual(['revoke refresh_token', 'revoke access_token']);
+    for (const token of newTokens) expect(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).not.toContain(token);
   });
 });

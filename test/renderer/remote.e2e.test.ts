@@ -89,6 +89,36 @@ describe('a remote server in the app', () => {
     const secrets = readFileSync(join(t.dataDir, 'secrets.json'), 'utf8');
     for (const token of tokens) expect(secrets).not.toContain(token);
     expect(rec.lines('oauth').filter((line) => line.startsWith('revoke'))).toEqual(['revoke refresh_token', 'revoke access_token']);
+    // What the server did is said: here it revoked them, so nothing is left to do at the service.
+    expect(await signIn.getByTestId('signed-out').textContent()).toBe('Signed out. The server revoked the sign-in, and its tokens were deleted here.');
+    await t.viewShot('remote-signed-out');
+
+    // Signed in again (the address registered before), then removed: the sign-in is revoked at the server
+    // too, and the Servers page says so once the page it was asked on is gone.
+    await signIn.getByRole('button', { name: 'Sign in' }).click();
+    for (let i = 0; i < 400 && pages.length < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(new URL(pages[1]!).searchParams.get('redirect_uri')).toBe(new URL(pages[0]!).searchParams.get('redirect_uri'));
+    const again = await page.context().browser()!.newContext();
+    const tab2 = await again.newPage();
+    await tab2.goto(pages[1]!);
+    await waitForText(tab2.locator('h1'), 'Signed in');
+    await again.close();
+    await waitForText(signIn, /Access granted/);
+    expect(await signIn.getByTestId('signed-out').count()).toBe(0);
+    const removal = page.getByTestId('remove-server');
+    expect(await removal.textContent()).toMatch(/A sign-in it holds is revoked at its server first, where the server offers that\./);
+    await removal.getByLabel(/Type .* to confirm/).fill('hosted');
+    await removal.getByRole('button', { name: 'Remove hosted' }).click();
+    const notice = page.getByTestId('carried-notice');
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe('hosted was removed. The server revoked the sign-in, and its tokens were deleted here.');
+    expect(rec.lines('oauth').filter((line) => line.startsWith('revoke'))).toHaveLength(4);
+    await t.viewShot('remote-removed');
+    // Shown once: back on the Servers page later, it is gone.
+    await t.open('#/activity');
+    await t.open('#/servers');
+    await page.getByTestId('servers-empty').waitFor();
+    expect(await page.getByTestId('carried-notice').count()).toBe(0);
     expect(t.consoleErrors).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { SandboxProfile } from '../../../shared/domain';
-import type { InstallSource } from '../../../shared/ipc';
+import { signOutWords, type InstallSource } from '../../../shared/ipc';
 import type { Disclosure, ServerSummary } from '../../../shared/views';
 import { domainProblem, nameProblem, parseEnvAssignments, pathProblem, writeTrustedProblem } from '../../core/install/checks';
 import { isAtOrUnder } from '../../core/sandbox/bwrap-argv';
@@ -518,8 +518,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .argument('<name>')
     .action(async (name: string) => {
       const outcome = await (await context.api()).invoke('servers.signOut', { name });
-      const revoked = outcome.revoked === 'yes' ? 'the server revoked the tokens' : outcome.revoked === 'not-offered' ? 'the server offers no revocation' : `revoking failed (${inert(outcome.detail ?? '')})`;
-      out(outcome, () => `Signed out of ${name}: the tokens were deleted here; ${revoked}.`);
+      out(outcome, () => `Signed out of ${name}. ${inert(signOutWords(outcome))}`);
     });
 
   program
@@ -530,8 +529,8 @@ export function registerServerCommands(program: Command, context: CliContext): v
       const api = await context.api();
       await api.invoke('servers.get', { name });
       await confirmOrExit(io, `Remove ${name}, its installed files, its data, its secrets and its rules?`, context.yes());
-      await api.invoke('servers.remove', { name, confirm: true });
-      out({ ok: true, removed: name }, () => `Removed ${name}.`);
+      const { signIn } = await api.invoke('servers.remove', { name, confirm: true });
+      out({ ok: true, removed: name, ...(signIn ? { signIn } : {}) }, () => `Removed ${name}.${signIn ? ` ${inert(signOutWords(signIn))}` : ''}`);
     });
 }
 

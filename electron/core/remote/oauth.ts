@@ -24,6 +24,7 @@ import { ChannelError } from '../servers/connection-channel';
 import { AddressRefused, checkSuppliedUrl, type AddressZone } from './address';
 import type { OAuthBundle, OAuthVault } from './oauth-vault';
 import { openRedirectListener, type RedirectListener } from './redirect-listener';
+import type { SignOutOutcome } from '../../../shared/ipc';
 import { messageOf } from '../errors';
 
 /** Where a person signs in: the system browser, a URL printed on a terminal, a test's user agent. */
@@ -215,12 +216,13 @@ export class RemoteOAuth {
   /**
    * Signs out: asks the authorization server to revoke the refresh and
    * access tokens where it offers revocation (RFC 7009), then deletes them
-   * here whatever it answered. The client registration is kept.
+   * here whatever it answered. The client registration is kept. `signal`
+   * bounds the revocation requests (removal does not wait on a slow server).
    */
-  async signOut(): Promise<{ revoked: 'yes' | 'not-offered' | 'failed'; detail?: string }> {
+  async signOut(signal?: AbortSignal): Promise<SignOutOutcome> {
     const bundle = this.options.vault.load();
     const tokens = bundle?.tokens;
-    let revoked: 'yes' | 'not-offered' | 'failed' = 'not-offered';
+    let revoked: SignOutOutcome['revoked'] = 'not-offered';
     let detail: string | undefined;
     if (tokens && bundle?.revocationEndpoint) {
       try {
@@ -235,7 +237,7 @@ export class RemoteOAuth {
           const headers = new Headers({ 'content-type': 'application/x-www-form-urlencoded' });
           if (client?.client_secret && client.client_id) headers.set('authorization', `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}`);
           else if (client?.client_id) body.set('client_id', client.client_id);
-          const answer = await this.options.fetch(endpoint, { method: 'POST', headers, body });
+          const answer = await this.options.fetch(endpoint, { method: 'POST', headers, body, ...(signal ? { signal } : {}) });
           await answer.body?.cancel();
           if (!answer.ok) throw new Error(`it answered ${answer.status}`);
         }
@@ -273,7 +275,17 @@ export class RemoteOAuth {
     }
     let listener: RedirectListener | undefined;
     if (broker) {
-      listener = await openRedirectListener({ expectedState: () => this.attempt?.state, ...(this.options.signInTimeoutMs ? { timeoutMs: this.options.signInTimeoutMs } : {}) });
+      const registered = registeredRedirects(bundle?.client);
+      listener = await openRedirectListener({
+        expectedState: () => this.attempt?.state,
+        preferredPorts: registered.flatMap((address) => loopbackCallbackPort(address) ?? []),
+        ...(this.options.signInTimeoutMs ? { timeoutMs: this.options.signInTimeoutMs } : {}),
+      });
+      if (bundle?.client && registered.length > 0 && !registered.includes(listener.redirectUrl)) {
+        // The registered port was taken: register again with this one (a server may match addresses exactly).
+        const { client: _stale, ...rest } = bundle;
+        this.options.vault.save(rest);
+      }
       this.attempt = { listener, broker };
     }
     const onAbort = () => listener?.close('The sign-in was cancelled; nothing was saved.');
@@ -452,4 +464,17 @@ function summariseZod(message: string): string {
     // not a JSON list of issues
   }
   return message.slice(0, 200);
+}
+
+/** The redirect addresses a stored client registration carries (none for a pre-registered or metadata-document client). */
+function registeredRedirects(client: Record<string, unknown> | undefined): string[] {
+  const uris = client?.redirect_uris;
+  return Array.isArray(uris) ? uris.filter((uri): uri is string => typeof uri === 'string') : [];
+}
+
+/** The port of Airlock's own loopback callback address (`http://127.0.0.1:PORT/callback`), else undefined. */
+function loopbackCallbackPort(address: string): number | undefined {
+  const match = /^http:\/\/127\.0\.0\.1:(\d{1,5})\/callback$/.exec(address);
+  const port = match ? Number(match[1]) : NaN;
+  return port > 0 && port < 65536 ? port : undefined;
 }

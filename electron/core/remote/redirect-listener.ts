@@ -39,6 +39,8 @@ const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
+  // No connection kept: a browser reusing it would carry a later sign-in's answer to this listener, closed by then.
+  connection: 'close',
 };
 
 function page(title: string, text: string): string {
@@ -49,7 +51,7 @@ function page(title: string, text: string): string {
  * Opens the listener. `expectedState` is the `state` Airlock puts in the
  * authorization URL; only an answer carrying it counts.
  */
-export async function openRedirectListener(options: { expectedState: () => string | undefined; timeoutMs?: number }): Promise<RedirectListener> {
+export async function openRedirectListener(options: { expectedState: () => string | undefined; timeoutMs?: number; preferredPorts?: readonly number[] }): Promise<RedirectListener> {
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
   let settle!: { resolve: (code: string) => void; reject: (error: Error) => void };
   const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
@@ -97,10 +99,19 @@ export async function openRedirectListener(options: { expectedState: () => strin
     if (error) settle.reject(error);
     else settle.resolve(value!);
   }
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
+  // The port registered with the authorization server before, when it is free (a server that matches
+  // redirect addresses exactly, against RFC 8252, then still knows this one); else any free port.
+  for (const port of [...(options.preferredPorts ?? []), 0]) {
+    const listening = await new Promise<boolean>((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException) => (port !== 0 && (error.code === 'EADDRINUSE' || error.code === 'EACCES') ? resolve(false) : reject(error));
+      server.once('error', onError);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', onError);
+        resolve(true);
+      });
+    });
+    if (listening) break;
+  }
   const { port } = server.address() as AddressInfo;
   return {
     redirectUrl: `http://127.0.0.1:${port}/callback`,

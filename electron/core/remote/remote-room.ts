@@ -8,7 +8,7 @@
  * so a sign-in it needs is refused plainly; only `signIn` — the person's own
  * request — gets a broker that opens a page.
  */
-import type { IpcHandlers } from '../../../shared/ipc';
+import type { IpcHandlers, SignOutOutcome } from '../../../shared/ipc';
 import type { ServerRecord } from '../../../shared/domain';
 import { AirlockError, messageOf } from '../errors';
 import type { SecretStore } from '../secrets/secret-store';
@@ -24,9 +24,14 @@ export interface RemoteRoomDeps {
   stopServer(name: string): Promise<void>;
   /** Tells the shells the servers changed (a sign-in's state shows on the server's page). */
   emitServers(): void;
+  /** How long removing a server waits for its authorization server to revoke its sign-in (ms); default `REVOKE_WITHIN_MS`. */
+  revokeWithinMs?: number;
   /** Shows a sign-in page to the person; absent: signing in is refused plainly. */
   showSignInPage?: (url: string, server: string) => void;
 }
+
+/** How long removing a server waits for its authorization server to revoke its sign-in (ms). */
+export const REVOKE_WITHIN_MS = 10_000;
 
 export class RemoteRoom {
   readonly #links = new Map<string, RemoteLink>();
@@ -79,7 +84,7 @@ export class RemoteRoom {
   }
 
   /** Signs out: revokes where the server offers it, deletes the tokens here whatever it said. */
-  async signOut(name: string): Promise<{ revoked: 'yes' | 'not-offered' | 'failed'; detail?: string }> {
+  async signOut(name: string): Promise<SignOutOutcome> {
     const record = this.#remoteRecord(name);
     await this.deps.stopServer(name);
     const link = this.#connector(name, record, () => ({}));
@@ -88,6 +93,26 @@ export class RemoteRoom {
     } finally {
       await link.close();
       this.deps.emitServers();
+    }
+  }
+
+  /**
+   * Before a remote server is removed: a sign-in it holds is revoked at its
+   * authorization server where that server offers revocation (RFC 7009),
+   * within `revokeWithinMs`, and its tokens deleted here whatever it said.
+   * Undefined when there was no sign-in to end (no OAuth, or not signed in).
+   */
+  async revokeForRemoval(name: string, record: ServerRecord): Promise<SignOutOutcome | undefined> {
+    if (!record.spec.remote) return undefined;
+    const link = this.#connector(name, record, () => ({}));
+    try {
+      if (!link.oauth?.status().signedIn) return undefined;
+      const within = this.deps.revokeWithinMs ?? REVOKE_WITHIN_MS;
+      const bound = AbortSignal.timeout(within);
+      const outcome = await link.oauth.signOut(bound);
+      return outcome.revoked === 'failed' && bound.aborted ? { revoked: 'failed', detail: `it did not answer within ${within / 1000} s` } : outcome;
+    } finally {
+      await link.close();
     }
   }
 

@@ -1,6 +1,7 @@
 /** The pieces of a server's page that act on one thing each: a pending change, its secrets, the consent to run unsandboxed, removal. */
 import { useId, useState } from 'react';
 import { ownEntry } from '../../../shared/domain';
+import { signOutWords } from '../../../shared/ipc';
 import type { ServerDetail, ToolView } from '../../../shared/views';
 import { invoke, useAction, useQuery } from '../../api';
 import { Badge } from '../../components/badges';
@@ -8,7 +9,7 @@ import { DiffView } from '../../components/diff-view';
 import { FieldError } from '../../components/field-error';
 import { InertText, visible } from '../../components/inert-text';
 import { editable, GRANT_PURPOSE } from '../../format';
-import { go } from '../../route';
+import { go, goWithNotice } from '../../route';
 
 /** The local server's code changed since it was approved: the old and new hashes, and approving the new code. */
 export function CodeChanged({ server: s, onApproved }: { server: ServerDetail; onApproved: (d: ServerDetail) => void }) {
@@ -242,13 +243,22 @@ export function UnsandboxedConsent({ name, onChange }: { name: string; onChange:
   );
 }
 
-export function RemoveServer({ name }: { name: string }) {
+export function RemoveServer({ name, remote }: { name: string; remote: boolean }) {
   const [typed, setTyped] = useState('');
   const action = useAction();
   const inputId = useId();
+  const remove = async () => {
+    const removed = await action.run(() => invoke('servers.remove', { name, confirm: true }));
+    if (!removed) return;
+    if (removed.signIn) goWithNotice('#/servers', { tone: removed.signIn.revoked === 'yes' ? 'ok' : 'warning', text: `${name} was removed. ${signOutWords(removed.signIn)}` });
+    else go('#/servers');
+  };
   return (
     <div className="panel panel-danger" data-testid="remove-server">
-      <p>Removing stops the server and deletes its installed files, its secrets and its rules. The activity log keeps its calls.</p>
+      <p>
+        Removing stops the server and deletes its installed files, its secrets and its rules.
+        {remote && ' A sign-in it holds is revoked at its server first, where the server offers that.'} The activity log keeps its calls.
+      </p>
       <label htmlFor={inputId}>
         Type <code>{name}</code> to confirm
       </label>
@@ -258,9 +268,7 @@ export function RemoveServer({ name }: { name: string }) {
           type="button"
           className="danger"
           disabled={typed !== name || action.busy}
-          onClick={async () => {
-            if (await action.run(() => invoke('servers.remove', { name, confirm: true }))) go('#/servers');
-          }}
+          onClick={() => void remove()}
         >
           Remove {name}
         </button>

@@ -125,7 +125,7 @@ function Overview({ server: s, onChange }: SectionContext) {
       )}
       <p className="muted small">Added {when(s.createdAt)}.</p>
       <h2>Remove</h2>
-      <RemoveServer name={s.name} />
+      <RemoveServer name={s.name} remote={s.provenance.kind === 'remote'} />
     </>
   );
 }

@@ -2,6 +2,8 @@
  * A remote server's sign-in on its page: the account, the scopes granted, when the access expires and
  * whether Airlock can renew it — never a token — with Sign in (or Grant more access) and Sign out.
  */
+import { useState } from 'react';
+import { signOutWords, type SignOutOutcome } from '../../../shared/ipc';
 import { invoke, useAction, useQuery } from '../../api';
 import { Badge } from '../../components/badges';
 import { InertText } from '../../components/inert-text';
@@ -10,13 +12,25 @@ import { when } from '../../format';
 export function SignInPanel({ name, onChange }: { name: string; onChange: () => void }) {
   const [status, reload] = useQuery('servers.signInStatus', { name });
   const action = useAction();
+  // How the last sign-out went at the server: whether the tokens still work there is the person's to know.
+  const [signedOut, setSignedOut] = useState<SignOutOutcome | undefined>();
   if (status.status !== 'ok' || status.value === null) return null;
   const s = status.value;
-  const act = async (channel: 'servers.signIn' | 'servers.signOut') => {
-    if ((await action.run(() => invoke(channel, { name }))) !== undefined) {
-      reload();
-      onChange();
+  const done = () => {
+    reload();
+    onChange();
+  };
+  const signIn = async () => {
+    if ((await action.run(() => invoke('servers.signIn', { name }))) !== undefined) {
+      setSignedOut(undefined);
+      done();
     }
+  };
+  const signOut = async () => {
+    const outcome = await action.run(() => invoke('servers.signOut', { name }));
+    if (outcome === undefined) return;
+    setSignedOut(outcome);
+    done();
   };
   return (
     <section className="panel" aria-labelledby="sign-in-title" data-testid="sign-in">
@@ -50,15 +64,20 @@ export function SignInPanel({ name, onChange }: { name: string; onChange: () => 
         </p>
       )}
       <div className="actions">
-        <button type="button" className={s.signedIn && !s.stepUpScope ? '' : 'primary'} disabled={action.busy} onClick={() => void act('servers.signIn')}>
+        <button type="button" className={s.signedIn && !s.stepUpScope ? '' : 'primary'} disabled={action.busy} onClick={() => void signIn()}>
           {action.busy ? 'Waiting for the browser…' : s.stepUpScope ? 'Grant more access' : s.signedIn ? 'Sign in again' : 'Sign in'}
         </button>
         {s.signedIn && (
-          <button type="button" disabled={action.busy} onClick={() => void act('servers.signOut')}>
+          <button type="button" disabled={action.busy} onClick={() => void signOut()}>
             Sign out
           </button>
         )}
       </div>
+      {signedOut && !s.signedIn && (
+        <p role="status" className={`notice notice-${signedOut.revoked === 'yes' ? 'ok' : 'warning'}`} data-testid="signed-out">
+          Signed out. <InertText text={signOutWords(signedOut)} />
+        </p>
+      )}
       {action.error && (
         <p role="alert" className="notice notice-error">
           <InertText text={action.error} block />

@@ -3,6 +3,7 @@
 // revocation). The "browser" here follows the sign-in page's redirect to Airlock's loopback listener,
 // exactly as a browser would after the person consents; tokens are checked on disk.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -133,6 +134,36 @@ describe('OAuth sign-in to a remote server', () => {
     cleanups.push(() => after.supervisor.stopAll());
     await after.supervisor.start('web').catch(() => undefined);
     expect(after.supervisor.status('web').lastError).toMatch(/needs you to sign in/);
+  });
+
+  it('signing in again uses the address registered before; when its port is taken, registers afresh (the fixture matches addresses exactly)', async () => {
+    const rec = recordDir();
+    const fixture = await startRemoteFixture({ REMOTE_AUTH: 'oauth', AIRLOCK_RECORD_DIR: rec.dir });
+    cleanups.push(rec.cleanup, () => fixture.stop());
+    const browser = consentingBrowser();
+    const env = setup(fixture.url);
+    const first = makeSupervisor({ web: env.server(browser) });
+    cleanups.push(() => first.supervisor.stopAll());
+    await first.supervisor.start('web');
+    await first.supervisor.stop('web');
+    const registered = /^register (\S+)$/.exec(rec.lines('oauth')[0]!)![1]!;
+
+    // Signed out, then in again: the same address (the registration kept), nothing registered again.
+    const oauth = env.server(undefined).remote!.oauth!;
+    await oauth.signOut();
+    await oauth.signIn(browser);
+    expect(browser.opened[1]!.searchParams.get('redirect_uri')).toBe(registered);
+    expect(rec.lines('oauth').filter((line) => line.startsWith('register'))).toHaveLength(1);
+
+    // Another program now holds that port: a new address, registered first (else the sign-in page refuses it).
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(Number(new URL(registered).port), '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
+    await oauth.signIn(browser);
+    const third = browser.opened[2]!.searchParams.get('redirect_uri')!;
+    expect(third).not.toBe(registered);
+    expect(rec.lines('oauth').filter((line) => line.startsWith('register'))).toEqual([`register ${registered}`, `register ${third}`]);
+    expect(oauth.status()).toMatchObject({ signedIn: true });
   });
 });
 
