@@ -134,6 +134,8 @@ export const InstallSourceSchema = z.discriminatedUnion('kind', [
     url: Text(2048),
     headers: z.array(z.strictObject({ name: Text(128), value: Text(8192) })).max(32).optional(),
     transport: RemoteTransportSchema.optional(),
+    /** The OAuth client registered at the server's sign-in service (for one that does not let apps register themselves). */
+    oauthClient: z.strictObject({ id: Text(512), secret: Text(4096).optional() }).optional(),
   }),
 ]);
 export type InstallSource = z.infer<typeof InstallSourceSchema>;

@@ -94,8 +94,8 @@ describe('airlock add --url with a sign-in, signout', () => {
   });
 
   /** Runs `airlock ARGS`, which prints a sign-in page and waits: the person's browser consents; its exit code and output. */
-  async function withSignIn(args: string[]): Promise<{ code: number | null; out: string; err: string; page: string }> {
-    const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, ...args], { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  async function withSignIn(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string; page: string }> {
+    const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, ...args], { env: { ...process.env, HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -139,5 +139,29 @@ describe('airlock add --url with a sign-in, signout', () => {
     expect(removed.out).toContain('Removed hosted. The server revoked the sign-in, and its tokens were deleted here.');
     expect(oauthRec.lines('oauth').filter((line) => line.startsWith('revoke')).slice(revokedBefore)).toEqual(['revoke refresh_token', 'revoke access_token']);
     for (const token of newTokens) expect(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).not.toContain(token);
+  });
+
+  it('--client-id with --client-secret-env: signs in as a client registered by hand where the service lets no app register itself', async () => {
+    const handRec = recordDir();
+    const hand = await startRemoteFixture({ REMOTE_AUTH: 'oauth', REMOTE_NO_REGISTRATION: '1', REMOTE_CLIENT: 'cli-app:cli-secret-42', AIRLOCK_RECORD_DIR: handRec.dir });
+    try {
+      const missing = airlock(['add', 'byhand', '--url', hand.url, '--client-id', 'cli-app', '--client-secret-env', 'AIRLOCK_TEST_UNSET_VAR', '--yes']);
+      expect(missing.code).toBe(2);
+      expect(missing.err).toContain('--client-secret-env AIRLOCK_TEST_UNSET_VAR: set the environment variable AIRLOCK_TEST_UNSET_VAR to the client');
+      expect(handRec.lines('requests')).toEqual([]);
+
+      const added = await withSignIn(['add', 'byhand', '--url', hand.url, '--client-id', 'cli-app', '--client-secret-env', 'MY_CLIENT_SECRET', '--yes'], { MY_CLIENT_SECRET: 'cli-secret-42' });
+      expect(added.code, added.out + added.err).toBe(0);
+      expect(added.out).toMatch(/Signs in \(OAuth\) as the client you registered at its sign-in service, cli-app/);
+      expect(handRec.lines('oauth')).toContain('token code by cli-app');
+      expect(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).toContain('cli-secret-42');
+      expect(readFileSync(join(dataDir, 'airlock.json'), 'utf8')).not.toContain('cli-secret-42');
+      const removed = airlock(['remove', 'byhand', '--yes']);
+      expect(removed.out).toContain('Removed byhand. The server revoked the sign-in, and its tokens were deleted here.');
+      expect(handRec.lines('oauth').filter((line) => line.startsWith('revoke'))).toEqual(['revoke refresh_token by cli-app', 'revoke access_token by cli-app']);
+    } finally {
+      await hand.stop();
+      handRec.cleanup();
+    }
   });
 });

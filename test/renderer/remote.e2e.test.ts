@@ -121,4 +121,41 @@ describe('a remote server in the app', () => {
     expect(await page.getByTestId('carried-notice').count()).toBe(0);
     expect(t.consoleErrors).toEqual([]);
   });
+
+  it('a service that lets no app register itself: the sign-in client registered by hand is given on the form, disclosed, and signed in as', async () => {
+    const handRec = recordDir();
+    const hand = await startRemoteFixture({ REMOTE_AUTH: 'oauth', REMOTE_NO_REGISTRATION: '1', REMOTE_CLIENT: 'app-by-hand:hand-secret-7', AIRLOCK_RECORD_DIR: handRec.dir });
+    try {
+      const { page } = t;
+      await t.open('#/install');
+      await page.getByRole('radio', { name: 'Server by URL' }).check();
+      await page.getByLabel('The server’s address (https, or http on this computer)').fill(hand.url);
+      const client = page.getByTestId('sign-in-client');
+      await client.locator('summary').click();
+      await client.getByLabel('Client id').fill('app-by-hand');
+      await client.getByLabel('Client secret (if it has one)').fill('hand-secret-7');
+      await t.viewShot('remote-sign-in-client');
+      await page.getByRole('button', { name: 'Continue' }).click();
+
+      const disclosure = page.getByTestId('disclosure');
+      await disclosure.waitFor({ timeout: 30_000 });
+      expect(await disclosure.textContent()).toMatch(/Signs in \(OAuth\) as the client you registered at its sign-in service, app-by-hand \(its secret sealed in Airlock’s secret store\)/);
+      expect(await page.content()).not.toContain('hand-secret-7');
+      const before = pages.length;
+      await page.getByRole('button', { name: 'Connect and list its tools' }).click();
+      for (let i = 0; i < 400 && pages.length === before; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(new URL(pages[before]!).searchParams.get('client_id')).toBe('app-by-hand');
+      const browser = await page.context().browser()!.newContext();
+      const tab = await browser.newPage();
+      await tab.goto(pages[before]!);
+      await waitForText(tab.locator('h1'), 'Signed in');
+      await browser.close();
+      await page.getByTestId('probe-report').waitFor({ timeout: 60_000 });
+      expect(handRec.lines('oauth')).toContain('token code by app-by-hand');
+      expect(t.consoleErrors).toEqual([]);
+    } finally {
+      await hand.stop();
+      handRec.cleanup();
+    }
+  });
 });

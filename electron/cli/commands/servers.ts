@@ -138,6 +138,16 @@ function secretsFromEnv(io: CliIo, names: string[] | undefined): Record<string, 
   return out;
 }
 
+/** `--client-id` and `--client-secret-env`: the OAuth client a person registered by hand, its secret from the environment. */
+function oauthClientOption(io: CliIo, options: { clientId?: string; clientSecretEnv?: string }): { oauthClient?: { id: string; secret?: string } } {
+  if (options.clientSecretEnv && !options.clientId) throw new CliExit(EXIT.usage, '--client-secret-env goes with --client-id: give the id of the client whose secret it is.');
+  if (!options.clientId) return {};
+  if (!options.clientSecretEnv) return { oauthClient: { id: options.clientId } };
+  const secret = io.env[options.clientSecretEnv];
+  if (secret === undefined || secret === '') throw new CliExit(EXIT.usage, `--client-secret-env ${options.clientSecretEnv}: set the environment variable ${options.clientSecretEnv} to the client's secret for this command.`);
+  return { oauthClient: { id: options.clientId, secret } };
+}
+
 /** What `installFromDisclosure` was told on the command line. */
 export interface InstallOptions extends GrantOptions {
   name?: string;
@@ -273,6 +283,8 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .option('--url <url>', 'a server that runs elsewhere (https, or http on this computer): streamable HTTP, or the older HTTP+SSE')
       .option('--header <NAME: VALUE>', 'a header sent to a --url server (repeatable); the value is sealed as a secret, or write ${secret.NAME} with --secret NAME', collect)
       .option('--transport <kind>', 'for --url: auto (default), streamable-http or sse')
+      .option('--client-id <id>', "for --url: sign in as the OAuth client you registered at the server's sign-in service (for one that does not let apps register themselves)")
+      .option('--client-secret-env <VAR>', 'with --client-id: read that client’s secret from the environment variable VAR (never from the command line)')
       .option('--trust', "trust the server's annotations (read-only tools of a trusted server run without asking)")
       .option('--secret <NAME>', 'grant a secret, read from the environment variable NAME (repeatable)', collect)
       .option('--config <KEY=VALUE>', 'a setting the server needs (MCPB user_config; repeatable)', collect)
@@ -298,10 +310,10 @@ export function registerServerCommands(program: Command, context: CliContext): v
       if (argv.length) throw new CliExit(EXIT.usage, 'A --url server runs elsewhere: give no command after it.');
       const transport = options.transport ?? 'auto';
       if (transport !== 'auto' && transport !== 'streamable-http' && transport !== 'sse') throw new CliExit(EXIT.usage, '--transport is auto, streamable-http or sse.');
-      source = { kind: 'remote', url: options.url, headers: parseHeaders(options.header), transport };
+      source = { kind: 'remote', url: options.url, headers: parseHeaders(options.header), transport, ...oauthClientOption(io, options) };
     } else if (argv.length) source = { kind: 'local', argv };
     else throw new CliExit(EXIT.usage, 'Say what to run: `airlock add NAME -- COMMAND ARGS…`, `--npm PACKAGE`, `--pypi PACKAGE`, `--registry NAME`, `--mcpb FILE` or `--url URL`.');
-    if (options.header && source.kind !== 'remote') throw new CliExit(EXIT.usage, '--header is for a --url server.');
+    if ((options.header || options.clientId || options.clientSecretEnv) && source.kind !== 'remote') throw new CliExit(EXIT.usage, '--header, --client-id and --client-secret-env are for a --url server.');
     const looking =
       source.kind === 'npm'
         ? `Looking up ${source.package} on npm…`

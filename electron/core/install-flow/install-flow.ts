@@ -167,7 +167,10 @@ export class InstallFlow {
           ? { id, candidate: listing.candidate, installed: true, secretValues: listing.remote.secretValues, profile: defaultSandboxProfile(), remote: { zone: listing.remote.zone, vault: new MemoryVault() } }
           : { id, dir, candidate: listing.candidate, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
       } else if (source.kind === 'remote') {
-        const remote = await prepareRemote({ url: source.url, ...(source.headers ? { headers: source.headers } : {}), ...(source.transport ? { transport: source.transport } : {}) }, this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {});
+        const remote = await prepareRemote(
+          { url: source.url, ...(source.headers ? { headers: source.headers } : {}), ...(source.transport ? { transport: source.transport } : {}), ...(source.oauthClient ? { oauthClient: source.oauthClient } : {}) },
+          this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {},
+        );
         draft = { id, candidate: remote.candidate, installed: true, secretValues: remote.secretValues, profile: defaultSandboxProfile(), remote: { zone: remote.zone, vault: new MemoryVault() } };
       } else if (source.kind === 'mcpb') {
         const bundle = await readMcpbBundle(this.absolute(source.path, 'the bundle path'), { ...options, ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });

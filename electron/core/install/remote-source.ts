@@ -24,9 +24,17 @@ export interface RemoteSourceInput {
   /** As given: `Name: value` pairs; a value may be a literal (sealed as a secret) or hold `${secret.NAME}`. */
   headers?: ReadonlyArray<{ name: string; value: string }>;
   transport?: RemoteTransport;
+  /**
+   * The OAuth client the person registered at the server's sign-in service, for a service that does
+   * not let apps register themselves: its id, and its secret when it has one (sealed like a header value).
+   */
+  oauthClient?: { id: string; secret?: string };
   /** A name to suggest (an imported entry's). */
   name?: string;
 }
+
+/** The secret a pre-registered OAuth client's secret is sealed as (the connector reads it under this name). */
+export const OAUTH_CLIENT_SECRET = 'OAUTH_CLIENT_SECRET';
 
 /** A candidate for a remote server, the secrets its headers carried (to be sealed), and its zone. */
 export interface RemoteCandidate {
@@ -97,6 +105,8 @@ export async function prepareRemote(input: RemoteSourceInput, options: { resolve
       headers.push({ name, value: `\${secret.${secret}}` });
     }
   }
+  const client = readOAuthClient(input.oauthClient, headers);
+  if (client?.secret !== undefined) secretValues[OAUTH_CLIENT_SECRET] = client.secret;
   const secrets: SecretRequest[] = secretsInHeaders(headers).map((secret) => ({
     name: secret,
     description: `sent in the header ${headers.filter((header) => header.value.includes(`\${secret.${secret}}`)).map((header) => header.name).join(', ')}, to ${reading.asciiHost} only`,
@@ -104,16 +114,20 @@ export async function prepareRemote(input: RemoteSourceInput, options: { resolve
     from: 'remote-header',
   }));
 
+  if (client?.secret !== undefined) {
+    secrets.push({ name: OAUTH_CLIENT_SECRET, description: `the secret of the OAuth client ${client.id}, sent only to ${reading.asciiHost}'s sign-in service`, required: true, from: 'remote-header' });
+  }
   const transport = input.transport ?? 'auto';
   warnings.unshift(`Runs on ${reading.host}${reading.port ? `:${reading.port}` : ''}, not on your computer: no sandbox is around it; Airlock decides which calls reach it, and reads every tool of it as reaching outside your machine.`);
   if (headers.length) warnings.push(`Sends with every request to ${reading.asciiHost}: ${headers.map((header) => header.name).join(', ')} (values sealed in Airlock’s secret store).`);
-  if (!headers.some((header) => header.name.toLowerCase() === 'authorization')) warnings.push('If the server asks you to sign in (OAuth), Airlock opens its sign-in page in your browser at inspection; tokens are sealed in Airlock’s secret store.');
+  if (client) warnings.push(`Signs in (OAuth) as the client you registered at its sign-in service, ${client.id}${client.secret !== undefined ? ' (its secret sealed in Airlock’s secret store)' : ''}: Airlock opens the sign-in page in your browser at inspection; tokens are sealed in Airlock’s secret store.`);
+  else if (!headers.some((header) => header.name.toLowerCase() === 'authorization')) warnings.push('If the server asks you to sign in (OAuth), Airlock opens its sign-in page in your browser at inspection; tokens are sealed in Airlock’s secret store.');
   return {
     zone,
     secretValues,
     candidate: {
       suggestedName: input.name ?? nameFromHost(reading.asciiHost),
-      spec: { command: reading.href, args: [], env: {}, remote: { url: reading.href, transport, headers } },
+      spec: { command: reading.href, args: [], env: {}, remote: { url: reading.href, transport, headers, ...(client ? { oauth: { clientId: client.id } } : {}) } },
       provenance: { kind: 'remote', url: reading.href, host: reading.asciiHost, transport: transport === 'sse' ? 'sse' : 'streamable-http', zone },
       requested: { env: [], secrets, userConfig: [] },
       profileHints: [],
@@ -121,4 +135,18 @@ export async function prepareRemote(input: RemoteSourceInput, options: { resolve
       warnings,
     },
   };
+}
+
+/** A pre-registered OAuth client as given, checked; throws saying what is wrong. */
+function readOAuthClient(given: RemoteSourceInput['oauthClient'], headers: readonly RemoteHeader[]): { id: string; secret?: string } | undefined {
+  if (!given) return undefined;
+  const id = given.id.trim();
+  if (id === '') throw new Error('The OAuth client id is empty: give the id the sign-in service showed when you registered the client, or leave it out.');
+  if (id.length > 512 || /[\s\u0000-\u001f\u007f]/.test(id)) throw new Error('The OAuth client id has spaces or control characters in it; copy it again from the sign-in service.');
+  if (headers.some((header) => header.name.toLowerCase() === 'authorization')) {
+    throw new Error('An Authorization header and an OAuth client cannot both be given: the header replaces the sign-in. Keep one.');
+  }
+  const secret = given.secret;
+  if (secret !== undefined && /[\r\n\0]/.test(secret)) throw new Error('The OAuth client secret contains a line break.');
+  return { id, ...(secret !== undefined && secret !== '' ? { secret } : {}) };
 }

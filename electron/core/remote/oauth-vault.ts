@@ -34,6 +34,8 @@ export const OAuthBundleSchema = z.object({
   authorizationServer: z.string().optional(),
   /** Where tokens are revoked, when the authorization server says (RFC 7009). */
   revocationEndpoint: z.string().optional(),
+  /** How a client authenticates there (`revocation_endpoint_auth_methods_supported`, else the token endpoint's); absent: not said. */
+  revocationAuthMethods: z.array(z.string().max(64)).max(16).optional(),
   /** The scopes asked for at the last sign-in (the server may grant fewer; `tokens.scope` says). */
   requestedScope: z.string().optional(),
   /** The server's last challenge (its scope and metadata address): a later sign-in asks for the same. */

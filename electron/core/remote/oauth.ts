@@ -227,7 +227,10 @@ export class RemoteOAuth {
     if (tokens && bundle?.revocationEndpoint) {
       try {
         const endpoint = checkSuppliedUrl(bundle.revocationEndpoint, this.options.zone, 'The revocation endpoint');
+        // The client the tokens were issued to, as the sign-in saved it (the SDK saves a client registered by hand too).
         const client = bundle.client as { client_id?: string; client_secret?: string } | undefined;
+        // RFC 7009 §2.1: authenticated as at the token endpoint — in the body when that is all it takes, else Basic (the default).
+        const inBody = bundle.revocationAuthMethods?.includes('client_secret_post') === true && !bundle.revocationAuthMethods.includes('client_secret_basic');
         for (const [token, hint] of [
           [tokens.refresh_token, 'refresh_token'],
           [tokens.access_token, 'access_token'],
@@ -235,8 +238,11 @@ export class RemoteOAuth {
           if (!token) continue;
           const body = new URLSearchParams({ token, token_type_hint: hint });
           const headers = new Headers({ 'content-type': 'application/x-www-form-urlencoded' });
-          if (client?.client_secret && client.client_id) headers.set('authorization', `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}`);
-          else if (client?.client_id) body.set('client_id', client.client_id);
+          if (client?.client_secret && client.client_id && !inBody) headers.set('authorization', `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}`);
+          else if (client?.client_id) {
+            body.set('client_id', client.client_id);
+            if (client.client_secret) body.set('client_secret', client.client_secret);
+          }
           const answer = await this.options.fetch(endpoint, { method: 'POST', headers, body, ...(signal ? { signal } : {}) });
           await answer.body?.cancel();
           if (!answer.ok) throw new Error(`it answered ${answer.status}`);
@@ -337,6 +343,17 @@ export class RemoteOAuth {
     if (name === 'ZodError' || /invalid_type|Invalid input|expected/i.test(message)) {
       return new ChannelError(`The sign-in server answered with something that is not what OAuth expects (${summariseZod(message)}); nothing was saved.`, 'protocol', false, { cause: error });
     }
+    if (/does not support dynamic client registration/i.test(message)) {
+      return new ChannelError(
+        `${this.options.label}'s sign-in service does not let apps register themselves. To sign in, register an OAuth client there yourself (its redirect address: http://127.0.0.1/callback, any port), then add the server again with that client's id (and secret, if it has one): Sign-in client on Add a server, or --client-id with \`airlock add\`. Nothing was saved.`,
+        'sign-in',
+        false,
+        { cause: error },
+      );
+    }
+    if ((name === 'InvalidClientError' || name === 'UnauthorizedClientError' || /invalid_client|unauthorized_client|Invalid client/i.test(message)) && this.options.preRegistered) {
+      return new ChannelError(`${this.options.label}'s sign-in service refused the client ${this.options.preRegistered.clientId} (${message.slice(0, 200)}): check the client id and secret you registered there. Nothing was saved.`, 'sign-in', false, { cause: error });
+    }
     if (/JSON/.test(message) && /Unexpected token|not valid JSON/i.test(message)) {
       return new ChannelError(`The sign-in server answered with something that is not JSON (a web page?); nothing was saved.`, 'protocol', false, { cause: error });
     }
@@ -382,6 +399,7 @@ export class RemoteOAuth {
       ...bundle,
       authorizationServer: issuer,
       ...(typeof metadata.revocation_endpoint === 'string' ? { revocationEndpoint: metadata.revocation_endpoint } : {}),
+      ...authMethods(metadata.revocation_endpoint_auth_methods_supported ?? metadata.token_endpoint_auth_methods_supported),
     });
   }
 
@@ -477,4 +495,11 @@ function loopbackCallbackPort(address: string): number | undefined {
   const match = /^http:\/\/127\.0\.0\.1:(\d{1,5})\/callback$/.exec(address);
   const port = match ? Number(match[1]) : NaN;
   return port > 0 && port < 65536 ? port : undefined;
+}
+
+/** The client authentication methods an authorization server lists, when it lists them. */
+function authMethods(value: unknown): { revocationAuthMethods?: string[] } {
+  if (!Array.isArray(value)) return {};
+  const methods = value.filter((method): method is string => typeof method === 'string' && method.length <= 64).slice(0, 16);
+  return { revocationAuthMethods: methods };
 }

@@ -336,15 +336,17 @@ function ImportForm({ busy: outerBusy, onImported, onDrafts }: { busy: boolean; 
 function UrlForm({ busy, onPrepare }: { busy: boolean; onPrepare: (source: InstallSource) => Promise<void> }) {
   const [url, setUrl] = useState('');
   const [headers, setHeaders] = useState<Array<{ name: string; value: string }>>([]);
-  const ids = { url: useId(), header: useId() };
+  const [client, setClient] = useState({ id: '', secret: '' });
+  const ids = { url: useId(), header: useId(), clientId: useId(), clientSecret: useId() };
   const setHeader = (i: number, change: Partial<{ name: string; value: string }>) => setHeaders(headers.map((h, j) => (j === i ? { ...h, ...change } : h)));
   const given = headers.filter((h) => h.name.trim() !== '');
+  const oauthClient = client.id.trim() ? { oauthClient: { id: client.id.trim(), ...(client.secret ? { secret: client.secret } : {}) } } : {};
   return (
     <form
       className="panel"
       onSubmit={(e) => {
         e.preventDefault();
-        if (url.trim()) void onPrepare({ kind: 'remote', url: url.trim(), ...(given.length > 0 ? { headers: given.map((h) => ({ name: h.name.trim(), value: h.value })) } : {}) });
+        if (url.trim()) void onPrepare({ kind: 'remote', url: url.trim(), ...(given.length > 0 ? { headers: given.map((h) => ({ name: h.name.trim(), value: h.value })) } : {}), ...oauthClient });
       }}
     >
       <label htmlFor={ids.url}>The server’s address (https, or http on this computer)</label>
@@ -366,7 +368,22 @@ function UrlForm({ busy, onPrepare }: { busy: boolean; onPrepare: (source: Insta
       <button type="button" onClick={() => setHeaders([...headers, { name: '', value: '' }])}>
         Add a header
       </button>
-      <p className="muted small">Nothing is sent to the server at this step. Header values are kept in Airlock’s secret store; a sign-in, if the server asks for one, happens when Airlock connects.</p>
+      <details className="sign-in-client" data-testid="sign-in-client">
+        <summary>Sign-in client (only when its sign-in service does not let apps register themselves)</summary>
+        <p className="muted small">
+          Register an OAuth client at the server’s sign-in service with the redirect address <code>http://127.0.0.1/callback</code> (any port), then give its id here, and its secret if it has
+          one. Airlock signs in as that client; the secret is kept in Airlock’s secret store.
+        </p>
+        <div className="field-row">
+          <label htmlFor={ids.clientId}>Client id</label>
+          <input id={ids.clientId} type="text" value={client.id} onChange={(e) => setClient({ ...client, id: e.target.value })} spellCheck={false} autoComplete="off" />
+        </div>
+        <div className="field-row">
+          <label htmlFor={ids.clientSecret}>Client secret (if it has one)</label>
+          <input id={ids.clientSecret} type="password" value={client.secret} onChange={(e) => setClient({ ...client, secret: e.target.value })} autoComplete="off" />
+        </div>
+      </details>
+      <p className="muted small">Nothing is sent to the server at this step. Header values and a client secret are kept in Airlock’s secret store; a sign-in, if the server asks for one, happens when Airlock connects.</p>
     </form>
   );
 }

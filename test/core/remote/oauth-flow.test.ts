@@ -149,7 +149,8 @@ describe('OAuth sign-in to a remote server', () => {
     const registered = /^register (\S+)$/.exec(rec.lines('oauth')[0]!)![1]!;
 
     // Signed out, then in again: the same address (the registration kept), nothing registered again.
-    const oauth = env.server(undefined).remote!.oauth!;
+    env.server(undefined);
+    const oauth = env.links.at(-1)!.oauth!;
     await oauth.signOut();
     await oauth.signIn(browser);
     expect(browser.opened[1]!.searchParams.get('redirect_uri')).toBe(registered);
