@@ -206,7 +206,7 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
                     <Badge tone={OUTCOME_TONE[entry.outcome ?? ''] ?? 'neutral'}>
                       <InertText text={entry.outcome ?? 'outcome'} />
                     </Badge>
-                    {entry.durationMs !== undefined && <span className="small muted"> {Math.round(entry.durationMs)} ms</span>}
+                    {entry.durationMs !== undefined && <span className="small muted duration"> {Math.round(entry.durationMs)} ms</span>}
                   </>
                 )}
               </td>

@@ -194,6 +194,9 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     await page.getByLabel('Decision').selectOption('ask');
     await decisionsAre('after you answered|nobody|own call|not sent|did not match', 7);
     expect(await rows.count()).toBeGreaterThanOrEqual(7);
+    // At this window's width every tool name sits on one line (an inline element broken across lines has several boxes).
+    const broken = await page.$$eval('[data-testid="audit-table"] td[data-label="Tool"] code', (codes) => codes.filter((code) => code.getClientRects().length !== 1).map((code) => code.textContent));
+    expect(broken).toEqual([]);
     await t.harness.screenshot('activity');
   });
 
