@@ -165,3 +165,64 @@ describe('airlock chat', () => {
     expect(usage.err).toContain('there is no provider named nobody');
   });
 });
+
+describe('airlock chat: / prompts and @ resources from servers', () => {
+  const CATALOG = join(REPO, 'test/fixtures/servers/catalog-abuse.mjs');
+  beforeAll(() => {
+    const records = join(root, 'records');
+    mkdirSync(records, { recursive: true });
+    const added = spawnSync(process.execPath, [BIN, 'add', 'abuse', '--write', records, '--yes', '--', process.execPath, CATALOG, records], { env: env(), encoding: 'utf8', timeout: 60_000 });
+    expect(added.status, added.stderr).toBe(0);
+  });
+  const sent = () => JSON.stringify(model.requests[0]!.body);
+
+  it('/ lists the prompts, @ the resources, without a turn', async () => {
+    const prompts = await airlock(['chat', '-m', '/', '--servers', 'abuse']);
+    expect(prompts.code, prompts.err).toBe(0);
+    expect(prompts.out).toContain('/summarise topic=… — abuse’s prompt: Summarises a topic.');
+    const resources = await airlock(['chat', '-m', '@', '--servers', 'abuse']);
+    expect(resources.out).toContain('@abuse:note://one — one');
+    expect(model.requests).toEqual([]);
+  });
+
+  it('-m "/summarise topic=… -- more": the prompt’s text, then the message, reach the model', async () => {
+    model.push({ text: 'Zebras are striped.' });
+    const result = await airlock(['chat', '-m', '/summarise topic="zebras-42" -- in one line', '--servers', 'abuse']);
+    expect(result.code, result.err).toBe(0);
+    expect(result.out).toContain('Zebras are striped.');
+    expect(sent()).toContain('Summarise zebras-42 briefly.\\n\\nin one line');
+  });
+
+  it('@abuse:note://one attaches the resource’s text; an unknown one of the server is a usage error, and nothing is sent', async () => {
+    model.push({ text: 'Read it.' });
+    const result = await airlock(['chat', '-m', 'what does @abuse:note://one say?', '--servers', 'abuse']);
+    expect(result.code, result.err).toBe(0);
+    expect(sent()).toContain('what does say?\\n\\n[Attached from abuse: note://one]');
+    model.reset();
+    const typo = await airlock(['chat', '-m', 'read @abuse:note://nine', '--servers', 'abuse']);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('abuse offers no resource note://nine. Type @ alone to list what can be attached.');
+    expect(model.requests).toEqual([]);
+  });
+
+  it('a required argument left out is asked on the terminal; without one it is a usage error naming it', async () => {
+    model.push({ text: 'Done.' });
+    let answered = false;
+    const asked = await airlock(['chat', '-m', '/summarise', '--servers', 'abuse'], {
+      pty: true,
+      onOutput: (all, write) => {
+        if (!answered && /topic \(What to summarise\): /.test(all)) {
+          answered = true;
+          write('okapis\r');
+        }
+      },
+    });
+    expect(asked.code, asked.out + asked.err).toBe(0);
+    expect(sent()).toContain('Summarise okapis briefly.');
+    model.reset();
+    const piped = await airlock(['chat', '-m', '/summarise', '--servers', 'abuse']);
+    expect(piped.code).toBe(2);
+    expect(piped.err).toContain('/summarise needs topic=….');
+    expect(model.requests).toEqual([]);
+  });
+});

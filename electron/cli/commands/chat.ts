@@ -6,6 +6,8 @@
  * runs them, they appear in its window. `--json` prints one JSON object per
  * line (text, tool cards, statuses, the end) for scripts. `airlock models`
  * manages providers for headless use (keys from an environment variable).
+ * A line may use a server's prompt (`/NAME arg=value … -- text`) and attach
+ * its resources (`@SERVER:URI`), as the app's composer does (chat-line.ts).
  *
  * SECURITY: model and server text is printed inert (no escape sequences);
  * the answer to a confirmation comes only from the terminal, never from the
@@ -17,11 +19,15 @@ import type { AssistantMessage, ChatEvent, ChatUpdate, ConversationView, ModelRe
 import type { ConfirmationView } from '../../../shared/views';
 import type { AirlockHost } from '../../core/host';
 import { SharedHost } from '../../core/ipc/shared-host';
+import { listOffers, readChatLine, usesCommands } from '../chat-line';
 import { inert } from '../format';
 import { CliExit, EXIT } from '../output';
 import { terminalConfirmations } from '../terminal-confirmations';
 import type { CliContext } from './servers';
 import { messageOf } from '../../core/errors';
+
+/** A server's prompt a message starts from. */
+type ChatSendPrompt = { server: string; name: string; arguments: Record<string, string> };
 
 interface ChatOptions {
   message?: string;
@@ -186,7 +192,7 @@ export function registerChatCommands(program: Command, context: CliContext & { d
   program
     .command('chat')
     .description("chat with your default model (or --model); it uses your servers' tools, every call through Airlock's policy")
-    .option('-m, --message <text>', 'send one message, print the answer, and exit')
+    .option('-m, --message <text>', 'send one message, print the answer, and exit (/ lists prompts, @ resources; /NAME arg=value -- text, @SERVER:URI)')
     .option('--model <provider/model>', 'the model to use (default: the default model of Settings › Models / `airlock models`)')
     .option('--servers <names>', 'let the model see only these servers (comma-separated; default: every enabled server)')
     .option('--conversation <id>', 'go on with an existing conversation')
@@ -227,7 +233,34 @@ export function registerChatCommands(program: Command, context: CliContext & { d
         const conversation = await prepareConversation(shared, options);
         current = conversation.id;
         if (!json) note(`Conversation ${conversation.id}${conversation.model ? ` with ${conversation.model.model}` : ''}. ${options.message ? '' : 'Ctrl+C stops an answer; Ctrl+D ends the chat.'}`.trim());
-        const turn = async (text: string): Promise<string | undefined> => {
+        /**
+         * What the line asks to send: its `/` prompt and `@` resources read against what the conversation's
+         * servers offer (fetched only for a line that uses them). Undefined when nothing is to be sent (a
+         * listing was printed); throws a CliExit (usage) with what was wrong.
+         */
+        const compose = async (line: string): Promise<{ text: string; prompt?: ChatSendPrompt; resources?: Array<{ server: string; uri: string }> } | undefined> => {
+          if (!usesCommands(line)) return { text: line };
+          const offered = await shared.invoke('chat.commands', { id: conversation.id });
+          const read = readChatLine(line, offered);
+          if (read.kind === 'text') return { text: read.text };
+          if (read.kind === 'error') throw new CliExit(EXIT.usage, read.message);
+          if (read.kind === 'list') {
+            const offers = listOffers(read.what, offered);
+            if (json) write(`${JSON.stringify({ type: 'offers', what: read.what, prompts: read.what === 'prompts' ? offered.prompts : undefined, resources: read.what === 'resources' ? offered.resources : undefined })}\n`);
+            else for (const offer of offers) write(`${inert(offer)}\n`);
+            return undefined;
+          }
+          const args = { ...(read.prompt?.arguments ?? {}) };
+          for (const arg of read.missing) {
+            // SECURITY: asked on this terminal only; a chat without one says what is missing instead.
+            if (!terminal) throw new CliExit(EXIT.usage, `/${read.prompt!.name} needs ${read.missing.map((m) => `${m.name}=…`).join(' ')}.`);
+            args[arg.name] = await terminal.ask(`${inert(arg.name)}${arg.description ? ` (${inert(arg.description)})` : ''}: `);
+          }
+          return { text: read.text, ...(read.prompt ? { prompt: { ...read.prompt, arguments: args } } : {}), ...(read.resources.length ? { resources: read.resources } : {}) };
+        };
+        const turn = async (line: string): Promise<string | undefined> => {
+          const message = await compose(line);
+          if (!message) return 'listed';
           const printer = new TurnPrinter(json, write, note);
           let finish: (outcome: string | undefined) => void = () => {};
           const ended = new Promise<string | undefined>((resolve) => (finish = resolve));
@@ -239,7 +272,7 @@ export function registerChatCommands(program: Command, context: CliContext & { d
           updates.add(listener);
           const offInterrupt = terminal?.onInterrupt(() => void shared.invoke('chat.stop', { id: conversation.id }).catch(() => {}));
           try {
-            await shared.invoke('chat.send', { id: conversation.id, text });
+            await shared.invoke('chat.send', { id: conversation.id, ...message });
             return await ended;
           } finally {
             updates.delete(listener);
@@ -251,7 +284,7 @@ export function registerChatCommands(program: Command, context: CliContext & { d
           const outcome = await turn(options.message);
           const view = await shared.invoke('chat.get', { id: conversation.id });
           if (json) write(`${JSON.stringify({ type: 'end', outcome, conversationId: conversation.id, usage: view.usage })}\n`);
-          context.exit(outcome === 'done' || outcome === 'step-limit' ? EXIT.ok : EXIT.failure);
+          context.exit(outcome === 'done' || outcome === 'step-limit' || outcome === 'listed' ? EXIT.ok : EXIT.failure);
           return;
         }
         if (!terminal) throw new CliExit(EXIT.usage, 'An interactive chat needs a terminal; use -m "…" to send one message.');
@@ -263,7 +296,7 @@ export function registerChatCommands(program: Command, context: CliContext & { d
             break; // Ctrl+D or Ctrl+C at the prompt
           }
           if (!text) continue;
-          await turn(text).catch((error: unknown) => note(`error: ${messageOf(error)}`));
+          await turn(text).catch((error: unknown) => note(error instanceof CliExit ? error.message : `error: ${messageOf(error)}`));
         }
       } finally {
         terminal?.close();
