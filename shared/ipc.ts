@@ -277,6 +277,8 @@ export const channels = {
       /** The grants and trust chosen so far: each tool's "what happens on a call" is computed for them. */
       profile: EditableProfileSchema.optional(),
       trusted: z.boolean().optional(),
+      /** A remote server's header secrets, typed before its inspection (it is reached with them); kept for the commit. */
+      secrets: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/), Text(8192)).optional(),
     }),
     response: ProbeReportSchema,
     doc: 'Renderer and CLI, "Inspect in a locked sandbox": starts the server with the grants it is about to get (`profile`, default the draft\'s), read-only, no network, no secrets; lists what it offers, stops it.',

@@ -707,8 +707,8 @@ export class AirlockHost {
       'servers.revokeRules': ({ name }) => recorded((this.policy.revokeRules(name, by), this.serverDetail(name))),
       'install.prepare': ({ source }) => this.install.prepare(source),
       'install.scanImports': (request) => this.install.scanImports(request),
-      'install.probe': ({ draftId, userConfig, profile, env, trusted }) =>
-        this.install.probe(draftId, userConfig, profile, { ...(env ? { env } : {}), ...(trusted !== undefined ? { trusted } : {}) }),
+      'install.probe': ({ draftId, userConfig, profile, env, trusted, secrets }) =>
+        this.install.probe(draftId, userConfig, profile, { ...(env ? { env } : {}), ...(trusted !== undefined ? { trusted } : {}), ...(secrets ? { secrets } : {}) }),
       'install.preview': ({ draftId, profile, trusted }) => this.install.preview(draftId, profile, trusted),
       'install.commit': (request) => recorded(this.commitInstall(request, by)),
       'install.cancel': async ({ draftId }) => (await this.install.cancel(draftId), {}),

@@ -36,6 +36,7 @@ export function InstallScreen({ example, update, registry }: { example?: string;
   const [probe, setProbe] = useState<ProbeReport | undefined>();
   const [config, setConfig] = useState<ConfigValues>({});
   const [env, setEnv] = useState<Record<string, string>>({});
+  const [headerSecrets, setHeaderSecrets] = useState<Record<string, string>>({});
   const action = useAction();
   /** Every draft the core made for this flow (an import scan makes several): all are removed unless committed. */
   const drafts = useRef(new Set<string>());
@@ -70,6 +71,7 @@ export function InstallScreen({ example, update, registry }: { example?: string;
     setProfile(editable(next.profile));
     setConfig(configDefaults(next));
     setEnv({ ...next.env });
+    setHeaderSecrets({});
     setProbe(undefined);
     setStep('disclosure');
     requestAnimationFrame(() => headingRef.current?.focus());
@@ -97,8 +99,13 @@ export function InstallScreen({ example, update, registry }: { example?: string;
     if (!disclosure) return;
     const userConfig = configValues(disclosure, config);
     // The previews it returns are computed for the grants chosen so far (and untrusted: trust is chosen next).
-    const value = await action.run(() => invoke('install.probe', { draftId: disclosure.draftId, env, profile: profile ?? editable(disclosure.profile), trusted: false, ...(userConfig ? { userConfig } : {}) }));
+    const typed = Object.fromEntries(Object.entries(headerSecrets).filter(([, value]) => value !== ''));
+    const secrets = disclosure.provenance.kind === 'remote' && Object.keys(typed).length > 0 ? { secrets: typed } : {};
+    const value = await action.run(() => invoke('install.probe', { draftId: disclosure.draftId, env, profile: profile ?? editable(disclosure.profile), trusted: false, ...(userConfig ? { userConfig } : {}), ...secrets }));
     if (value) {
+      // What was typed is now held with the draft (the commit saves it): shown as given from here on.
+      if (secrets.secrets) setDisclosure({ ...disclosure, secrets: disclosure.secrets.map((secret) => (typed[secret.name] ? { ...secret, held: true } : secret)) });
+      setHeaderSecrets({});
       setProbe(value);
       setStep('inspect');
       requestAnimationFrame(() => headingRef.current?.focus());
@@ -106,6 +113,9 @@ export function InstallScreen({ example, update, registry }: { example?: string;
   };
 
   const stepIndex = STEPS.findIndex((s) => s.id === step);
+  // A remote server's required header secrets neither given nor typed: it cannot be reached to be inspected.
+  const unsetHeaderSecrets =
+    disclosure?.provenance.kind === 'remote' ? disclosure.secrets.filter((secret) => secret.required && !secret.held && !(headerSecrets[secret.name] ?? '').trim()).map((secret) => secret.name) : [];
   return (
     <section aria-labelledby="install-title" className="install">
       <h1 id="install-title" tabIndex={-1}>
@@ -138,7 +148,7 @@ export function InstallScreen({ example, update, registry }: { example?: string;
       )}
       {step === 'disclosure' && disclosure && profile && (
         <>
-          <DisclosureView disclosure={disclosure} profile={profile} onProfile={setProfile} env={env} onEnv={setEnv} busy={action.busy} />
+          <DisclosureView disclosure={disclosure} profile={profile} onProfile={setProfile} env={env} onEnv={setEnv} headerSecrets={headerSecrets} onHeaderSecrets={setHeaderSecrets} busy={action.busy} />
           {disclosure.userConfig.length > 0 && <UserConfigFields disclosure={disclosure} values={config} onChange={setConfig} />}
           <div className="actions sticky-actions">
             <button type="button" onClick={cancel}>
@@ -147,13 +157,13 @@ export function InstallScreen({ example, update, registry }: { example?: string;
             <button type="button" onClick={() => setStep('grant')} disabled={action.busy || configValues(disclosure, config) === undefined}>
               Skip inspection
             </button>
-            <button type="button" className="primary" onClick={() => void inspect()} disabled={action.busy || configValues(disclosure, config) === undefined}>
+            <button type="button" className="primary" onClick={() => void inspect()} disabled={action.busy || configValues(disclosure, config) === undefined || unsetHeaderSecrets.length > 0}>
               {action.busy ? 'Inspecting…' : disclosure.provenance.kind === 'remote' ? 'Connect and list its tools' : 'Inspect in a locked sandbox'}
             </button>
           </div>
           <p className="muted small" data-testid="inspect-note">
             {disclosure.provenance.kind === 'remote' ? (
-              'Connecting sends the first request to this server (with the headers shown), signs in if it asks — its sign-in page opens in your browser — lists what it offers, and disconnects.'
+              `${unsetHeaderSecrets.length > 0 ? `Type ${unsetHeaderSecrets.join(', ')} above to connect: the server gets ${unsetHeaderSecrets.length === 1 ? 'it' : 'them'} in its headers. ` : ''}Connecting sends the first request to this server (with the headers shown), signs in if it asks — its sign-in page opens in your browser — lists what it offers, and disconnects.`
             ) : (
               <InspectNote folders={[...new Set([...profile.filesystem.read, ...profile.filesystem.write])]} />
             )}

@@ -16,8 +16,8 @@ let home: string;
 let fixture: RemoteFixture;
 let rec: ReturnType<typeof recordDir>;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { env: { ...process.env, HOME: home }, encoding: 'utf8', timeout: 60_000 });
+function airlock(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { env: { ...process.env, HOME: home, ...env }, encoding: 'utf8', timeout: 60_000 });
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
 
@@ -78,6 +78,24 @@ describe('airlock add --url', () => {
       .filter((path) => existsSync(path) && statSync(path).isFile());
     const holding = files.filter((path) => readFileSync(path, 'utf8').includes('k-cli-123'));
     expect(holding.map((path) => path.slice(dataDir.length + 1))).toEqual(['secrets.json']);
+  });
+});
+
+describe('airlock add --url with a header secret named, not typed', () => {
+  it('is inspected with the --secret value (it is reached with it); without it, the inspection says what is missing and sends nothing', async () => {
+    const header = 'X-Api-Key: ${secret.SERVICE_KEY}';
+    const before = rec.lines('requests').length;
+    const missing = airlock(['add', 'keyed', '--url', fixture.url, '--header', header, '--yes']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.err).toContain('Airlock needs SERVICE_KEY to connect');
+    expect(rec.lines('requests').length).toBe(before);
+
+    const added = airlock(['add', 'keyed', '--url', fixture.url, '--header', header, '--secret', 'SERVICE_KEY', '--yes'], { SERVICE_KEY: 'k-cli-123' });
+    expect(added.code, added.out + added.err).toBe(0);
+    expect(added.out).toMatch(/echo/);
+    expect(rec.lines('api-key').at(-1)).toBe('ok');
+    expect(readFileSync(join(dataDir, 'airlock.json'), 'utf8')).not.toContain('k-cli-123');
+    expect(airlock(['remove', 'keyed', '--yes']).code).toBe(0);
   });
 });
 

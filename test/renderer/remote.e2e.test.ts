@@ -158,4 +158,44 @@ describe('a remote server in the app', () => {
       handRec.cleanup();
     }
   });
+
+  it('a header whose secret is not given yet: typed before connecting, it reaches the server and is kept for enabling', async () => {
+    const keyRec = recordDir();
+    const keyed = await startRemoteFixture({ REMOTE_AUTH: 'key', REMOTE_API_KEY: 'k-window-9', AIRLOCK_RECORD_DIR: keyRec.dir });
+    try {
+      const { page } = t;
+      await t.open('#/servers');
+      await t.open('#/install');
+      await page.getByRole('radio', { name: 'Server by URL' }).check();
+      await page.getByLabel('The server’s address (https, or http on this computer)').fill(keyed.url);
+      await page.getByRole('button', { name: 'Add a header' }).click();
+      await page.getByLabel('Header 1 name').fill('X-Api-Key');
+      await page.getByLabel('Header 1 value').fill('${secret.SERVICE_KEY}');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByTestId('disclosure').waitFor({ timeout: 30_000 });
+
+      const connect = page.getByRole('button', { name: 'Connect and list its tools' });
+      expect(await connect.isDisabled()).toBe(true);
+      expect(await page.getByTestId('inspect-note').textContent()).toMatch(/^Type SERVICE_KEY above to connect: the server gets it in its headers\./);
+      await page.getByLabel('Value of SERVICE_KEY').fill('k-window-9');
+      await t.viewShot('remote-header-secret');
+      await connect.click();
+      await page.getByTestId('probe-report').waitFor({ timeout: 60_000 });
+      expect(keyRec.lines('api-key').length).toBeGreaterThan(0);
+      expect(new Set(keyRec.lines('api-key'))).toEqual(new Set(['ok']));
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByTestId('grant-step').waitFor();
+      expect(await page.getByTestId('grant-step').textContent()).toContain('SERVICE_KEY (given already; type a new one only to replace it)');
+      await page.getByLabel('Name in Airlock').fill('keyed');
+      await page.getByRole('button', { name: 'Enable' }).click();
+      await page.getByTestId('server-detail').waitFor({ timeout: 60_000 });
+      await waitForText(page.getByTestId('server-badges'), 'Running');
+      expect(readFileSync(join(t.dataDir, 'secrets.json'), 'utf8')).toContain('k-window-9');
+      expect(await page.content()).not.toContain('k-window-9');
+      expect(t.consoleErrors).toEqual([]);
+    } finally {
+      await keyed.stop();
+      keyRec.cleanup();
+    }
+  });
 });

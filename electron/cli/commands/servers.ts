@@ -148,6 +148,13 @@ function oauthClientOption(io: CliIo, options: { clientId?: string; clientSecret
   return { oauthClient: { id: options.clientId, secret } };
 }
 
+/** The --secret values a remote server's headers send: it is inspected with them (it is reached with its headers). */
+function headerSecrets(disclosure: Disclosure, secrets: Record<string, string>): { secrets?: Record<string, string> } {
+  const asked = new Set(disclosure.secrets.map((secret) => secret.name));
+  const given = Object.fromEntries(Object.entries(secrets).filter(([name]) => asked.has(name)));
+  return Object.keys(given).length > 0 ? { secrets: given } : {};
+}
+
 /** What `installFromDisclosure` was told on the command line. */
 export interface InstallOptions extends GrantOptions {
   name?: string;
@@ -206,7 +213,7 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
             ? `Installing ${p.name}==${p.version} and the ${p.packageCount - 1} package(s) it needs (every file checked against its hash) and inspecting it`
             : 'Inspecting it';
       report = await withProgress(io, quiet, remoteHost ? `Connecting to ${remoteHost}…` : `${what} in a locked sandbox…`, () =>
-        api.invoke('install.probe', { draftId: disclosure.draftId, userConfig, env, profile, trusted: options.trust === true }),
+        api.invoke('install.probe', { draftId: disclosure.draftId, userConfig, env, profile, trusted: options.trust === true, ...(remoteHost ? headerSecrets(disclosure, secrets) : {}) }),
       );
       if (!quiet && !options.brief) io.out(formatProbe(report, c));
     }

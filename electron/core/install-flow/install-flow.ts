@@ -222,9 +222,20 @@ export class InstallFlow {
     draftId: string,
     userConfig: UserConfigValues = {},
     profile?: EditableProfile,
-    chosen: { env?: Record<string, string>; trusted?: boolean } = {},
+    chosen: { env?: Record<string, string>; trusted?: boolean; secrets?: Record<string, string> } = {},
   ): Promise<ProbeReport> {
     const draft = this.draft(draftId);
+    if (chosen.secrets && Object.keys(chosen.secrets).length > 0) this.holdHeaderSecrets(draft, chosen.secrets);
+    if (draft.remote) {
+      // A remote server is reached with its headers: one whose secret is not given yet cannot be inspected — said before anything is sent.
+      const unset = draft.candidate.requested.secrets.filter((secret) => secret.from === 'remote-header' && secret.required && !Object.hasOwn(draft.secretValues, secret.name)).map((secret) => secret.name);
+      if (unset.length > 0) {
+        throw new AirlockError(
+          'invalid-request',
+          `Airlock needs ${unset.join(', ')} to connect: the server gets ${unset.length === 1 ? 'it' : 'them'} in its headers. Type ${unset.length === 1 ? 'it' : 'them'} under “Secrets sent to it” (on the command line: --secret NAME, the value in the environment variable NAME), or skip the inspection. Nothing was sent.`,
+        );
+      }
+    }
     await this.ensureInstalled(draft);
     const spec = this.specWith(draft, userConfig, chosen.env);
     const intended = profile ?? draft.profile;
@@ -452,6 +463,23 @@ export class InstallFlow {
   }
 
   /** Inspects a remote draft: connects (the person signs in if the server asks), lists, disconnects; notes which transport answered. */
+  /**
+   * Secrets a remote server's headers need, given before its inspection: held with the draft, so the
+   * inspection connects with them and the commit saves them. Only a remote draft's header secrets —
+   * a local server is inspected without any secret (SECURITY: the probe's locked sandbox).
+   */
+  private holdHeaderSecrets(draft: Draft, given: Record<string, string>): void {
+    const asked = new Set(draft.candidate.requested.secrets.filter((secret) => secret.from === 'remote-header').map((secret) => secret.name));
+    for (const [name, value] of Object.entries(given)) {
+      if (!draft.remote || !asked.has(name)) {
+        throw new AirlockError('invalid-request', draft.remote ? `${name} is not a secret this server's headers send.` : 'A server on this computer is inspected without its secrets (read-only, no network, no secrets); give them when you enable it.');
+      }
+      if (value === '') continue;
+      if (/[\r\n\0]/.test(value)) throw new AirlockError('invalid-request', `The value of ${name} contains a line break.`);
+      draft.secretValues = { ...draft.secretValues, [name]: value };
+    }
+  }
+
   private async probeRemoteDraft(draft: Draft, spec: ServerSpec) {
     const remote = draft.remote!;
     const broker = this.deps.signInBroker?.();

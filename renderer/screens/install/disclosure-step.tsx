@@ -53,6 +53,8 @@ export function DisclosureView({
   onProfile,
   env,
   onEnv,
+  headerSecrets,
+  onHeaderSecrets,
   busy,
 }: {
   disclosure: Disclosure;
@@ -60,6 +62,9 @@ export function DisclosureView({
   onProfile: (p: EditableProfile) => void;
   env: Record<string, string>;
   onEnv: (env: Record<string, string>) => void;
+  /** A remote server's header secrets typed here, before connecting (it is reached with them). */
+  headerSecrets: Record<string, string>;
+  onHeaderSecrets: (values: Record<string, string>) => void;
   busy: boolean;
 }) {
   return (
@@ -89,10 +94,25 @@ export function DisclosureView({
           {d.secrets.length === 0 ? (
             <p className="muted">No headers with secrets. If it asks you to sign in, its sign-in page opens in your browser when Airlock connects.</p>
           ) : (
-            <ul>
+            <ul className="plain header-secrets" data-testid="header-secrets">
               {d.secrets.map((secret) => (
-                <li key={secret.name}>
-                  <code><InertText text={secret.name} /></code> {secret.description && <InertText text={secret.description} />}
+                <li key={secret.name} className="field-row">
+                  <span>
+                    <code><InertText text={secret.name} /></code> {secret.description && <InertText text={secret.description} />}
+                  </span>
+                  {secret.held ? (
+                    <span className="muted small">Given; kept in Airlock’s secret store.</span>
+                  ) : (
+                    <input
+                      type="password"
+                      autoComplete="off"
+                      aria-label={`Value of ${secret.name}`}
+                      aria-required={secret.required}
+                      value={headerSecrets[secret.name] ?? ''}
+                      onChange={(e) => onHeaderSecrets({ ...headerSecrets, [secret.name]: e.target.value })}
+                      disabled={busy}
+                    />
+                  )}
                 </li>
               ))}
             </ul>

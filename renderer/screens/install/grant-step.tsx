@@ -94,7 +94,7 @@ export function GrantStep({
           {d.secrets.map((secret) => (
             <div key={secret.name} className="field-row">
               <label>
-                <code><InertText text={secret.name} /></code> {secret.held ? '(its value came with the import; type a new one only to replace it)' : secret.required ? '(required)' : '(optional)'}{' '}
+                <code><InertText text={secret.name} /></code> {secret.held ? '(given already; type a new one only to replace it)' : secret.required ? '(required)' : '(optional)'}{' '}
                 {secret.description && <span className="muted small"><InertText text={secret.description} /></span>}
                 <input type="password" autoComplete="off" value={secrets[secret.name] ?? ''} onChange={(e) => setSecrets({ ...secrets, [secret.name]: e.target.value })} />
               </label>

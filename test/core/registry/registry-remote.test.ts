@@ -103,7 +103,7 @@ describe('a registry listing’s remote', () => {
     expect(keyedRec.lines('requests')).toEqual([]); // nothing sent
 
     // Inspecting without the key stops before anything is sent, and says which secret is missing.
-    await expect(t.host.install.probe(d.draftId)).rejects.toThrow(/needs the secret HEADER_X_API_KEY, which is not set/);
+    await expect(t.host.install.probe(d.draftId)).rejects.toThrow(/^Airlock needs HEADER_X_API_KEY to connect: the server gets it in its headers\. Type it under “Secrets sent to it”/);
     expect(keyedRec.lines('requests')).toEqual([]);
 
     // The person gives the key: sealed in the secret store only; the server is reached with it.
