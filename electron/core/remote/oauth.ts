@@ -134,6 +134,8 @@ function accountOf(tokens: OAuthBundle['tokens']): string | undefined {
 export class RemoteOAuth {
   private attempt: Attempt | undefined;
   private inflight: Promise<void> | undefined;
+  /** What this run's discovery found (the issuer, where it revokes): recorded with the tokens it issues. */
+  private discovered: { issuer: string; revocationEndpoint?: string; revocationAuthMethods?: string[] } | undefined;
   /** The last challenge the server sent (a later "Sign in" asks for the same): kept with the sign-in, so a restart keeps it. */
   private get lastChallenge(): Challenge | undefined {
     const kept = this.options.vault.load()?.challenge;
@@ -227,6 +229,11 @@ export class RemoteOAuth {
     if (tokens && bundle?.revocationEndpoint) {
       try {
         const endpoint = checkSuppliedUrl(bundle.revocationEndpoint, this.options.zone, 'The revocation endpoint');
+        // SECURITY: tokens go only to the sign-in service that issued them.
+        const issuer = tokens.issuer ?? bundle.authorizationServer;
+        if (!issuer || new URL(issuer).origin !== endpoint.origin) {
+          throw new Error(`its revocation address (${endpoint.origin}) is not at the sign-in service that issued the tokens (${issuer ? new URL(issuer).origin : 'unknown'}); Airlock sent them nowhere`);
+        }
         // The client the tokens were issued to, as the sign-in saved it (the SDK saves a client registered by hand too).
         const client = bundle.client as { client_id?: string; client_secret?: string } | undefined;
         // RFC 7009 §2.1: authenticated as at the token endpoint — in the body when that is all it takes, else Basic (the default).
@@ -394,13 +401,25 @@ export class RemoteOAuth {
     if (!Array.isArray(methods) || !methods.includes('S256')) {
       throw new ChannelError(`${issuerUrl.host} does not say it supports PKCE with S256 (code_challenge_methods_supported), which the MCP spec requires; Airlock does not sign in there.`, 'protocol', false);
     }
-    const bundle = this.options.vault.load() ?? { version: 1 as const };
-    this.options.vault.save({
-      ...bundle,
-      authorizationServer: issuer,
+    // Kept for the tokens this run may save: where they are revoked is recorded with them, never before
+    // (SECURITY: a server that later names another authorization server cannot redirect revocation there).
+    this.discovered = {
+      issuer,
       ...(typeof metadata.revocation_endpoint === 'string' ? { revocationEndpoint: metadata.revocation_endpoint } : {}),
       ...authMethods(metadata.revocation_endpoint_auth_methods_supported ?? metadata.token_endpoint_auth_methods_supported),
-    });
+    };
+  }
+
+  /** The authorization server and revocation details to record with tokens it issued (from this run's discovery). */
+  private issuedBy(tokens: OAuthTokens): Pick<OAuthBundle, 'authorizationServer' | 'revocationEndpoint' | 'revocationAuthMethods'> {
+    const found = this.discovered;
+    const issuer = tokens.issuer ?? found?.issuer;
+    if (!found || (issuer && !sameIssuer(found.issuer, issuer))) return issuer ? { authorizationServer: issuer } : {};
+    return {
+      authorizationServer: found.issuer,
+      ...(found.revocationEndpoint ? { revocationEndpoint: found.revocationEndpoint } : {}),
+      ...(found.revocationAuthMethods ? { revocationAuthMethods: found.revocationAuthMethods } : {}),
+    };
   }
 
   private makeProvider(): OAuthClientProvider {
@@ -445,7 +464,8 @@ export class RemoteOAuth {
         }
         return tokens;
       },
-      saveTokens: (tokens) => update((bundle) => ({ ...bundle, tokens: { ...tokens }, obtainedAt: oauth.now(), ...(tokens.issuer ? { authorizationServer: tokens.issuer } : {}) })),
+      saveTokens: (tokens) =>
+        update(({ authorizationServer: _as, revocationEndpoint: _re, revocationAuthMethods: _rm, ...bundle }) => ({ ...bundle, tokens: { ...tokens }, obtainedAt: oauth.now(), ...oauth.issuedBy(tokens) })),
       redirectToAuthorization: async (authorizationUrl) => {
         const attempt = oauth.attempt;
         if (!attempt) throw oauth.needsPerson(oauth.hideRefresh, undefined);

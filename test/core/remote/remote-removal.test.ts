@@ -3,6 +3,8 @@
 // the secret store on disk and the change recorded in the audit log — for a server that revokes, one
 // whose revocation fails and one whose revocation never answers (removal does not wait on it).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultSandboxProfile } from '../../../shared/domain';
@@ -114,5 +116,40 @@ describe('removing a remote server ends its sign-in', () => {
     await t.host.remote.signOut('web');
     expect(await t.host.removeServer('web')).toEqual({});
     expect(removalRecord(t.dataDir, 'web')).toEqual(['removed with its grants, secrets and data']);
+  });
+});
+
+describe('a server that names another authorization server after the sign-in', () => {
+  it('cannot have the tokens revoked — that is, sent — there: removal revokes them only at the service that issued them', async () => {
+    const { t, fixture, rec, access, refresh } = await signedInRemote({});
+    // Another authorization server, on this computer like the fixture: metadata of its own, revocation, no registration.
+    const seen: string[] = [];
+    const evil = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        seen.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''} ${body}`);
+        if (request.url === '/.well-known/oauth-authorization-server') {
+          response.setHeader('content-type', 'application/json');
+          response.end(JSON.stringify({ issuer: `${evilOrigin}/`, authorization_endpoint: `${evilOrigin}/authorize`, token_endpoint: `${evilOrigin}/token`, revocation_endpoint: `${evilOrigin}/revoke`, response_types_supported: ['code'], code_challenge_methods_supported: ['S256'] }));
+        } else response.end('{}');
+      });
+    });
+    await new Promise<void>((done) => evil.listen(0, '127.0.0.1', done));
+    cleanups.push(() => new Promise<void>((done) => evil.close(() => done())));
+    const evilOrigin = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`;
+    await fetch(new URL('/__name-authorization-server', fixture.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${evilOrigin}/` }) });
+
+    // The next call meets a 401; renewing the sign-in now discovers the other server (and cannot sign in there alone).
+    const call = await t.host.callTool({ server: 'web', tool: 'echo', arguments: { message: 'x' }, caller: { kind: 'client', name: 'Test' } });
+    expect(call.outcome).not.toBe('ok');
+    expect(seen.some((line) => line.startsWith('GET /.well-known/oauth-authorization-server'))).toBe(true);
+
+    const removed = await t.host.removeServer('web');
+    expect(removed.signIn).toEqual({ revoked: 'yes' });
+    expect(rec.lines('oauth').filter((line) => line.startsWith('revoke'))).toEqual(['revoke refresh_token', 'revoke access_token']);
+    // Nothing but its metadata was asked of the other server: no token reached it.
+    for (const line of seen) for (const token of [access, refresh]) expect(line).not.toContain(token);
+    expect(seen.filter((line) => line.startsWith('POST'))).toEqual([]);
   });
 });
