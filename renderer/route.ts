@@ -83,9 +83,12 @@ export function goWithNotice(hash: string, notice: CarriedNotice): void {
   go(hash);
 }
 
-/** The notice carried to this screen, taken so that it shows once. */
-export function takeNotice(): CarriedNotice | undefined {
-  const notice = carried;
-  carried = undefined;
-  return notice;
+/** The notice carried to this screen (read without taking it: a render may run twice). */
+export function carriedNotice(): CarriedNotice | undefined {
+  return carried;
+}
+
+/** Forgets the carried notice once a screen has shown it, so that it shows once. */
+export function forgetNotice(notice: CarriedNotice): void {
+  if (carried === notice) carried = undefined;
 }

@@ -3,7 +3,8 @@
  * and `@` the app's composer has: `/PROMPT arg=value … [-- message]` uses a
  * server's prompt (`/SERVER:PROMPT` when two servers offer one of that name),
  * and `@SERVER:URI` attaches a resource the conversation's servers offer. `/`
- * alone lists the prompts, `@` alone the resources.
+ * alone lists the prompts, `@` alone the resources; `//…` is text starting
+ * with a slash.
  *
  * Only what the servers offer counts: an `@` word that names no offered
  * resource (an e-mail address, a handle) stays text, unless it names one of
@@ -30,16 +31,19 @@ export type ChatLine =
 
 /** Whether the line uses `/` or `@` at all (only then is what the servers offer fetched). */
 export function usesCommands(line: string): boolean {
-  return line.trimStart().startsWith('/') || /(^|\s)@\S/.test(line) || line.trim() === '@';
+  const trimmed = line.trimStart();
+  return (trimmed.startsWith('/') && !trimmed.startsWith('//')) || /(^|\s)@[a-z0-9][a-z0-9-]*:\S/.test(line) || line.trim() === '@';
 }
 
 /** Reads a line against what the conversation's servers offer. */
 export function readChatLine(line: string, offered: ChatCommandsView): ChatLine {
   const trimmed = line.trim();
+  // `//…` is text that starts with a slash (a path): sent with one slash.
+  if (trimmed.startsWith('//')) return { kind: 'text', text: line.replace('//', '/') };
   if (trimmed === '/') return { kind: 'list', what: 'prompts' };
   if (trimmed === '@') return { kind: 'list', what: 'resources' };
   if (!usesCommands(line)) return { kind: 'text', text: line };
-  if (!offered.available) return { kind: 'error', message: 'Prompts and resources from servers are not available here.' };
+  if (!offered.available) return trimmed.startsWith('/') ? { kind: 'error', message: 'Prompts and resources from servers are not available here.' } : { kind: 'text', text: line };
 
   let rest = line;
   let prompt: { server: string; name: string; arguments: Record<string, string> } | undefined;
@@ -51,7 +55,7 @@ export function readChatLine(line: string, offered: ChatCommandsView): ChatLine 
     const parsed = readArguments(after, found);
     if (typeof parsed === 'string') return { kind: 'error', message: parsed };
     prompt = { server: found.server, name: found.name, arguments: parsed.arguments };
-    missing = (found.arguments ?? []).filter((arg) => arg.required && !(arg.name in parsed.arguments)).map((arg) => ({ name: arg.name, ...(arg.description ? { description: arg.description } : {}) }));
+    missing = (found.arguments ?? []).filter((arg) => arg.required && !Object.hasOwn(parsed.arguments, arg.name)).map((arg) => ({ name: arg.name, ...(arg.description ? { description: arg.description } : {}) }));
     rest = parsed.message;
   }
 
@@ -105,7 +109,8 @@ function findPrompt(head: string, prompts: readonly OfferedPrompt[]): OfferedPro
 /** `key=value` pairs (values quoted with "…" or '…' may hold spaces), then, after `--`, the message. */
 function readArguments(text: string, prompt: OfferedPrompt): { arguments: Record<string, string>; message: string } | string {
   const known = new Map((prompt.arguments ?? []).map((arg) => [arg.name, arg]));
-  const out: Record<string, string> = {};
+  // Names are data (a server may name an argument `__proto__`): a record without a prototype.
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
   let at = 0;
   const pair = /\s*([^\s=]+)=("((?:[^"\\]|\\.)*)"|'([^']*)'|(\S*))/y;
   for (;;) {

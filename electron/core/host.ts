@@ -253,6 +253,7 @@ export class AirlockHost {
       restartServer: (name) => this.supervisor.restart(name),
       stopServer: (name) => this.supervisor.stop(name),
       emitServers: () => this.emitServers(),
+      refuseIfRemoving: (name) => this.#refuseIfRemoving(name),
       ...(options.revokeWithinMs !== undefined ? { revokeWithinMs: options.revokeWithinMs } : {}),
       ...(options.signInPage
         ? { showSignInPage: options.signInPage }
@@ -459,8 +460,16 @@ export class AirlockHost {
     };
   }
 
+  /** Servers being removed (their sign-in being revoked): nothing starts or signs them in meanwhile. */
+  readonly #removing = new Set<string>();
+
+  #refuseIfRemoving(name: string): void {
+    if (this.#removing.has(name)) throw new AirlockError('conflict', `${name} is being removed.`);
+  }
+
   /** Enables a server and starts it in its sandbox. */
   async startServer(name: string): Promise<ServerSummary> {
+    this.#refuseIfRemoving(name);
     this.updateRecord(name, (record) => ({ ...record, enabled: true }));
     try {
       await this.supervisor.start(name);
@@ -479,6 +488,7 @@ export class AirlockHost {
   }
 
   async restartServer(name: string): Promise<ServerSummary> {
+    this.#refuseIfRemoving(name);
     this.updateRecord(name, (record) => ({ ...record, enabled: true }));
     try {
       await this.supervisor.restart(name);
@@ -500,11 +510,21 @@ export class AirlockHost {
    */
   async removeServer(name: string, by: ChangeActor = 'window'): Promise<{ signIn?: SignOutOutcome }> {
     const record = this.record(name);
+    this.#refuseIfRemoving(name);
+    this.#removing.add(name);
+    try {
+      return await this.#remove(name, record, by);
+    } finally {
+      this.#removing.delete(name);
+    }
+  }
+
+  async #remove(name: string, record: ServerRecord, by: ChangeActor): Promise<{ signIn?: SignOutOutcome }> {
     const rules = this.store.read().rules.filter((rule) => rule.server === name).length;
     await this.supervisor.stop(name);
-    const signIn = await this.remote.revokeForRemoval(name, record).catch((error: unknown): SignOutOutcome => ({ revoked: 'failed', detail: messageOf(error) }));
     this.confirmations.pending().filter((request) => request.server === name).forEach((request) => this.confirmations.cancel(request.id, 'the server was removed'));
     this.serverRequests.forget(name);
+    const signIn = await this.remote.revokeForRemoval(name, record).catch((error: unknown): SignOutOutcome => ({ revoked: 'failed', detail: messageOf(error) }));
     this.catalog.catalog.forget(name);
     this.store.update((data) => {
       const servers = { ...data.servers };

@@ -1,14 +1,17 @@
 /** The Servers screen: one row per server with its summary and badges, or an empty state that teaches. */
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { invoke, useAppInfo, useLiveQuery } from '../api';
 import { Badge, ServerBadges } from '../components/badges';
 import { InertText } from '../components/inert-text';
-import { go, serverHref, takeNotice } from '../route';
+import { carriedNotice, forgetNotice, go, serverHref } from '../route';
 
 export function ServersScreen() {
   const [servers] = useLiveQuery('servers.list', {}, 'servers.didChange', (payload) => payload);
   // What happened on a page that is gone (a removed server's sign-in): shown once, here.
-  const [notice] = useState(takeNotice);
+  const [notice] = useState(carriedNotice);
+  useEffect(() => {
+    if (notice) forgetNotice(notice);
+  }, [notice]);
   return (
     <section aria-labelledby="servers-title">
       <div className="screen-head">

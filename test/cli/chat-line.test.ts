@@ -76,7 +76,27 @@ describe('a chat line with / and @', () => {
     expect(readChatLine('/summarise topic=x -- see @notes:note://one', offered)).toMatchObject({ text: 'see', resources: [{ server: 'notes', uri: 'note://one' }] });
   });
 
-  it('where the servers’ prompts and resources are not available, a line that uses them is refused plainly', () => {
-    expect(readChatLine('/summarise', { available: false, prompts: [], resources: [] })).toEqual({ kind: 'error', message: 'Prompts and resources from servers are not available here.' });
+  it('where the servers’ prompts and resources are not available, a / line is refused plainly; an @ word stays text', () => {
+    const none = { available: false, prompts: [], resources: [] };
+    expect(readChatLine('/summarise', none)).toEqual({ kind: 'error', message: 'Prompts and resources from servers are not available here.' });
+    expect(readChatLine('ping @alice:now', none)).toEqual({ kind: 'text', text: 'ping @alice:now' });
+  });
+
+  it('// starts a message with a slash (a path), and only @server:… words make the servers be asked', () => {
+    expect(readChatLine('//usr/bin is where it lives', offered)).toEqual({ kind: 'text', text: '/usr/bin is where it lives' });
+    expect(usesCommands('//usr/bin')).toBe(false);
+    expect(usesCommands('ping @alice')).toBe(false);
+  });
+
+  it('argument names are data: one named __proto__ or constructor is read and asked for like any other', () => {
+    const odd: ChatCommandsView = { available: true, resources: [], prompts: [{ server: 'odd', name: 'p', arguments: [{ name: 'constructor', required: true }, { name: '__proto__', required: false }] }] };
+    expect(readChatLine('/p', odd)).toMatchObject({ kind: 'send', missing: [{ name: 'constructor' }] });
+    const given = readChatLine('/p constructor=a __proto__=b', odd);
+    expect(given).toMatchObject({ kind: 'send', missing: [] });
+    if (given.kind !== 'send') throw new Error('not sent');
+    expect(Object.entries(given.prompt!.arguments)).toEqual([
+      ['constructor', 'a'],
+      ['__proto__', 'b'],
+    ]);
   });
 });

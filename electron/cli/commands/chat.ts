@@ -250,7 +250,7 @@ export function registerChatCommands(program: Command, context: CliContext & { d
             else for (const offer of offers) write(`${inert(offer)}\n`);
             return undefined;
           }
-          const args = { ...(read.prompt?.arguments ?? {}) };
+          const args: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, read.prompt?.arguments);
           for (const arg of read.missing) {
             // SECURITY: asked on this terminal only; a chat without one says what is missing instead.
             if (!terminal) throw new CliExit(EXIT.usage, `/${read.prompt!.name} needs ${read.missing.map((m) => `${m.name}=…`).join(' ')}.`);

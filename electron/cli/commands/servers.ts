@@ -548,7 +548,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
       const api = await context.api();
       await api.invoke('servers.get', { name });
       await confirmOrExit(io, `Remove ${name}, its installed files, its data, its secrets and its rules?`, context.yes());
-      const { signIn } = await api.invoke('servers.remove', { name, confirm: true });
+      const { signIn } = await withProgress(io, context.json(), `Removing ${name} (a sign-in it holds is revoked at its server first, waiting at most 10 s)…`, () => api.invoke('servers.remove', { name, confirm: true }));
       out({ ok: true, removed: name, ...(signIn ? { signIn } : {}) }, () => `Removed ${name}.${signIn ? ` ${inert(signOutWords(signIn))}` : ''}`);
     });
 }

@@ -225,10 +225,12 @@ export class InstallFlow {
     chosen: { env?: Record<string, string>; trusted?: boolean; secrets?: Record<string, string> } = {},
   ): Promise<ProbeReport> {
     const draft = this.draft(draftId);
-    if (chosen.secrets && Object.keys(chosen.secrets).length > 0) this.holdHeaderSecrets(draft, chosen.secrets);
+    // Header secrets typed for this inspection: kept with the draft only once it connected with them (a wrong one is not kept).
+    const typed = chosen.secrets && Object.keys(chosen.secrets).length > 0 ? this.headerSecrets(draft, chosen.secrets) : {};
+    const secretValues = { ...draft.secretValues, ...typed };
     if (draft.remote) {
       // A remote server is reached with its headers: one whose secret is not given yet cannot be inspected — said before anything is sent.
-      const unset = draft.candidate.requested.secrets.filter((secret) => secret.from === 'remote-header' && secret.required && !Object.hasOwn(draft.secretValues, secret.name)).map((secret) => secret.name);
+      const unset = draft.candidate.requested.secrets.filter((secret) => secret.from === 'remote-header' && secret.required && !Object.hasOwn(secretValues, secret.name)).map((secret) => secret.name);
       if (unset.length > 0) {
         throw new AirlockError(
           'invalid-request',
@@ -241,7 +243,7 @@ export class InstallFlow {
     const intended = profile ?? draft.profile;
     let result;
     try {
-      result = draft.remote ? await this.probeRemoteDraft(draft, spec) : await probe(
+      result = draft.remote ? await this.probeRemoteDraft(draft, spec, secretValues) : await probe(
         spec,
         intended,
         { plan: (probeSpec, probeProfile, context) => this.deps.launcher.planProbe(probeSpec, probeProfile, context) },
@@ -257,6 +259,8 @@ export class InstallFlow {
     }
     // "What happens on a call" is computed for the grants and trust being given, not the defaults. What the person
     // reviews here becomes the approved set at commit: preview the tools as approved, so only what appears later is new.
+    // It connected with them: the draft keeps them for the commit.
+    if (Object.keys(typed).length > 0) draft.secretValues = secretValues;
     const tools = result.tools.items;
     const record = { ...this.previewRecord(draft, intended, chosen.trusted ?? false), approvedTools: approvedSet(tools, new Date().toISOString()) };
     const context = { ...this.deps.toolContext(record), ownTools: tools.map((tool) => tool.definition.name) };
@@ -464,30 +468,32 @@ export class InstallFlow {
 
   /** Inspects a remote draft: connects (the person signs in if the server asks), lists, disconnects; notes which transport answered. */
   /**
-   * Secrets a remote server's headers need, given before its inspection: held with the draft, so the
-   * inspection connects with them and the commit saves them. Only a remote draft's header secrets —
+   * Secrets a remote server's headers need, given before its inspection (checked): the inspection
+   * connects with them, and the draft keeps them once it did. Only a remote draft's header secrets —
    * a local server is inspected without any secret (SECURITY: the probe's locked sandbox).
    */
-  private holdHeaderSecrets(draft: Draft, given: Record<string, string>): void {
+  private headerSecrets(draft: Draft, given: Record<string, string>): Record<string, string> {
     const asked = new Set(draft.candidate.requested.secrets.filter((secret) => secret.from === 'remote-header').map((secret) => secret.name));
+    const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(given)) {
       if (!draft.remote || !asked.has(name)) {
         throw new AirlockError('invalid-request', draft.remote ? `${name} is not a secret this server's headers send.` : 'A server on this computer is inspected without its secrets (read-only, no network, no secrets); give them when you enable it.');
       }
       if (value === '') continue;
       if (/[\r\n\0]/.test(value)) throw new AirlockError('invalid-request', `The value of ${name} contains a line break.`);
-      draft.secretValues = { ...draft.secretValues, [name]: value };
+      out[name] = value;
     }
+    return out;
   }
 
-  private async probeRemoteDraft(draft: Draft, spec: ServerSpec) {
+  private async probeRemoteDraft(draft: Draft, spec: ServerSpec, secretValues: Record<string, string>) {
     const remote = draft.remote!;
     const broker = this.deps.signInBroker?.();
     const link = createRemoteConnector({
       label: draft.candidate.suggestedName,
       spec: spec.remote!,
       zone: remote.zone,
-      secrets: () => draft.secretValues,
+      secrets: () => secretValues,
       vault: remote.vault,
       ...(broker ? { broker } : {}),
       ...(this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {}),

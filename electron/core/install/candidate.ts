@@ -33,7 +33,7 @@ export interface SecretRequest {
   description?: string;
   required: boolean;
   /** Where the request came from, for the disclosure. */
-  from: 'mcpb-user-config' | 'vscode-input' | 'imported-env' | 'registry' | 'remote-header';
+  from: 'mcpb-user-config' | 'vscode-input' | 'imported-env' | 'registry' | 'remote-header' | 'oauth-client';
   /** The MCPB `user_config` key or VS Code input id behind it. */
   key?: string;
 }

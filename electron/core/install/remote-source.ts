@@ -115,12 +115,12 @@ export async function prepareRemote(input: RemoteSourceInput, options: { resolve
   }));
 
   if (client?.secret !== undefined) {
-    secrets.push({ name: OAUTH_CLIENT_SECRET, description: `the secret of the OAuth client ${client.id}, sent only to ${reading.asciiHost}'s sign-in service`, required: true, from: 'remote-header' });
+    secrets.push({ name: OAUTH_CLIENT_SECRET, description: `the secret of the OAuth client ${client.id}, sent only to the sign-in service ${reading.asciiHost} names (never to the server itself)`, required: true, from: 'oauth-client' });
   }
   const transport = input.transport ?? 'auto';
   warnings.unshift(`Runs on ${reading.host}${reading.port ? `:${reading.port}` : ''}, not on your computer: no sandbox is around it; Airlock decides which calls reach it, and reads every tool of it as reaching outside your machine.`);
   if (headers.length) warnings.push(`Sends with every request to ${reading.asciiHost}: ${headers.map((header) => header.name).join(', ')} (values sealed in Airlock’s secret store).`);
-  if (client) warnings.push(`Signs in (OAuth) as the client you registered at its sign-in service, ${client.id}${client.secret !== undefined ? ' (its secret sealed in Airlock’s secret store)' : ''}: Airlock opens the sign-in page in your browser at inspection; tokens are sealed in Airlock’s secret store.`);
+  if (client) warnings.push(`Signs in (OAuth) as the client you registered at its sign-in service, ${client.id}${client.secret !== undefined ? ' (its secret sealed in Airlock’s secret store)' : ''}: Airlock opens the sign-in page in your browser at inspection, on a port of 127.0.0.1 that changes each time (the service must accept any, as RFC 8252 asks); tokens are sealed in Airlock’s secret store.`);
   else if (!headers.some((header) => header.name.toLowerCase() === 'authorization')) warnings.push('If the server asks you to sign in (OAuth), Airlock opens its sign-in page in your browser at inspection; tokens are sealed in Airlock’s secret store.');
   return {
     zone,

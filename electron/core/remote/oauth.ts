@@ -88,6 +88,11 @@ interface Attempt {
   state?: string;
   verifier?: string;
   pending?: { end(): void };
+  /**
+   * The registered port was taken, so this attempt registers afresh: the new client is kept here and
+   * saved only with the tokens it obtains — a sign-in cut short leaves the working one as it was.
+   */
+  fresh?: { client?: Record<string, unknown>; saved: boolean };
 }
 
 /** Scopes as a set, in order. */
@@ -294,12 +299,9 @@ export class RemoteOAuth {
         preferredPorts: registered.flatMap((address) => loopbackCallbackPort(address) ?? []),
         ...(this.options.signInTimeoutMs ? { timeoutMs: this.options.signInTimeoutMs } : {}),
       });
-      if (bundle?.client && registered.length > 0 && !registered.includes(listener.redirectUrl)) {
-        // The registered port was taken: register again with this one (a server may match addresses exactly).
-        const { client: _stale, ...rest } = bundle;
-        this.options.vault.save(rest);
-      }
-      this.attempt = { listener, broker };
+      // The registered port was taken: register again with this one (a server may match addresses exactly).
+      const fresh = bundle?.client && registered.length > 0 && !registered.includes(listener.redirectUrl) ? { saved: false } : undefined;
+      this.attempt = { listener, broker, ...(fresh ? { fresh } : {}) };
     }
     const onAbort = () => listener?.close('The sign-in was cancelled; nothing was saved.');
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -350,9 +352,20 @@ export class RemoteOAuth {
     if (name === 'ZodError' || /invalid_type|Invalid input|expected/i.test(message)) {
       return new ChannelError(`The sign-in server answered with something that is not what OAuth expects (${summariseZod(message)}); nothing was saved.`, 'protocol', false, { cause: error });
     }
+    const before = this.options.vault.load()?.authorizationServer;
+    const now = this.discovered?.issuer;
+    if (before && now && !sameIssuer(before, now)) {
+      // The server names another sign-in service than the one that issued Airlock's sign-in: said, not followed silently.
+      return new ChannelError(
+        `${this.options.label} now sends you to another sign-in service (${originOf(now)}) than the one you signed in at (${originOf(before)}). Airlock sent it nothing of your sign-in; if you trust the change, remove the server and add it again.`,
+        'sign-in',
+        false,
+        { cause: error },
+      );
+    }
     if (/does not support dynamic client registration/i.test(message)) {
       return new ChannelError(
-        `${this.options.label}'s sign-in service does not let apps register themselves. To sign in, register an OAuth client there yourself (its redirect address: http://127.0.0.1/callback, any port), then add the server again with that client's id (and secret, if it has one): Sign-in client on Add a server, or --client-id with \`airlock add\`. Nothing was saved.`,
+        `${this.options.label}'s sign-in service does not let apps register themselves. To sign in, register an OAuth client there yourself (its redirect address: http://127.0.0.1/callback; the service must accept any port there, as RFC 8252 asks — Airlock's changes each time), then add the server again with that client's id (and secret, if it has one): Sign-in client on Add a server, or --client-id with \`airlock add\`. Nothing was saved.`,
         'sign-in',
         false,
         { cause: error },
@@ -449,12 +462,18 @@ export class RemoteOAuth {
         return state;
       },
       clientInformation: (): OAuthClientInformationMixed | undefined => {
+        const fresh = oauth.attempt?.fresh;
+        if (fresh && !fresh.saved) return fresh.client as OAuthClientInformationMixed | undefined;
         const stored = vault.load()?.client as OAuthClientInformationMixed | undefined;
         if (stored) return stored;
         const pre = options.preRegistered;
         return pre ? { client_id: pre.clientId, ...(pre.clientSecret ? { client_secret: pre.clientSecret } : {}) } : undefined;
       },
-      saveClientInformation: (information) => update((bundle) => ({ ...bundle, client: { ...information } as Record<string, unknown> })),
+      saveClientInformation: (information) => {
+        const fresh = oauth.attempt?.fresh;
+        if (fresh && !fresh.saved) fresh.client = { ...information } as Record<string, unknown>;
+        else update((bundle) => ({ ...bundle, client: { ...information } as Record<string, unknown> }));
+      },
       tokens: (): OAuthTokens | undefined => {
         const tokens = vault.load()?.tokens;
         if (!tokens) return undefined;
@@ -464,8 +483,13 @@ export class RemoteOAuth {
         }
         return tokens;
       },
-      saveTokens: (tokens) =>
-        update(({ authorizationServer: _as, revocationEndpoint: _re, revocationAuthMethods: _rm, ...bundle }) => ({ ...bundle, tokens: { ...tokens }, obtainedAt: oauth.now(), ...oauth.issuedBy(tokens) })),
+      saveTokens: (tokens) => {
+        // Tokens from a client registered afresh in this attempt: that client is saved with them, replacing the old one.
+        const fresh = oauth.attempt?.fresh;
+        const client = fresh && !fresh.saved && fresh.client ? { client: fresh.client } : {};
+        if (fresh) fresh.saved = true;
+        update(({ authorizationServer: _as, revocationEndpoint: _re, revocationAuthMethods: _rm, ...bundle }) => ({ ...bundle, ...client, tokens: { ...tokens }, obtainedAt: oauth.now(), ...oauth.issuedBy(tokens) }));
+      },
       redirectToAuthorization: async (authorizationUrl) => {
         const attempt = oauth.attempt;
         if (!attempt) throw oauth.needsPerson(oauth.hideRefresh, undefined);
@@ -522,4 +546,13 @@ function authMethods(value: unknown): { revocationAuthMethods?: string[] } {
   if (!Array.isArray(value)) return {};
   const methods = value.filter((method): method is string => typeof method === 'string' && method.length <= 64).slice(0, 16);
   return { revocationAuthMethods: methods };
+}
+
+/** A URL's origin, or the text itself when it is not one. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }

@@ -103,7 +103,8 @@ export async function openRedirectListener(options: { expectedState: () => strin
   // redirect addresses exactly, against RFC 8252, then still knows this one); else any free port.
   for (const port of [...(options.preferredPorts ?? []), 0]) {
     const listening = await new Promise<boolean>((resolve, reject) => {
-      const onError = (error: NodeJS.ErrnoException) => (port !== 0 && (error.code === 'EADDRINUSE' || error.code === 'EACCES') ? resolve(false) : reject(error));
+      // Any failure on a preferred port falls back to the next, and at last to any free port.
+      const onError = (error: NodeJS.ErrnoException) => (port !== 0 ? resolve(false) : reject(error));
       server.once('error', onError);
       server.listen(port, '127.0.0.1', () => {
         server.off('error', onError);
@@ -112,6 +113,8 @@ export async function openRedirectListener(options: { expectedState: () => strin
     });
     if (listening) break;
   }
+  // Listening: a later socket error (no descriptors left to accept with) ends this sign-in, not Airlock.
+  server.on('error', (error: Error) => finish(new SignInEnded(`The sign-in could not go on: ${error.message}. Try again.`, 'error')));
   const { port } = server.address() as AddressInfo;
   return {
     redirectUrl: `http://127.0.0.1:${port}/callback`,

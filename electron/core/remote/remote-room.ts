@@ -24,6 +24,8 @@ export interface RemoteRoomDeps {
   stopServer(name: string): Promise<void>;
   /** Tells the shells the servers changed (a sign-in's state shows on the server's page). */
   emitServers(): void;
+  /** Throws when the server is being removed (a sign-in now would mint tokens nobody revokes). */
+  refuseIfRemoving?: (name: string) => void;
   /** How long removing a server waits for its authorization server to revoke its sign-in (ms); default `REVOKE_WITHIN_MS`. */
   revokeWithinMs?: number;
   /** Shows a sign-in page to the person; absent: signing in is refused plainly. */
@@ -68,6 +70,7 @@ export class RemoteRoom {
 
   /** Signs in now (the person asked), then restarts the server with the new tokens. */
   async signIn(name: string): Promise<OAuthStatus | undefined> {
+    this.deps.refuseIfRemoving?.(name);
     const record = this.#remoteRecord(name);
     const broker = this.broker();
     if (!broker) throw new AirlockError('unavailable', 'Signing in needs a browser: use the Airlock app, or `airlock signin` on a terminal.');

@@ -371,8 +371,8 @@ function UrlForm({ busy, onPrepare }: { busy: boolean; onPrepare: (source: Insta
       <details className="sign-in-client" data-testid="sign-in-client">
         <summary>Sign-in client (only when its sign-in service does not let apps register themselves)</summary>
         <p className="muted small">
-          Register an OAuth client at the server’s sign-in service with the redirect address <code>http://127.0.0.1/callback</code> (any port), then give its id here, and its secret if it has
-          one. Airlock signs in as that client; the secret is kept in Airlock’s secret store.
+          Register an OAuth client at the server’s sign-in service with the redirect address <code>http://127.0.0.1/callback</code>, then give its id here, and its secret if it has one. The
+          service must accept any port there (as RFC 8252 asks): Airlock’s changes each time. Airlock signs in as that client; the secret is kept in Airlock’s secret store.
         </p>
         <div className="field-row">
           <label htmlFor={ids.clientId}>Client id</label>

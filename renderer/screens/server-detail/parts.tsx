@@ -270,7 +270,7 @@ export function RemoveServer({ name, remote }: { name: string; remote: boolean }
           disabled={typed !== name || action.busy}
           onClick={() => void remove()}
         >
-          Remove {name}
+          {action.busy ? (remote ? 'Removing (revoking its sign-in)…' : 'Removing…') : `Remove ${name}`}
         </button>
       </div>
       <FieldError message={action.error} />

@@ -160,10 +160,21 @@ describe('OAuth sign-in to a remote server', () => {
     const squatter = createServer();
     await new Promise<void>((resolve) => squatter.listen(Number(new URL(registered).port), '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
+    // A sign-in on the new address cut short (the person closed it): the working sign-in and its client are as they were.
+    const before = oauth.status();
+    const stop = new AbortController();
+    const silent: SignInBroker = { begin: () => (setImmediate(() => stop.abort()), { end() {} }) };
+    await expect(oauth.signIn(silent, stop.signal)).rejects.toThrow(/cancelled/);
+    expect(oauth.status()).toEqual(before);
+    expect(before).toMatchObject({ signedIn: true });
     await oauth.signIn(browser);
     const third = browser.opened[2]!.searchParams.get('redirect_uri')!;
+    expect(oauth.status().clientId).not.toBe(before.clientId);
     expect(third).not.toBe(registered);
-    expect(rec.lines('oauth').filter((line) => line.startsWith('register'))).toEqual([`register ${registered}`, `register ${third}`]);
+    // Registered afresh for the cut-short attempt too (its client was never kept), then for this one.
+    const registrations = rec.lines('oauth').filter((line) => line.startsWith('register'));
+    expect(registrations).toHaveLength(3);
+    expect([registrations[0], registrations[2]]).toEqual([`register ${registered}`, `register ${third}`]);
     expect(oauth.status()).toMatchObject({ signedIn: true });
   });
 });

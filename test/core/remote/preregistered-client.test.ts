@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defaultSandboxProfile } from '../../../shared/domain';
 import { createTestHost, type TestHost } from '../host/host-support';
 import { recordDir } from '../servers/support/fixtures';
+import { nameAuthorizationServer, startOtherAuthorizationServer } from './support/other-authorization-server';
 import { startRemoteFixture, type RemoteFixture } from './support/remote-fixture';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -85,5 +86,22 @@ describe('a remote server whose sign-in service takes only a client registered b
     await expect(t.host.install.prepare({ kind: 'remote', url: fixture.url, oauthClient: { id: '  ' } })).rejects.toThrow(/The OAuth client id is empty/);
     await expect(t.host.install.prepare({ kind: 'remote', url: fixture.url, oauthClient: { id: 'airlock app' } })).rejects.toThrow(/spaces or control characters/);
     expect(rec.lines('requests')).toEqual([]);
+  });
+
+  it('once signed in, the client’s secret goes to no other sign-in service the server names later', async () => {
+    const { t, fixture, pages } = await setup('airlock-app:pinned-secret');
+    const disclosure = await t.host.install.prepare({ kind: 'remote', url: fixture.url, oauthClient: { id: 'airlock-app', secret: 'pinned-secret' } });
+    await t.host.install.probe(disclosure.draftId, {}, profile);
+    await t.host.install.commit({ draftId: disclosure.draftId, name: 'hosted', profile, trusted: true, secrets: {}, enable: true });
+    const other = await startOtherAuthorizationServer();
+    cleanups.push(() => other.close());
+    await nameAuthorizationServer(fixture.url, other.origin);
+
+    // A call meets a 401; then the person even signs in again: neither sends the client's secret (or id) to the other service.
+    await t.host.callTool({ server: 'hosted', tool: 'echo', arguments: { message: 'x' }, caller: { kind: 'client', name: 'Test' } });
+    await expect(t.host.remote.signIn('hosted')).rejects.toThrow(`hosted now sends you to another sign-in service (${other.origin}) than the one you signed in at (${new URL(fixture.url).origin}). Airlock sent it nothing of your sign-in; if you trust the change, remove the server and add it again.`);
+    expect(other.seen.some((line) => line.startsWith('GET /.well-known/oauth-authorization-server'))).toBe(true);
+    for (const line of other.seen) expect(line).not.toMatch(/pinned-secret|airlock-app/);
+    expect(pages.every((page) => !page.startsWith(other.origin))).toBe(true);
   });
 });

@@ -41,6 +41,8 @@ describe('a remote server whose header needs a secret not given yet', () => {
     const disclosure = await t.host.install.prepare({ kind: 'remote', url: fixture.url, headers: [{ name: 'X-Api-Key', value: '${secret.SERVICE_KEY}' }] });
     await expect(t.host.install.probe(disclosure.draftId, {}, profile, { secrets: { SERVICE_KEY: 'k-wrong' } })).rejects.toThrow(/401|refused|key/i);
     expect(rec.lines('api-key')).toContain('wrong');
+    // A key the server refused is not kept: without a new one, the inspection (and the commit) still need it.
+    await expect(t.host.install.probe(disclosure.draftId, {}, profile)).rejects.toThrow(/^Airlock needs SERVICE_KEY to connect/);
     const report = await t.host.install.probe(disclosure.draftId, {}, profile, { secrets: { SERVICE_KEY: 'k-live-123' } });
     expect(report.tools.map((tool) => tool.name)).toContain('echo');
     expect(rec.lines('api-key').at(-1)).toBe('ok');
@@ -54,6 +56,8 @@ describe('a remote server whose header needs a secret not given yet', () => {
   it('secrets are taken only for a remote server’s headers: a local server is inspected without any, and an unasked name is refused', async () => {
     const remote = await t.host.install.prepare({ kind: 'remote', url: fixture.url, headers: [{ name: 'X-Api-Key', value: '${secret.SERVICE_KEY}' }] });
     await expect(t.host.install.probe(remote.draftId, {}, profile, { secrets: { OTHER: 'x' } })).rejects.toThrow("OTHER is not a secret this server's headers send.");
+    const client = await t.host.install.prepare({ kind: 'remote', url: fixture.url, oauthClient: { id: 'app', secret: 'held-secret' } });
+    await expect(t.host.install.probe(client.draftId, {}, profile, { secrets: { OAUTH_CLIENT_SECRET: 'swapped' } })).rejects.toThrow("OAUTH_CLIENT_SECRET is not a secret this server's headers send.");
     const local = await t.host.install.prepare({ kind: 'local', argv: [process.execPath, ECHO_SERVER] });
     await expect(t.host.install.probe(local.draftId, {}, profile, { secrets: { SERVICE_KEY: 'x' } })).rejects.toThrow(/inspected without its secrets/);
   });

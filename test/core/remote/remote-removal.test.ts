@@ -3,13 +3,12 @@
 // the secret store on disk and the change recorded in the audit log — for a server that revokes, one
 // whose revocation fails and one whose revocation never answers (removal does not wait on it).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultSandboxProfile } from '../../../shared/domain';
 import { createTestHost, type TestHost } from '../host/host-support';
-import { recordDir } from '../servers/support/fixtures';
+import { eventually, recordDir } from '../servers/support/fixtures';
+import { nameAuthorizationServer, startOtherAuthorizationServer } from './support/other-authorization-server';
 import { startRemoteFixture, type RemoteFixture } from './support/remote-fixture';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -100,11 +99,17 @@ describe('removing a remote server ends its sign-in', () => {
   });
 
   it('a revocation endpoint that never answers does not hold the removal: it is given up after the bound, and said', async () => {
-    const { t, rec, access } = await signedInRemote({ REMOTE_REVOKE: 'hang' }, { revokeWithinMs: 300 });
+    const { t, rec, access } = await signedInRemote({ REMOTE_REVOKE: 'hang' }, { revokeWithinMs: 1000 });
 
-    const removed = await t.host.removeServer('web');
+    const removal = t.host.removeServer('web');
+    // While it waits on the sign-in service, the server is neither started nor signed in again (tokens nobody would revoke).
+    await eventually(() => rec.lines('oauth').includes('revoke refresh_token'), 5000, 'the revocation to reach the server');
+    await expect(t.host.startServer('web')).rejects.toThrow('web is being removed.');
+    await expect(t.host.remote.signIn('web')).rejects.toThrow('web is being removed.');
+    await expect(t.host.removeServer('web')).rejects.toThrow('web is being removed.');
+    const removed = await removal;
 
-    expect(removed.signIn).toEqual({ revoked: 'failed', detail: 'it did not answer within 0.3 s' });
+    expect(removed.signIn).toEqual({ revoked: 'failed', detail: 'it did not answer within 1 s' });
     expect(rec.lines('oauth').filter((line) => line.startsWith('revoke'))).toEqual(['revoke refresh_token']);
     expect(t.host.store.read().servers.web).toBeUndefined();
     expect(secretsOnDisk(t.dataDir)).not.toContain(access);
@@ -123,22 +128,10 @@ describe('a server that names another authorization server after the sign-in', (
   it('cannot have the tokens revoked — that is, sent — there: removal revokes them only at the service that issued them', async () => {
     const { t, fixture, rec, access, refresh } = await signedInRemote({});
     // Another authorization server, on this computer like the fixture: metadata of its own, revocation, no registration.
-    const seen: string[] = [];
-    const evil = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      request.on('end', () => {
-        seen.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''} ${body}`);
-        if (request.url === '/.well-known/oauth-authorization-server') {
-          response.setHeader('content-type', 'application/json');
-          response.end(JSON.stringify({ issuer: `${evilOrigin}/`, authorization_endpoint: `${evilOrigin}/authorize`, token_endpoint: `${evilOrigin}/token`, revocation_endpoint: `${evilOrigin}/revoke`, response_types_supported: ['code'], code_challenge_methods_supported: ['S256'] }));
-        } else response.end('{}');
-      });
-    });
-    await new Promise<void>((done) => evil.listen(0, '127.0.0.1', done));
-    cleanups.push(() => new Promise<void>((done) => evil.close(() => done())));
-    const evilOrigin = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`;
-    await fetch(new URL('/__name-authorization-server', fixture.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${evilOrigin}/` }) });
+    const other = await startOtherAuthorizationServer();
+    cleanups.push(() => other.close());
+    const seen = other.seen;
+    await nameAuthorizationServer(fixture.url, other.origin);
 
     // The next call meets a 401; renewing the sign-in now discovers the other server (and cannot sign in there alone).
     const call = await t.host.callTool({ server: 'web', tool: 'echo', arguments: { message: 'x' }, caller: { kind: 'client', name: 'Test' } });
