@@ -17,10 +17,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup(client: string) {
+async function setup(client: string, env: Record<string, string> = {}) {
   const rec = recordDir();
   cleanups.push(() => rec.cleanup());
-  const fixture: RemoteFixture = await startRemoteFixture({ REMOTE_AUTH: 'oauth', REMOTE_NO_REGISTRATION: '1', REMOTE_CLIENT: client, AIRLOCK_RECORD_DIR: rec.dir });
+  const fixture: RemoteFixture = await startRemoteFixture({ REMOTE_AUTH: 'oauth', REMOTE_NO_REGISTRATION: '1', REMOTE_CLIENT: client, AIRLOCK_RECORD_DIR: rec.dir, ...env });
   cleanups.push(() => fixture.stop());
   const pages: string[] = [];
   const t: TestHost = await createTestHost({
@@ -103,5 +103,14 @@ describe('a remote server whose sign-in service takes only a client registered b
     expect(other.seen.some((line) => line.startsWith('GET /.well-known/oauth-authorization-server'))).toBe(true);
     for (const line of other.seen) expect(line).not.toMatch(/pinned-secret|airlock-app/);
     expect(pages.every((page) => !page.startsWith(other.origin))).toBe(true);
+  });
+
+  it('a service whose revocation takes the secret only as HTTP Basic gets it that way (its metadata says so)', async () => {
+    const { t, fixture, rec } = await setup('airlock-app:basic-secret', { REMOTE_REVOKE_AUTH: 'basic' });
+    const disclosure = await t.host.install.prepare({ kind: 'remote', url: fixture.url, oauthClient: { id: 'airlock-app', secret: 'basic-secret' } });
+    await t.host.install.probe(disclosure.draftId, {}, profile);
+    await t.host.install.commit({ draftId: disclosure.draftId, name: 'hosted', profile, trusted: false, secrets: {}, enable: true });
+    expect(await t.host.removeServer('hosted')).toEqual({ signIn: { revoked: 'yes' } });
+    expect(rec.lines('oauth').filter((line) => line.startsWith('revoke'))).toEqual(['revoke refresh_token by airlock-app', 'revoked with basic', 'revoke access_token by airlock-app', 'revoked with basic']);
   });
 });
