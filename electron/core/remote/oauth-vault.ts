@@ -17,6 +17,8 @@ export const OAuthBundleSchema = z.object({
   version: z.literal(1),
   /** As registered (or pre-registered, or a metadata-document URL as the id), stamped with its authorization server. */
   client: z.record(z.string(), z.unknown()).optional(),
+  /** The sign-in service a client registered by hand was first used with: it stays bound there, even when `client` is dropped. */
+  clientIssuer: z.string().max(2048).optional(),
   tokens: z
     .object({
       access_token: z.string(),

@@ -464,15 +464,23 @@ export class RemoteOAuth {
       clientInformation: (): OAuthClientInformationMixed | undefined => {
         const fresh = oauth.attempt?.fresh;
         if (fresh && !fresh.saved) return fresh.client as OAuthClientInformationMixed | undefined;
-        const stored = vault.load()?.client as OAuthClientInformationMixed | undefined;
+        const bundle = vault.load();
+        const stored = bundle?.client as OAuthClientInformationMixed | undefined;
         if (stored) return stored;
         const pre = options.preRegistered;
-        return pre ? { client_id: pre.clientId, ...(pre.clientSecret ? { client_secret: pre.clientSecret } : {}) } : undefined;
+        // SECURITY: once used, a client registered by hand (and its secret) stays bound to that sign-in service: the SDK
+        // discards a client stamped for another, so a server naming a new one cannot have the secret sent there.
+        return pre ? ({ client_id: pre.clientId, ...(pre.clientSecret ? { client_secret: pre.clientSecret } : {}), ...(bundle?.clientIssuer ? { issuer: bundle.clientIssuer } : {}) } as OAuthClientInformationMixed) : undefined;
       },
       saveClientInformation: (information) => {
         const fresh = oauth.attempt?.fresh;
         if (fresh && !fresh.saved) fresh.client = { ...information } as Record<string, unknown>;
-        else update((bundle) => ({ ...bundle, client: { ...information } as Record<string, unknown> }));
+        else {
+          const pre = options.preRegistered;
+          const issuer = (information as { issuer?: unknown }).issuer;
+          const bound = pre && information.client_id === pre.clientId && typeof issuer === 'string' ? { clientIssuer: issuer } : {};
+          update((bundle) => ({ ...bundle, client: { ...information } as Record<string, unknown>, ...bound }));
+        }
       },
       tokens: (): OAuthTokens | undefined => {
         const tokens = vault.load()?.tokens;

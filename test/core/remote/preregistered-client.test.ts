@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultSandboxProfile } from '../../../shared/domain';
+import { SecretVault } from '../../../electron/core/remote/oauth-vault';
 import { createTestHost, type TestHost } from '../host/host-support';
 import { recordDir } from '../servers/support/fixtures';
 import { nameAuthorizationServer, startOtherAuthorizationServer } from './support/other-authorization-server';
@@ -112,5 +113,23 @@ describe('a remote server whose sign-in service takes only a client registered b
     await t.host.install.commit({ draftId: disclosure.draftId, name: 'hosted', profile, trusted: false, secrets: {}, enable: true });
     expect(await t.host.removeServer('hosted')).toEqual({ signIn: { revoked: 'yes' } });
     expect(rec.lines('oauth').filter((line) => line.startsWith('revoke'))).toEqual(['revoke refresh_token by airlock-app', 'revoked with basic', 'revoke access_token by airlock-app', 'revoked with basic']);
+  });
+
+  it('stays bound to its sign-in service even when its saved registration is dropped (as after an invalid_client): a new service gets nothing', async () => {
+    const { t, fixture, pages } = await setup('airlock-app:bound-secret');
+    const disclosure = await t.host.install.prepare({ kind: 'remote', url: fixture.url, oauthClient: { id: 'airlock-app', secret: 'bound-secret' } });
+    await t.host.install.probe(disclosure.draftId, {}, profile);
+    await t.host.install.commit({ draftId: disclosure.draftId, name: 'hosted', profile, trusted: true, secrets: {}, enable: true });
+    // What the SDK's invalidateCredentials('all') leaves: no client saved, no tokens.
+    const vault = new SecretVault(t.host.secrets, 'hosted');
+    const { client: _client, tokens: _tokens, ...rest } = vault.load()!;
+    vault.save(rest);
+    const other = await startOtherAuthorizationServer();
+    cleanups.push(() => other.close());
+    await nameAuthorizationServer(fixture.url, other.origin);
+
+    await expect(t.host.remote.signIn('hosted')).rejects.toThrow(/now sends you to another sign-in service/);
+    for (const line of other.seen) expect(line).not.toMatch(/bound-secret|airlock-app/);
+    expect(pages.every((page) => !page.startsWith(other.origin))).toBe(true);
   });
 });
