@@ -1,8 +1,7 @@
-import { rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { installDirOf, ownEntry, type Caller, type SandboxSupport, type ServerRecord } from '../../shared/domain';
-import { signOutWords, type AppInfo, type AppNotice, type EmitEvent, type IpcHandlers, type SignOutOutcome } from '../../shared/ipc';
+import { ownEntry, type Caller, type SandboxSupport, type ServerRecord } from '../../shared/domain';
+import type { AppInfo, AppNotice, EmitEvent, IpcHandlers, SignOutOutcome } from '../../shared/ipc';
 import type { AuditEntryView, CallResultView, ConfirmationView, ServerDetail, ServerSummary, SettingsView } from '../../shared/views';
 import { AgentService, createSamplingModel, type AgentTool } from './agent';
 import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type ConfirmationAnswer } from './approvals';
@@ -29,6 +28,7 @@ import { serverLimitsView } from './views/resource-limits';
 import { lastWords, stateNote, whyUnavailable, type Unavailable } from './views/state-notes';
 import { readTool } from './policy/annotations';
 import { PolicyRoom } from './policy/policy-room';
+import { ServerRemovalRoom } from './server-removal/server-removal-room';
 import { ServerSettingsRoom } from './server-settings/server-settings-room';
 import type { CodeChange } from './policy/decide';
 import { isContained, summariseSandbox } from './policy/containment';
@@ -148,6 +148,8 @@ export class AirlockHost {
   readonly policy: PolicyRoom;
   /** What a person decides about one server: trust, grants, environment, secrets, approvals of changed tools and code. */
   readonly serverSettings: ServerSettingsRoom;
+  /** Removing a server (a remote one's sign-in revoked first). */
+  readonly removal: ServerRemovalRoom;
   /** The core as other apps reach it: the gateway facade, the HTTP gateway, connecting apps. */
   readonly gateway: GatewayRoom;
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
@@ -253,7 +255,7 @@ export class AirlockHost {
       restartServer: (name) => this.supervisor.restart(name),
       stopServer: (name) => this.supervisor.stop(name),
       emitServers: () => this.emitServers(),
-      refuseIfRemoving: (name) => this.#refuseIfRemoving(name),
+      refuseIfRemoving: (name) => this.removal.refuseIfRemoving(name),
       ...(options.revokeWithinMs !== undefined ? { revokeWithinMs: options.revokeWithinMs } : {}),
       ...(options.signInPage
         ? { showSignInPage: options.signInPage }
@@ -306,6 +308,24 @@ export class AirlockHost {
       secrets: this.secrets,
       changes: this.changes,
       sessionGrants: this.sessionGrants,
+      didChange: () => this.emitServers(),
+    });
+    this.removal = new ServerRemovalRoom({
+      store: this.store,
+      record: (server) => this.record(server),
+      stopServer: (server) => this.supervisor.stop(server),
+      withdrawQuestions: (server) => {
+        this.confirmations.pending().filter((request) => request.server === server).forEach((request) => this.confirmations.cancel(request.id, 'the server was removed'));
+        this.serverRequests.forget(server);
+      },
+      forgetCatalog: (server) => this.catalog.catalog.forget(server),
+      remote: this.remote,
+      sessionGrants: this.sessionGrants,
+      codePins: this.codePins,
+      secrets: this.secrets,
+      changes: this.changes,
+      dataDir: options.dataDir,
+      serverDataDir: (server) => this.serverDataDir(server),
       didChange: () => this.emitServers(),
     });
     this.runtimes = new RuntimesRoom({
@@ -460,16 +480,9 @@ export class AirlockHost {
     };
   }
 
-  /** Servers being removed (their sign-in being revoked): nothing starts or signs them in meanwhile. */
-  readonly #removing = new Set<string>();
-
-  #refuseIfRemoving(name: string): void {
-    if (this.#removing.has(name)) throw new AirlockError('conflict', `${name} is being removed.`);
-  }
-
   /** Enables a server and starts it in its sandbox. */
   async startServer(name: string): Promise<ServerSummary> {
-    this.#refuseIfRemoving(name);
+    this.removal.refuseIfRemoving(name);
     this.updateRecord(name, (record) => ({ ...record, enabled: true }));
     try {
       await this.supervisor.start(name);
@@ -488,7 +501,7 @@ export class AirlockHost {
   }
 
   async restartServer(name: string): Promise<ServerSummary> {
-    this.#refuseIfRemoving(name);
+    this.removal.refuseIfRemoving(name);
     this.updateRecord(name, (record) => ({ ...record, enabled: true }));
     try {
       await this.supervisor.restart(name);
@@ -503,47 +516,9 @@ export class AirlockHost {
     await Promise.allSettled(this.records().filter((record) => record.enabled).map((record) => this.supervisor.start(record.name)));
   }
 
-  /**
-   * Stops a server and deletes it: its record, installed files, data, secrets,
-   * rules and grants. A remote server's sign-in is revoked at its authorization
-   * server first where it offers that; the answer is returned and recorded.
-   */
-  async removeServer(name: string, by: ChangeActor = 'window'): Promise<{ signIn?: SignOutOutcome }> {
-    const record = this.record(name);
-    this.#refuseIfRemoving(name);
-    this.#removing.add(name);
-    try {
-      return await this.#remove(name, record, by);
-    } finally {
-      this.#removing.delete(name);
-    }
-  }
-
-  async #remove(name: string, record: ServerRecord, by: ChangeActor): Promise<{ signIn?: SignOutOutcome }> {
-    const rules = this.store.read().rules.filter((rule) => rule.server === name).length;
-    await this.supervisor.stop(name);
-    this.confirmations.pending().filter((request) => request.server === name).forEach((request) => this.confirmations.cancel(request.id, 'the server was removed'));
-    this.serverRequests.forget(name);
-    const signIn = await this.remote.revokeForRemoval(name, record).catch((error: unknown): SignOutOutcome => ({ revoked: 'failed', detail: messageOf(error) }));
-    this.catalog.catalog.forget(name);
-    this.store.update((data) => {
-      const servers = { ...data.servers };
-      delete servers[name];
-      return { ...data, servers, rules: data.rules.filter((rule) => rule.server !== name) };
-    });
-    this.sessionGrants.revoke(name);
-    this.codePins.forget(name);
-    this.secrets.deleteAll(name);
-    // A remote server's sign-in goes with it (SECURITY.md rule 10).
-    await this.remote.forget(name);
-    const installDir = installDirOf(record.provenance);
-    for (const dir of [installDir, this.serverDataDir(name)]) {
-      if (dir && dir.startsWith(this.options.dataDir)) await rm(dir, { recursive: true, force: true });
-    }
-    const removed = `removed with its grants, secrets and data${rules ? `, and ${rules} rule${rules === 1 ? '' : 's'}` : ''}`;
-    this.changes.record({ change: 'server-removed', by, server: name, changes: signIn ? [removed, signOutWords(signIn)] : [removed] });
-    this.emitServers();
-    return signIn ? { signIn } : {};
+  /** Stops a server and deletes it (see ServerRemovalRoom); a remote server's sign-in is revoked first. */
+  removeServer(name: string, by: ChangeActor = 'window'): Promise<{ signIn?: SignOutOutcome }> {
+    return this.removal.remove(name, by);
   }
 
   /** Why a server cannot take calls right now (imported, turned off, crashed, no sandbox), or undefined. */
