@@ -56,6 +56,19 @@ function setup(url: string, broker?: SignInBroker) {
   return { dataDir, secrets, server, links, onDisk: () => readFileSync(join(dataDir, SECRETS_FILE), 'utf8'), broker };
 }
 
+/** The OAuth fixture, and `web` on it started by a supervisor with a consenting browser (so: signed in). */
+async function startedWithSignIn(fixtureEnv: Record<string, string> = {}) {
+  const rec = recordDir();
+  const fixture = await startRemoteFixture({ REMOTE_AUTH: 'oauth', AIRLOCK_RECORD_DIR: rec.dir, ...fixtureEnv });
+  cleanups.push(rec.cleanup, () => fixture.stop());
+  const browser = consentingBrowser();
+  const env = setup(fixture.url);
+  const first = makeSupervisor({ web: env.server(browser) });
+  cleanups.push(() => first.supervisor.stopAll());
+  await first.supervisor.start('web');
+  return { rec, fixture, browser, env, first };
+}
+
 describe('OAuth sign-in to a remote server', () => {
   it('needs a person: a background start with no sign-in stops plainly, before registering anywhere', async () => {
     const rec = recordDir();
@@ -72,16 +85,8 @@ describe('OAuth sign-in to a remote server', () => {
   });
 
   it('signs in (discovery, registration, PKCE, resource), seals the tokens, refreshes after expiry without the person, and signs out (revoked, deleted on disk)', async () => {
-    const rec = recordDir();
-    const fixture = await startRemoteFixture({ REMOTE_AUTH: 'oauth', REMOTE_TOKEN_TTL: '3', AIRLOCK_RECORD_DIR: rec.dir });
-    cleanups.push(rec.cleanup, () => fixture.stop());
-    const browser = consentingBrowser();
-    const env = setup(fixture.url);
-
     // 1. The person adds/starts it: the 401 leads to the sign-in page, then tools.
-    const first = makeSupervisor({ web: env.server(browser) });
-    cleanups.push(() => first.supervisor.stopAll());
-    await first.supervisor.start('web');
+    const { rec, fixture, browser, env, first } = await startedWithSignIn({ REMOTE_TOKEN_TTL: '3' });
     expect(first.supervisor.state('web')).toBe('ready');
     expect(first.supervisor.tools.lookup('web', 'echo')).toBeDefined();
 
@@ -137,14 +142,7 @@ describe('OAuth sign-in to a remote server', () => {
   });
 
   it('signing in again uses the address registered before; when its port is taken, registers afresh (the fixture matches addresses exactly)', async () => {
-    const rec = recordDir();
-    const fixture = await startRemoteFixture({ REMOTE_AUTH: 'oauth', AIRLOCK_RECORD_DIR: rec.dir });
-    cleanups.push(rec.cleanup, () => fixture.stop());
-    const browser = consentingBrowser();
-    const env = setup(fixture.url);
-    const first = makeSupervisor({ web: env.server(browser) });
-    cleanups.push(() => first.supervisor.stopAll());
-    await first.supervisor.start('web');
+    const { rec, browser, env, first } = await startedWithSignIn();
     await first.supervisor.stop('web');
     const registered = /^register (\S+)$/.exec(rec.lines('oauth')[0]!)![1]!;
 

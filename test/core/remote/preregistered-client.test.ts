@@ -11,7 +11,7 @@ import { SecretVault } from '../../../electron/core/remote/oauth-vault';
 import { createTestHost, type TestHost } from '../host/host-support';
 import { recordDir } from '../servers/support/fixtures';
 import { nameAuthorizationServer, startOtherAuthorizationServer } from './support/other-authorization-server';
-import { startRemoteFixture, type RemoteFixture } from './support/remote-fixture';
+import { consentingSignInPage, startRemoteFixture, type RemoteFixture } from './support/remote-fixture';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -25,14 +25,7 @@ async function setup(client: string, env: Record<string, string> = {}) {
   cleanups.push(() => fixture.stop());
   const pages: string[] = [];
   const t: TestHost = await createTestHost({
-    signInPage: (url) => {
-      pages.push(url);
-      void (async () => {
-        const page = await fetch(url, { redirect: 'manual' });
-        const location = page.headers.get('location');
-        if (location) await fetch(new URL(location, url));
-      })().catch(() => undefined);
-    },
+    signInPage: consentingSignInPage(pages),
   });
   cleanups.push(() => t.close());
   return { t, fixture, rec, pages };

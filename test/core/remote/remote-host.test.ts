@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSandboxProfile } from '../../../shared/domain';
 import { createTestHost, type TestHost } from '../host/host-support';
 import { recordDir } from '../servers/support/fixtures';
-import { startRemoteFixture, type RemoteFixture } from './support/remote-fixture';
+import { consentingSignInPage, startRemoteFixture, type RemoteFixture } from './support/remote-fixture';
 
 const agent = { kind: 'client', name: 'Test Agent' } as const;
 
@@ -31,15 +31,7 @@ describe('a remote server in the host', () => {
     rec = recordDir();
     fixture = await startRemoteFixture({ REMOTE_AUTH: 'oauth', AIRLOCK_RECORD_DIR: rec.dir });
     t = await createTestHost({
-      // The person's browser: shows the sign-in page and consents (follows its redirect to Airlock's listener).
-      signInPage: (url) => {
-        pages.push(url);
-        void (async () => {
-          const page = await fetch(url, { redirect: 'manual' });
-          const location = page.headers.get('location');
-          if (location) await fetch(new URL(location, url));
-        })().catch(() => undefined);
-      },
+      signInPage: consentingSignInPage(pages),
     });
   });
   afterAll(async () => {

@@ -9,7 +9,7 @@ import { defaultSandboxProfile } from '../../../shared/domain';
 import { createTestHost, type TestHost } from '../host/host-support';
 import { eventually, recordDir } from '../servers/support/fixtures';
 import { nameAuthorizationServer, startOtherAuthorizationServer } from './support/other-authorization-server';
-import { startRemoteFixture, type RemoteFixture } from './support/remote-fixture';
+import { consentingSignInPage, startRemoteFixture, type RemoteFixture } from './support/remote-fixture';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -24,13 +24,7 @@ async function signedInRemote(env: Record<string, string>, hostOptions: { revoke
   cleanups.push(() => fixture.stop());
   const t: TestHost = await createTestHost({
     ...hostOptions,
-    signInPage: (url) => {
-      void (async () => {
-        const page = await fetch(url, { redirect: 'manual' });
-        const location = page.headers.get('location');
-        if (location) await fetch(new URL(location, url));
-      })().catch(() => undefined);
-    },
+    signInPage: consentingSignInPage(),
   });
   cleanups.push(() => t.close());
   const disclosure = await t.host.install.prepare({ kind: 'remote', url: fixture.url });

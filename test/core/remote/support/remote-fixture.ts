@@ -33,3 +33,18 @@ export async function startRemoteFixture(env: Record<string, string>): Promise<R
       }),
   };
 }
+
+/**
+ * The person's browser for a host's `signInPage`: shows the sign-in page (noted in `pages`) and consents,
+ * following its redirect to Airlock's loopback listener.
+ */
+export function consentingSignInPage(pages: string[] = []): (url: string) => void {
+  return (url) => {
+    pages.push(url);
+    void (async () => {
+      const page = await fetch(url, { redirect: 'manual' });
+      const location = page.headers.get('location');
+      if (location) await fetch(new URL(location, url));
+    })().catch(() => undefined);
+  };
+}
