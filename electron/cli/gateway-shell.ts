@@ -74,7 +74,7 @@ export async function openGatewayShell(options: GatewayShellOptions): Promise<Ga
     onOwner: async (host) => {
       owned = host;
       // Servers' sampling and elicitation questions, when this process runs the servers.
-      if (terminal) askServerRequestsOnTerminal(host, terminal);
+      if (terminal) askServerRequestsOnTerminal(host, terminal, host.ownShell);
       if (options.startServers) await host.startEnabledServers();
     },
   });

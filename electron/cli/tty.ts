@@ -14,6 +14,9 @@ import { createInterface } from 'node:readline/promises';
 import { WriteStream } from 'node:tty';
 import type { ServerRequestView } from '../../shared/views';
 import type { AirlockHost } from '../core/host';
+import type { ShellIdentity } from '../core/ipc/shell-identity';
+import { isRoutedTo } from '../core/server-requests/request-queue';
+import { answererOf } from '../core/server-requests/server-requests-room';
 import { toServerRequestView } from '../core/server-requests/views';
 import { judgeTerminalAnswer, newAnswerCode } from './confirmation-prompt';
 import { inert } from './format';
@@ -84,8 +87,10 @@ function contentText(content: unknown): string {
  * model's answer (send or refuse), a form (answer field by field, decline
  * or cancel) or a URL (printed in full; the person opens it themselves).
  */
-export async function askServerRequestOnTerminal(host: Pick<AirlockHost, 'serverRequests'>, terminal: AskingTerminal, question: ServerRequestView): Promise<void> {
-  const answer = (value: unknown) => host.serverRequests.answer(question.id, value, { shell: 'terminal' });
+export async function askServerRequestOnTerminal(host: Pick<AirlockHost, 'serverRequests'>, terminal: AskingTerminal, question: ServerRequestView, shell: ShellIdentity): Promise<void> {
+  // Answered as this terminal, by the origin the owner knows it by: the queue takes only questions routed here.
+  const by = answererOf(shell);
+  const answer = (value: unknown) => host.serverRequests.answer(question.id, value, by);
   const header = [`\n── Airlock: ${question.headline} ──`, ...question.reasons.map((reason) => `  ${reason}`)];
   switch (question.kind) {
     case 'sampling-request': {
@@ -166,7 +171,12 @@ export async function askServerRequestOnTerminal(host: Pick<AirlockHost, 'server
   }
 }
 
-/** Asks every question about `host`'s servers' requests (sampling, elicitation) on `terminal`; returns the unsubscribe. */
-export function askServerRequestsOnTerminal(host: AirlockHost, terminal: Terminal): () => void {
-  return host.serverRequests.onDidOpen((entry) => void askServerRequestOnTerminal(host, terminal, toServerRequestView(entry)).catch(() => {}));
+/** Asks the questions about `host`'s servers' requests (sampling, elicitation) routed to `shell` on `terminal`; returns the unsubscribe. */
+export function askServerRequestsOnTerminal(host: AirlockHost, terminal: Terminal, shell: ShellIdentity): () => void {
+  const by = answererOf(shell);
+  return host.serverRequests.onDidOpen((entry) => {
+    if (!isRoutedTo(entry, by)) return;
+    // A terminal that fails to ask leaves the question to its deadline (it expires as unanswered, and is logged so).
+    void askServerRequestOnTerminal(host, terminal, toServerRequestView(entry), shell).catch(() => {});
+  });
 }

@@ -55,6 +55,12 @@ export interface HostHooks {
    * own terminal)?
    */
   canAsk?: (origin?: string) => boolean;
+  /**
+   * This process's own shell: the window (the app, and tests by default), or
+   * the terminal of the `airlock` process that owns the servers. A server's
+   * question is routed to it when `canAsk()` says it can ask.
+   */
+  ownShell?: ShellIdentity;
   /** The shell's file picker (the Electron app); absent elsewhere. */
   pickFile?: (purpose: 'mcpb' | 'config' | 'folder') => Promise<string | undefined>;
   /** Logs a problem for developers; never shown raw to the user. */
@@ -237,7 +243,9 @@ export class AirlockHost {
       state: () => this.store.read(),
       updateRecord,
       audit: this.audit,
-      canAsk: () => options.hooks.canAsk?.() ?? false,
+      // SECURITY: invariant 1 in reverse — a server's question is routed to this process's own shell, when it can ask; only it (and the window) may answer.
+      askers: () => ((options.hooks.canAsk?.() ?? false) ? [(options.hooks.ownShell ?? WINDOW_SHELL).origin] : []),
+      recordChange: (input) => this.changes.record(input),
       emit: options.hooks.emit,
       // The shell's model if it passes one, else the person's default model in Settings › Models (read when asked).
       samplingModel: options.samplingModel ?? {
@@ -412,6 +420,11 @@ export class AirlockHost {
   }
 
   // ── App ────────────────────────────────────────────────────────────────
+
+  /** This process's own shell (see HostHooks.ownShell). */
+  get ownShell(): ShellIdentity {
+    return this.options.hooks.ownShell ?? WINDOW_SHELL;
+  }
 
   /** Start-up problems the user must see (a corrupt store kept aside, an unreadable audit key, …). */
   get notices(): AppNotice[] {
@@ -784,7 +797,7 @@ export class AirlockHost {
       },
       ...this.catalog.ipcHandlers(),
       ...this.registry.ipcHandlers(),
-      ...this.serverRequests.ipcHandlers({ shell: 'window' }),
+      ...this.serverRequests.ipcHandlers(shell),
     };
   }
 

@@ -46,7 +46,8 @@ export async function askingPerson(options: { name: string; url: string; auditDi
     state: () => ({ servers: { [current.name]: current }, settings: { policyMode: options.policyMode ?? 'default' } }),
     updateRecord: (_name, change) => (current = change(current)),
     audit,
-    canAsk: () => options.canAsk ?? true,
+    askers: () => ((options.canAsk ?? true) ? ['local'] : []),
+    recordChange: () => {},
     emit: () => {},
     note: (server, text) => transcript.push(`[${server}] ${text}`),
     now: () => Date.now(),
@@ -64,7 +65,7 @@ export async function askingPerson(options: { name: string; url: string; auditDi
   const stop = room.onDidOpen((entry) => {
     const view = toServerRequestView(entry);
     if (view.kind !== 'elicitation-form') return; // left to expire: Airlock refuses it
-    void askServerRequestOnTerminal({ serverRequests: room }, terminal, view).catch((error: unknown) => transcript.push(`the terminal failed: ${String(error)}`));
+    void askServerRequestOnTerminal({ serverRequests: room }, terminal, view, { kind: 'terminal', origin: 'local' }).catch((error: unknown) => transcript.push(`the terminal failed: ${String(error)}`));
   });
   return {
     room,

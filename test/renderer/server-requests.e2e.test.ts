@@ -269,8 +269,8 @@ describe('servers’ questions in the window, answered through the real core', (
       },
       { from: form!.id },
     );
-    // The form is answered elsewhere (a terminal); the web page takes its place.
-    expect(t.host.serverRequests.answer(form!.id, { action: 'decline' }, { shell: 'terminal' })).toMatchObject({ accepted: true });
+    // The form is answered elsewhere (outside this page); the web page takes its place.
+    expect(t.host.serverRequests.answer(form!.id, { action: 'decline' }, { shell: 'test' })).toMatchObject({ accepted: true });
     expect(jsonAfter(textOf(await asking), 'Raw result:')).toEqual({ action: 'decline' });
 
     const click = await page.waitForFunction(() => (window as unknown as { swapClick?: unknown }).swapClick).then((handle) => handle.jsonValue() as Promise<{ delay: number; hitOpen: boolean; id: string | null }>);

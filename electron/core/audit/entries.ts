@@ -175,6 +175,7 @@ export type ChangeKind =
   | 'unsandboxed'
   | 'policy-mode'
   | 'strict-durability'
+  | 'server-requests'
   | 'tool-approved'
   | 'code-approved'
   | 'server-added'

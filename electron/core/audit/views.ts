@@ -115,6 +115,7 @@ const CHANGE_WORDS: Record<ChangeKind, string> = {
   unsandboxed: 'sandbox consent changed',
   'policy-mode': 'policy mode changed',
   'strict-durability': 'strict durability changed',
+  'server-requests': 'what it may ask changed',
   'tool-approved': 'tool approved',
   'code-approved': 'new code approved',
   'server-added': 'server added',

@@ -32,7 +32,7 @@ export interface SharedHostOptions {
   /** True when this process can ask a person now (its window is open; it owns a terminal). */
   canAsk: () => boolean;
   /** Builds this process's host when it becomes the owner. */
-  createHost: (hooks: { emit: EmitEvent; canAsk: (origin?: string) => boolean }) => AirlockHost;
+  createHost: (hooks: { emit: EmitEvent; canAsk: (origin?: string) => boolean; ownShell: ShellIdentity }) => AirlockHost;
   /** Events for this process's own shell (the window; a terminal's own confirmations). */
   onEvent?: EmitEvent;
   /** Called after this process became the owner (e.g. to start enabled servers). */
@@ -258,7 +258,7 @@ export class SharedHost {
           this.options.onEvent?.(event, local as never);
           owner.broadcast(event, payload);
         };
-        this.host = this.options.createHost({ emit, canAsk: (origin) => this.canAsk(owner, origin) });
+        this.host = this.options.createHost({ emit, canAsk: (origin) => this.canAsk(owner, origin), ownShell: this.shell });
         this.host.gateway.core().onDidChangeTools(() => {
           owner.broadcastToolsChanged();
           this.toolListeners.forEach((listener) => listener());

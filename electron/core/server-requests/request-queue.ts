@@ -24,17 +24,38 @@ export type QueueOutcome<A> =
   | { kind: 'expired'; at: number }
   | { kind: 'cancelled'; at: number; reason: string };
 
-/** Which shell answered. */
+/**
+ * Which shell answers: the window, a terminal (with the origin the owner
+ * knows it by, never one it claims), or a test.
+ */
 export interface QueueAnswerer {
   shell: 'window' | 'terminal' | 'test';
+  /** A terminal's origin (`local` for the owner's own terminal, `peer-N` for a client process). */
+  origin?: string;
 }
 
-/** A question as every shell sees it (frozen). */
+/** A question as the shells it was routed to see it (frozen). */
 export interface QueuedQuestion<Q> {
   id: string;
   question: Q;
   openedAt: number;
   deadline: number;
+  /**
+   * The terminals it was shown on (their origins). The window is shown every
+   * question; a terminal only those routed to it.
+   */
+  routedTo: readonly string[];
+}
+
+/**
+ * True when `by` was shown `entry` and may answer it: the window (and a
+ * test) every question, a terminal only one routed to its origin.
+ * SECURITY: invariant 1 in reverse — an answer comes from a shell that was
+ * shown the question; any other process's reads as one Airlock never asked.
+ */
+export function isRoutedTo(entry: Pick<QueuedQuestion<unknown>, 'routedTo'>, by: QueueAnswerer): boolean {
+  if (by.shell === 'window' || by.shell === 'test') return true;
+  return by.shell === 'terminal' && typeof by.origin === 'string' && entry.routedTo.includes(by.origin);
 }
 
 /** What `accept` says about an answer: take it (possibly normalised), or refuse it with a reason. */
@@ -84,12 +105,17 @@ export class RequestQueue<Q> {
    * Opens a question; the promise settles when it is answered, expires or is
    * cancelled (it never rejects). An aborted `signal` cancels it.
    */
-  open<A>(question: Q, accept: (answer: unknown) => Acceptance<A>, options: { timeoutMs?: number; signal?: AbortSignal } = {}): { id: string; outcome: Promise<QueueOutcome<A>> } {
+  open<A>(
+    question: Q,
+    accept: (answer: unknown) => Acceptance<A>,
+    options: { timeoutMs?: number; signal?: AbortSignal; routedTo?: readonly string[] } = {},
+  ): { id: string; outcome: Promise<QueueOutcome<A>> } {
     const now = this.#clock.now();
     const steady = this.#clock.monotonic();
     const wanted = options.timeoutMs ?? this.#defaultTimeoutMs;
     const timeout = Math.min(Number.isFinite(wanted) ? Math.max(0, wanted) : 0, this.#maxTimeoutMs);
-    const entry: QueuedQuestion<Q> = deepFreeze({ id: randomBytes(18).toString('base64url'), question, openedAt: now, deadline: now + timeout });
+    const routedTo = [...new Set(options.routedTo ?? [])].filter((origin) => origin !== 'window');
+    const entry: QueuedQuestion<Q> = deepFreeze({ id: randomBytes(18).toString('base64url'), question, openedAt: now, deadline: now + timeout, routedTo });
     let resolve!: (outcome: QueueOutcome<A>) => void;
     const outcome = new Promise<QueueOutcome<A>>((r) => (resolve = r));
     const pending: Pending<Q, A> = { entry, accept, resolve, timer: undefined, due: steady + timeout, latestDue: steady + this.#maxTimeoutMs };
@@ -111,12 +137,15 @@ export class RequestQueue<Q> {
 
   /**
    * Answers a question. Refused: an id this queue did not issue, one already
-   * answered, expired or cancelled, an answer at or after the deadline, or an
-   * answer the question's `accept` refuses (the question then stays open).
+   * answered, expired or cancelled, one not routed to the answering shell
+   * (it reads as one Airlock never asked), an answer at or after the
+   * deadline, or an answer the question's `accept` refuses (the question
+   * then stays open).
    */
   answer(id: unknown, answer: unknown, by: QueueAnswerer): { ok: true } | { ok: false; message: string } {
     if (typeof id !== 'string') return { ok: false, message: 'Airlock did not ask this.' };
     const pending = this.#pending.get(id);
+    if (pending && !isRoutedTo(pending.entry, by)) return { ok: false, message: 'Airlock did not ask this.' };
     if (!pending) {
       const past = this.#recent.get(id);
       if (!past) return { ok: false, message: 'Airlock did not ask this.' };
@@ -137,15 +166,15 @@ export class RequestQueue<Q> {
       accepted = { ok: false, message: `That answer could not be read: ${messageOf(error)}` };
     }
     if (!accepted.ok) return accepted;
-    this.#close(id, { kind: 'answered', answer: accepted.answer, by: { shell: by.shell }, at: now });
+    this.#close(id, { kind: 'answered', answer: accepted.answer, by: { shell: by.shell, ...(by.shell === 'terminal' ? { origin: by.origin! } : {}) }, at: now });
     return { ok: true };
   }
 
-  /** Gives the person more time while they engage (bounded by the maximum from opening). */
-  extend(id: unknown, byMs: number): number | undefined {
+  /** Gives the person more time while they engage (bounded by the maximum from opening); only from a shell it was routed to. */
+  extend(id: unknown, byMs: number, by: QueueAnswerer = { shell: 'window' }): number | undefined {
     if (typeof id !== 'string') return undefined;
     const pending = this.#pending.get(id);
-    if (!pending) return undefined;
+    if (!pending || !isRoutedTo(pending.entry, by)) return undefined;
     // Reckoned on the steady clock (issue 16.3): a wall clock set back cannot stretch it past the maximum.
     const steady = this.#clock.monotonic();
     const left = pending.due - steady;
@@ -169,13 +198,16 @@ export class RequestQueue<Q> {
     return true;
   }
 
-  /** The questions waiting, oldest first. */
-  pending(): QueuedQuestion<Q>[] {
-    return [...this.#pending.values()].map((p) => p.entry);
+  /** The questions waiting, oldest first: all of them, or those `by` was shown. */
+  pending(by?: QueueAnswerer): QueuedQuestion<Q>[] {
+    const all = [...this.#pending.values()].map((p) => p.entry);
+    return by ? all.filter((entry) => isRoutedTo(entry, by)) : all;
   }
 
-  get(id: string): QueuedQuestion<Q> | undefined {
-    return this.#pending.get(id)?.entry;
+  /** A waiting question: any, or only one `by` was shown. */
+  get(id: string, by?: QueueAnswerer): QueuedQuestion<Q> | undefined {
+    const entry = this.#pending.get(id)?.entry;
+    return entry && (!by || isRoutedTo(entry, by)) ? entry : undefined;
   }
 
   cancel(id: string, reason: string): boolean {

@@ -46,10 +46,14 @@ export interface ServerRequestPipelineDeps {
   /** Where questions wait for a person (every shell shows them). */
   queue: RequestQueue<ServerQuestion>;
   audit: { appendServerRequest(input: ServerRequestAuditInput): Promise<{ seq: number }> };
-  /** True when some shell can show a question right now (a window, a terminal). */
-  canAsk(): boolean;
-  /** Saves a person's "always"/"never" for a server. */
-  saveSettings(server: string, settings: ServerRequestSettings): void;
+  /**
+   * The shells that can show a question right now, by origin (`window`, or
+   * the owner's own terminal, `local`); empty when nobody can be asked. A
+   * question is routed to these, and only they may answer it.
+   */
+  askers(): readonly string[];
+  /** Saves a person's "always"/"never" for a server, answered in `by` (recorded as a change). */
+  saveSettings(server: string, settings: ServerRequestSettings, by: QueueAnswerer): void;
   /**
    * A steady clock in ms (performance.now), never the wall clock: it times
    * requests and the per-minute caps, which a clock set back would otherwise
@@ -110,7 +114,7 @@ export class ServerRequestPipeline {
         recentCount: recent,
         sampler,
         relay: false,
-        canAsk: this.deps.canAsk(),
+        canAsk: this.deps.askers().length > 0,
         mode,
       },
     );
@@ -144,7 +148,7 @@ export class ServerRequestPipeline {
       answer = answerOf(outcome, (a) => ({ how: a.choice, edited: a.edited }));
       if (outcome.kind === 'answered') {
         const after = settingsAfter(outcome.answer.choice, settings);
-        if (after) this.deps.saveSettings(server, after);
+        if (after) this.deps.saveSettings(server, after, outcome.by);
         if (outcome.answer.choice === 'allow-session') this.#sessionSampling.add(server);
         if (outcome.answer.choice.startsWith('allow')) {
           final = 'allow';
@@ -215,7 +219,7 @@ export class ServerRequestPipeline {
     const recent = this.#counted(server, 'elicitation');
     const decision = decideServerRequest(
       { kind: 'elicitation', mode: elicitationMode, secretFields, ...(url?.problem ? { urlProblem: url.problem } : {}), punycode: url?.punycode === true, taskAugmented: params.task !== undefined },
-      { known: record !== undefined, blocked: record ? !record.enabled : true, settings, sessionGrant: false, recentCount: recent, sampler: 'none', relay: peer !== undefined, canAsk: this.deps.canAsk(), mode },
+      { known: record !== undefined, blocked: record ? !record.enabled : true, settings, sessionGrant: false, recentCount: recent, sampler: 'none', relay: peer !== undefined, canAsk: this.deps.askers().length > 0, mode },
     );
     const summary = elicitationSummary(params, secretFields);
     if (decision.decidedBy === 'unsupported') {
@@ -337,7 +341,12 @@ export class ServerRequestPipeline {
   }
 
   #questionOptions(signal: AbortSignal | undefined) {
-    return { ...(this.deps.questionTimeoutMs !== undefined ? { timeoutMs: this.deps.questionTimeoutMs } : {}), ...(signal ? { signal } : {}) };
+    return {
+      ...(this.deps.questionTimeoutMs !== undefined ? { timeoutMs: this.deps.questionTimeoutMs } : {}),
+      ...(signal ? { signal } : {}),
+      // SECURITY: invariant 1 in reverse — only the shells shown the question may answer it.
+      routedTo: this.deps.askers(),
+    };
   }
 
   /** A refusal decided without a person: the decision and its outcome. Past a rate cap, only the first is written. */

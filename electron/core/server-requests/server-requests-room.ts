@@ -10,7 +10,9 @@ import { defaultServerRequestSettings, type PolicyMode, type ServerRecord, type 
 import type { EmitEvent, IpcHandlers } from '../../../shared/ipc';
 import type { ServerRequestView } from '../../../shared/views';
 import { readServerRequestEntries, type ServerRequestAuditInput } from '../audit/server-request-entries';
+import type { ChangeInput } from '../audit/change-record';
 import { AirlockError } from '../errors';
+import type { ShellIdentity } from '../ipc/shell-identity';
 import type { ServerRequestHandlers } from '../servers/server-connection';
 import { DownstreamPeers, type DownstreamPeer } from './downstream-peers';
 import type { ServerQuestion } from './questions';
@@ -18,6 +20,9 @@ import { RequestQueue, type QueueAnswerer, type QueuedQuestion } from './request
 import type { SamplingModel } from './sampling-model';
 import { ServerRequestPipeline } from './server-request-pipeline';
 import { toServerRequestEntryView, toServerRequestView } from './views';
+
+/** The window as a question's answerer. */
+const WINDOW_ANSWERER: QueueAnswerer = Object.freeze({ shell: 'window' });
 
 /** How long a question waits after the person last engaged with it. */
 const ENGAGED_GRACE_MS = 60_000;
@@ -27,7 +32,10 @@ export interface ServerRequestsRoomDeps {
   state(): { servers: Readonly<Record<string, ServerRecord>>; settings: { policyMode: PolicyMode } };
   updateRecord(name: string, change: (record: ServerRecord) => ServerRecord): ServerRecord;
   audit: { dir: string; files(): Promise<string[]>; appendServerRequest(input: ServerRequestAuditInput): Promise<{ seq: number }> };
-  canAsk(): boolean;
+  /** The shells that can show a question now, by origin (see ServerRequestPipelineDeps.askers). */
+  askers(): readonly string[];
+  /** Records a change to what a server may ask (off the call path; see change-record.ts). */
+  recordChange(input: ChangeInput): void;
   emit: EmitEvent;
   samplingModel?: SamplingModel;
   note(server: string, text: string): void;
@@ -54,14 +62,15 @@ export class ServerRequestsRoom {
       ...(deps.samplingModel ? { samplingModel: deps.samplingModel } : {}),
       queue: this.queue,
       audit: deps.audit,
-      canAsk: deps.canAsk,
-      saveSettings: (server, settings) => void deps.updateRecord(server, (record) => ({ ...record, serverRequests: settings })),
+      askers: deps.askers,
+      saveSettings: (server, settings, by) => this.#save(server, settings, by.shell === 'window' || by.shell === 'test' ? 'window' : 'command-line', 'confirmation'),
       now: deps.now,
       ...(deps.questionTimeoutMs !== undefined ? { questionTimeoutMs: deps.questionTimeoutMs } : {}),
       onDidAppend: (seq) => deps.emit('audit.didAppend', { seq }),
       note: deps.note,
     });
-    this.#disposers.push(this.queue.onDidChange(() => deps.emit('requests.didChange', this.pending())));
+    // The event goes to the window (a terminal in another process is routed nothing it could show).
+    this.#disposers.push(this.queue.onDidChange(() => deps.emit('requests.didChange', this.pending(WINDOW_ANSWERER))));
   }
 
   /** The handlers a server's connection declares and answers with. */
@@ -73,12 +82,12 @@ export class ServerRequestsRoom {
     };
   }
 
-  /** Questions waiting for a person. */
-  pending(): ServerRequestView[] {
-    return this.queue.pending().map(toServerRequestView);
+  /** Questions waiting for a person, as `by` was shown them (the window every one; a terminal those routed to it). */
+  pending(by: QueueAnswerer = WINDOW_ANSWERER): ServerRequestView[] {
+    return this.queue.pending(by).map(toServerRequestView);
   }
 
-  /** Answers a question from a shell. */
+  /** Answers a question from a shell; one not routed to it reads as one Airlock never asked. */
   answer(id: string, answer: unknown, by: QueueAnswerer): { accepted: boolean; reason?: string } {
     return this.pipeline.answer(id, answer, by);
   }
@@ -87,10 +96,11 @@ export class ServerRequestsRoom {
    * The person clicked "open" on a URL question: returns the https URL for
    * the shell to hand to the system browser, and records the click.
    * SECURITY: SECURITY.md rule 7 — only a URL question this core asked, still
-   * waiting, and only an https URL that passed the checks, is ever opened.
+   * waiting, routed to the shell that clicked, and only an https URL that
+   * passed the checks, is ever opened.
    */
-  openUrl(id: string): { url: string } {
-    const entry = this.queue.get(id);
+  openUrl(id: string, by: QueueAnswerer = WINDOW_ANSWERER): { url: string } {
+    const entry = this.queue.get(id, by);
     if (!entry || entry.question.kind !== 'elicitation-url') throw new AirlockError('not-found', 'Airlock did not ask to open this.');
     const url = new URL(entry.question.url.href);
     if (url.protocol !== 'https:' || entry.question.url.problem) throw new AirlockError('forbidden-sender', 'Airlock opens only https addresses it checked.');
@@ -103,11 +113,23 @@ export class ServerRequestsRoom {
     return record.serverRequests ?? defaultServerRequestSettings();
   }
 
-  setSettings(name: string, settings: ServerRequestSettings): ServerRequestSettings {
-    this.deps.updateRecord(name, (record) => ({ ...record, serverRequests: settings }));
+  /** What a person set for a server (Asks back, `airlock asks`), recorded as a change by `by`. */
+  setSettings(name: string, settings: ServerRequestSettings, by: ChangeInput['by'] = 'window'): ServerRequestSettings {
+    this.#save(name, settings, by);
     // A person tightening the rule ends this session's "allow" too.
     if (settings.sampling.rule !== 'always') this.pipeline.revokeSession(name);
     return settings;
+  }
+
+  /** Saves a server's settings and records what changed (nothing when nothing did). */
+  #save(name: string, settings: ServerRequestSettings, by: ChangeInput['by'], via?: ChangeInput['via']): void {
+    let before: ServerRequestSettings | undefined;
+    this.deps.updateRecord(name, (record) => {
+      before = record.serverRequests ?? defaultServerRequestSettings();
+      return { ...record, serverRequests: settings };
+    });
+    const changes = before ? serverRequestChanges(before, settings) : [];
+    if (changes.length > 0) this.deps.recordChange({ change: 'server-requests', by, ...(via ? { via } : {}), server: name, changes });
   }
 
   async history(query: { server?: string; kind?: 'sampling' | 'elicitation' | 'roots'; limit?: number }) {
@@ -131,18 +153,26 @@ export class ServerRequestsRoom {
     return this.queue.onDidOpen(listener);
   }
 
-  /** One handler per requests channel. */
-  ipcHandlers(by: QueueAnswerer): Pick<IpcHandlers, 'requests.pending' | 'requests.answer' | 'requests.extend' | 'requests.openUrl' | 'requests.settings' | 'requests.setSettings' | 'requests.history'> {
+  /**
+   * One handler per requests channel, for the shell that calls (the window,
+   * the owner's own terminal, a client process): it is shown, and may answer,
+   * extend or open, only the questions routed to it; its settings changes
+   * are recorded as its own.
+   * SECURITY: invariant 1 in reverse — who may answer is the caller's
+   * identity as the owner knows it, never a constant.
+   */
+  ipcHandlers(shell: ShellIdentity): Pick<IpcHandlers, 'requests.pending' | 'requests.answer' | 'requests.extend' | 'requests.openUrl' | 'requests.settings' | 'requests.setSettings' | 'requests.history'> {
+    const by = answererOf(shell);
     return {
-      'requests.pending': () => this.pending(),
+      'requests.pending': () => this.pending(by),
       'requests.answer': ({ id, answer }) => this.answer(id, answer, by),
       'requests.extend': ({ id }) => {
-        const deadline = this.queue.extend(id, ENGAGED_GRACE_MS);
+        const deadline = this.queue.extend(id, ENGAGED_GRACE_MS, by);
         return deadline === undefined ? {} : { deadline };
       },
-      'requests.openUrl': ({ id }) => this.openUrl(id),
+      'requests.openUrl': ({ id }) => this.openUrl(id, by),
       'requests.settings': ({ name }) => this.settings(name),
-      'requests.setSettings': ({ name, settings }) => this.setSettings(name, settings),
+      'requests.setSettings': ({ name, settings }) => this.setSettings(name, settings, shell.kind === 'window' ? 'window' : 'command-line'),
       'requests.history': (query) => this.history(query),
     };
   }
@@ -158,4 +188,24 @@ export class ServerRequestsRoom {
     if (!record) throw new AirlockError('not-found', `There is no server named ${name}.`);
     return record;
   }
+}
+
+/** How a shell answers questions: the window as itself, a terminal by the origin the owner knows it by. */
+export function answererOf(shell: ShellIdentity): QueueAnswerer {
+  return shell.kind === 'window' ? WINDOW_ANSWERER : { shell: 'terminal', origin: shell.origin };
+}
+
+/** What changed in a server's settings for what it asks back, one line each ("sampling: always (was ask)"). */
+export function serverRequestChanges(before: ServerRequestSettings, after: ServerRequestSettings): string[] {
+  const lines: string[] = [];
+  const line = (label: string, was: unknown, now: unknown) => {
+    if (was !== now) lines.push(`${label}: ${String(now)} (was ${String(was)})`);
+  };
+  line('sampling', before.sampling.rule, after.sampling.rule);
+  line('sampling may include context', before.sampling.allowContext ? 'yes' : 'no', after.sampling.allowContext ? 'yes' : 'no');
+  line('sampling reply limit (tokens)', before.sampling.maxTokens, after.sampling.maxTokens);
+  line('sampling requests a minute', before.sampling.perMinute, after.sampling.perMinute);
+  line('questions answered', before.elicitation.answer, after.elicitation.answer);
+  line('questions a minute', before.elicitation.perMinute, after.elicitation.perMinute);
+  return lines;
 }

@@ -1,0 +1,151 @@
+/**
+ * Who may answer a server's question (sampling, a form, a web page to open),
+ * as a second process on the owner socket meets it. The owner is an
+ * `airlock` process with a terminal of its own (the HTTP gateway's shape):
+ * server-everything runs in the real sandbox and asks back during calls; the
+ * questions are routed to the owner's terminal. A plain client process —
+ * authenticated, speaking the socket by hand — tries to read and answer
+ * them, extend them and open their page: every attempt reads as a question
+ * Airlock never asked it, the server gets nothing from it, and the audit
+ * log records who really answered.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultServerRequestSettings } from '../../../shared/domain';
+import type { ServerRequestView } from '../../../shared/views';
+import { readServerRequestEntries } from '../../../electron/core/audit/server-request-entries';
+import { AirlockHost } from '../../../electron/core/host';
+import { ownerEndpoint } from '../../../electron/core/ipc/local-socket';
+import { SharedHost } from '../../../electron/core/ipc/shared-host';
+import { answererOf } from '../../../electron/core/server-requests/server-requests-room';
+import { addLocalServer } from '../../support/add-server';
+import { RawPeer } from '../../support/raw-peer';
+import { EVERYTHING_SERVER } from '../host/host-support';
+
+let root: string;
+let dataDir: string;
+let owner: SharedHost;
+let host: AirlockHost;
+let peer: RawPeer;
+/** What reached the model: nothing a question's answer did not allow. */
+const modelSaw: unknown[] = [];
+
+const ipc = async (channel: string, request: unknown) => peer.request('ipc', { channel, request });
+const value = (reply: Record<string, unknown>) => (reply.result as { value?: unknown } | undefined)?.value;
+
+async function nextQuestion(kind: ServerRequestView['kind']): Promise<ServerRequestView> {
+  for (let i = 0; i < 400; i += 1) {
+    const found = host.serverRequests.pending().find((q) => q.kind === kind);
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`no ${kind} question opened`);
+}
+
+/** The owner's own terminal, answering as itself (what tty.ts does). */
+const terminalAnswer = (id: string, answer: unknown) => host.serverRequests.answer(id, answer, answererOf(host.ownShell));
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'airlock-question-routing-'));
+  dataDir = join(root, 'data');
+  mkdirSync(join(root, 'home'), { recursive: true });
+  owner = await SharedHost.open({
+    dataDir,
+    role: 'gateway',
+    label: 'gateway with a terminal',
+    // The owner has a terminal: servers' questions are routed to it.
+    canAsk: () => true,
+    createHost: (hooks) =>
+      new AirlockHost({
+        dataDir,
+        version: '0.0.0-test',
+        homeDir: join(root, 'home'),
+        hooks,
+        confirmationTimeoutMs: 60_000,
+        samplingModel: {
+          createMessage: async (params) => {
+            modelSaw.push(params);
+            return { model: 'scripted', role: 'assistant', content: { type: 'text', text: 'the model wrote this' } };
+          },
+        },
+      }),
+  });
+  host = owner.localHost!;
+  expect(host.ownShell).toMatchObject({ kind: 'terminal', origin: 'local' });
+  await addLocalServer(host, 'everything', [process.execPath, EVERYTHING_SERVER, 'stdio']);
+  peer = await RawPeer.connect(ownerEndpoint(dataDir).socketPath);
+  await peer.authenticate(ownerEndpoint(dataDir).keyPath, { role: 'cli', terminal: false, label: 'another process' });
+}, 120_000);
+
+afterAll(async () => {
+  peer?.close();
+  await owner?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('a server question is answered only by the shell it was routed to', () => {
+  it('a form on the owner terminal: another process sees nothing, cannot answer or extend it; the terminal can, and the log says so', async () => {
+    const call = host.callTool({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'cli' }, origin: 'local' });
+    const question = await nextQuestion('elicitation-form');
+
+    expect(value(await ipc('requests.pending', {}))).toEqual([]);
+    expect(value(await ipc('requests.answer', { id: question.id, answer: { action: 'decline' } }))).toMatchObject({ accepted: false, reason: 'Airlock did not ask this.' });
+    expect(value(await ipc('requests.extend', { id: question.id }))).toEqual({});
+    // Still waiting, with its deadline untouched, for the terminal it was shown on.
+    expect(host.serverRequests.pending().find((q) => q.id === question.id)).toMatchObject({ deadline: question.deadline });
+
+    expect(terminalAnswer(question.id, { action: 'cancel' })).toEqual({ accepted: true });
+    expect(JSON.stringify((await call).result?.content)).toMatch(/cancel/);
+    const [latest] = await readServerRequestEntries(host.audit, { kind: 'elicitation' });
+    expect(latest!.outcome).toMatchObject({ outcome: 'cancel', answer: { how: 'cancel', by: 'terminal' } });
+  });
+
+  it('sampling: another process cannot answer "always" — the rule stays "ask", the model sees nothing', async () => {
+    const call = host.callTool({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 50 }, caller: { kind: 'cli' }, origin: 'local' });
+    const question = await nextQuestion('sampling-request');
+    if (question.kind !== 'sampling-request') throw new Error('wrong question');
+    const reply = await ipc('requests.answer', { id: question.id, answer: { choice: 'allow-always', params: question.params } });
+    expect(value(reply)).toMatchObject({ accepted: false });
+    expect(host.serverRequests.settings('everything').sampling.rule).toBe('ask');
+
+    expect(terminalAnswer(question.id, { choice: 'deny' })).toEqual({ accepted: true });
+    expect(JSON.stringify((await call).result?.content ?? [])).toMatch(/denied/);
+    expect(host.serverRequests.settings('everything').sampling.rule).toBe('ask');
+    expect(modelSaw).toEqual([]);
+    const [latest] = await readServerRequestEntries(host.audit, { kind: 'sampling' });
+    expect(latest!.decision).toMatchObject({ final: 'deny', answer: { how: 'deny', by: 'terminal' } });
+  });
+
+  it('a web page to open: another process cannot have it opened (nor learn its address)', async () => {
+    const call = host.callTool({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url: 'https://example.com/sign-in', message: 'Sign in' }, caller: { kind: 'cli' }, origin: 'local' });
+    const question = await nextQuestion('elicitation-url');
+    const reply = await ipc('requests.openUrl', { id: question.id });
+    expect(reply.result).toMatchObject({ ok: false, code: 'not-found' });
+    expect(JSON.stringify(reply)).not.toContain('example.com');
+    expect(host.serverRequests.pending().find((q) => q.id === question.id)).toMatchObject({ opened: false });
+    expect(terminalAnswer(question.id, { action: 'decline' })).toEqual({ accepted: true });
+    await call;
+  });
+
+  it("a terminal's answer as another process's origin is refused too (origins are the owner's, not claimed)", async () => {
+    const call = host.callTool({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'cli' }, origin: 'local' });
+    const question = await nextQuestion('elicitation-form');
+    expect(host.serverRequests.answer(question.id, { action: 'decline' }, { shell: 'terminal', origin: 'peer-1' })).toMatchObject({ accepted: false });
+    expect(host.serverRequests.answer(question.id, { action: 'decline' }, { shell: 'terminal' })).toMatchObject({ accepted: false });
+    expect(terminalAnswer(question.id, { action: 'decline' })).toEqual({ accepted: true });
+    await call;
+  });
+
+  it('a change to what a server may ask, from another process, is a change entry by the command line', async () => {
+    const always = { ...defaultServerRequestSettings(), sampling: { ...defaultServerRequestSettings().sampling, rule: 'always' as const } };
+    expect(value(await ipc('requests.setSettings', { name: 'everything', settings: always }))).toMatchObject({ sampling: { rule: 'always' } });
+    await host.changesRecorded();
+    const change = (await host.auditEntries({ limit: 50 })).find((row) => row.kind === 'change' && row.server === 'everything');
+    expect(change).toMatchObject({ kind: 'change', server: 'everything' });
+    expect(JSON.stringify(change)).toContain('sampling: always (was ask)');
+    expect(JSON.stringify(change)).toMatch(/command line/);
+    host.serverRequests.setSettings('everything', defaultServerRequestSettings(), 'window');
+  });
+});
