@@ -39,6 +39,8 @@ import { needsPins, pinGrants } from './sandbox/grant-pins';
 import { createSandboxLauncher, type AirlockSandboxLauncher, type SandboxLauncherOptions } from './sandbox/sandbox-launcher';
 import { RemoteRoom } from './remote/remote-room';
 import { SecretStore, type SecretCipher } from './secrets/secret-store';
+import { recordLookup, serverSecretValues, type ServerSecretsDeps } from './redaction/server-secrets';
+import { modelBoundContext, modelBoundResult } from './redaction/model-bound';
 import { Supervisor, type SupervisorOptions } from './servers/supervisor';
 import { AirlockStore, type StoreBackendFactory } from './store/store';
 import { serverSummary, toolsOf, toolView, type ToolViewContext } from './views/views';
@@ -161,6 +163,8 @@ export class AirlockHost {
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
   readonly samplingModel: SamplingModel;
   private readonly pipeline: CallPipeline;
+  /** Where every value the person gave a server is read from, for the one redaction (redaction/server-secrets.ts). */
+  private readonly serverSecrets: ServerSecretsDeps;
   /** "The log grew", told to the shells once per turn (a call writes two entries; see append-notices.ts). */
   private readonly appendNotices: (seq: number) => void;
   private readonly checkSandbox: () => SandboxSupport;
@@ -182,7 +186,14 @@ export class AirlockHost {
     const { dataDir } = options;
     this.store = new AirlockStore(dataDir, options.storeBackend);
     this.secrets = new SecretStore(dataDir, options.secretCipher, dataFolderRegistryPath(process.env, options.homeDir));
-    this.audit = new AuditLog({ dir: join(dataDir, 'audit'), key: this.auditKey(), ...(options.audit?.fs ? { fs: options.audit.fs } : {}) });
+    this.serverSecrets = { record: recordLookup(() => this.store.read().servers), secrets: this.secrets };
+    this.audit = new AuditLog({
+      dir: join(dataDir, 'audit'),
+      key: this.auditKey(),
+      ...(options.audit?.fs ? { fs: options.audit.fs } : {}),
+      // SECURITY: invariant 5 — one redaction, of every value the person gave the server, in every entry.
+      secretValues: (server) => serverSecretValues(this.serverSecrets, server),
+    });
     // A crashed predecessor's unfinished calls get their outcome (unknown) now, not at the next call.
     this.audit.recoverInterrupted().catch((error: unknown) => options.hooks.log?.('audit take-over failed', error));
     this.networkAudit = new NetworkDecisionRecorder(this.audit, () => Date.now(), (error) => options.hooks.log?.('could not record a network decision', error));
@@ -246,6 +257,7 @@ export class AirlockHost {
       // SECURITY: invariant 1 in reverse — a server's question is routed to this process's own shell, when it can ask; only it (and the window) may answer.
       askers: () => ((options.hooks.canAsk?.() ?? false) ? [(options.hooks.ownShell ?? WINDOW_SHELL).origin] : []),
       recordChange: (input) => this.changes.record(input),
+      secretValues: (server) => serverSecretValues(this.serverSecrets, server),
       emit: options.hooks.emit,
       // The shell's model if it passes one, else the person's default model in Settings › Models (read when asked).
       samplingModel: options.samplingModel ?? {
@@ -367,8 +379,8 @@ export class AirlockHost {
         if (this.supervisor.state(server) !== 'ready') await this.supervisor.start(server);
       },
       toolsSettled: (server) => this.supervisor.toolsSettled(server),
+      secretValues: (server, record) => serverSecretValues(this.serverSecrets, server, record),
       callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
-      secretValues: (server, record) => this.secretValuesOf(server, record),
       saveRule: (rule, answeredIn) => this.policy.saveRule(rule, actorOfShell(answeredIn), 'confirmation'),
       sessionGrants: this.sessionGrants,
       confirmations: this.confirmations,
@@ -394,14 +406,15 @@ export class AirlockHost {
       secrets: this.secrets,
       servers: () => this.records().map((record) => ({ name: record.name, enabled: record.enabled })),
       tools: (servers) => this.agentTools(servers),
-      callTool: (request) => this.callTool(request),
+      // SECURITY: invariant 5 — what the model is sent of a server's words has the person's secrets for it taken out.
+      callTool: async (request) => modelBoundResult(this.serverSecrets, request.server, await this.callTool(request)),
       emit: {
         conversations: () => options.hooks.emit('chat.didChange', {}),
         models: () => options.hooks.emit('models.didChange', {}),
         update: (update) => options.hooks.emit('chat.didUpdate', update),
       },
       ...(options.confirmationTimeoutMs ? { confirmationTimeoutMs: options.confirmationTimeoutMs } : {}),
-      context: chatContextSources(this.catalog.gateway()),
+      context: modelBoundContext(this.serverSecrets, chatContextSources(this.catalog.gateway())),
     });
     this.samplingModel = createSamplingModel({ defaultModel: () => this.agent.models.defaultModel(), clientFor: (ref) => this.agent.clientFor(ref) });
     const emitApprovals = () => options.hooks.emit('approvals.didChange', this.pendingConfirmations());
@@ -830,16 +843,6 @@ export class AirlockHost {
     } catch (error) {
       this.auditNotices.push({ level: 'error', message: messageOf(error) });
       return undefined;
-    }
-  }
-
-  // The values the person marked secret for a server: hidden in the audit log wherever they appear in its calls' arguments.
-  private secretValuesOf(server: string, record: ServerRecord | undefined = ownEntry(this.store.read().servers, server)): string[] {
-    if (!record || record.profile.secrets.length === 0) return [];
-    try {
-      return Object.values(this.secrets.values(server, record.profile.secrets));
-    } catch {
-      return [];
     }
   }
 

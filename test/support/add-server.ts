@@ -8,6 +8,8 @@ export interface AddServerOptions {
   /** Inspect in the locked sandbox first (default), so the tools seen become the approved ones. */
   probe?: boolean;
   enable?: boolean;
+  /** Secret values to save with it (their names must be in `profile.secrets`). */
+  secrets?: Record<string, string>;
 }
 
 export async function addLocalServer(host: AirlockHost, name: string, argv: string[], options: AddServerOptions = {}): Promise<void> {
@@ -17,5 +19,5 @@ export async function addLocalServer(host: AirlockHost, name: string, argv: stri
   const { unsandboxed: _ignored, ...editable } = profile;
   // Inspected with the grants it is about to get, as the CLI and the screens do.
   if (options.probe !== false) await host.install.probe(disclosure.draftId, {}, editable);
-  await host.install.commit({ draftId: disclosure.draftId, name, profile: editable, trusted: options.trusted ?? false, secrets: {}, enable: options.enable ?? true });
+  await host.install.commit({ draftId: disclosure.draftId, name, profile: editable, trusted: options.trusted ?? false, secrets: options.secrets ?? {}, enable: options.enable ?? true });
 }

@@ -29,7 +29,7 @@ import {
 } from './entries';
 import { breakIfStale, takeFileLockSync, tryFileLockSync } from './file-lock';
 import { readAudit, verifyAudit, type AuditQuery, type AuditRecord, type ActivityRecord, type ChainCheck, type VerifiedMark, type VerifyResult } from './audit-reader';
-import { redactArguments } from './redact';
+import { redactArguments, redactText, WITHHELD } from './redact';
 import { isSessionDead, newSessionId } from './session';
 import { changeBody, type ChangeInput } from './change-record';
 import { serverRequestBody, type ServerRequestAuditEntry, type ServerRequestAuditInput } from './server-request-entries';
@@ -64,8 +64,13 @@ export interface DecisionInput {
   decidedBy?: string;
   rule?: Rule | null;
   answer?: AuditAnswer | null;
-  /** Values the person marked secret for this server: hidden wherever they appear in the arguments. Never written. */
-  secretValues?: readonly string[];
+  /**
+   * Every value the person gave this server: hidden wherever it appears in
+   * the arguments; never written. Absent: the log reads them itself
+   * (`AuditLogOptions.secretValues`); null: they could not be read, so the
+   * arguments are withheld.
+   */
+  secretValues?: readonly string[] | null;
   /** A remote server's URL (where the call goes). */
   remote?: string;
 }
@@ -90,6 +95,8 @@ export interface NetworkInput {
   decidedBy: NetworkDecider;
   answeredBy?: string;
   repeats?: number;
+  /** Decisions for other hosts of this server in the same minute, past the first few, counted in this entry (a flood of names). */
+  otherHosts?: number;
 }
 
 /** Per-append options. */
@@ -139,6 +146,13 @@ export interface AuditLogOptions {
   session?: string;
   /** How far back from the end the first append looks for unfinished calls of stopped processes (bytes). Default 1 MiB. */
   recoveryScanBytes?: number;
+  /**
+   * Every value the person gave a server (its granted secrets, header keys,
+   * sign-in tokens; see secrets/server-secrets.ts): hidden in every entry
+   * about that server, of every kind, before it is written. Throws when they
+   * cannot be read: then what could hold one is withheld, not written.
+   */
+  secretValues?: (server: string) => readonly string[];
 }
 
 /** Why an audit write failed. */
@@ -256,6 +270,7 @@ export class AuditLog {
   readonly #timer: FlushTimer;
   readonly #session: string;
   readonly #recoveryScanBytes: number;
+  readonly #secretValues: ((server: string) => readonly string[]) | undefined;
 
   #queue: Pending[] = [];
   #draining = false;
@@ -308,6 +323,26 @@ export class AuditLog {
     this.#timer = options.timer ?? realTimer;
     this.#session = options.session ?? newSessionId();
     this.#recoveryScanBytes = options.recoveryScanBytes ?? 1024 * 1024;
+    this.#secretValues = options.secretValues;
+  }
+
+  /**
+   * The values to hide in an entry about `server`, or `withheld` when they
+   * cannot be read.
+   * SECURITY: invariant 5 and SECURITY.md rule 10 — a secret the person gave
+   * a server never reaches the log in clear, whatever the server put it in;
+   * failing to read them fails closed.
+   */
+  #hidden(server: string, given?: readonly string[] | null): { values: readonly string[] } | { withheld: true } {
+    if (given === null) return { withheld: true };
+    if (given) return { values: given };
+    if (!this.#secretValues || !server) return { values: [] };
+    try {
+      return { values: this.#secretValues(server) };
+    } catch {
+      // The entry is still written (the decision must be on record); what could hold a secret is withheld.
+      return { withheld: true };
+    }
   }
 
   /** The folder holding the log. */
@@ -332,7 +367,8 @@ export class AuditLog {
    */
   appendDecision(input: DecisionInput, options: AppendOptions = {}): Promise<DecisionEntry> {
     const callId = input.callId ?? randomUUID();
-    const redaction = redactArguments(input.arguments, { secrets: input.secretValues ?? [] });
+    const hidden = this.#hidden(String(input.server), input.secretValues);
+    const redaction = 'withheld' in hidden ? { value: WITHHELD, paths: ['/'] } : redactArguments(input.arguments, { secrets: hidden.values });
     let digest: string;
     try {
       // callDigest (approval-tokens.ts), computed with the faster serialiser (same text: the members in sorted order).
@@ -368,6 +404,7 @@ export class AuditLog {
 
   /** Appends how a call ended. */
   appendOutcome(input: OutcomeInput, options: AppendOptions = {}): Promise<OutcomeEntry> {
+    const detail = input.detail === undefined ? undefined : this.#text(String(input.server), String(input.detail).slice(0, 2000)).slice(0, 500);
     const body = {
       type: 'outcome' as const,
       callId: input.callId,
@@ -375,22 +412,25 @@ export class AuditLog {
       tool: String(input.tool),
       outcome: input.outcome,
       durationMs: Math.max(0, Math.round(input.durationMs)),
-      ...(input.detail !== undefined ? { detail: String(input.detail).slice(0, 500) } : {}),
+      ...(detail !== undefined ? { detail } : {}),
     };
     return this.#append(body, options.durability, options.afterThisTurn === true && options.durability !== 'flushed') as Promise<OutcomeEntry>;
   }
 
   /** Appends a network decision the sandbox's proxy took. */
   appendNetwork(input: NetworkInput, options: AppendOptions = {}): Promise<NetworkEntry> {
+    const server = String(input.server);
     const body = {
       type: 'network' as const,
       callId: '',
-      server: String(input.server),
+      server,
       tool: '',
-      host: String(input.host).slice(0, 300),
+      // A server chooses the host name: it may carry a secret out (`<key>.attacker.example`).
+      host: this.#text(server, String(input.host).slice(0, 300)),
       port: Number.isInteger(input.port) ? input.port : 0,
       decision: input.allowed ? ('allow' as const) : ('deny' as const),
       reason: String(input.reason),
+      ...(input.otherHosts ? { otherHosts: input.otherHosts } : {}),
       decidedBy: input.decidedBy,
       ...(input.answeredBy ? { answeredBy: input.answeredBy } : {}),
       ...(input.repeats ? { repeats: input.repeats } : {}),
@@ -405,7 +445,15 @@ export class AuditLog {
    * and most involve a person (see server-request-entries.ts).
    */
   appendServerRequest(input: ServerRequestAuditInput): Promise<ServerRequestAuditEntry> {
-    return this.#append(serverRequestBody(input), 'flushed') as unknown as Promise<ServerRequestAuditEntry>;
+    const body = serverRequestBody(input);
+    const hidden = this.#hidden(String(input.server));
+    // What the server asked and what went back: the server wrote it, so it may carry a secret the person gave it.
+    for (const field of ['request', 'response'] as const) {
+      if (body[field] === undefined) continue;
+      body[field] = 'withheld' in hidden ? WITHHELD : redactArguments(body[field], { secrets: hidden.values }).value;
+    }
+    for (const field of ['detail', 'answerer'] as const) if (typeof body[field] === 'string') body[field] = this.#text(String(input.server), body[field] as string);
+    return this.#append(body, 'flushed') as unknown as Promise<ServerRequestAuditEntry>;
   }
 
   /**
@@ -414,7 +462,14 @@ export class AuditLog {
    * Flushed before it resolves: changes are rare, and off the call path.
    */
   appendChange(input: ChangeInput): Promise<ChangeEntry> {
-    return this.#append(changeBody(input), 'flushed') as Promise<ChangeEntry>;
+    const server = String(input.server ?? '');
+    return this.#append(changeBody({ ...input, changes: input.changes.map((line) => this.#text(server, String(line).slice(0, 2000))) }), 'flushed') as Promise<ChangeEntry>;
+  }
+
+  /** A text for an entry about `server`, its secrets and secret-looking parts hidden (withheld when they cannot be read). */
+  #text(server: string, text: string): string {
+    const hidden = this.#hidden(server);
+    return 'withheld' in hidden ? WITHHELD : redactText(text, hidden.values);
   }
 
   /**

@@ -133,6 +133,8 @@ export interface NetworkEntry extends EntryCommon {
   answeredBy?: string;
   /** This entry stands for `1 + repeats` identical decisions (a flood is counted over a minute, not written one by one). */
   repeats?: number;
+  /** This entry stands for that many decisions about other hosts in the minute before it (the last one named): a flood of names. */
+  otherHosts?: number;
 }
 
 /** What Airlock found about the end of the log when it took over writing. */

@@ -13,12 +13,21 @@
  * counted, and the count is written as one entry (standing for
  * `1 + repeats` decisions) when the minute is over and the next one comes,
  * or on `flush()` (shutdown). Every decision is accounted for.
+ *
+ * A flood of *distinct* names (`a1.example`, `a2.example`, … — or a secret
+ * spelled out in host names) is bounded the same way: per server and
+ * verdict, the first `HOSTS_PER_MINUTE` hosts of a minute get entries of
+ * their own; the rest of that minute are counted, and written as one entry
+ * (`otherHosts`) when the minute is over. Host names are redacted by the
+ * log itself (audit-log.ts), like every entry.
  */
 import type { NetworkDecision } from '../sandbox/network-proxy';
 import type { AuditLog } from './audit-log';
 import type { NetworkDecider } from './entries';
 
 const COALESCE_MS = 60_000;
+/** Distinct hosts per server, verdict and reason written one by one in a minute; more are counted. */
+export const HOSTS_PER_MINUTE = 10;
 
 /** Who decided, from the proxy's reason. */
 export function networkDecider(reason: NetworkDecision['reason']): NetworkDecider {
@@ -45,8 +54,18 @@ interface Window {
   decision: NetworkDecision;
 }
 
+/** The distinct hosts one server asked for in a minute, with one verdict and reason. */
+interface Spread {
+  since: number;
+  hosts: number;
+  /** Decisions for further hosts this minute, not yet written; the latest one stands for them. */
+  others: number;
+  last?: NetworkDecision;
+}
+
 export class NetworkDecisionRecorder {
   private readonly windows = new Map<string, Window>();
+  private readonly spreads = new Map<string, Spread>();
   private readonly answers = new Map<string, { by: string; at: number }>();
 
   constructor(
@@ -72,6 +91,7 @@ export class NetworkDecisionRecorder {
     }
     // The last window's count first (it happened before this one), then this decision.
     if (open && open.counted > 0) void this.write(open.decision, open.counted - 1);
+    if (!open && this.#spread(decision, now)) return;
     this.windows.set(key, { since: now, counted: 0, decision });
     void this.write(decision, 0);
     if (this.windows.size > 10_000) {
@@ -82,6 +102,31 @@ export class NetworkDecisionRecorder {
     }
   }
 
+  /**
+   * A decision for a host not seen in this minute: true when it is counted
+   * (the server is past its hosts for the minute), not written now.
+   */
+  #spread(decision: NetworkDecision, now: number): boolean {
+    const key = `${decision.serverName}\n${decision.allowed}\n${decision.reason}`;
+    let spread = this.spreads.get(key);
+    if (spread && now - spread.since >= COALESCE_MS) {
+      if (spread.others > 0 && spread.last) void this.write(spread.last, 0, spread.others);
+      spread = undefined;
+    }
+    if (!spread) {
+      spread = { since: now, hosts: 0, others: 0 };
+      this.spreads.set(key, spread);
+      if (this.spreads.size > 10_000) this.spreads.delete(this.spreads.keys().next().value!);
+    }
+    if (spread.hosts < HOSTS_PER_MINUTE) {
+      spread.hosts += 1;
+      return false;
+    }
+    spread.others += 1;
+    spread.last = decision;
+    return true;
+  }
+
   /** Writes the counts still open (call on shutdown, before the log closes). */
   async flush(): Promise<void> {
     const writes: Promise<unknown>[] = [];
@@ -89,11 +134,15 @@ export class NetworkDecisionRecorder {
       if (open.counted > 0) writes.push(this.write(open.decision, open.counted - 1));
       this.windows.delete(key);
     }
+    for (const [key, spread] of this.spreads) {
+      if (spread.others > 0 && spread.last) writes.push(this.write(spread.last, 0, spread.others));
+      this.spreads.delete(key);
+    }
     await Promise.all(writes);
   }
 
-  // One entry standing for 1 + repeats identical decisions.
-  private write(decision: NetworkDecision, repeats: number): Promise<unknown> {
+  // One entry standing for 1 + repeats identical decisions (or, with `otherHosts`, for that many decisions about other hosts, the last of them named).
+  private write(decision: NetworkDecision, repeats: number, otherHosts = 0): Promise<unknown> {
     const decidedBy = networkDecider(decision.reason);
     const answer = decidedBy === 'person' ? this.answers.get(`${decision.serverName}\n${decision.host}\n${decision.port}`) : undefined;
     return this.audit
@@ -106,6 +155,7 @@ export class NetworkDecisionRecorder {
         decidedBy,
         ...(answer ? { answeredBy: answer.by } : {}),
         ...(repeats ? { repeats } : {}),
+        ...(otherHosts ? { otherHosts } : {}),
       })
       .catch((error: unknown) => this.onError(error));
   }

@@ -16,6 +16,13 @@
 /** The marker written in place of a secret. */
 export const REDACTED = '[redacted]';
 
+/**
+ * Written in place of what could not be checked for the person's secrets
+ * (the secret store could not be read): fail closed — nothing that may hold
+ * a secret is written or sent in clear.
+ */
+export const WITHHELD = '[withheld: Airlock could not read this server’s secrets to hide them]';
+
 const MAX_DEPTH = 32;
 const MAX_STRING = 16 * 1024;
 /** A marked secret shorter than this is hidden only where it is the whole value (a short one would hide ordinary text). */
@@ -102,6 +109,39 @@ function hideMarked(value: string, secrets: readonly string[]): string {
   return out;
 }
 
+/** A text with the marked secrets and secret-looking parts hidden (a log line, a host name, a change). */
+export function redactText(text: string, secrets: readonly string[] = []): string {
+  const marked = hideMarked(text, longestFirst(secrets));
+  return redactString(marked).value;
+}
+
+/** The marked secrets, each once, longest first (a secret that contains another is hidden whole). */
+function longestFirst(secrets: readonly string[]): string[] {
+  return [...new Set(secrets.filter((secret) => typeof secret === 'string' && secret.length > 0))].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Copies `value` with only the marked secrets (the person's own values)
+ * hidden, wherever they appear in its strings and keys; nothing else is
+ * changed. For what goes to a model: a tool's result, a resource, a prompt
+ * — text that must stay as the server wrote it except for the person's
+ * secrets. `__proto__` keys are copied as plain data.
+ */
+export function hideMarkedSecrets<T>(value: T, secrets: readonly string[]): T {
+  const marked = longestFirst(secrets);
+  if (marked.length === 0) return value;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return hideMarked(v, marked);
+    if (v === null || typeof v !== 'object') return v;
+    if (depth > MAX_DEPTH) return REDACTED;
+    if (Array.isArray(v)) return v.map((item) => walk(item, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, member] of Object.entries(v)) Object.defineProperty(out, hideMarked(k, marked), { value: walk(member, depth + 1), enumerable: true, writable: true, configurable: true });
+    return out;
+  };
+  return walk(value, 0) as T;
+}
+
 /**
  * Copies `value` with the marked secrets and secret-looking values replaced
  * by `[redacted]`, over-long strings shortened and very deep nesting cut
@@ -116,7 +156,7 @@ export function redactArguments(value: unknown, options: RedactOptions = {}): Re
   const paths: string[] = [];
   let changed = false;
   // Longest first, so a secret that contains another is hidden whole.
-  const secrets = [...new Set((options.secrets ?? []).filter((secret) => typeof secret === 'string' && secret.length > 0))].sort((a, b) => b.length - a.length);
+  const secrets = longestFirst(options.secrets ?? []);
   const clean = (text: string): { value: string; redacted: boolean } => {
     const marked = hideMarked(text, secrets);
     const r = redactString(marked);

@@ -101,7 +101,11 @@ export function toNetworkView(entry: NetworkEntry): AuditEntryView {
     tool: '',
     target: `${entry.host.includes(':') ? `[${entry.host}]` : entry.host}:${entry.port}`,
     verdict,
-    reasons: [reason, ...(entry.repeats ? [`This entry counts ${entry.repeats + 1} identical requests, decided the same way in the minute before it.`] : [])],
+    reasons: [
+      reason,
+      ...(entry.repeats ? [`This entry counts ${entry.repeats + 1} identical requests, decided the same way in the minute before it.`] : []),
+      ...(entry.otherHosts ? [`This entry counts requests for ${entry.otherHosts} other hosts in the minute before it, decided the same way; the last one is named. A server asking for that many names may be spelling something out in them.`] : []),
+    ],
     ...(entry.repeats ? { repeats: entry.repeats } : {}),
   };
 }

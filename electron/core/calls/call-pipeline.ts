@@ -61,14 +61,15 @@ export interface CallPipelineDeps {
    * every decision is flushed to disk before its call is sent.
    */
   state(): { servers: Readonly<Record<string, ServerRecord>>; rules: readonly Rule[]; settings: { policyMode: PolicyMode; strictDurability?: boolean } };
-  /**
-   * The values the person marked secret for a server (its granted secrets):
-   * hidden in the audit log wherever they appear. `record` is the server as
-   * this call read it (no second read of the store).
-   */
-  secretValues?(server: string, record: ServerRecord): readonly string[];
   /** The tool's current definition from the live listing. */
   lookupTool(server: string, tool: string): IndexedTool | undefined;
+  /**
+   * Every value the person gave a server (redaction/server-secrets.ts), for
+   * the audit log to hide in this call's entry; `record` is the server as
+   * this call read it (no second read of the store). Throws when they cannot
+   * be read: the log then withholds the arguments (fail closed).
+   */
+  secretValues?(server: string, record: ServerRecord): readonly string[];
   /** Makes sure the server is running and listed (starts it if enabled). */
   ensureReady(server: string): Promise<void>;
   /**
@@ -179,7 +180,7 @@ export class CallPipeline {
           decidedBy: decision.decidedBy.kind,
           rule: rule ?? null,
           answer: answer ?? null,
-          secretValues: this.deps.secretValues?.(request.server, record) ?? [],
+          secretValues: this.secretValuesFor(request.server, record),
           ...(record.spec.remote ? { remote: record.spec.remote.url } : {}),
         },
         { durability },
@@ -410,6 +411,16 @@ export class CallPipeline {
       return { answer: { how: 'expired', confirmationId: outcome.id }, message: 'Nobody answered the confirmation in time, so Airlock denied the call.' };
     }
     return { answer: { how: 'cancelled', confirmationId: outcome.id }, message: `The confirmation was cancelled (${outcome.reason}); the call was not sent.` };
+  }
+
+  /** The server's secret values for its decision's entry; null when they cannot be read (the log withholds the arguments). */
+  private secretValuesFor(server: string, record: ServerRecord): readonly string[] | null {
+    try {
+      return this.deps.secretValues?.(server, record) ?? [];
+    } catch {
+      // SECURITY: invariant 5 — fail closed: the entry says the arguments were withheld, none is written in clear.
+      return null;
+    }
   }
 
   private async finish(input: {

@@ -23,6 +23,13 @@ export interface SamplingAsk {
   usesTools: boolean;
   /** The request asks to run as a task: Airlock did not declare that. */
   taskAugmented: boolean;
+  /**
+   * The person's secrets for this server in the request: `carried` (Airlock
+   * takes them out before any model sees it — said on the question), or
+   * `unreadable` (they could not be read, so they cannot be taken out:
+   * refused). Absent: none.
+   */
+  secrets?: 'none' | 'carried' | 'unreadable';
 }
 
 /** What an elicitation asks for, as far as the policy cares. */
@@ -72,6 +79,7 @@ export type ServerRequestDecidedBy =
   | 'unknown-server'
   | 'blocked'
   | 'unsupported'
+  | 'secrets-unreadable'
   | 'rule'
   | 'context'
   | 'token-cap'
@@ -110,6 +118,8 @@ export const SERVER_REQUEST_REASONS = {
   samplingAlways: 'You chose to let this server use a model without asking, within its limits.',
   samplingSession: 'You let this server use a model for this session.',
   samplingAsk: 'A server asking a model to write something is shown to you first, and so is the answer.',
+  secretsUnreadable: 'Airlock could not read the secrets you gave this server, so it could not take them out of the request; it refuses it.',
+  carriesSecret: 'It contains a value you gave this server as a secret. Airlock takes it out ([redacted]) before any model sees the request.',
   context: 'It asks for context from your conversations or other servers (includeContext), which you have not allowed for this server.',
   tokenCap: (asked: number, cap: number) => `It asks for up to ${asked} tokens, more than the ${cap} you allow this server.`,
   rateCap: (count: number, cap: number, what: string) => `It sent ${count} ${what} in the last minute; you allow ${cap}.`,
@@ -180,6 +190,8 @@ function decideSampling(ask: SamplingAsk, facts: ServerRequestFacts, recent: num
   const flags = { ...NO_FLAGS(), contextRequested };
   if (ask.usesTools) return deny(SERVER_REQUEST_REASONS.tools, 'unsupported', flags);
   if (ask.taskAugmented) return deny(SERVER_REQUEST_REASONS.task, 'unsupported', flags);
+  // SECURITY: invariant 5 — fail closed: without the person's secrets, they cannot be kept from the model.
+  if (ask.secrets === 'unreadable') return deny(SERVER_REQUEST_REASONS.secretsUnreadable, 'secrets-unreadable', flags);
   if (settings.rule === 'never') return deny(SERVER_REQUEST_REASONS.samplingNever, 'rule', flags);
   // SECURITY: includeContext would hand the server what other servers and the person said.
   if (contextRequested && settings.allowContext !== true) return deny(SERVER_REQUEST_REASONS.context, 'context', flags);
@@ -193,7 +205,11 @@ function decideSampling(ask: SamplingAsk, facts: ServerRequestFacts, recent: num
     if (facts.canAsk !== true) return deny(SERVER_REQUEST_REASONS.noApprover, 'no-approver', flags);
     return {
       verdict: 'ask',
-      reasons: standing ? [SERVER_REQUEST_REASONS.strict, SERVER_REQUEST_REASONS.strictOverridesRule] : [SERVER_REQUEST_REASONS.strict],
+      reasons: [
+        SERVER_REQUEST_REASONS.strict,
+        ...(standing ? [SERVER_REQUEST_REASONS.strictOverridesRule] : []),
+        ...(ask.secrets === 'carried' ? [SERVER_REQUEST_REASONS.carriesSecret] : []),
+      ],
       decidedBy: 'strict-mode',
       reviewResponse: true,
       flags,
@@ -204,7 +220,13 @@ function decideSampling(ask: SamplingAsk, facts: ServerRequestFacts, recent: num
     return { verdict: 'allow', reasons: [SERVER_REQUEST_REASONS.samplingSession], decidedBy: 'session-grant', reviewResponse: false, flags };
   }
   if (facts.canAsk !== true) return deny(SERVER_REQUEST_REASONS.noApprover, 'no-approver', flags);
-  return { verdict: 'ask', reasons: [SERVER_REQUEST_REASONS.samplingAsk], decidedBy: 'ask', reviewResponse: true, flags };
+  return {
+    verdict: 'ask',
+    reasons: ask.secrets === 'carried' ? [SERVER_REQUEST_REASONS.samplingAsk, SERVER_REQUEST_REASONS.carriesSecret] : [SERVER_REQUEST_REASONS.samplingAsk],
+    decidedBy: 'ask',
+    reviewResponse: true,
+    flags,
+  };
 }
 
 function decideElicitation(ask: ElicitationAsk, facts: ServerRequestFacts, recent: number): ServerRequestDecision {

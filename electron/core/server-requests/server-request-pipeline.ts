@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { defaultServerRequestSettings, type PolicyMode, type ServerRecord, type ServerRequestSettings } from '../../../shared/domain';
 import type { ServerRequestAuditInput } from '../audit/server-request-entries';
-import { redactString } from '../audit/redact';
+import { hideMarkedSecrets, redactString } from '../audit/redact';
 import { decideServerRequest, rootsFromGrants, type ServerRequestDecision } from '../policy/decide-server-request';
 import type { DownstreamPeers } from './downstream-peers';
 import { readElicitationUrl, secretLookingFields, checkFormAnswer, type ElicitationForm } from './elicitation-form';
@@ -52,6 +52,12 @@ export interface ServerRequestPipelineDeps {
    * question is routed to these, and only they may answer it.
    */
   askers(): readonly string[];
+  /**
+   * Every value the person gave a server (its secrets, header keys, sign-in
+   * tokens): taken out of a sampling request before any model sees it.
+   * Throws when they cannot be read: the request is then refused.
+   */
+  secretValues?(server: string): readonly string[];
   /** Saves a person's "always"/"never" for a server, answered in `by` (recorded as a change). */
   saveSettings(server: string, settings: ServerRequestSettings, by: QueueAnswerer): void;
   /**
@@ -98,6 +104,15 @@ export class ServerRequestPipeline {
     const sampler = peer ? 'client' : model ? 'model' : 'none';
     const answererLabel = peer ? `${peer.label}'s model` : 'Airlock’s own model';
     const recent = this.#counted(server, 'sampling');
+    // SECURITY: invariant 5 — a secret the person gave this server, put into its request, never reaches a model.
+    let secrets: readonly string[] | undefined;
+    try {
+      secrets = this.deps.secretValues?.(server) ?? [];
+    } catch {
+      // Unreadable: the policy refuses (decideServerRequest, 'secrets-unreadable').
+      secrets = undefined;
+    }
+    const carriesSecret = secrets !== undefined && secrets.length > 0 && JSON.stringify(hideMarkedSecrets(params, secrets)) !== JSON.stringify(params);
     const decision = decideServerRequest(
       {
         kind: 'sampling',
@@ -105,6 +120,7 @@ export class ServerRequestPipeline {
         maxTokens: params.maxTokens,
         usesTools: params.tools !== undefined || params.toolChoice !== undefined,
         taskAugmented: params.task !== undefined,
+        secrets: secrets === undefined ? 'unreadable' : carriesSecret ? 'carried' : 'none',
       },
       {
         known: record !== undefined,
@@ -177,6 +193,8 @@ export class ServerRequestPipeline {
       throw new McpError(-1, denial);
     }
 
+    // What the model sees: the request as allowed, with the person's secrets for this server taken out.
+    sent = hideMarkedSecrets(sent, secrets ?? []);
     let result: CreateMessageResult;
     try {
       const raw = peer ? await peer.createMessage(server, sent, { signal: options.signal }) : await model!.createMessage(sent, { signal: options.signal });

@@ -36,6 +36,8 @@ export interface ServerRequestsRoomDeps {
   askers(): readonly string[];
   /** Records a change to what a server may ask (off the call path; see change-record.ts). */
   recordChange(input: ChangeInput): void;
+  /** Every value the person gave a server (throws when they cannot be read; see redaction/server-secrets.ts). */
+  secretValues?(server: string): readonly string[];
   emit: EmitEvent;
   samplingModel?: SamplingModel;
   note(server: string, text: string): void;
@@ -63,6 +65,7 @@ export class ServerRequestsRoom {
       queue: this.queue,
       audit: deps.audit,
       askers: deps.askers,
+      ...(deps.secretValues ? { secretValues: deps.secretValues } : {}),
       saveSettings: (server, settings, by) => this.#save(server, settings, by.shell === 'window' || by.shell === 'test' ? 'window' : 'command-line', 'confirmation'),
       now: deps.now,
       ...(deps.questionTimeoutMs !== undefined ? { questionTimeoutMs: deps.questionTimeoutMs } : {}),

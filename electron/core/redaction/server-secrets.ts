@@ -1,0 +1,70 @@
+/**
+ * Every value the person gave one server, in one place, for the one
+ * redaction: its granted secrets (API keys, a bundle's sensitive fields,
+ * the secrets its headers are filled from) and, for a remote server, its
+ * sign-in's tokens and client secret. The audit log hides them in every
+ * entry about that server (audit-log.ts), and they are taken out of what a
+ * model is sent (a tool's result, a server's sampling request).
+ *
+ * One job: read them, and fail loudly when they cannot be read — never
+ * "no secrets", which would turn redaction off in silence.
+ *
+ * SECURITY: invariant 5 and SECURITY.md rule 10 — a credential the person
+ * gave a server is never written or sent in clear by Airlock, whatever the
+ * server put it in.
+ */
+import { ownEntry, type ServerRecord } from '../../../shared/domain';
+import { AirlockError, messageOf } from '../errors';
+import { OAuthBundleSchema, oauthSlot } from '../remote/oauth-vault';
+import { secretsInHeaders } from '../remote/remote-connector';
+import type { SecretStore } from '../secrets/secret-store';
+
+/** What the values are read from. */
+export interface ServerSecretsDeps {
+  /** The server's record as stored now (undefined: no such server). */
+  record(server: string): ServerRecord | undefined;
+  secrets: Pick<SecretStore, 'values'>;
+}
+
+/**
+ * The values to hide for `server` (empty for a server given none). Throws
+ * AirlockError('unavailable') when the secret store cannot be read: the
+ * caller withholds (the log) or refuses (what goes to a model).
+ */
+export function serverSecretValues(deps: ServerSecretsDeps, server: string, known?: ServerRecord): string[] {
+  const record = known ?? deps.record(server);
+  if (!record) return [];
+  const names = [...new Set([...record.profile.secrets, ...(record.spec.remote ? secretsInHeaders(record.spec.remote.headers) : [])])];
+  if (names.length === 0 && !record.spec.remote) return [];
+  try {
+    const values = Object.values(deps.secrets.values(server, names));
+    if (record.spec.remote) values.push(...signInValues(deps.secrets.values(oauthSlot(server), ['bundle']).bundle));
+    return values.filter((value) => value.length > 0);
+  } catch (error) {
+    throw new AirlockError('unavailable', `Airlock could not read the secrets of ${server} (${messageOf(error)}), so it cannot hide them.`);
+  }
+}
+
+/** The tokens and client secret of a stored sign-in (none when there is no sign-in). */
+function signInValues(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    // An unreadable sign-in is never used (oauth-vault.ts): it has no token to hide.
+    return [];
+  }
+  const bundle = OAuthBundleSchema.safeParse(parsed);
+  if (!bundle.success) return [];
+  const tokens = bundle.data.tokens;
+  const client = bundle.data.client as { client_secret?: unknown } | undefined;
+  return [tokens?.access_token, tokens?.refresh_token, tokens?.id_token, typeof client?.client_secret === 'string' ? client.client_secret : undefined].filter(
+    (value): value is string => typeof value === 'string',
+  );
+}
+
+/** `serverSecretValues` for a server looked up in a store's servers (the host's shape). */
+export function recordLookup(servers: () => Readonly<Record<string, ServerRecord>>): ServerSecretsDeps['record'] {
+  return (server) => ownEntry(servers(), server);
+}
