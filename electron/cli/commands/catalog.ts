@@ -10,7 +10,7 @@ const warningsOf = (warnings: CatalogWarning[], indent = '      ') => warnings.m
 
 function pinning(item: PromptView | ResourceTemplateView): string[] {
   if (item.pendingChange) return [`      CHANGED since you approved it (withheld from apps until approved): ${item.pendingChange.diff.changes.map((c) => c.field).join(', ')}`];
-  return item.isNew ? ['      new since you last approved this server’s definitions'] : [];
+  return item.isNew ? ['      NEW since you reviewed this server — withheld from apps until you approve it (--approve)'] : [];
 }
 
 /**
@@ -34,7 +34,7 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
     .command('resources')
     .description("list a server's resources and resource templates (what they are is the server's claim)")
     .argument('<name>')
-    .option('--approve-template <uriTemplate>', 'approve the current definition of a changed resource template')
+    .option('--approve-template <uriTemplate>', 'approve the current definition of a new or changed resource template')
     .action(async (name: string, options: { approveTemplate?: string }) => {
       let view = await catalog(name);
       if (options.approveTemplate) {
@@ -97,7 +97,7 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
     .command('prompts')
     .description("list a server's prompts (their text is the server's)")
     .argument('<name>')
-    .option('--approve <prompt>', 'approve the current definition of a changed prompt')
+    .option('--approve <prompt>', 'approve the current definition of a new or changed prompt')
     .action(async (name: string, options: { approve?: string }) => {
       let view = await catalog(name);
       if (options.approve) {

@@ -142,6 +142,20 @@ export class Catalog {
     return approved && approved.fingerprint !== pinned.fingerprint ? approved : undefined;
   }
 
+  /**
+   * Why a prompt or template is withheld from apps and from use: `new` (the
+   * server listed it after the person reviewed it), `changed` (since they
+   * approved it), or undefined (approved as it is).
+   * SECURITY: what the person never reviewed is not served — as a new tool
+   * asks, a new prompt waits for approval (a server can swap a reviewed
+   * prompt for one with another name).
+   */
+  withheld(server: string, kind: 'prompt' | 'resource-template', pinned: Pinned<unknown>): 'new' | 'changed' | undefined {
+    const approved = approvedOf(this.deps.record(server), kind, pinned.key);
+    if (!approved) return 'new';
+    return approved.fingerprint !== pinned.fingerprint ? 'changed' : undefined;
+  }
+
   /** Resources of the given servers (listed, not read). */
   async resources(servers: readonly string[]): Promise<Array<{ server: string; resource: Resource }>> {
     const out: Array<{ server: string; resource: Resource }> = [];
@@ -154,7 +168,7 @@ export class Catalog {
     const out: Array<{ server: string; template: ResourceTemplate }> = [];
     for (const server of servers) {
       for (const pinned of (await this.current(server))?.resourceTemplates ?? []) {
-        if (!this.pendingChange(server, 'resource-template', pinned)) out.push({ server, template: pinned.definition });
+        if (!this.withheld(server, 'resource-template', pinned)) out.push({ server, template: pinned.definition });
       }
     }
     return out;
@@ -165,7 +179,7 @@ export class Catalog {
     const out: Array<{ server: string; prompt: Prompt }> = [];
     for (const server of servers) {
       for (const pinned of (await this.current(server))?.prompts ?? []) {
-        if (!this.pendingChange(server, 'prompt', pinned)) out.push({ server, prompt: pinned.definition });
+        if (!this.withheld(server, 'prompt', pinned)) out.push({ server, prompt: pinned.definition });
       }
     }
     return out;
@@ -185,9 +199,8 @@ export class Catalog {
     this.#offers(server, 'prompts', 'prompts');
     await this.deps.ensureReady(server);
     const pinned = (await this.current(server)) ? this.#index.prompt(server, name) : undefined;
-    if (pinned && this.pendingChange(server, 'prompt', pinned)) {
-      throw new AirlockError('conflict', `${server}'s prompt “${name}” changed since you approved it; review the change in Airlock first (airlock prompts ${server}).`);
-    }
+    const withheld = pinned ? this.withheld(server, 'prompt', pinned) : undefined;
+    if (withheld) throw withheldError(server, `prompt “${name}”`, withheld, `airlock prompts ${server} --approve ${name}`);
     return this.#request(server, (connection) => connection.getPrompt(name, args, bounds));
   }
 
@@ -197,10 +210,12 @@ export class Catalog {
     const ref = params.ref;
     if (ref.type === 'ref/prompt') {
       const pinned = this.#index.prompt(server, ref.name);
-      if (pinned && this.pendingChange(server, 'prompt', pinned)) throw new AirlockError('conflict', `${server}'s prompt “${ref.name}” changed since you approved it.`);
+      const withheld = pinned ? this.withheld(server, 'prompt', pinned) : undefined;
+      if (withheld) throw withheldError(server, `prompt “${ref.name}”`, withheld, `airlock prompts ${server} --approve ${ref.name}`);
     } else if (ref.type === 'ref/resource') {
       const pinned = this.#index.template(server, ref.uri);
-      if (pinned && this.pendingChange(server, 'resource-template', pinned)) throw new AirlockError('conflict', `${server}'s resource template changed since you approved it.`);
+      const withheld = pinned ? this.withheld(server, 'resource-template', pinned) : undefined;
+      if (withheld) throw withheldError(server, 'resource template', withheld, `airlock resources ${server} --approve-template ${ref.uri}`);
     }
     return this.#request(server, (connection) => connection.complete(params, bounds));
   }
@@ -384,6 +399,12 @@ export class ServerAnswerError extends AirlockError {
     super(mcpCode === ErrorCode.InvalidParams || mcpCode === -32002 ? 'not-found' : 'unavailable', `${server}: ${serverMessage}`);
     this.name = 'ServerAnswerError';
   }
+}
+
+/** The refusal of a withheld prompt or template, with what to do. */
+function withheldError(server: string, what: string, why: 'new' | 'changed', fix: string): AirlockError {
+  const said = why === 'new' ? `is new since you reviewed ${server}` : 'changed since you approved it';
+  return new AirlockError('conflict', `${server}'s ${what} ${said}, so Airlock does not use it until you approve it: review it on the server's page in Airlock, or run \`${fix}\`.`);
 }
 
 /** The approved definition of a prompt or template, looked up without trusting the key. */

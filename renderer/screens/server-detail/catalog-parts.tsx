@@ -121,7 +121,8 @@ export function PinState({
   if (item.isNew) {
     return (
       <div className="pin-state small" data-testid="pin-new">
-        <Badge tone="warn">Added after install</Badge> Not reviewed yet: the server listed it after you added it.{' '}
+        <Badge tone="warn">Added after install</Badge> Not reviewed yet: the server listed it after you added it. Apps using Airlock do not get it
+        {kind === 'prompt' ? ', and it cannot be filled in here,' : ''} until you approve it.{' '}
         <button type="button" className="small-button" disabled={action.busy} onClick={() => void approve()}>
           Approve it
         </button>

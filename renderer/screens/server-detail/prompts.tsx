@@ -45,7 +45,7 @@ function PromptItem({ catalog, prompt, onChange }: { catalog: CatalogView; promp
   const [values, setValues] = useState<ReadonlyMap<string, string>>(new Map());
   const [result, setResult] = useState<PromptResultView | undefined>();
   const action = useAction();
-  const withheld = prompt.pendingChange !== undefined;
+  const withheld = prompt.pendingChange !== undefined || prompt.isNew;
   const missing = prompt.arguments.filter((arg) => arg.required && !(values.get(arg.name) ?? ''));
   const get = async () => {
     setResult(undefined);

@@ -121,7 +121,7 @@ function TemplateItem({ catalog, template, onChange }: { catalog: CatalogView; t
   const variables = useMemo(() => templateVariables(template.uriTemplate), [template.uriTemplate]);
   const expanded = useMemo(() => expandTemplate(template.uriTemplate, values), [template.uriTemplate, values]);
   const missing = variables.names.filter((name) => !variables.optional.has(name) && !(values.get(name) ?? ''));
-  const withheld = template.pendingChange !== undefined;
+  const withheld = template.pendingChange !== undefined || template.isNew;
   return (
     <li className="catalog-item" data-testid="template-item">
       <div className="catalog-item-head">

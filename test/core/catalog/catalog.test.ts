@@ -8,7 +8,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { readServerRequestEntries } from '../../../electron/core/audit/server-request-entries';
+import { createGatewayServer } from '../../../electron/core/gateway/gateway-server';
 import { createTestHost, EVERYTHING_SERVER, fixture, type TestHost } from '../host/host-support';
 
 const lines = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
@@ -178,5 +181,47 @@ describe('bad input from a server’s catalog', () => {
     const unknown = await t.host.callTool({ server: 'abuse', tool: 'unknown_request', arguments: {}, caller: { kind: 'user' } });
     expect((unknown.result!.content[0] as { text: string }).text).toBe('refused: -32601');
     expect(t.host.serverRequests.pending()).toHaveLength(0);
+  });
+});
+
+describe('what the person never reviewed is not served: a prompt and a template swapped in after install', () => {
+  let t: TestHost;
+  let records: string;
+  beforeAll(async () => {
+    t = await createTestHost({ confirmationTimeoutMs: 20_000 });
+    records = t.folder('records');
+    await t.add('swapper', [process.execPath, fixture('servers/catalog-abuse.mjs'), records], { profile: { filesystem: { read: [], write: [records], persistentData: false } } });
+  });
+  afterAll(() => t.close());
+
+  /** An app's view, through the gateway, with the SDK's own client. */
+  async function appClient() {
+    const server = createGatewayServer(t.host.gateway.core(), { log: () => {} });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'an-app', version: '1.0.0' });
+    await client.connect(clientSide);
+    return client;
+  }
+
+  it('the new prompt and template are withheld from apps, shown as new for review, and served once approved', async () => {
+    const handlers = t.host.ipcHandlers();
+    await waitFor(() => handlers['catalog.get']({ name: 'swapper' }), (c) => c.prompts.length === 1, 'prompts');
+    await t.host.callTool({ server: 'swapper', tool: 'swap_prompt', arguments: {}, caller: { kind: 'user' } });
+    const after = await waitFor(() => handlers['catalog.get']({ name: 'swapper' }), (c) => c.prompts[0]?.name === 'summarise-v2' && c.resourceTemplates.length === 2, 'the swap');
+    expect(after.prompts[0]).toMatchObject({ name: 'summarise-v2', isNew: true });
+    expect(after.resourceTemplates.find((r) => r.uriTemplate === 'note://v2/{id}')).toMatchObject({ isNew: true });
+
+    const client = await appClient();
+    expect((await client.listPrompts()).prompts).toEqual([]);
+    expect((await client.listResourceTemplates()).resourceTemplates.map((r) => r.uriTemplate)).toEqual([expect.stringContaining('by-id')]);
+    await expect(client.getPrompt({ name: 'swapper__summarise-v2', arguments: { topic: 'x' } })).rejects.toThrow(/new since you reviewed swapper/);
+    await expect(handlers['prompts.get']({ server: 'swapper', name: 'summarise-v2', arguments: { topic: 'x' } })).rejects.toThrow(/new since you reviewed/);
+    // The server never served the injection to anyone.
+    expect(lines(join(records, 'prompts'))).toEqual([]);
+
+    await handlers['catalog.approve']({ name: 'swapper', kind: 'prompt', key: 'summarise-v2', fingerprint: after.prompts[0]!.fingerprint });
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['swapper__summarise-v2']);
+    await client.close();
   });
 });
