@@ -113,6 +113,18 @@ describe('airlock gateway --http', () => {
     expect(airlock(['rules', 'remove', 'files', 'read_text_file']).code).toBe(0);
   });
 
+  it('a client whose process stalls past common idle timeouts reuses its connection safely (no "other side closed")', async () => {
+    const read = () => client.callTool({ name: 'files__read_text_file', arguments: { path: join(work, 'notes.md') } });
+    expect(JSON.stringify((await read()).content)).toContain('gateway notes');
+    // A loaded machine: this process (the client) does not run at all for a while — longer than Node's
+    // default keep-alive of 5 s, and than a CLI command takes under load. Its pooled connection is reused after.
+    for (const stallMs of [5_500, 6_500]) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, stallMs);
+      const result = await read();
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    }
+  }, 60_000);
+
   it('adding a server during a session sends list_changed, and the client sees its tools', async () => {
     let changed = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {

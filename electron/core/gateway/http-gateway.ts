@@ -9,6 +9,14 @@ import { createGatewayServer, type GatewayServerOptions } from './gateway-server
 import { HttpSessionTransport, refuse } from './http-session-transport';
 import { MIN_GATEWAY_TOKEN_LENGTH, tokensMatch } from './gateway-token';
 
+/**
+ * How long a connection that showed the token may stay quiet before the
+ * gateway closes it: far longer than any client keeps an idle connection
+ * (so the client, not the gateway, ends it — no keep-alive race), and longer
+ * than a stream's keep-alive comments are apart.
+ */
+const ADMITTED_IDLE_MS = 5 * 60_000;
+
 /** The loopback addresses the HTTP gateway may listen on. */
 export type LoopbackHost = '127.0.0.1' | '::1';
 
@@ -34,6 +42,8 @@ export interface HttpGatewayOptions extends GatewayServerOptions {
   maxUnauthenticated?: number;
   /** A connection that has not shown the token is closed after this long without a byte (default 5 s). */
   unauthenticatedIdleMs?: number;
+  /** A connection that showed the token is closed after this long without a byte (default 5 min; see ADMITTED_IDLE_MS). */
+  admittedIdleMs?: number;
   /** How a call's stream is kept: its headers within `headersWithinMs` (default 100 ms), then a comment every `keepAliveMs` (default 15 s). */
   streams?: { headersWithinMs?: number; keepAliveMs?: number };
 }
@@ -100,6 +110,7 @@ export async function startHttpGateway(core: GatewayCore, options: HttpGatewayOp
 
   const maxUnauthenticated = options.maxUnauthenticated ?? 32;
   const unauthenticatedIdleMs = options.unauthenticatedIdleMs ?? 5_000;
+  const admittedIdleMs = options.admittedIdleMs ?? ADMITTED_IDLE_MS;
 
   // A server with no per-server connection limit: limits are kept below, by whether the token was shown.
   const httpServer = createServer({ connectionsCheckingInterval: 1_000, headersTimeout: 5_000, requestTimeout: 60_000 }, (req, res) => {
@@ -109,6 +120,14 @@ export async function startHttpGateway(core: GatewayCore, options: HttpGatewayOp
       else res.end();
     });
   });
+  // The keep-alive race: a server that closes an idle connection while the client reuses it makes the
+  // client's next request fail ("other side closed") — certain when the client's process stalls past
+  // the server's idle time (a loaded machine). So the gateway never closes an idle connection on a
+  // short timer of its own (no keep-alive timeout, and none announced): clients close their idle
+  // connections first, on their own timers (undici 4 s, Python's httpx 5 s, Go 90 s). Idle
+  // connections stay bounded below: strangers by count and a 5 s idle limit, clients with the token
+  // by count and `admittedIdleMs` — far longer than any client keeps one idle.
+  httpServer.keepAliveTimeout = 0;
   // SECURITY (unauthenticated resources are the attack surface): a connection is a stranger until
   // a request on it shows the token. Strangers get a short idle timeout and a bounded number of
   // places; a new one beyond that evicts the oldest stranger (a real client shows its token within
@@ -137,8 +156,9 @@ export async function startHttpGateway(core: GatewayCore, options: HttpGatewayOp
     if (admitted.size >= maxAdmitted) return false;
     strangers.delete(socket);
     admitted.add(socket);
-    // SSE streams stay open as long as the client wants: no idle timeout once the token was shown.
-    socket.setTimeout(0);
+    // SSE streams stay open as long as the client wants (they carry a keep-alive comment every 15 s);
+    // a connection quiet for `admittedIdleMs` is one its client forgot.
+    socket.setTimeout(admittedIdleMs);
     return true;
   }
 
