@@ -66,7 +66,7 @@ export async function openGatewayShell(options: GatewayShellOptions): Promise<Ga
         const code = newAnswerCode();
         void terminal
           .ask(`\n── Airlock: ${inert(question.server)} wants to reach ${inert(question.host)}:${question.port}, which it has no permission for.\nTo allow this time, type the code “${code}” (anything else denies): `)
-          .then((answer) => host.answerNetwork(question.id, judgeTerminalAnswer(answer ?? '', code) === 'allow', false, 'terminal'))
+          .then((answer) => host.approvals.answerNetwork(question.id, judgeTerminalAnswer(answer ?? '', code) === 'allow', false, 'terminal'))
           .catch(() => {});
       }
     },
@@ -75,7 +75,7 @@ export async function openGatewayShell(options: GatewayShellOptions): Promise<Ga
       owned = host;
       // Servers' sampling and elicitation questions, when this process runs the servers.
       if (terminal) askServerRequestsOnTerminal(host, terminal, host.ownShell);
-      if (options.startServers) await host.startEnabledServers();
+      if (options.startServers) await host.servers.startEnabled();
     },
   });
   return {

@@ -88,10 +88,10 @@ async function main(): Promise<void> {
         },
       }),
     onOwner: (host) => {
-      for (const notice of host.notices) {
+      for (const notice of host.app.info().notices) {
         if (Notification.isSupported()) new Notification({ title: 'Airlock', body: notice.message }).show();
       }
-      void host.startEnabledServers();
+      void host.servers.startEnabled();
     },
   });
   const handlers = shared.handlers();

@@ -127,7 +127,7 @@ async function hostTools(host: AirlockHost) {
   const id = host.agent.create().id;
   const view = await host.agent.tools(id);
   await host.agent.remove(id);
-  const detail = await host.serverDetail('files');
+  const detail = await host.servers.detail('files');
   return view.servers.flatMap((server) =>
     server.tools.map((entry) => {
       const definition = detail.tools.find((candidate) => candidate.name === entry.name)!;

@@ -90,7 +90,7 @@ async function measureCalls(host: AirlockHost, sandboxed: Client, unsandboxed: C
       if (i >= 20) cpu.sandboxedDirect += cpuUs() - cpuStart;
       cpuStart = cpuUs();
       start = performance.now();
-      const result = await host.callTool({ server: 'echo', tool: 'echo', arguments: args, caller: { kind: 'client', name: 'bench' } });
+      const result = await host.calls.call({ server: 'echo', tool: 'echo', arguments: args, caller: { kind: 'client', name: 'bench' } });
       const t = performance.now() - start;
       if (i >= 20) cpu.through += cpuUs() - cpuStart;
       if (result.outcome !== 'ok' || result.decision.decidedBy.kind !== 'rule') throw new Error(`bench call not auto-allowed: ${result.outcome} ${result.decision.decidedBy.kind} ${result.message ?? ''}`);
@@ -134,7 +134,7 @@ async function measureInRow(host: AirlockHost, sandboxed: Client): Promise<{ thr
     return (performance.now() - start) / CALLS;
   };
   for (let r = 0; r < ROUNDS; r += 1) {
-    through.push(await block(() => host.callTool({ server: 'echo', tool: 'echo', arguments: args, caller: { kind: 'client', name: 'bench' } })));
+    through.push(await block(() => host.calls.call({ server: 'echo', tool: 'echo', arguments: args, caller: { kind: 'client', name: 'bench' } })));
     direct.push(await block(() => sandboxed.callTool({ name: 'echo', arguments: args })));
   }
   return { through: median(through), direct: median(direct) };
@@ -160,7 +160,7 @@ async function chokePoint(): Promise<void> {
       ratioToUnsandboxed: round(group.through / group.direct),
       cpuUsPerCall: round(group.throughCpuUs),
       directCpuUsPerCall: round(group.sandboxedDirectCpuUs),
-      note: `auto-allowed by a rule; the decision written before the call, flushed within ${host.settings().flushWindowMs} ms (group commit); baseline: a direct SDK client on the same server in the same sandbox`,
+      note: `auto-allowed by a rule; the decision written before the call, flushed within ${host.app.settings().flushWindowMs} ms (group commit); baseline: a direct SDK client on the same server in the same sandbox`,
     });
     const inRow = await measureInRow(host, sandboxed.client);
     figure('call-through-choke-point-ms-in-a-row', inRow.through, inRow.direct, {

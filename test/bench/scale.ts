@@ -64,10 +64,10 @@ async function dataFolder(label: string, servers: number, tools: number): Promis
 async function started(dataDir: string, expectTools: number): Promise<{ host: AirlockHost; ms: number }> {
   const host = newHost(dataDir);
   const t = performance.now();
-  await host.startEnabledServers();
+  await host.servers.startEnabled();
   const ms = performance.now() - t;
   const tools = (await host.gateway.core().listTools()).length;
-  if (tools !== expectTools) throw new Error(`expected ${expectTools} tools once started, found ${tools}: ${JSON.stringify(host.listServers().filter((s) => s.state !== 'ready').map((s) => [s.name, s.state]))}`);
+  if (tools !== expectTools) throw new Error(`expected ${expectTools} tools once started, found ${tools}: ${JSON.stringify(host.servers.list().filter((s) => s.state !== 'ready').map((s) => [s.name, s.state]))}`);
   return { host, ms };
 }
 
@@ -137,16 +137,16 @@ try {
   // The Servers page, a detail page and a decision with 2,000 tools, against one server of 40.
   const pages = { list: [] as number[], listBase: [] as number[], get: [] as number[], getBase: [] as number[], call: [] as number[], callBase: [] as number[] };
   const call = (host: AirlockHost) => async () => {
-    const result = await host.callTool({ server: 's0', tool: 'tool_0001', arguments: { message: 'hi' }, caller: { kind: 'client', name: 'bench' } });
+    const result = await host.calls.call({ server: 's0', tool: 'tool_0001', arguments: { message: 'hi' }, caller: { kind: 'client', name: 'bench' } });
     if (result.outcome !== 'ok' || result.decision.decidedBy.kind !== 'rule') throw new Error(`bench call not auto-allowed: ${result.outcome} ${result.message ?? ''}`);
   };
   for (let i = 0; i < SAMPLES + 5; i += 1) {
     const warm = i < 5;
     const sink = (samples: number[]) => (warm ? [] : samples);
-    await time(sink(pages.list), () => big.host.listServers());
-    await time(sink(pages.listBase), () => small.host.listServers());
-    await time(sink(pages.get), () => big.host.serverDetail('s0'));
-    await time(sink(pages.getBase), () => small.host.serverDetail('s0'));
+    await time(sink(pages.list), () => big.host.servers.list());
+    await time(sink(pages.listBase), () => small.host.servers.list());
+    await time(sink(pages.get), () => big.host.servers.detail('s0'));
+    await time(sink(pages.getBase), () => small.host.servers.detail('s0'));
   }
   // Calls on their own (a detail page reads the audit log; calls write it), many more of them.
   for (let i = 0; i < 10 * SAMPLES + 20; i += 1) {

@@ -49,7 +49,7 @@ function airlock(args: string[]) {
 async function asTheAppDoes(extra: Partial<HostOptions> = {}): Promise<void> {
   const host = new AirlockHost({ dataDir, version: '0.0.0-test', homeDir: home, hooks: { emit: () => undefined }, ...extra });
   host.policy.setMode('strict');
-  await host.changesRecorded();
+  await host.changes.settled();
   await host.dispose();
 }
 

@@ -185,7 +185,7 @@ describe('the Airlock app started while a gateway runs the servers', () => {
       label: 'Airlock app (test)',
       canAsk: () => true,
       createHost: (hooks) => new AirlockHost({ dataDir, version: '0.0.0-test', homeDir: home, hooks }),
-      onOwner: (host) => host.startEnabledServers(),
+      onOwner: (host) => host.servers.startEnabled(),
     });
     try {
       expect(app.mode).toBe('owner');
@@ -196,13 +196,13 @@ describe('the Airlock app started while a gateway runs the servers', () => {
       const calls = tidyCalls();
       const host = app.localHost!;
       const call = gatewayClient.callTool({ name: 'liar__tidy_up', arguments: { path: join(records, 'd.txt') } });
-      await expect.poll(() => host.pendingConfirmations().length, { timeout: 30_000 }).toBe(1);
-      const view = host.pendingConfirmations()[0]!;
+      await expect.poll(() => host.approvals.pending().length, { timeout: 30_000 }).toBe(1);
+      const view = host.approvals.pending()[0]!;
       expect(view.callerLabel).toBe('Owner App');
-      expect(host.answerConfirmation(view.id, { choice: 'allow-once' }, { shell: 'window' })).toEqual({ accepted: true });
+      expect(host.approvals.answer(view.id, { choice: 'allow-once' }, { shell: 'window' })).toEqual({ accepted: true });
       expect((await call).isError).toBeFalsy();
       expect(tidyCalls()).toBe(calls + 1);
-      const entries = await host.auditEntries({ tool: 'tidy_up' });
+      const entries = await host.activity.entries({ tool: 'tidy_up' });
       expect(entries.find((entry) => entry.kind === 'decision')).toMatchObject({ caller: 'app “Owner App”', verdict: 'allowed after you answered in the window' });
       // One chain across both owners (a CLI process would be this test process's client, so ask the host directly).
       expect((await host.audit.verify()).ok).toBe(true);
@@ -214,10 +214,10 @@ describe('the Airlock app started while a gateway runs the servers', () => {
       const cli = PtySession.start([process.execPath, BIN, '--data-dir', dataDir, 'call', 'liar', 'tidy_up', '--args', JSON.stringify({ path: join(records, 'e.txt') })], env());
       // The app can answer too: the terminal offers to leave the question to it.
       await cli.waitFor(/The Airlock app can answer it/);
-      await expect.poll(() => host.pendingConfirmations().length, { timeout: 30_000 }).toBe(1);
-      const asked = host.pendingConfirmations()[0]!;
+      await expect.poll(() => host.approvals.pending().length, { timeout: 30_000 }).toBe(1);
+      const asked = host.approvals.pending()[0]!;
       expect(asked.caller).toEqual({ kind: 'cli' });
-      expect(host.answerConfirmation(asked.id, { choice: 'allow-once' }, { shell: 'window' })).toEqual({ accepted: true });
+      expect(host.approvals.answer(asked.id, { choice: 'allow-once' }, { shell: 'window' })).toEqual({ accepted: true });
       expect(await cli.exited).toBe(0);
       expect(cli.output).toContain('answered elsewhere');
       expect(tidyCalls()).toBe(calls + 2);

@@ -134,7 +134,7 @@ describe('resources and prompts on a server’s page', () => {
     await page.getByTestId('tab-prompts').click();
     const item = page.getByTestId('prompt-item').filter({ hasText: 'summarise' });
     expect(await item.getByTestId('pin-approved').count()).toBe(1);
-    expect((await t.host.callTool({ server: 'abuse', tool: 'change_prompt', arguments: {}, caller: { kind: 'user' } })).outcome).toBe('ok');
+    expect((await t.host.calls.call({ server: 'abuse', tool: 'change_prompt', arguments: {}, caller: { kind: 'user' } })).outcome).toBe('ok');
     const changed = item.getByTestId('pin-changed');
     await changed.waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('tab-prompts').getAttribute('class')).toContain('tab-attention');
@@ -151,7 +151,7 @@ describe('resources and prompts on a server’s page', () => {
 
   it('a flood of 30 questions: one dialog at a time, ten at most (the rate cap declines the rest), each Escape declines one', async () => {
     const { page } = t;
-    const flood = t.host.callTool({ server: 'abuse', tool: 'flood_elicitations', arguments: {}, caller: { kind: 'user' } });
+    const flood = t.host.calls.call({ server: 'abuse', tool: 'flood_elicitations', arguments: {}, caller: { kind: 'user' } });
     await waitForText(page.getByTestId('confirmation-queue'), '1 of 10 requests waiting');
     expect(await page.getByRole('dialog').count()).toBe(1);
     const declined: string[] = [];

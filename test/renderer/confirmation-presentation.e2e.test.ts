@@ -43,7 +43,7 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
   afterAll(() => t?.close());
 
   const mkdir = (name: string, signal?: AbortSignal) =>
-    t.host.callTool({ server: 'files', tool: 'create_directory', arguments: { path: join(work, name) }, caller: agent, ...(signal ? { signal } : {}) });
+    t.host.calls.call({ server: 'files', tool: 'create_directory', arguments: { path: join(work, name) }, caller: agent, ...(signal ? { signal } : {}) });
 
   it('a request that takes a withdrawn one’s place ignores a click at +80 ms, says so, and answers after the pause', async () => {
     const { page } = t;
@@ -92,7 +92,7 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
     expect(click.id).not.toBe(firstId);
     expect(click.delay).toBeLessThan(400);
     await page.waitForTimeout(300);
-    expect(t.host.pendingConfirmations().map((c) => c.id)).toEqual([click.id]);
+    expect(t.host.approvals.pending().map((c) => c.id)).toEqual([click.id]);
     expect(existsSync(join(work, 'swap-b'))).toBe(false);
     // The change was announced (and shown while the buttons slept).
     expect(await page.getByTestId('confirmation-announcement').textContent()).toContain(`A different request is now shown: files › create_directory on path ${join(work, 'swap-b')}`);
@@ -112,7 +112,7 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
     writeFileSync(join(work, 'secret.txt'), 'secret');
     writeFileSync(join(work, 'old-cache.tmp'), 'cache');
     const args = { path: join(work, 'old-cache.tmp'), source: join(work, 'secret.txt'), destination: join(work, 'moved.txt') };
-    const pending = t.host.callTool({ server: 'files', tool: 'move_file', arguments: args, caller: agent });
+    const pending = t.host.calls.call({ server: 'files', tool: 'move_file', arguments: args, caller: agent });
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     const headline = (await page.getByTestId('confirmation-headline').textContent()) ?? '';
@@ -138,7 +138,7 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
   it('a call from the command line is “You (command line)”, with a note; an app named “You” is an app', async () => {
     const { page } = t;
     const target = join(work, 'who.txt');
-    const fromCli = t.host.callTool({ server: 'files', tool: 'write_file', arguments: { path: target, content: 'x' }, caller: { kind: 'cli' } });
+    const fromCli = t.host.calls.call({ server: 'files', tool: 'write_file', arguments: { path: target, content: 'x' }, caller: { kind: 'cli' } });
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     expect(await dialog.getByTestId('confirmation-headline').textContent()).toBe(`You (command line) asked to run files › write_file on path ${target}`);
@@ -148,7 +148,7 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
     expect((await fromCli).outcome).toBe('denied');
     await dialog.waitFor({ state: 'detached' });
 
-    const fromApp = t.host.callTool({ server: 'files', tool: 'write_file', arguments: { path: target, content: 'x' }, caller: { kind: 'client', name: 'You' } });
+    const fromApp = t.host.calls.call({ server: 'files', tool: 'write_file', arguments: { path: target, content: 'x' }, caller: { kind: 'client', name: 'You' } });
     await dialog.waitFor();
     expect(await dialog.getByTestId('confirmation-headline').textContent()).toBe(`app “You” wants to run files › write_file on path ${target}`);
     expect(await dialog.getByTestId('caller-note').count()).toBe(0);
@@ -164,7 +164,7 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
   it('fits 1200×800: the reasons, the choices, the object check and the buttons are in view; the headline is shown once', async () => {
     const { page } = t;
     expect(page.viewportSize()).toEqual(VIEWPORT);
-    const pending = t.host.callTool({ server: 'files', tool: 'write_file', arguments: { path: join(work, 'fits.txt'), content: 'A short note.\nSecond line.' }, caller: agent });
+    const pending = t.host.calls.call({ server: 'files', tool: 'write_file', arguments: { path: join(work, 'fits.txt'), content: 'A short note.\nSecond line.' }, caller: agent });
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     await expect.poll(() => dialog.getByTestId('confirmation-deny').getAttribute('aria-disabled')).toBe(null);
@@ -190,7 +190,7 @@ describe('the confirmation dialog: what it shows and when it answers', () => {
     const { page } = t;
     const deep = (name: string) => join(work, ...Array.from({ length: 12 }, (_, i) => `folder-number-${i}-with-a-long-name`), name);
     const args = { source: deep('a.txt'), destination: deep('b.txt') };
-    const pending = t.host.callTool({ server: 'files', tool: 'move_file', arguments: args, caller: agent });
+    const pending = t.host.calls.call({ server: 'files', tool: 'move_file', arguments: args, caller: agent });
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     expect(args.source.length).toBeGreaterThan(400);
@@ -216,7 +216,7 @@ await serve({ name: 'verified', tools: [{ definition: { name: 'send', title: '�
 `,
     );
     await t.add('verified', [process.execPath, script]);
-    const pending = t.host.callTool({ server: 'verified', tool: 'send', arguments: { to: 'x' }, caller: agent });
+    const pending = t.host.calls.call({ server: 'verified', tool: 'send', arguments: { to: 'x' }, caller: agent });
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     expect(await page.getByTestId('confirmation-headline').textContent()).toBe('app “Test Agent” wants to run verified › send');

@@ -27,7 +27,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
   const awake = (dialog: Locator) => expect.poll(() => dialog.getByTestId('confirmation-deny').getAttribute('aria-disabled')).toBe(null);
 
   const writeCall = (file: string, content = 'draft') =>
-    t.host.callTool({ server: 'files', tool: 'write_file', arguments: { path: join(work, file), content }, caller: agent });
+    t.host.calls.call({ server: 'files', tool: 'write_file', arguments: { path: join(work, file), content }, caller: agent });
 
   it('shows who asks, the arguments, claims beside the reading, and lets the person edit an argument before allowing', async () => {
     const { page } = t;
@@ -44,7 +44,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     expect(text).toContain(join(work, 'edited.txt'));
     expect(await page.getByTestId('countdown').textContent()).toMatch(/Denied automatically in \d+ s/);
     expect(await page.getByTestId('confirmation-queue').textContent()).toBe('1 request waiting');
-    await waitForText(page.getByTestId('confirmation-origin'), `From: ${t.host.listServers()[0]!.source}`);
+    await waitForText(page.getByTestId('confirmation-origin'), `From: ${t.host.servers.list()[0]!.source}`);
     // SECURITY: the destructive call focuses Deny, and Allow stays off until the person confirms the named object.
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
     await awake(dialog);
@@ -66,7 +66,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     await editor.fill(JSON.stringify({ path: 5, content: 'x' }));
     await dialog.getByRole('button', { name: 'Allow once, as edited' }).click();
     await waitForText(dialog.getByRole('alert'), /schema/i);
-    expect(t.host.pendingConfirmations()).toHaveLength(1);
+    expect(t.host.approvals.pending()).toHaveLength(1);
     await editor.fill(JSON.stringify({ path: join(work, 'edited.txt'), content: 'edited by a person' }));
     const allow = dialog.getByRole('button', { name: 'Allow once, as edited' });
     expect(await allow.isDisabled()).toBe(false);
@@ -119,7 +119,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
     await page.keyboard.press('Enter');
     await page.waitForTimeout(500);
     expect(await dialog.isVisible()).toBe(true);
-    expect(t.host.pendingConfirmations()).toHaveLength(1);
+    expect(t.host.approvals.pending()).toHaveLength(1);
     expect(existsSync(join(work, 'entered.txt'))).toBe(false);
     await page.keyboard.press('Escape');
     expect((await pending).outcome).toBe('denied');
@@ -152,7 +152,7 @@ describe('the confirmation dialog, driven by agent calls through the real core',
 
   it('a call that changes things but is not destructive needs no object check, and "this session" covers the next call', async () => {
     const { page } = t;
-    const mkdir = (name: string) => t.host.callTool({ server: 'files', tool: 'create_directory', arguments: { path: join(work, name) }, caller: agent });
+    const mkdir = (name: string) => t.host.calls.call({ server: 'files', tool: 'create_directory', arguments: { path: join(work, name) }, caller: agent });
     const first = mkdir('made-1');
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();

@@ -14,13 +14,13 @@ describe('the confirmation countdown', () => {
   afterAll(() => t?.close());
 
   it('moves the deadline forward when the person engages, and says so', async () => {
-    const pending = t.host.callTool({ server: 'files', tool: 'write_file', arguments: { path: join(work, 'a.txt'), content: 'x' }, caller: agent });
+    const pending = t.host.calls.call({ server: 'files', tool: 'write_file', arguments: { path: join(work, 'a.txt'), content: 'x' }, caller: agent });
     const before = await nextConfirmation(t.host);
     const dialog = t.page.getByRole('dialog');
     await dialog.waitFor();
     await t.page.getByTestId('confirmation-headline').click();
     await waitForText(t.page.getByTestId('countdown'), /Paused while you read/);
-    await expect.poll(() => t.host.pendingConfirmations()[0]?.deadline ?? 0).toBeGreaterThan(before.deadline);
+    await expect.poll(() => t.host.approvals.pending()[0]?.deadline ?? 0).toBeGreaterThan(before.deadline);
     await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
     expect((await pending).outcome).toBe('denied');
   });

@@ -29,16 +29,16 @@ describe('strict durability on the Settings screen', () => {
     await box.focus();
     await page.keyboard.press('Space');
     await page.waitForFunction(() => (document.querySelector('[data-testid="durability"] input[type="checkbox"]') as HTMLInputElement | null)?.checked === true);
-    for (let i = 0; i < 100 && !t.host.settings().strictDurability; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(t.host.settings().strictDurability).toBe(true);
+    for (let i = 0; i < 100 && !t.host.app.settings().strictDurability; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(t.host.app.settings().strictDurability).toBe(true);
     await page.keyboard.press('Space');
-    for (let i = 0; i < 100 && t.host.settings().strictDurability; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(t.host.settings().strictDurability).toBe(false);
+    for (let i = 0; i < 100 && t.host.app.settings().strictDurability; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(t.host.app.settings().strictDurability).toBe(false);
     expect(t.consoleErrors).toEqual([]);
   });
 
   it('Activity says the end of the log is confirmed, and lists both switches as changes made in the window', async () => {
-    await t.host.changesRecorded();
+    await t.host.changes.settled();
     await t.host.audit.appendDecision({ caller: { kind: 'user' }, server: 'files', tool: 'read', fingerprint: null, arguments: {}, verdict: 'allow', final: 'allow', reasons: [] });
     await t.open('#/activity');
     // The two changes of strict durability above, and the decision.

@@ -149,9 +149,9 @@ describe('Find servers in the app', () => {
     await waitForText(page.getByTestId('server-badges'), 'Running', 120_000);
     expect(await page.getByTestId('provenance').textContent()).toContain(`listed as ${CLOCK_MCP_NAME} 1.0.0`);
 
-    const detail = await t.host.serverDetail('clock');
+    const detail = await t.host.servers.detail('clock');
     expect(detail.profile.secrets).toEqual(['CLOCK_API_KEY']);
-    const result = await t.host.callTool({ server: 'clock', tool: 'get_time', arguments: { zone: 'Asia/Tokyo' }, caller: { kind: 'user' } });
+    const result = await t.host.calls.call({ server: 'clock', tool: 'get_time', arguments: { zone: 'Asia/Tokyo' }, caller: { kind: 'user' } });
     expect(result.outcome).toBe('ok');
     expect(JSON.stringify(result.result!.content)).toContain('12:00 in Asia/Tokyo (clock 1.0.0)');
     expect(t.consoleErrors).toEqual([]);
@@ -169,7 +169,7 @@ describe('Find servers in the app', () => {
     expect(await page.getByTestId('provenance').textContent()).toContain(`${CLOCK_PACKAGE}==1.1.0`);
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.getByTestId('server-list').waitFor();
-    const result = await t.host.callTool({ server: 'clock', tool: 'get_time', arguments: { zone: 'UTC' }, caller: { kind: 'user' } });
+    const result = await t.host.calls.call({ server: 'clock', tool: 'get_time', arguments: { zone: 'UTC' }, caller: { kind: 'user' } });
     expect(JSON.stringify(result.result!.content)).toContain('(clock 1.0.0)');
   }, 300_000);
 
@@ -188,7 +188,7 @@ describe('Find servers in the app', () => {
     const before = folders();
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.getByTestId('server-list').waitFor();
-    expect(t.host.listServers().map((server) => server.name)).toEqual(['clock']);
+    expect(t.host.servers.list().map((server) => server.name)).toEqual(['clock']);
     // Nothing was installed for the draft: the server folders are the same.
     expect(folders()).toEqual(before);
   }, 300_000);

@@ -44,7 +44,7 @@ describe('a gateway client’s destructive call, approved in the window', () => 
     const result = await pending;
     expect(result.isError).toBeFalsy();
     expect(readFileSync(target, 'utf8')).toBe('written after approval');
-    const entries = await t.host.auditEntries({ server: 'files', tool: 'write_file' });
+    const entries = await t.host.activity.entries({ server: 'files', tool: 'write_file' });
     expect(entries.find((entry) => entry.kind === 'decision')).toMatchObject({ caller: 'app “Claude Desktop”', callerKind: 'client', verdict: 'allowed after you answered in the window' });
   });
 

@@ -119,7 +119,7 @@ describe('hostile server content renders inert on every screen', () => {
 
   it('in the confirmation dialog', async () => {
     const { page } = t;
-    const pending = t.host.callTool({ server: 'hostile', tool: 'erase', arguments: { target: '\u202Eeverything <img src=x>' }, caller: agent });
+    const pending = t.host.calls.call({ server: 'hostile', tool: 'erase', arguments: { target: '\u202Eeverything <img src=x>' }, caller: agent });
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     await expandAll(dialog);
@@ -153,7 +153,7 @@ describe('hostile server content renders inert on every screen', () => {
 
   it('in a server’s questions: a form and a web page to open', async () => {
     const { page } = t;
-    const asking = t.host.callTool({ server: 'hostile', tool: 'ask', arguments: {}, caller: { kind: 'user' } });
+    const asking = t.host.calls.call({ server: 'hostile', tool: 'ask', arguments: {}, caller: { kind: 'user' } });
     const form = page.locator('[data-testid="server-request"][data-kind="elicitation-form"]');
     await form.waitFor({ timeout: 30_000 });
     await expandAll(form);
@@ -173,7 +173,7 @@ describe('hostile server content renders inert on every screen', () => {
     await page.keyboard.press('Escape');
     expect(JSON.parse(((await asking).result?.content[0] as { text: string }).text)).toEqual({ action: 'decline' });
 
-    const opening = t.host.callTool({ server: 'hostile', tool: 'ask_url', arguments: {}, caller: { kind: 'user' } });
+    const opening = t.host.calls.call({ server: 'hostile', tool: 'ask_url', arguments: {}, caller: { kind: 'user' } });
     const web = page.locator('[data-testid="server-request"][data-kind="elicitation-url"]');
     await web.waitFor({ timeout: 30_000 });
     await expandAll(web);

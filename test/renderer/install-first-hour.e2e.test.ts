@@ -107,7 +107,7 @@ describe('the first servers, in the window', () => {
     await page.getByRole('button', { name: 'Enable' }).click();
     await page.getByTestId('server-detail').waitFor();
     await waitForText(page.getByTestId('server-badges'), 'Running');
-    const created = await t.host.callTool({
+    const created = await t.host.calls.call({
       server: 'memory',
       tool: 'create_entities',
       arguments: { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] },
@@ -172,7 +172,7 @@ describe('the first servers, in the window', () => {
     }
 
     expect(await tryTool('my-files', 'read_text_file', { path: join(projects, 'plan.md') })).toContain('the plan');
-    const created = await t.host.callTool({ server: 'my-memory', tool: 'create_entities', arguments: { entities: [{ name: 'Grace', entityType: 'person', observations: ['found a moth'] }] }, caller: { kind: 'user' } });
+    const created = await t.host.calls.call({ server: 'my-memory', tool: 'create_entities', arguments: { entities: [{ name: 'Grace', entityType: 'person', observations: ['found a moth'] }] }, caller: { kind: 'user' } });
     expect(created.outcome).toBe('ok');
     expect(readFileSync(join(memoryDir, 'memory.json'), 'utf8')).toContain('"name":"Grace"');
     expect(await tryTool('github', 'whoami')).toContain('{"login":"octo"}');

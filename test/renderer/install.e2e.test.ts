@@ -59,7 +59,7 @@ describe('installing and reviewing server-filesystem in the app', () => {
     await page.getByLabel(/Type .* to confirm/).fill(name);
     await page.getByRole('button', { name: `Remove ${name}` }).click();
     await page.getByTestId('servers-empty').waitFor();
-    expect(t.host.listServers()).toEqual([]);
+    expect(t.host.servers.list()).toEqual([]);
   }, 300_000);
 
   it('walks a local command through disclosure, inspection, a folder grant and enabling', async () => {
@@ -126,7 +126,7 @@ describe('installing and reviewing server-filesystem in the app', () => {
     expect(badges).toContain('Not trusted');
     expect(badges).toContain('Sandboxed');
     expect(badges).toContain('Network: no');
-    expect(await row.getByTestId('server-summary').textContent()).toBe(t.host.listServers()[0]!.summary);
+    expect(await row.getByTestId('server-summary').textContent()).toBe(t.host.servers.list()[0]!.summary);
     await t.harness.screenshot('servers-list');
   });
 
@@ -150,7 +150,7 @@ describe('installing and reviewing server-filesystem in the app', () => {
     expect(await readRow.getByTestId('claims').textContent()).toContain('read-only');
     expect(await readRow.getByTestId('reading').textContent()).toContain('Read-only');
     // Untrusted and able to write (not contained): its claim of read-only does not spare a prompt.
-    const core = (await t.host.serverDetail('notes')).tools.find((x) => x.name === 'read_text_file')!;
+    const core = (await t.host.servers.detail('notes')).tools.find((x) => x.name === 'read_text_file')!;
     expect(core.preview.verdict).toBe('ask');
     expect(await readRow.getByTestId('policy-preview').textContent()).toBe(core.preview.label);
     await t.harness.screenshot('server-detail-tools');
@@ -181,7 +181,7 @@ describe('installing and reviewing server-filesystem in the app', () => {
     const writes = page.getByTestId('grants-write');
     await writes.getByRole('button', { name: `Remove write grant for ${work}` }).click();
     await waitForText(page.getByTestId('detail-summary'), 'Writes nowhere that lasts');
-    expect((await t.host.serverDetail('notes')).profile.filesystem.write).toEqual([]);
+    expect((await t.host.servers.detail('notes')).profile.filesystem.write).toEqual([]);
     await waitForText(page.getByTestId('server-badges'), 'Running');
 
     await page.getByRole('tab', { name: 'Try a tool' }).click();
@@ -206,7 +206,7 @@ describe('installing and reviewing server-filesystem in the app', () => {
     await page.getByTestId('probe-report').waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.getByTestId('server-list').waitFor();
-    expect(t.host.listServers().map((s) => s.name)).toEqual(['notes']);
+    expect(t.host.servers.list().map((s) => s.name)).toEqual(['notes']);
     await expect.poll(() => (existsSync(join(t.dataDir, 'servers')) ? readdirSync(join(t.dataDir, 'servers')) : [])).toEqual(before);
     const probes = existsSync(join(t.dataDir, 'server-data')) ? readdirSync(join(t.dataDir, 'server-data')).filter((x) => x.startsWith('probe-')) : [];
     expect(probes).toEqual([]);
@@ -222,10 +222,10 @@ describe('installing and reviewing server-filesystem in the app', () => {
     await editor.getByLabel('Setting name').fill('LOG_LEVEL');
     await editor.getByLabel('Setting value').fill('debug');
     await editor.getByRole('button', { name: 'Add setting' }).click();
-    await expect.poll(async () => (await t.host.serverDetail('notes')).spec.env).toEqual({ LOG_LEVEL: 'debug' });
+    await expect.poll(async () => (await t.host.servers.detail('notes')).spec.env).toEqual({ LOG_LEVEL: 'debug' });
     await waitForText(editor, 'LOG_LEVEL=debug');
     await editor.getByRole('button', { name: 'Remove the setting LOG_LEVEL' }).click();
-    await expect.poll(async () => (await t.host.serverDetail('notes')).spec.env).toEqual({});
+    await expect.poll(async () => (await t.host.servers.detail('notes')).spec.env).toEqual({});
   });
 
   it('Settings shows which node servers run with, and where it was found', async () => {

@@ -73,7 +73,7 @@ describe('installing an MCPB bundle in the app', () => {
     await secrets.getByRole('button', { name: 'Clear' }).click();
     // Clearing deletes the value and takes the grant back: the name leaves the list.
     await expect.poll(async () => (await secrets.textContent())?.includes('ECHO_API_KEY')).toBe(false);
-    const detail = await t.host.serverDetail('echo-bundle');
+    const detail = await t.host.servers.detail('echo-bundle');
     expect(detail.secretsSet).toEqual([]);
     expect(detail.profile.secrets).not.toContain('ECHO_API_KEY');
     expect(await page.content()).not.toContain(SECRET);

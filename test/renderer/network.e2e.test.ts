@@ -50,7 +50,7 @@ describe('network questions', () => {
   });
 
   const fetchVia = (server: string) =>
-    t.host.callTool({ server, tool: 'fetch_via_proxy', arguments: { url }, caller: { kind: 'user' } }).then((result) => JSON.parse((result.result?.content[0] as { text: string }).text));
+    t.host.calls.call({ server, tool: 'fetch_via_proxy', arguments: { url }, caller: { kind: 'user' } }).then((result) => JSON.parse((result.result?.content[0] as { text: string }).text));
 
   it('denied in the window: the request never reaches the host', async () => {
     const pending = fetchVia('net');
@@ -62,20 +62,20 @@ describe('network questions', () => {
   });
 
   it('always allowed in the window: the request goes through and the grant is saved', async () => {
-    await t.host.restartServer('net'); // a new run: its earlier "no" is forgotten
+    await t.host.servers.restart('net'); // a new run: its earlier "no" is forgotten
     const pending = fetchVia('net');
     const prompt = t.page.getByTestId('network-prompt');
     await prompt.waitFor();
     await prompt.getByRole('button', { name: /Always allow for net/ }).click();
     expect(await pending).toMatchObject({ ok: true, body: 'reached' });
     expect(hits).toBe(1);
-    expect(t.host.record('net').profile.network.allowedDomains).toEqual([`127.0.0.1:${new URL(url).port}`]);
+    expect(t.host.servers.record('net').profile.network.allowedDomains).toEqual([`127.0.0.1:${new URL(url).port}`]);
   });
 
   it('a contained server is never asked: it has no network path at all', async () => {
     const result = await fetchVia('contained');
     expect(result).toMatchObject({ ok: false, code: 'NO_PROXY' });
-    expect(t.host.network.list()).toEqual([]);
+    expect(t.host.approvals.network.list()).toEqual([]);
     expect(hits).toBe(1);
   });
 
@@ -85,12 +85,12 @@ describe('network questions', () => {
     const second = await canaryAt();
     try {
       const fetchUrl = (target: string) =>
-        t.host.callTool({ server: 'net', tool: 'fetch_via_proxy', arguments: { url: target }, caller: { kind: 'user' } }).then((result) => JSON.parse((result.result?.content[0] as { text: string }).text));
+        t.host.calls.call({ server: 'net', tool: 'fetch_via_proxy', arguments: { url: target }, caller: { kind: 'user' } }).then((result) => JSON.parse((result.result?.content[0] as { text: string }).text));
       const a = fetchUrl(first.url);
-      await expect.poll(() => t.host.network.list().length, { timeout: 30_000 }).toBe(1);
+      await expect.poll(() => t.host.approvals.network.list().length, { timeout: 30_000 }).toBe(1);
       const b = fetchUrl(second.url);
-      await expect.poll(() => t.host.network.list().length, { timeout: 30_000 }).toBe(2);
-      const [questionA, questionB] = t.host.network.list();
+      await expect.poll(() => t.host.approvals.network.list().length, { timeout: 30_000 }).toBe(2);
+      const [questionA, questionB] = t.host.approvals.network.list();
       const prompt = page.getByTestId('network-prompt');
       await expect.poll(() => prompt.getAttribute('data-question-id')).toBe(questionA!.id);
       const allow = prompt.getByTestId('network-allow');
@@ -129,7 +129,7 @@ describe('network questions', () => {
         { from: questionA!.id },
       );
       // A is answered elsewhere (a terminal); B takes its place in the window.
-      expect(t.host.answerNetwork(questionA!.id, false, false, 'terminal')).toEqual({ accepted: true });
+      expect(t.host.approvals.answerNetwork(questionA!.id, false, false, 'terminal')).toEqual({ accepted: true });
       expect((await a).ok).toBe(false);
 
       const click = await page.waitForFunction(() => (window as unknown as { swapClick?: unknown }).swapClick).then((handle) => handle.jsonValue() as Promise<{ delay: number; hitAllow: boolean; id: string | null }>);
@@ -137,7 +137,7 @@ describe('network questions', () => {
       expect(click).toMatchObject({ hitAllow: true, id: questionB!.id });
       expect(click.delay).toBeLessThan(400);
       await page.waitForTimeout(300);
-      expect(t.host.network.list().map((q) => q.id)).toEqual([questionB!.id]);
+      expect(t.host.approvals.network.list().map((q) => q.id)).toEqual([questionB!.id]);
       expect(second.hits()).toBe(0);
       expect(await page.getByTestId('network-announcement').textContent()).toBe(`A different request is now shown: net wants to reach 127.0.0.1:${new URL(second.url).port}. Read it before answering.`);
 

@@ -27,7 +27,7 @@ describe('the Permissions section', () => {
 
   /** The planter's own report of writing the repository's config, from inside its sandbox (a call the person makes in the console). */
   const plantConfig = async () => {
-    const result = await t.host.callTool({ server: 'git-server', tool: 'plant', arguments: { variant: 'repo-config', root: repo, marker: join(t.root, 'marker') }, caller: { kind: 'user' } });
+    const result = await t.host.calls.call({ server: 'git-server', tool: 'plant', arguments: { variant: 'repo-config', root: repo, marker: join(t.root, 'marker') }, caller: { kind: 'user' } });
     return (JSON.parse((result.result?.content[0] as { text: string }).text) as Array<{ step: string; ok: boolean }>).find((step) => step.step === 'config');
   };
 
@@ -43,15 +43,15 @@ describe('the Permissions section', () => {
     await checkbox.check();
     await waitForText(page.getByTestId('detail-summary'), `Can also change files other programs trust in ${join(repo, '.git')}`);
     expect(await option.textContent()).toContain('Warning:');
-    expect((await t.host.serverDetail('git-server')).profile.filesystem.writeTrusted).toEqual([join(repo, '.git')]);
+    expect((await t.host.servers.detail('git-server')).profile.filesystem.writeTrusted).toEqual([join(repo, '.git')]);
     await t.harness.screenshot('server-detail-write-trusted');
     expect(await plantConfig()).toMatchObject({ ok: true });
     expect(readFileSync(join(repo, '.git', 'config'), 'utf8')).toContain('fsmonitor');
 
     await checkbox.uncheck();
     await waitForText(page.getByTestId('grants-write'), 'Also let it change the repository here');
-    for (let i = 0; i < 100 && (await t.host.serverDetail('git-server')).profile.filesystem.writeTrusted; i += 1) await new Promise((r) => setTimeout(r, 50));
-    expect((await t.host.serverDetail('git-server')).profile.filesystem.writeTrusted).toBeUndefined();
+    for (let i = 0; i < 100 && (await t.host.servers.detail('git-server')).profile.filesystem.writeTrusted; i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect((await t.host.servers.detail('git-server')).profile.filesystem.writeTrusted).toBeUndefined();
     expect(await plantConfig()).toMatchObject({ ok: false });
     expect(t.consoleErrors).toEqual([]);
   });
@@ -61,7 +61,7 @@ describe('the Permissions section', () => {
     await t.open('#/servers/git-server/permissions');
     const limits = page.getByTestId('resource-limits');
     await limits.waitFor();
-    const core = (await t.host.serverDetail('git-server')).limits;
+    const core = (await t.host.servers.detail('git-server')).limits;
     expect(core).toHaveLength(4);
     for (const limit of core) {
       const row = limits.getByTestId(`limit-${limit.kind}`);

@@ -120,7 +120,7 @@ export async function openRendererHost(
       await page.locator('main h1').first().waitFor();
     },
     async settled() {
-      const quiet = () => host.pendingConfirmations().length === 0 && host.serverRequests.pending().length === 0 && host.network.list().length === 0;
+      const quiet = () => host.approvals.pending().length === 0 && host.serverRequests.pending().length === 0 && host.approvals.network.list().length === 0;
       for (let i = 0; i < 400 && !quiet(); i += 1) await new Promise((r) => setTimeout(r, 25));
       if (!quiet()) throw new Error('a question is still waiting for an answer after the test');
       await page.locator('dialog[open], [data-testid="network-prompt"]').first().waitFor({ state: 'detached', timeout: 30_000 });
@@ -136,7 +136,7 @@ export async function openRendererHost(
 /** Waits until the core holds a confirmation, and returns it. */
 export async function nextConfirmation(host: AirlockHost): Promise<ConfirmationView> {
   for (let i = 0; i < 400; i += 1) {
-    const pending = host.pendingConfirmations();
+    const pending = host.approvals.pending();
     if (pending.length) return pending[0]!;
     await new Promise((r) => setTimeout(r, 25));
   }

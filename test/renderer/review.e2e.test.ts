@@ -61,7 +61,7 @@ describe('import and pending changes in the app', () => {
     await page.getByRole('button', { name: 'Enable' }).click();
     await page.getByTestId('server-detail').waitFor();
     await waitForText(page.getByTestId('server-badges'), 'Running');
-    expect(t.host.listServers().map((s) => s.name)).toEqual(['echo']);
+    expect(t.host.servers.list().map((s) => s.name)).toEqual(['echo']);
   });
 
   it('shows a rug pull as a pending change with a diff; no call reaches the tool until it is approved', async () => {
@@ -71,7 +71,7 @@ describe('import and pending changes in the app', () => {
     await t.open('#/servers/drift');
     await page.getByTestId('detail-tabs').waitFor();
     // The rug pull: the person's own call to `mutate` changes `target` and announces it.
-    await t.host.callTool({ server: 'drift', tool: 'mutate', arguments: {}, caller: { kind: 'user' } });
+    await t.host.calls.call({ server: 'drift', tool: 'mutate', arguments: {}, caller: { kind: 'user' } });
     const pending = page.getByTestId('pending-changes');
     await pending.waitFor({ timeout: 30_000 });
     const diff = pending.getByTestId('definition-diff');
@@ -83,7 +83,7 @@ describe('import and pending changes in the app', () => {
     await t.harness.screenshot('server-detail-pending-change');
 
     // Until approved, an agent's call to the changed tool asks again, showing what changed; denied, it never runs.
-    const call = t.host.callTool({ server: 'drift', tool: 'target', arguments: {}, caller: agent });
+    const call = t.host.calls.call({ server: 'drift', tool: 'target', arguments: {}, caller: agent });
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain('This tool changed since you approved it');
@@ -101,7 +101,7 @@ describe('import and pending changes in the app', () => {
     await t.open('#/servers/drift');
     await page.getByTestId('pending-target').getByRole('button', { name: 'Approve this definition' }).click();
     await page.getByTestId('pending-changes').waitFor({ state: 'detached' });
-    const detail = await t.host.serverDetail('drift');
+    const detail = await t.host.servers.detail('drift');
     expect(detail.tools.find((tool) => tool.name === 'target')!.pendingChange).toBeUndefined();
     expect(detail.pendingChanges).toBe(0);
   });

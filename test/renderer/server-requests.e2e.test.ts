@@ -55,7 +55,7 @@ describe('servers’ questions in the window, answered through the real core', (
     await expect.poll(() => shown.locator('.confirm-buttons button').first().getAttribute('aria-disabled')).toBe(null);
     return shown;
   }
-  const call = (tool: string, args: Record<string, unknown>) => t.host.callTool({ server: 'everything', tool, arguments: args, caller: { kind: 'user' } });
+  const call = (tool: string, args: Record<string, unknown>) => t.host.calls.call({ server: 'everything', tool, arguments: args, caller: { kind: 'user' } });
 
   it('sampling: the person edits the request, the model gets exactly that, and the server gets exactly the answer the person sent', async () => {
     const { page } = t;
@@ -215,7 +215,7 @@ describe('servers’ questions in the window, answered through the real core', (
     const { page } = t;
     const asking = call('trigger-elicitation-request', {});
     await question('elicitation-form');
-    const tool = t.host.callTool({ server: 'everything', tool: 'echo', arguments: { message: 'queued' }, caller: { kind: 'client', name: 'Queue App' } });
+    const tool = t.host.calls.call({ server: 'everything', tool: 'echo', arguments: { message: 'queued' }, caller: { kind: 'client', name: 'Queue App' } });
     await waitForText(page.getByTestId('confirmation-queue'), '1 of 2 requests waiting');
     // Still the question, the older one.
     expect(await page.getByRole('dialog').count()).toBe(1);

@@ -44,7 +44,7 @@ describe('the app shell in Chromium, driven by the real core', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Settings');
     const status = page.getByTestId('sandbox-status');
-    await expect.poll(() => status.textContent()).toContain(host.sandboxStatus().summary);
+    await expect.poll(() => status.textContent()).toContain(host.app.sandbox.summary);
     expect(await page.getByText(dataDir).isVisible()).toBe(true);
     await harness.screenshot('shell-settings');
   });
@@ -52,7 +52,7 @@ describe('the app shell in Chromium, driven by the real core', () => {
   it('follows a sandbox change pushed by the core as an event', async () => {
     const { page } = harness;
     sandboxCheck = () => checkSandboxSupport({ platform: 'linux', pathEnv: '' });
-    host.recheckSandbox();
+    host.app.recheckSandbox();
     await expect.poll(() => page.getByTestId('sandbox-badge').textContent()).toBe('Sandbox unavailable');
     await expect.poll(() => page.getByTestId('sandbox-status').textContent()).toContain('sudo apt-get install -y bubblewrap socat ripgrep');
     await harness.screenshot('shell-settings-missing');

@@ -20,7 +20,7 @@ describe('updating an npm server from the detail page', () => {
   afterAll(() => t?.close());
 
   it('shows the change, keeps the name, trust and grants, and removes the old version', async () => {
-    const before = await t.host.serverDetail('files');
+    const before = await t.host.servers.detail('files');
     expect(before.provenance).toMatchObject({ kind: 'npm', version: '2026.7.10' });
     const oldDir = before.provenance.kind === 'npm' ? before.provenance.installDir : '';
     await t.open('#/servers/files');
@@ -31,8 +31,8 @@ describe('updating an npm server from the detail page', () => {
     await t.page.getByRole('button', { name: 'Continue' }).click();
     expect(await t.page.getByTestId('trust-checkbox').isChecked()).toBe(true);
     await t.page.getByRole('button', { name: 'Enable' }).click();
-    await expect.poll(async () => (await t.host.serverDetail('files')).provenance, { timeout: 60_000 }).toMatchObject({ version: '2026.8.31' });
-    const after = await t.host.serverDetail('files');
+    await expect.poll(async () => (await t.host.servers.detail('files')).provenance, { timeout: 60_000 }).toMatchObject({ version: '2026.8.31' });
+    const after = await t.host.servers.detail('files');
     expect(after.trusted).toBe(true);
     expect(after.profile.filesystem.read).toEqual([work]);
     // The old version's files go once the new one is saved.

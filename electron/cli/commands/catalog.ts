@@ -26,7 +26,7 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
     const api = await context.api();
     const host = api.localHost;
     // This process runs the servers: start it (the owner, if another process, already runs it).
-    if (host && host.record(name).enabled) await host.supervisor.start(name).catch(() => {});
+    if (host && host.servers.record(name).enabled) await host.supervisor.start(name).catch(() => {});
     return api.invoke('catalog.get', { name });
   };
 

@@ -560,7 +560,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
 export async function warmDetail(context: CliContext, name: string) {
   const api = await context.api();
   const host = api.localHost;
-  if (host && host.record(name).enabled) await host.supervisor.start(name).catch(() => {});
+  if (host && host.servers.record(name).enabled) await host.supervisor.start(name).catch(() => {});
   return api.invoke('servers.get', { name });
 }
 

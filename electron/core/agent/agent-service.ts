@@ -30,7 +30,9 @@ import {
   type TurnStatus,
   appendText,
 } from '../../../shared/chat';
+import type { IpcHandlers } from '../../../shared/ipc';
 import type { CallRequest, CallResult } from '../calls/call-pipeline';
+import type { ShellIdentity } from '../ipc/shell-identity';
 import { AirlockError, messageOf } from '../errors';
 import type { SecretStore } from '../secrets/secret-store';
 import { runTurn, type TurnOutcome } from './agent-loop';
@@ -323,6 +325,59 @@ export class AgentService {
   }
 
   /** Stops every turn (Airlock is closing). */
+  /**
+   * The chat's and models' channels, for the shell that calls: a terminal's
+   * own turns ask on that terminal (and in the window); the window's ask in
+   * the window. The agent never answers a confirmation.
+   */
+  ipcHandlers(
+    shell: ShellIdentity,
+  ): Pick<
+    IpcHandlers,
+    | 'models.get'
+    | 'models.addProvider'
+    | 'models.updateProvider'
+    | 'models.removeProvider'
+    | 'models.test'
+    | 'models.setDefault'
+    | 'models.setStepLimit'
+    | 'chat.list'
+    | 'chat.get'
+    | 'chat.create'
+    | 'chat.rename'
+    | 'chat.delete'
+    | 'chat.setModel'
+    | 'chat.setTools'
+    | 'chat.tools'
+    | 'chat.commands'
+    | 'chat.send'
+    | 'chat.stop'
+    | 'chat.retry'
+  > {
+    const askIn = shell.kind === 'window' ? undefined : shell.origin;
+    return {
+      'models.get': () => this.modelsView(),
+      'models.addProvider': (input) => this.addProvider(input),
+      'models.updateProvider': ({ id, ...changes }) => this.updateProvider(id, changes),
+      'models.removeProvider': ({ id }) => (this.removeProvider(id), {}),
+      'models.test': ({ id }) => this.testProvider(id),
+      'models.setDefault': (ref) => this.setDefaultModel(ref),
+      'models.setStepLimit': ({ limit }) => this.setStepLimit(limit),
+      'chat.list': ({ query }) => this.list(query),
+      'chat.get': ({ id }) => this.get(id),
+      'chat.create': ({ model }) => this.create(model ? { model } : {}),
+      'chat.rename': ({ id, title }) => this.rename(id, title),
+      'chat.delete': async ({ id }) => (await this.remove(id), {}),
+      'chat.setModel': ({ id, model }) => this.setModel(id, model),
+      'chat.setTools': ({ id, tools }) => this.setTools(id, tools),
+      'chat.tools': ({ id }) => this.tools(id),
+      'chat.commands': ({ id }) => this.commands(id),
+      'chat.send': ({ id, ...input }) => this.send(id, input, askIn),
+      'chat.stop': async ({ id }) => (await this.stop(id), {}),
+      'chat.retry': ({ id }) => (this.retry(id, askIn), {}),
+    };
+  }
+
   async dispose(): Promise<void> {
     await Promise.all([...this.turns.keys()].map((id) => this.stop(id)));
   }

@@ -18,7 +18,6 @@
  * the names of secrets, as the profile holds them).
  */
 import type { SandboxProfile, ServerRecord } from '../../../shared/domain';
-import type { AuditLog } from './audit-log';
 import type { ChangeActor, ChangeEntry, ChangeKind } from './entries';
 
 /** What `AuditLog.appendChange` takes. */
@@ -84,7 +83,8 @@ export class ChangeRecorder {
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
-    private readonly audit: Pick<AuditLog, 'appendChange'>,
+    /** The audit log (audit-log.ts), as far as changes go: typed here so the log can import this file, not the reverse. */
+    private readonly audit: { appendChange(input: ChangeInput): Promise<unknown> },
     private readonly onError: (error: unknown) => void,
   ) {}
 
@@ -101,6 +101,16 @@ export class ChangeRecorder {
   /** Resolves once every entry started so far is written (or its failure reported). */
   async settled(): Promise<void> {
     while (this.pending.size) await Promise.all([...this.pending]);
+  }
+
+  /**
+   * A handler's answer once the change entries it started are written: a
+   * command that exits right after its change still leaves its entry.
+   */
+  async once<T>(result: T | Promise<T>): Promise<T> {
+    const value = await result;
+    await this.settled();
+    return value;
   }
 }
 

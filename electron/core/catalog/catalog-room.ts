@@ -12,6 +12,7 @@ import { AirlockError, messageOf } from '../errors';
 import type { GatewayCatalog } from '../gateway/gateway-core';
 import type { ServerConnection } from '../servers/server-connection';
 import { AIRLOCK_SUBSCRIBER, Catalog } from './catalog';
+import type { ShellIdentity } from '../ipc/shell-identity';
 import { toCatalogView, toPromptResultView, toResourceReadView } from './views';
 
 /** The subscriber name of Airlock's own window (resources it watches). */
@@ -88,14 +89,18 @@ export class CatalogRoom {
     return level ? { level } : {};
   }
 
-  /** One handler per catalog channel. */
-  ipcHandlers(): Pick<IpcHandlers, 'catalog.get' | 'catalog.approve' | 'resources.read' | 'resources.subscribe' | 'prompts.get' | 'completion.complete' | 'logging.setLevel'> {
+  /**
+   * One handler per catalog channel, for the shell that calls. Live updates
+   * of a resource are the window's (it shows them); a terminal reads.
+   */
+  ipcHandlers(shell: ShellIdentity): Pick<IpcHandlers, 'catalog.get' | 'catalog.approve' | 'resources.read' | 'resources.subscribe' | 'prompts.get' | 'completion.complete' | 'logging.setLevel'> {
     return {
       'catalog.get': ({ name }) => this.view(name),
       'catalog.approve': ({ name, kind, key, fingerprint }) => this.approve(name, kind, key, fingerprint),
       'resources.read': async ({ server, uri }) => (this.#record(server), toResourceReadView(server, uri, await this.catalog.readResource(server, uri))),
       'resources.subscribe': async ({ server, uri, subscribe }) => {
         this.#record(server);
+        if (shell.kind !== 'window') throw new AirlockError('unavailable', 'Live updates of a resource are shown in the Airlock window; read it again with `airlock read` instead.');
         if (subscribe) await this.catalog.subscribe(server, uri, WINDOW_SUBSCRIBER);
         else await this.catalog.unsubscribe(server, uri, WINDOW_SUBSCRIBER);
         return {};

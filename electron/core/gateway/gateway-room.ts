@@ -17,6 +17,7 @@ import type { Supervisor } from '../servers/supervisor';
 import type { GatewayCore } from './gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken } from './gateway-token';
 import { startHttpGateway, type HttpGateway } from './http-gateway';
+import type { ShellIdentity } from '../ipc/shell-identity';
 
 export interface GatewayRoomDeps {
   dataDir: string;
@@ -129,7 +130,7 @@ export class GatewayRoom {
     return { restoredFrom: result.restoredFrom };
   }
 
-  ipcHandlers(): Pick<IpcHandlers, 'gateway.status' | 'gateway.startHttp' | 'gateway.stopHttp' | 'connect.apply' | 'connect.undo'> {
+  ipcHandlers(_shell: ShellIdentity): Pick<IpcHandlers, 'gateway.status' | 'gateway.startHttp' | 'gateway.stopHttp' | 'connect.apply' | 'connect.undo'> {
     return {
       'gateway.status': () => this.status(),
       'gateway.startHttp': ({ port }) => this.startHttp(port),

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { AirlockError, messageOf } from '../errors';
 import { envNameProblem, nameProblem, profileProblems } from '../install/checks';
 import { proposeGrants } from '../install/proposals';
-import { runtimeFor } from '../runtimes';
+import { runtimeFor, type RuntimeLookup } from '../runtimes';
 import {
   applyUserConfig,
   importConfigFile,
@@ -79,20 +79,6 @@ interface Draft {
    * sign-in held in memory until commit (a cancelled add keeps nothing).
    */
   remote?: { zone: AddressZone; vault: MemoryVault; wire?: RemoteWire };
-}
-
-/** Where to find the programs servers run with (see core/runtimes); resolved at each prepare. */
-export interface RuntimeLookup {
-  /** The node that runs JavaScript servers. */
-  nodePath?: string;
-  /** npm, beside that node when there is one. */
-  npmCommand?: string;
-  /** The folders to search for a bare command (`node`, `npx`, `uvx`). */
-  pathEnv?: string;
-  /** The python whose venv and pip install Python servers. */
-  pythonPath?: string;
-  /** What to tell a person when a runtime is missing (by runtime name). */
-  missing: Partial<Record<'node' | 'python' | 'uv', string>>;
 }
 
 export interface InstallFlowDeps {

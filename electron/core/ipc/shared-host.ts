@@ -244,7 +244,7 @@ export class SharedHost {
           handlers: (shell) => host.ipcHandlers(shell),
           gateway: host.gateway.core(),
           callTool: (request) => host.gateway.core().callTool(request),
-          pendingFor: (shell) => host.pendingConfirmations(shell),
+          pendingFor: (shell) => host.approvals.pending(shell),
           // The app never hands over: its window is the person's own shell.
           ...(this.options.role === 'app' ? {} : { handOver: (pid: number) => this.handOver(pid) }),
           windowCanAsk: () => this.options.role === 'app' && this.options.canAsk(),
@@ -254,7 +254,7 @@ export class SharedHost {
         this.owner = owner;
         const emit: EmitEvent = (event, payload) => {
           // This process's own shell sees what it may: a terminal only its own calls' confirmations.
-          const local = event === 'approvals.didChange' ? (this.host?.pendingConfirmations(this.shell) ?? []) : payload;
+          const local = event === 'approvals.didChange' ? (this.host?.approvals.pending(this.shell) ?? []) : payload;
           this.options.onEvent?.(event, local as never);
           owner.broadcast(event, payload);
         };
@@ -300,7 +300,7 @@ export class SharedHost {
     if (!host || !owner || this.handingOver) return this.handingOver ?? Promise.resolve();
     this.handingOver = (async () => {
       host.confirmations.cancelAll('the Airlock app took over the servers; ask again');
-      await host.whenIdle(HANDOVER_GRACE_MS);
+      await host.calls.whenIdle(HANDOVER_GRACE_MS);
       await host.dispose();
       await owner.close(pid);
       this.host = undefined;

@@ -6,6 +6,7 @@
  * prompt: the window (the person's own, in the process that runs the
  * servers) every one; a terminal only those of calls made through it.
  */
+import type { ChangeActor } from '../audit/entries';
 
 /**
  * A shell using the contract. It decides the caller kind of `tools.call`,
@@ -33,4 +34,9 @@ export const WINDOW_SHELL: ShellIdentity = Object.freeze({ kind: 'window', origi
 /** True when `shell` is shown, and may answer, a confirmation opened for a call that came through `request.origin`. */
 export function mayAnswer(shell: ShellIdentity, request: { origin?: string }): boolean {
   return shell.kind === 'window' || (request.origin !== undefined && request.origin === shell.origin);
+}
+
+/** Who made a change, as the audit log says it: the window, or the command line (any terminal shell). */
+export function changeActorOf(shell: ShellIdentity): ChangeActor {
+  return shell.kind === 'window' ? 'window' : 'command-line';
 }

@@ -10,6 +10,9 @@ import type { RuleView } from '../../../shared/views';
 import type { SessionGrants } from '../approvals';
 import type { ChangeActor } from '../audit';
 import type { ChangeRecorder } from '../audit/change-record';
+import type { IpcHandlers } from '../../../shared/ipc';
+import type { ServerDetail, SettingsView } from '../../../shared/views';
+import { changeActorOf, type ShellIdentity } from '../ipc/shell-identity';
 import { AirlockError } from '../errors';
 import type { IndexedTool } from '../servers/tool-index';
 import type { AirlockStore } from '../store/store';
@@ -26,7 +29,11 @@ export interface PolicyRoomDeps {
   codeChangeOf(server: string, provenance: Provenance): CodeChange | null;
   /** A server's record; throws `not-found` when there is none. */
   record(server: string): ServerRecord;
-  changes: Pick<ChangeRecorder, 'record'>;
+  changes: Pick<ChangeRecorder, 'record' | 'once'>;
+  /** The server's page as it is now (the answer to a revoke). */
+  detail(server: string): Promise<ServerDetail>;
+  /** The settings page as it is now (the answer to a settings change). */
+  settings(): SettingsView;
   sessionGrants: Pick<SessionGrants, 'revoke'>;
   /** Forgets what a server's own requests (sampling, questions) were allowed for the session. */
   revokeRequestSession(server: string): void;
@@ -130,5 +137,19 @@ export class PolicyRoom {
     const was = this.deps.store.read().settings.strictDurability === true;
     this.deps.store.update((data) => ({ ...data, settings: { ...data.settings, strictDurability: strict } }));
     if (was !== strict) this.deps.changes.record({ change: 'strict-durability', by, changes: [`strict durability: ${strict ? 'on' : 'off'} (was ${was ? 'on' : 'off'})`] });
+  }
+
+  /** The rules and policy settings channels; each change is recorded as the calling shell's. */
+  ipcHandlers(shell: ShellIdentity): Pick<IpcHandlers, 'rules.list' | 'rules.add' | 'rules.remove' | 'servers.revokeRules' | 'settings.setPolicyMode' | 'settings.setStrictDurability'> {
+    const by = changeActorOf(shell);
+    const { changes } = this.deps;
+    return {
+      'rules.list': () => this.rules(),
+      'rules.add': (request) => changes.once(this.addRule(request, by)),
+      'rules.remove': ({ server, tool }) => changes.once((this.removeRule(server, tool, by), {})),
+      'servers.revokeRules': ({ name }) => changes.once((this.revokeRules(name, by), this.deps.detail(name))),
+      'settings.setPolicyMode': ({ mode }) => changes.once((this.setMode(mode, by), this.deps.settings())),
+      'settings.setStrictDurability': ({ strict }) => changes.once((this.setStrictDurability(strict, by), this.deps.settings())),
+    };
   }
 }

@@ -8,15 +8,15 @@
 import type { IpcHandlers } from '../../../shared/ipc';
 import { OFFICIAL_REGISTRY_URL, type RegistryListingView, type RegistrySearchView, type RegistrySettingsView } from '../../../shared/registry';
 import { AirlockError } from '../errors';
+import type { AirlockStore } from '../store/store';
 import { listingView, type RemoteSupport } from './install-plan';
 import { checkBaseUrl, RegistryClient, RegistryError } from './registry-client';
 import type { RegistryEntry } from './server-json';
+import type { ShellIdentity } from '../ipc/shell-identity';
 
 export interface RegistryRoomDeps {
-  /** The base URL the person set (undefined: the official registry). */
-  readSetting(): string | undefined;
-  /** Saves the base URL (undefined: back to the official registry). */
-  writeSetting(baseUrl: string | undefined): void;
+  /** Where the base URL the person set is kept (`settings.registryUrl`; absent: the official registry). */
+  store: Pick<AirlockStore, 'read' | 'update'>;
   /** How remote servers are added (the host passes `remoteSupport`); absent: remotes are "not supported yet". */
   remote?: RemoteSupport;
   /** Client tuning (tests shorten the time limit and the cache). */
@@ -32,18 +32,22 @@ export class RegistryRoom {
 
   /** The base URL in use. */
   baseUrl(): string {
-    return this.deps.readSetting() ?? OFFICIAL_REGISTRY_URL;
+    return this.#setting() ?? OFFICIAL_REGISTRY_URL;
   }
 
   settings(): RegistrySettingsView {
-    const set = this.deps.readSetting();
+    const set = this.#setting();
     return { baseUrl: set ?? OFFICIAL_REGISTRY_URL, official: set === undefined };
   }
 
   /** Sets the base URL (checked first: a bad one saves nothing); undefined goes back to the official registry. */
   setBaseUrl(baseUrl: string | undefined): RegistrySettingsView {
     const checked = baseUrl === undefined || baseUrl.trim() === '' ? undefined : guard(() => checkBaseUrl(baseUrl));
-    this.deps.writeSetting(checked === OFFICIAL_REGISTRY_URL ? undefined : checked);
+    const saved = checked === OFFICIAL_REGISTRY_URL ? undefined : checked;
+    this.deps.store.update((data) => {
+      const { registryUrl: _old, ...settings } = data.settings;
+      return { ...data, settings: saved === undefined ? settings : { ...settings, registryUrl: saved } };
+    });
     this.client.clear();
     return this.settings();
   }
@@ -70,13 +74,18 @@ export class RegistryRoom {
     return guardAsync(() => this.client.server(name, version));
   }
 
-  ipcHandlers(): Pick<IpcHandlers, 'registry.search' | 'registry.get' | 'registry.settings' | 'registry.setBaseUrl'> {
+  ipcHandlers(_shell: ShellIdentity): Pick<IpcHandlers, 'registry.search' | 'registry.get' | 'registry.settings' | 'registry.setBaseUrl'> {
     return {
       'registry.search': (query) => this.search(query),
       'registry.get': ({ name, version }) => this.listing(name, version),
       'registry.settings': () => this.settings(),
       'registry.setBaseUrl': ({ baseUrl }) => this.setBaseUrl(baseUrl ?? undefined),
     };
+  }
+
+  /** The base URL the person set (undefined: the official registry). */
+  #setting(): string | undefined {
+    return this.deps.store.read().settings.registryUrl;
   }
 }
 

@@ -15,6 +15,7 @@ import type { SecretStore } from '../secrets/secret-store';
 import type { OAuthStatus, SignInBroker } from './oauth';
 import { SecretVault } from './oauth-vault';
 import { createRemoteConnector, type RemoteLink } from './remote-connector';
+import type { ShellIdentity } from '../ipc/shell-identity';
 
 export interface RemoteRoomDeps {
   secrets: SecretStore;
@@ -131,7 +132,7 @@ export class RemoteRoom {
     this.#links.clear();
   }
 
-  ipcHandlers(): Pick<IpcHandlers, 'servers.signInStatus' | 'servers.signIn' | 'servers.signOut'> {
+  ipcHandlers(_shell: ShellIdentity): Pick<IpcHandlers, 'servers.signInStatus' | 'servers.signIn' | 'servers.signOut'> {
     return {
       'servers.signInStatus': ({ name }) => this.status(name) ?? null,
       'servers.signIn': async ({ name }) => (await this.signIn(name)) ?? null,

@@ -6,8 +6,10 @@
 import { join } from 'node:path';
 import type { RuntimeView } from '../../../shared/views';
 import { AirlockError } from '../errors';
-import type { RuntimeLookup } from '../install-flow/install-flow';
-import { findRuntime, isExecutable, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeEnvironment, type RuntimeName } from './runtimes';
+import type { IpcHandlers } from '../../../shared/ipc';
+import type { SettingsView } from '../../../shared/views';
+import type { ShellIdentity } from '../ipc/shell-identity';
+import { findRuntime, isExecutable, loginShellPath, RUNTIME_NAMES, searchPath, type RuntimeEnvironment, type RuntimeLookup, type RuntimeName } from './runtimes';
 
 /** The paths the person chose, as the store keeps them (Settings › Runtimes). */
 export type RuntimeSettings = Partial<Record<RuntimeName, string>>;
@@ -21,6 +23,8 @@ export interface RuntimesRoomDeps {
   homeDir?: string;
   /** The node to run servers with when the person chose none and none was found. */
   nodePath?: string;
+  /** The settings page as it is now (the answer to a change). */
+  settings(): SettingsView;
 }
 
 export class RuntimesRoom {
@@ -63,6 +67,14 @@ export class RuntimesRoom {
       ...(npm && isExecutable(npm) ? { npmCommand: npm } : {}),
       pathEnv: searchPath(runtimes, process.env.PATH, await loginShellPath()),
       missing,
+    };
+  }
+
+  /** Settings › Programs servers run with: the same for every shell (it is the person's machine). */
+  ipcHandlers(_shell: ShellIdentity): Pick<IpcHandlers, 'runtimes.list' | 'settings.setRuntime'> {
+    return {
+      'runtimes.list': () => this.list(),
+      'settings.setRuntime': async ({ name, path }) => (await this.set(name, path), this.deps.settings()),
     };
   }
 

@@ -178,3 +178,17 @@ export function runtimeFor(command: string): RuntimeName | undefined {
   if (/^(uv|uvx)$/.test(name)) return 'uv';
   return undefined;
 }
+
+/** Where to find the programs servers run with (see core/runtimes); resolved at each prepare. */
+export interface RuntimeLookup {
+  /** The node that runs JavaScript servers. */
+  nodePath?: string;
+  /** npm, beside that node when there is one. */
+  npmCommand?: string;
+  /** The folders to search for a bare command (`node`, `npx`, `uvx`). */
+  pathEnv?: string;
+  /** The python whose venv and pip install Python servers. */
+  pythonPath?: string;
+  /** What to tell a person when a runtime is missing (by runtime name). */
+  missing: Partial<Record<'node' | 'python' | 'uv', string>>;
+}

@@ -11,11 +11,12 @@
  */
 import { rm } from 'node:fs/promises';
 import { installDirOf, type ServerRecord } from '../../../shared/domain';
-import { signOutWords, type SignOutOutcome } from '../../../shared/ipc';
+import { signOutWords, type IpcHandlers, type SignOutOutcome } from '../../../shared/ipc';
 import type { SessionGrants } from '../approvals';
 import type { ChangeActor } from '../audit';
 import type { ChangeRecorder } from '../audit/change-record';
 import type { CodePins } from '../code-pins';
+import { changeActorOf, type ShellIdentity } from '../ipc/shell-identity';
 import { AirlockError, messageOf } from '../errors';
 import type { RemoteRoom } from '../remote/remote-room';
 import type { SecretStore } from '../secrets/secret-store';
@@ -34,7 +35,7 @@ export interface ServerRemovalRoomDeps {
   sessionGrants: Pick<SessionGrants, 'revoke'>;
   codePins: Pick<CodePins, 'forget'>;
   secrets: Pick<SecretStore, 'deleteAll'>;
-  changes: Pick<ChangeRecorder, 'record'>;
+  changes: Pick<ChangeRecorder, 'record' | 'once'>;
   /** Airlock's data folder: only folders inside it are deleted. */
   dataDir: string;
   /** The server's own data folder. */
@@ -68,6 +69,12 @@ export class ServerRemovalRoom {
     } finally {
       this.#removing.delete(server);
     }
+  }
+
+  /** Removing a server, recorded as the calling shell's; it answers once the removal's entry is written. */
+  ipcHandlers(shell: ShellIdentity): Pick<IpcHandlers, 'servers.remove'> {
+    const by = changeActorOf(shell);
+    return { 'servers.remove': ({ name }) => this.deps.changes.once(this.remove(name, by)) };
   }
 
   async #remove(server: string, record: ServerRecord, by: ChangeActor): Promise<{ signIn?: SignOutOutcome }> {

@@ -7,7 +7,9 @@
  * server restarts under what changed.
  */
 import { ownEntry, type Provenance, type SandboxProfile, type ServerRecord } from '../../../shared/domain';
+import type { IpcHandlers } from '../../../shared/ipc';
 import type { ServerDetail, ServerSummary } from '../../../shared/views';
+import { changeActorOf, type ShellIdentity } from '../ipc/shell-identity';
 import type { SessionGrants } from '../approvals';
 import type { ChangeActor } from '../audit';
 import { profileChanges, type ChangeRecorder } from '../audit/change-record';
@@ -37,7 +39,7 @@ export interface ServerSettingsRoomDeps {
   /** A local server's code change since it was approved, as of its last start; null when none. */
   codeChangeOf(server: string, provenance: Provenance): CodeChange | null;
   secrets: Pick<SecretStore, 'set' | 'delete'>;
-  changes: Pick<ChangeRecorder, 'record'>;
+  changes: Pick<ChangeRecorder, 'record' | 'once'>;
   sessionGrants: Pick<SessionGrants, 'revoke'>;
   /** Told after a change that no record update announced. */
   didChange(): void;
@@ -181,5 +183,23 @@ export class ServerSettingsRoom {
     });
     this.deps.didChange();
     return this.deps.detail(name);
+  }
+
+  /** One server's settings channels; each change is recorded as the calling shell's (the window, or the command line). */
+  ipcHandlers(
+    shell: ShellIdentity,
+  ): Pick<IpcHandlers, 'servers.setTrust' | 'servers.updateProfile' | 'servers.setEnv' | 'servers.setUnsandboxed' | 'servers.setSecret' | 'servers.clearSecret' | 'servers.approveChange' | 'servers.approveCode'> {
+    const by = changeActorOf(shell);
+    const { changes } = this.deps;
+    return {
+      'servers.setTrust': ({ name, trusted }) => changes.once(this.setTrust(name, trusted, by)),
+      'servers.updateProfile': ({ name, profile }) => changes.once(this.updateProfile(name, profile, by)),
+      'servers.setEnv': ({ name, env }) => this.setEnv(name, env),
+      'servers.setUnsandboxed': ({ name, consent }) => changes.once(this.setUnsandboxed(name, consent, by)),
+      'servers.setSecret': ({ name, key, value }) => changes.once(this.setSecret(name, key, value, by)),
+      'servers.clearSecret': ({ name, key }) => changes.once(this.clearSecret(name, key, by)),
+      'servers.approveChange': ({ name, tool, fingerprint }) => changes.once(this.approveChange(name, tool, fingerprint, by)),
+      'servers.approveCode': ({ name, files }) => changes.once(this.approveCode(name, files, by)),
+    };
   }
 }

@@ -54,7 +54,7 @@ describe('the agent loop, through the call pipeline, with real servers', () => {
       const confirmation = await nextConfirmation(t);
       expect(confirmation.caller).toEqual({ kind: 'agent', provider: `Scripted ${kind}`, model: 'claude-sonnet-4-5' });
       expect(confirmation.headline).toContain("Airlock's agent (claude-sonnet-4-5) wants to run files › write_file");
-      const answered = t.host.answerConfirmation(confirmation.id, { choice: 'allow-once', editedArguments: { path: target, content: 'edited by a person' } }, { shell: 'test' });
+      const answered = t.host.approvals.answer(confirmation.id, { choice: 'allow-once', editedArguments: { path: target, content: 'edited by a person' } }, { shell: 'test' });
       expect(answered.accepted).toBe(true);
       expect(await t.host.agent.whenIdle(id)).toBe('done');
 
@@ -104,7 +104,7 @@ describe('the agent loop, through the call pipeline, with real servers', () => {
     const id = t.host.agent.create().id;
     await t.host.agent.send(id, { text: 'Write denied.txt' });
     const confirmation = await nextConfirmation(t);
-    t.host.answerConfirmation(confirmation.id, { choice: 'deny' }, { shell: 'test' });
+    t.host.approvals.answer(confirmation.id, { choice: 'deny' }, { shell: 'test' });
     expect(await t.host.agent.whenIdle(id)).toBe('done');
 
     expect(existsSync(target)).toBe(false);
@@ -137,7 +137,7 @@ describe('the agent loop, through the call pipeline, with real servers', () => {
     const confirmation = await nextConfirmation(t);
     expect(confirmation.tool).toBe('delete_everything');
     expect(confirmation.destructive).toBe(true);
-    t.host.answerConfirmation(confirmation.id, { choice: 'deny' }, { shell: 'test' });
+    t.host.approvals.answer(confirmation.id, { choice: 'deny' }, { shell: 'test' });
     expect(await t.host.agent.whenIdle(id)).toBe('done');
 
     expect(lines(join(records, 'delete_everything'))).toEqual([]);
@@ -197,7 +197,7 @@ describe('the agent loop, through the call pipeline, with real servers', () => {
     await t.host.agent.send(id, { text: 'write it' });
     await nextConfirmation(t);
     await t.host.agent.stop(id);
-    expect(t.host.pendingConfirmations()).toEqual([]);
+    expect(t.host.approvals.pending()).toEqual([]);
     expect(existsSync(target)).toBe(false);
     const [write, list] = cards(assistants(t, id)[0]);
     expect(write).toMatchObject({ outcome: 'denied', decision: { label: 'Cancelled before anyone answered' } });

@@ -26,7 +26,7 @@ export async function createAgentHarness(options: Parameters<typeof createTestHo
   const model = await ModelServer.start({ apiKey: TEST_KEY, models: ['claude-sonnet-4-5', 'scripted-model'] });
   const opened: ConfirmationView[] = [];
   t.host.confirmations.onDidOpen(() => {
-    for (const view of t.host.pendingConfirmations()) if (!opened.some((seen) => seen.id === view.id)) opened.push(view);
+    for (const view of t.host.approvals.pending()) if (!opened.some((seen) => seen.id === view.id)) opened.push(view);
   });
   const updates = (id: string) =>
     t.events.filter((entry) => entry.event === 'chat.didUpdate' && (entry.payload as ChatUpdate).conversationId === id).map((entry) => (entry.payload as ChatUpdate).event);
@@ -58,7 +58,7 @@ export async function createAgentHarness(options: Parameters<typeof createTestHo
 /** Waits until the host holds a confirmation, and returns it. */
 export async function nextConfirmation(t: TestHost): Promise<ConfirmationView> {
   for (let i = 0; i < 400; i += 1) {
-    const pending = t.host.pendingConfirmations();
+    const pending = t.host.approvals.pending();
     if (pending.length) return pending[0]!;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

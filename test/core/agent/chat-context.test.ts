@@ -54,7 +54,7 @@ describe('chat context: prompts and resources from servers', () => {
   });
 
   it('a prompt changed since approval is refused with a clear message; nothing is saved or sent', async () => {
-    await t.host.callTool({ server: 'abuse', tool: 'change_prompt', arguments: {}, caller: { kind: 'user' } });
+    await t.host.calls.call({ server: 'abuse', tool: 'change_prompt', arguments: {}, caller: { kind: 'user' } });
     const handlers = t.host.ipcHandlers();
     let pending = false;
     for (let i = 0; i < 200 && !pending; i += 1) {

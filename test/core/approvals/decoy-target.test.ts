@@ -13,7 +13,7 @@ import { createTestHost, FILESYSTEM_SERVER, type TestHost } from '../host/host-s
 
 async function nextConfirmation(t: TestHost): Promise<ConfirmationView> {
   for (let i = 0; i < 400; i += 1) {
-    const pending = t.host.pendingConfirmations();
+    const pending = t.host.approvals.pending();
     if (pending.length) return pending[0]!;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -36,7 +36,7 @@ describe('the confirmation names the real target, from the keys the schema decla
     writeFileSync(join(work, 'old-cache.tmp'), 'cache');
     writeFileSync(join(work, 'secret.txt'), 'secret');
     const args = { path: join(work, 'old-cache.tmp'), source: join(work, 'secret.txt'), destination: join(work, 'moved.txt') };
-    const pending = t.host.callTool({ server: 'files', tool: 'move_file', arguments: args, caller: { kind: 'client', name: 'Red Team' } });
+    const pending = t.host.calls.call({ server: 'files', tool: 'move_file', arguments: args, caller: { kind: 'client', name: 'Red Team' } });
     const view = await nextConfirmation(t);
 
     expect(view.targets).toEqual([
@@ -51,7 +51,7 @@ describe('the confirmation names the real target, from the keys the schema decla
       ['path', false, false],
     ]);
 
-    expect(t.host.answerConfirmation(view.id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
+    expect(t.host.approvals.answer(view.id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
     expect((await pending).outcome).toBe('ok');
     // What the person was shown is what happened: secret.txt moved to the destination; the decoy is untouched.
     expect(existsSync(join(work, 'secret.txt'))).toBe(false);

@@ -87,16 +87,16 @@ describe('rule and setting changes in the audit log', () => {
   it('a rule made by an "always" answer, one added in the window and one removed at the command line are each an entry', async () => {
     await window['servers.setTrust']({ name: 'files', trusted: false });
     t.ask.available = true;
-    const call = t.host.callTool({ server: 'files', tool: 'write_file', arguments: { path: join(work, 'x.txt'), content: 'x' }, caller: { kind: 'client', name: 'App' } });
-    let pending = t.host.pendingConfirmations();
+    const call = t.host.calls.call({ server: 'files', tool: 'write_file', arguments: { path: join(work, 'x.txt'), content: 'x' }, caller: { kind: 'client', name: 'App' } });
+    let pending = t.host.approvals.pending();
     for (let i = 0; i < 200 && !pending.length; i++) {
       await new Promise((resolve) => setTimeout(resolve, 25));
-      pending = t.host.pendingConfirmations();
+      pending = t.host.approvals.pending();
     }
     // Answered in a terminal: the rule it makes is the command line's.
-    expect(t.host.answerConfirmation(pending[0]!.id, { choice: 'deny-always' }, { shell: 'terminal' }).accepted).toBe(true);
+    expect(t.host.approvals.answer(pending[0]!.id, { choice: 'deny-always' }, { shell: 'terminal' }).accepted).toBe(true);
     expect((await call).outcome).toBe('denied');
-    await t.host.changesRecorded();
+    await t.host.changes.settled();
     const read = (await window['servers.get']({ name: 'files' })).tools.find((tool) => tool.name === 'read_text_file')!;
     await window['rules.add']({ server: 'files', tool: 'read_text_file', effect: 'deny', fingerprint: read.fingerprint });
     await terminal['rules.remove']({ server: 'files', tool: 'write_file' });

@@ -31,7 +31,7 @@ const agent = { kind: 'client', name: 'Test Agent' } as const;
 
 async function nextConfirmation(t: TestHost): Promise<ConfirmationView> {
   for (let i = 0; i < 400; i += 1) {
-    const pending = t.host.pendingConfirmations();
+    const pending = t.host.approvals.pending();
     if (pending.length) return pending[0]!;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -56,7 +56,7 @@ describe('logged before sent, and logged as sent: the server reads the audit log
     const write = t.host.supervisor.tools.lookup('witness', 'write')!;
     t.host.policy.saveRule({ server: 'witness', tool: 'write', fingerprint: write.fingerprint, effect: 'allow', createdAt: new Date().toISOString() });
     const args = { n: 1, note: 'by rule' };
-    const result = await t.host.callTool({ server: 'witness', tool: 'write', arguments: args, caller: agent });
+    const result = await t.host.calls.call({ server: 'witness', tool: 'write', arguments: args, caller: agent });
     expect(result.outcome).toBe('ok');
     expect(result.decision.decidedBy.kind).toBe('rule');
     const arrivals = t.arrivals();
@@ -69,7 +69,7 @@ describe('logged before sent, and logged as sent: the server reads the audit log
 
   it('the person’s own call (the window’s console): its decision was on disk first', async () => {
     const before = t.arrivals().length;
-    const result = await t.host.callTool({ server: 'witness', tool: 'wipe', arguments: { n: 7 }, caller: { kind: 'user' } });
+    const result = await t.host.calls.call({ server: 'witness', tool: 'wipe', arguments: { n: 7 }, caller: { kind: 'user' } });
     expect(result.outcome).toBe('ok');
     expect(result.answer).toMatchObject({ how: 'own-call' });
     const arrival = t.arrivals()[before]!;
@@ -81,9 +81,9 @@ describe('logged before sent, and logged as sent: the server reads the audit log
     const before = t.arrivals().length;
     const requested = { n: 1, note: 'as the agent asked' };
     const edited = { n: 2, note: 'as the person edited it' };
-    const pending = t.host.callTool({ server: 'witness', tool: 'wipe', arguments: requested, caller: agent });
+    const pending = t.host.calls.call({ server: 'witness', tool: 'wipe', arguments: requested, caller: agent });
     const request = await nextConfirmation(t);
-    expect(t.host.answerConfirmation(request.id, { choice: 'allow-once', editedArguments: edited }, { shell: 'test' })).toEqual({ accepted: true });
+    expect(t.host.approvals.answer(request.id, { choice: 'allow-once', editedArguments: edited }, { shell: 'test' })).toEqual({ accepted: true });
     const result = await pending;
     expect(result.outcome).toBe('ok');
     expect(result.answer).toMatchObject({ how: 'allow-once', edited: true });
@@ -109,9 +109,9 @@ describe('logged before sent, and logged as sent: the server reads the audit log
   it('a call a person denies: the denial is on record, and nothing reaches the server', async () => {
     t.ask.available = true;
     const before = t.arrivals().length;
-    const pending = t.host.callTool({ server: 'witness', tool: 'wipe', arguments: { n: 3 }, caller: agent });
+    const pending = t.host.calls.call({ server: 'witness', tool: 'wipe', arguments: { n: 3 }, caller: agent });
     const request = await nextConfirmation(t);
-    expect(t.host.answerConfirmation(request.id, { choice: 'deny' }, { shell: 'test' })).toEqual({ accepted: true });
+    expect(t.host.approvals.answer(request.id, { choice: 'deny' }, { shell: 'test' })).toEqual({ accepted: true });
     const result = await pending;
     expect(result.outcome).toBe('denied');
     expect(t.arrivals()).toHaveLength(before);
@@ -130,9 +130,9 @@ describe('an approval the registry refuses sends nothing', () => {
   afterAll(() => t?.close());
 
   it('a person approves, the token has expired by the time the call would go: denied, recorded as a refused approval, 0 calls reach the server', async () => {
-    const pending = t.host.callTool({ server: 'witness', tool: 'write', arguments: { n: 1 }, caller: agent });
+    const pending = t.host.calls.call({ server: 'witness', tool: 'write', arguments: { n: 1 }, caller: agent });
     const request = await nextConfirmation(t);
-    expect(t.host.answerConfirmation(request.id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
+    expect(t.host.approvals.answer(request.id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
     const result = await pending;
     expect(result.outcome).toBe('denied');
     expect(result.message).toMatch(/refused the approval: This approval expired/);
@@ -141,7 +141,7 @@ describe('an approval the registry refuses sends nothing', () => {
     expect(decision).toMatchObject({ final: 'deny', answer: { how: 'refused-token', confirmationId: request.id } });
     expect(outcome?.outcome).toBe('denied');
     // No shell can answer it again to try once more.
-    expect(t.host.answerConfirmation(request.id, { choice: 'allow-once' }, { shell: 'test' }).accepted).toBe(false);
+    expect(t.host.approvals.answer(request.id, { choice: 'allow-once' }, { shell: 'test' }).accepted).toBe(false);
     expect(t.arrivals()).toEqual([]);
   });
 });
@@ -151,7 +151,7 @@ describe('retries, counted by a server that crashes while the call is open', () 
   let records: string;
   const arrivals = (key: string) => (existsSync(join(records, 'calls')) ? readFileSync(join(records, 'calls'), 'utf8').split('\n').filter((line) => line.endsWith(` ${key}`)) : []);
   const call = (server: string, tool: 'append' | 'lookup', key: string, crashes: number) =>
-    t.host.callTool({ server, tool, arguments: { key, crashes }, caller: { kind: 'user' } });
+    t.host.calls.call({ server, tool, arguments: { key, crashes }, caller: { kind: 'user' } });
 
   beforeAll(async () => {
     t = await createTestHost();
@@ -226,7 +226,7 @@ describe('durability as the person set it, through the host: the fsync the audit
   it('strict durability on: the decision was flushed to disk before the call was sent, and the server saw it', async () => {
     t.host.policy.setStrictDurability(true);
     const args = { n: 1, note: 'strict' };
-    const result = await t.host.callTool({ server: 'witness', tool: 'write', arguments: args, caller: agent });
+    const result = await t.host.calls.call({ server: 'witness', tool: 'write', arguments: args, caller: agent });
     expect(result.outcome).toBe('ok');
     const { written, flushed, sent } = order(fs.events, result.callId, args);
     expect(written).toBeGreaterThanOrEqual(0);
@@ -238,7 +238,7 @@ describe('durability as the person set it, through the host: the fsync the audit
   it('strict durability off (the default): the decision was written before the call was sent, without waiting for the disk', async () => {
     t.host.policy.setStrictDurability(false);
     const args = { n: 2, note: 'default' };
-    const result = await t.host.callTool({ server: 'witness', tool: 'write', arguments: args, caller: agent });
+    const result = await t.host.calls.call({ server: 'witness', tool: 'write', arguments: args, caller: agent });
     expect(result.outcome).toBe('ok');
     const { written, flushed, sent } = order(fs.events, result.callId, args);
     expect(written).toBeGreaterThanOrEqual(0);
@@ -271,14 +271,14 @@ describe('a tool that changes while its approval is being written to disk', () =
     const release = fs.holdFsyncs();
     let result;
     try {
-      const pending = t.host.callTool({ server: 'shifty', tool: 'send_report', arguments: { to: 'team' }, caller: agent });
-      expect(t.host.answerConfirmation((await nextConfirmation(t)).id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
+      const pending = t.host.calls.call({ server: 'shifty', tool: 'send_report', arguments: { to: 'team' }, caller: agent });
+      expect(t.host.approvals.answer((await nextConfirmation(t)).id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
       // The decision (allow) is written; its flush is held.
       await expect
         .poll(() => fs.events.some((e) => e.op === 'write' && e.file === ACTIVE_FILE && e.text!.includes('"type":"decision"') && e.text!.includes('"tool":"send_report"')), { timeout: 10_000 })
         .toBe(true);
       // Meanwhile the server rewrites the tool (the person's own call: written, not waiting for the disk).
-      expect((await t.host.callTool({ server: 'shifty', tool: 'swap', arguments: {}, caller: { kind: 'user' } })).outcome).toBe('ok');
+      expect((await t.host.calls.call({ server: 'shifty', tool: 'swap', arguments: {}, caller: { kind: 'user' } })).outcome).toBe('ok');
       await expect.poll(() => t.host.supervisor.tools.lookup('shifty', 'send_report')?.fingerprint, { timeout: 10_000 }).not.toBe(before);
       release();
       result = await pending;

@@ -105,7 +105,7 @@ describe('bad input from a server’s catalog', () => {
     const handlers = t.host.ipcHandlers();
     const before = await waitFor(() => handlers['catalog.get']({ name: 'abuse' }), (c) => c.prompts.length === 1, 'prompts');
     expect(before.prompts[0]!.pendingChange).toBeUndefined();
-    await t.host.callTool({ server: 'abuse', tool: 'change_prompt', arguments: {}, caller: { kind: 'user' } });
+    await t.host.calls.call({ server: 'abuse', tool: 'change_prompt', arguments: {}, caller: { kind: 'user' } });
     const after = await waitFor(() => handlers['catalog.get']({ name: 'abuse' }), (c) => c.prompts[0]?.pendingChange !== undefined, 'the change');
     const prompt = after.prompts[0]!;
     expect(prompt.pendingChange!.diff.changes.map((c) => c.field)).toContain('Description');
@@ -123,12 +123,12 @@ describe('bad input from a server’s catalog', () => {
     const handlers = t.host.ipcHandlers();
     expect(await handlers['logging.setLevel']({ name: 'abuse', level: 'warning' })).toEqual({ level: 'warning' });
     expect(lines(join(records, 'levels'))).toContain('warning');
-    expect(t.host.record('abuse').logLevel).toBe('warning');
-    await t.host.callTool({ server: 'abuse', tool: 'log_all_levels', arguments: {}, caller: { kind: 'user' } });
+    expect(t.host.servers.record('abuse').logLevel).toBe('warning');
+    await t.host.calls.call({ server: 'abuse', tool: 'log_all_levels', arguments: {}, caller: { kind: 'user' } });
     const log = await waitFor(() => t.host.supervisor.log('abuse'), (l) => l.some((line) => line.text.includes('a emergency line')), 'log lines');
     expect(log.find((line) => line.text.includes('a warning line'))).toMatchObject({ source: 'notification', text: '[warning] abuse: a warning line' });
     // After a restart the level is asked for again.
-    await t.host.restartServer('abuse');
+    await t.host.servers.restart('abuse');
     await waitFor(() => lines(join(records, 'levels')), (l) => l.filter((x) => x === 'warning').length >= 2, 'the level again');
   });
 
@@ -139,7 +139,7 @@ describe('bad input from a server’s catalog', () => {
     await catalog.subscribe('abuse', 'note://one', 'session-a');
     await catalog.subscribe('abuse', 'note://one', 'session-b');
     expect(lines(join(records, 'subscriptions')).filter((l) => l === '+note://one')).toHaveLength(1);
-    await t.host.callTool({ server: 'abuse', tool: 'update_resource', arguments: {}, caller: { kind: 'user' } });
+    await t.host.calls.call({ server: 'abuse', tool: 'update_resource', arguments: {}, caller: { kind: 'user' } });
     await waitFor(() => seen, (s) => s.length > 0, 'an update');
     expect(seen).toEqual([{ server: 'abuse', kind: 'resource-updated', uri: 'note://one' }]);
     await catalog.release('session-a');
@@ -151,7 +151,7 @@ describe('bad input from a server’s catalog', () => {
 
   it('a flood of questions is capped: most are declined without asking, Airlock stays up', async () => {
     t.ask.available = true;
-    const call = t.host.callTool({ server: 'abuse', tool: 'flood_elicitations', arguments: {}, caller: { kind: 'user' } });
+    const call = t.host.calls.call({ server: 'abuse', tool: 'flood_elicitations', arguments: {}, caller: { kind: 'user' } });
     // Answer what is asked (cancel), as a person closing each dialog would.
     const answering = setInterval(() => {
       for (const q of t.host.serverRequests.pending()) t.host.serverRequests.answer(q.id, { action: 'cancel' }, { shell: 'test' });
@@ -169,16 +169,16 @@ describe('bad input from a server’s catalog', () => {
   });
 
   it('a malformed sampling request gets a protocol error; nothing is asked', async () => {
-    const result = await t.host.callTool({ server: 'abuse', tool: 'bad_sampling', arguments: {}, caller: { kind: 'user' } });
+    const result = await t.host.calls.call({ server: 'abuse', tool: 'bad_sampling', arguments: {}, caller: { kind: 'user' } });
     expect((result.result!.content[0] as { text: string }).text).toMatch(/sampling refused: -32602 .*Invalid sampling request/);
     expect(t.host.serverRequests.pending()).toHaveLength(0);
   });
 
   it('ping works both ways; a request Airlock never declared is a protocol error, never a question', async () => {
-    const pinged = await t.host.callTool({ server: 'abuse', tool: 'ping_client', arguments: {}, caller: { kind: 'user' } });
+    const pinged = await t.host.calls.call({ server: 'abuse', tool: 'ping_client', arguments: {}, caller: { kind: 'user' } });
     expect((pinged.result!.content[0] as { text: string }).text).toBe('the client answered ping');
     await t.host.supervisor.withConnection('abuse', (connection) => connection.ping());
-    const unknown = await t.host.callTool({ server: 'abuse', tool: 'unknown_request', arguments: {}, caller: { kind: 'user' } });
+    const unknown = await t.host.calls.call({ server: 'abuse', tool: 'unknown_request', arguments: {}, caller: { kind: 'user' } });
     expect((unknown.result!.content[0] as { text: string }).text).toBe('refused: -32601');
     expect(t.host.serverRequests.pending()).toHaveLength(0);
   });
@@ -207,7 +207,7 @@ describe('what the person never reviewed is not served: a prompt and a template 
   it('the new prompt and template are withheld from apps, shown as new for review, and served once approved', async () => {
     const handlers = t.host.ipcHandlers();
     await waitFor(() => handlers['catalog.get']({ name: 'swapper' }), (c) => c.prompts.length === 1, 'prompts');
-    await t.host.callTool({ server: 'swapper', tool: 'swap_prompt', arguments: {}, caller: { kind: 'user' } });
+    await t.host.calls.call({ server: 'swapper', tool: 'swap_prompt', arguments: {}, caller: { kind: 'user' } });
     const after = await waitFor(() => handlers['catalog.get']({ name: 'swapper' }), (c) => c.prompts[0]?.name === 'summarise-v2' && c.resourceTemplates.length === 2, 'the swap');
     expect(after.prompts[0]).toMatchObject({ name: 'summarise-v2', isNew: true });
     expect(after.resourceTemplates.find((r) => r.uriTemplate === 'note://v2/{id}')).toMatchObject({ isNew: true });

@@ -248,7 +248,7 @@ describe('the host’s HTTP gateway, with the real core behind it', () => {
       const refused = await raw({ port, headers: bad, body: toolsCall(2, 1) });
       expect(refused.status).toBe(401);
     }
-    expect(w.t.host.pendingConfirmations()).toEqual([]);
+    expect(w.t.host.approvals.pending()).toEqual([]);
     expect(w.arrivals()).toEqual([]);
     // Control: the same request with the token runs (once a person approves it).
     const good = raw({ port, headers: { ...headers(), 'Mcp-Session-Id': session }, body: toolsCall(3, 2) });

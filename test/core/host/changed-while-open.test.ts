@@ -20,12 +20,12 @@ describe('a tool that changes while its confirmation is open', () => {
   let records: string;
   const calls = () => (existsSync(join(records, 'calls')) ? readFileSync(join(records, 'calls'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { version: number }) : []);
   const fingerprint = () => t.host.supervisor.tools.lookup('shifty', 'send_report')!.fingerprint;
-  const swap = async () => expect((await t.host.callTool({ server: 'shifty', tool: 'swap', arguments: {}, caller: { kind: 'user' } })).outcome).toBe('ok');
+  const swap = async () => expect((await t.host.calls.call({ server: 'shifty', tool: 'swap', arguments: {}, caller: { kind: 'user' } })).outcome).toBe('ok');
 
   /** The one open confirmation other than `not`, once there is one. */
   async function confirmation(not?: string): Promise<ConfirmationView> {
     for (let i = 0; i < 400; i += 1) {
-      const open = t.host.pendingConfirmations().filter((request) => request.id !== not);
+      const open = t.host.approvals.pending().filter((request) => request.id !== not);
       if (open.length) return open[0]!;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -42,18 +42,18 @@ describe('a tool that changes while its confirmation is open', () => {
 
   it('the open question is withdrawn and asked again with the new definition; the old one cannot be answered', async () => {
     const before = fingerprint();
-    const pending = t.host.callTool({ server: 'shifty', tool: 'send_report', arguments: { to: 'team' }, caller: agent });
+    const pending = t.host.calls.call({ server: 'shifty', tool: 'send_report', arguments: { to: 'team' }, caller: agent });
     const first = await confirmation();
     expect(first.toolDescription).toContain('version 1');
     await swap();
     const second = await confirmation(first.id);
-    expect(t.host.pendingConfirmations().map((request) => request.id)).toEqual([second.id]);
+    expect(t.host.approvals.pending().map((request) => request.id)).toEqual([second.id]);
     expect(second.toolDescription).toContain('version 2');
     expect(second.reasons[0]).toBe(CHANGED_WHILE_ASKED);
     expect(second.changes?.changes.map((change) => change.field).join(' ')).toMatch(/Description/);
     // The answer to the withdrawn question is refused.
-    expect(t.host.answerConfirmation(first.id, { choice: 'allow-once' }, { shell: 'test' }).accepted).toBe(false);
-    expect(t.host.answerConfirmation(second.id, { choice: 'deny' }, { shell: 'test' })).toEqual({ accepted: true });
+    expect(t.host.approvals.answer(first.id, { choice: 'allow-once' }, { shell: 'test' }).accepted).toBe(false);
+    expect(t.host.approvals.answer(second.id, { choice: 'deny' }, { shell: 'test' })).toEqual({ accepted: true });
     const result = await pending;
     expect(result.outcome).toBe('denied');
     expect(result.decision.fingerprint).not.toBe(before);
@@ -61,17 +61,17 @@ describe('a tool that changes while its confirmation is open', () => {
   });
 
   it('an approval given after the change was announced, before Airlock re-read the tool, sends nothing; the new question decides', async () => {
-    const pending = t.host.callTool({ server: 'shifty', tool: 'send_report', arguments: { to: 'team' }, caller: agent });
+    const pending = t.host.calls.call({ server: 'shifty', tool: 'send_report', arguments: { to: 'team' }, caller: agent });
     const first = await confirmation();
     const shown = fingerprint();
     await swap();
     // The list_changed has arrived; Airlock has not re-read the tool yet: the question is still open.
-    expect(t.host.pendingConfirmations().map((request) => request.id)).toEqual([first.id]);
-    expect(t.host.answerConfirmation(first.id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
+    expect(t.host.approvals.pending().map((request) => request.id)).toEqual([first.id]);
+    expect(t.host.approvals.answer(first.id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
     const second = await confirmation(first.id);
     expect(second.reasons[0]).toBe(CHANGED_WHILE_ASKED);
     expect(calls()).toEqual([]);
-    expect(t.host.answerConfirmation(second.id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
+    expect(t.host.approvals.answer(second.id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
     const result = await pending;
     expect(result.outcome).toBe('ok');
     // Exactly one call, under the new approval, and the audit holds the definition approved and sent.
@@ -84,7 +84,7 @@ describe('a tool that changes while its confirmation is open', () => {
 
   it('a tool that keeps changing under the question is refused after three questions, with a clear message', async () => {
     const before = calls().length;
-    const pending = t.host.callTool({ server: 'shifty', tool: 'send_report', arguments: { to: 'team' }, caller: agent });
+    const pending = t.host.calls.call({ server: 'shifty', tool: 'send_report', arguments: { to: 'team' }, caller: agent });
     let open = await confirmation();
     for (let i = 0; i < 2; i += 1) {
       await swap();
@@ -94,7 +94,7 @@ describe('a tool that changes while its confirmation is open', () => {
     const result = await pending;
     expect(result.outcome).toBe('denied');
     expect(result.message).toMatch(/kept changing while you were being asked/);
-    expect(t.host.pendingConfirmations()).toEqual([]);
+    expect(t.host.approvals.pending()).toEqual([]);
     expect(calls()).toHaveLength(before);
   });
 });

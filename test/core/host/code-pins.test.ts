@@ -38,7 +38,7 @@ describe('a local server whose script is edited after install', () => {
     edited = `${original}// edited after install: imagine it now uploads the notes\n`;
     writeFileSync(script, original);
     await t.add('notes', [process.execPath, script, records], { profile: { filesystem: { read: [], write: [records], persistentData: false } } });
-    const detail = await t.host.serverDetail('notes');
+    const detail = await t.host.servers.detail('notes');
     for (const tool of detail.tools) {
       await t.host.policy.addRule({ server: 'notes', tool: tool.name, effect: tool.name === 'note' ? 'allow' : 'deny', fingerprint: tool.fingerprint });
     }
@@ -47,8 +47,8 @@ describe('a local server whose script is edited after install', () => {
   afterAll(() => t.close());
 
   it('before the edit, "always allow" runs the call without asking', async () => {
-    expect(t.host.record('notes').provenance).toMatchObject({ kind: 'local', script: { path: script, sha256: sha(original) } });
-    const result = await t.host.callTool({ server: 'notes', tool: 'note', arguments: { text: 'one' }, caller: agent });
+    expect(t.host.servers.record('notes').provenance).toMatchObject({ kind: 'local', script: { path: script, sha256: sha(original) } });
+    const result = await t.host.calls.call({ server: 'notes', tool: 'note', arguments: { text: 'one' }, caller: agent });
     expect(result.decision.decidedBy.kind).toBe('rule');
     expect(result.outcome).toBe('ok');
     expect(calls()).toEqual(['note']);
@@ -56,27 +56,27 @@ describe('a local server whose script is edited after install', () => {
 
   it('after the edit, the next call asks — the rule made before does not count — and with nobody to ask, nothing reaches it', async () => {
     writeFileSync(script, edited);
-    const result = await t.host.callTool({ server: 'notes', tool: 'note', arguments: { text: 'two' }, caller: agent });
+    const result = await t.host.calls.call({ server: 'notes', tool: 'note', arguments: { text: 'two' }, caller: agent });
     expect(result.decision).toMatchObject({ verdict: 'ask', decidedBy: { kind: 'code-changed' } });
     expect(result.decision.reasons.join(' ')).toContain(`Its script ${script}: sha256 ${sha(original).slice(0, 12)}… → ${sha(edited).slice(0, 12)}…`);
     expect(result.outcome).toBe('denied');
     // A restart runs the edited code: still asked, still nothing sent.
-    await t.host.restartServer('notes');
-    const again = await t.host.callTool({ server: 'notes', tool: 'note', arguments: { text: 'three' }, caller: agent });
+    await t.host.servers.restart('notes');
+    const again = await t.host.calls.call({ server: 'notes', tool: 'note', arguments: { text: 'three' }, caller: agent });
     expect(again.decision.decidedBy.kind).toBe('code-changed');
     // Putting the file back does not help while the process runs what it loaded at its start.
     writeFileSync(script, original);
-    expect((await t.host.callTool({ server: 'notes', tool: 'note', arguments: { text: 'reverted' }, caller: agent })).decision.decidedBy.kind).toBe('code-changed');
+    expect((await t.host.calls.call({ server: 'notes', tool: 'note', arguments: { text: 'reverted' }, caller: agent })).decision.decidedBy.kind).toBe('code-changed');
     writeFileSync(script, edited);
     expect(calls()).toEqual(['note']);
     const [logged] = await t.host.audit.read({ server: 'notes', tool: 'note', limit: 1 });
     expect(logged?.decision).toMatchObject({ final: 'deny', decidedBy: 'code-changed' });
     // The "always deny" still denies.
-    expect((await t.host.callTool({ server: 'notes', tool: 'read_notes', arguments: {}, caller: agent })).decision.verdict).toBe('deny');
+    expect((await t.host.calls.call({ server: 'notes', tool: 'read_notes', arguments: {}, caller: agent })).decision.verdict).toBe('deny');
   });
 
   it('shows the old and new hash on the detail page data, in the summary, in the rules and in `airlock show`', async () => {
-    const detail = await t.host.serverDetail('notes');
+    const detail = await t.host.servers.detail('notes');
     expect(detail.codeChanged).toBe(true);
     expect(detail.codeChange?.files.find((file) => file.role === 'script')).toEqual({ role: 'script', path: script, approved: sha(original), current: sha(edited) });
     expect(detail.tools.find((tool) => tool.name === 'note')?.preview.verdict).toBe('ask');
@@ -90,7 +90,7 @@ describe('a local server whose script is edited after install', () => {
   it('a new Airlock process on the same data folder (the CLI) sees the change at the server’s first start', async () => {
     const other = new AirlockHost({ dataDir: t.dataDir, version: 'test', homeDir: t.home, hooks: { emit: () => {}, canAsk: () => false } });
     try {
-      const result = await other.callTool({ server: 'notes', tool: 'note', arguments: { text: 'four' }, caller: agent });
+      const result = await other.calls.call({ server: 'notes', tool: 'note', arguments: { text: 'four' }, caller: agent });
       expect(result.decision.decidedBy.kind).toBe('code-changed');
     } finally {
       await other.dispose();
@@ -100,14 +100,14 @@ describe('a local server whose script is edited after install', () => {
 
   it('approving needs the hashes the person saw; then the new code is pinned and the "always allow" made before is gone', async () => {
     await expect(t.host.serverSettings.approveCode('notes', [{ path: script, sha256: sha(original) }])).rejects.toThrow(/changed again/);
-    const change = (await t.host.serverDetail('notes')).codeChange!;
+    const change = (await t.host.servers.detail('notes')).codeChange!;
     const detail = await t.host.serverSettings.approveCode('notes', change.files.map((file) => ({ path: file.path, sha256: file.current! })));
     expect(detail.codeChange).toBeUndefined();
     expect(detail.codeChanged).toBe(false);
-    expect(t.host.record('notes').provenance).toMatchObject({ script: { sha256: sha(edited) } });
+    expect(t.host.servers.record('notes').provenance).toMatchObject({ script: { sha256: sha(edited) } });
     expect(t.host.policy.rules().map((rule) => [rule.tool, rule.effect])).toEqual([['read_notes', 'deny']]);
     // The approval, and the rule it took away, are a change in the audit log (task L, item 3).
-    await t.host.changesRecorded();
+    await t.host.changes.settled();
     const approved = readFileSync(join(t.dataDir, 'audit', 'audit.jsonl'), 'utf8')
       .split('\n')
       .filter(Boolean)
@@ -117,13 +117,13 @@ describe('a local server whose script is edited after install', () => {
       expect.objectContaining({ by: 'window', changes: [`code approved: ${script} (sha256 ${sha(edited).slice(0, 12)}, was ${sha(original).slice(0, 12)})`, 'rule removed: always allow note'] }),
     ]);
     // The usual table again: an untrusted server's tool that changes things asks (no rule left to allow it).
-    const result = await t.host.callTool({ server: 'notes', tool: 'note', arguments: { text: 'five' }, caller: agent });
+    const result = await t.host.calls.call({ server: 'notes', tool: 'note', arguments: { text: 'five' }, caller: agent });
     expect(result.decision.decidedBy.kind).toBe('untrusted');
     expect(calls()).toEqual(['note']);
     // A rule made for the new code counts.
     const note = detail.tools.find((tool) => tool.name === 'note')!;
     await t.host.policy.addRule({ server: 'notes', tool: 'note', effect: 'allow', fingerprint: note.fingerprint });
-    expect((await t.host.callTool({ server: 'notes', tool: 'note', arguments: { text: 'six' }, caller: agent })).outcome).toBe('ok');
+    expect((await t.host.calls.call({ server: 'notes', tool: 'note', arguments: { text: 'six' }, caller: agent })).outcome).toBe('ok');
     expect(calls()).toEqual(['note', 'note']);
   });
 });

@@ -69,7 +69,7 @@ describe('Airlock killed with SIGKILL while a call is in flight', () => {
 
     next = new AirlockHost({ dataDir: t.dataDir, homeDir: t.home, version: 'test', hooks: { emit: () => {} }, audit: { key: fileAuditKey(join(t.root, 'key')) } });
     await next.audit.recoverInterrupted();
-    const rows = await next.auditEntries({ server: 'slow' });
+    const rows = await next.activity.entries({ server: 'slow' });
     const outcome = rows.find((row) => row.kind === 'outcome');
     expect(outcome).toMatchObject({ outcome: 'unknown', reasons: ['Airlock stopped before the call finished; the server may have acted.'] });
     expect(rows.find((row) => row.kind === 'decision')).toMatchObject({ callId: outcome!.callId, verdict: expect.stringMatching(/^allowed/) });

@@ -54,7 +54,7 @@ describe.skipIf(mountProblem !== undefined)(`a full disk under the data folder${
     rmSync(root, { recursive: true, force: true });
   });
 
-  const call = (message: string) => host.callTool({ server: 'counter', tool: 'echo', arguments: { message }, caller: { kind: 'user' } });
+  const call = (message: string) => host.calls.call({ server: 'counter', tool: 'echo', arguments: { message }, caller: { kind: 'user' } });
 
   it('calls fail closed with a message saying the disk is full; nothing reaches the server without its decision; all is well once space returns', async () => {
     expect((await call('before')).outcome).toBe('ok');
@@ -94,7 +94,7 @@ describe.skipIf(mountProblem !== undefined)(`a full disk under the data folder${
     rmSync(filler);
     expect((await call('after')).outcome).toBe('ok');
     host.policy.setStrictDurability(true);
-    expect(host.settings().strictDurability).toBe(true);
+    expect(host.app.settings().strictDurability).toBe(true);
     expect(lines(join(records, 'messages'))).toEqual(['before', ...sent, 'after']);
     const verify = await host.audit.verify();
     expect(verify).toMatchObject({ ok: true, end: 'confirmed' });

@@ -40,16 +40,16 @@ describe('network decisions in the audit log', () => {
   });
 
   const fetchVia = async (port: number) => {
-    const result = await t.host.callTool({ server: 'net', tool: 'fetch_via_proxy', arguments: { url: `http://127.0.0.1:${port}/x` }, caller: { kind: 'user' } });
+    const result = await t.host.calls.call({ server: 'net', tool: 'fetch_via_proxy', arguments: { url: `http://127.0.0.1:${port}/x` }, caller: { kind: 'user' } });
     const text = (result.result?.content as Array<{ text: string }> | undefined)?.[0]?.text ?? '{}';
     return JSON.parse(text) as { ok: boolean };
   };
 
   async function answerNext(allow: boolean): Promise<void> {
     for (let i = 0; i < 400; i++) {
-      const question = t.host.network.list()[0];
+      const question = t.host.approvals.network.list()[0];
       if (question) {
-        expect(t.host.answerNetwork(question.id, allow, false, 'window')).toEqual({ accepted: true });
+        expect(t.host.approvals.answerNetwork(question.id, allow, false, 'window')).toEqual({ accepted: true });
         return;
       }
       await new Promise((r) => setTimeout(r, 10));
@@ -74,7 +74,7 @@ describe('network decisions in the audit log', () => {
 
     expect([nobody.hits(), refused.hits(), allowed.hits()]).toEqual([0, 0, 1]);
 
-    const rows = (await t.host.auditEntries({ server: 'net' })).filter((row) => row.kind === 'network');
+    const rows = (await t.host.activity.entries({ server: 'net' })).filter((row) => row.kind === 'network');
     const byPort = (port: number) => rows.find((row) => row.target === `127.0.0.1:${port}`);
     expect(byPort(granted.port)).toMatchObject({ verdict: 'allowed: granted', server: 'net' });
     expect(byPort(nobody.port)).toMatchObject({ verdict: 'denied: nobody could be asked' });

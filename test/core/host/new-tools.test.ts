@@ -31,12 +31,12 @@ describe('a trusted server that lists a tool only once the probe is over', () =>
   afterAll(() => t.close());
 
   it('the probe saw echo, lookup and unlock; the running server also offers peek', () => {
-    expect(Object.keys(t.host.record('late').approvedTools).sort()).toEqual(['echo', 'lookup', 'unlock']);
+    expect(Object.keys(t.host.servers.record('late').approvedTools).sort()).toEqual(['echo', 'lookup', 'unlock']);
     expect(t.host.supervisor.tools.get('late')?.tools.map((tool) => tool.name).sort()).toEqual(['echo', 'lookup', 'peek', 'unlock']);
   });
 
   it('peek is listed as new, "added after install", on the detail page data, in the summary and in `airlock show`', async () => {
-    const detail = await t.host.serverDetail('late');
+    const detail = await t.host.servers.detail('late');
     const peek = detail.tools.find((tool) => tool.name === 'peek')!;
     expect(peek.isNew).toBe(true);
     expect(peek.approvedAt).toBeUndefined();
@@ -44,18 +44,18 @@ describe('a trusted server that lists a tool only once the probe is over', () =>
     expect(peek.preview.reasons.join(' ')).toMatch(/added after install/);
     expect(detail.tools.filter((tool) => tool.isNew).map((tool) => tool.name)).toEqual(['peek']);
     expect(detail.newTools).toBe(1);
-    expect(t.host.listServers().find((server) => server.name === 'late')?.newTools).toBe(1);
+    expect(t.host.servers.list().find((server) => server.name === 'late')?.newTools).toBe(1);
     expect(formatDetail(detail)).toMatch(/ {2}peek — Asks[^\n]*\n(?: {6}[^\n]*\n)* {6}NEW — added after install/);
   });
 
   it('its first call asks even though the server is trusted and it claims read-only; with nobody to ask, 0 calls reach it', async () => {
     t.ask.available = false;
-    const result = await t.host.callTool({ server: 'late', tool: 'peek', arguments: {}, caller: agent });
+    const result = await t.host.calls.call({ server: 'late', tool: 'peek', arguments: {}, caller: agent });
     expect(result.decision).toMatchObject({ verdict: 'ask', decidedBy: { kind: 'new-tool' } });
     expect(result.outcome).toBe('denied');
     expect(lines(join(records, 'calls'))).toEqual([]);
     // The reviewed read-only tool still runs unasked (trusted-read-only): the row is about what was not reviewed.
-    const reviewed = await t.host.callTool({ server: 'late', tool: 'lookup', arguments: {}, caller: agent });
+    const reviewed = await t.host.calls.call({ server: 'late', tool: 'lookup', arguments: {}, caller: agent });
     expect(reviewed.decision.decidedBy.kind).toBe('trusted-read-only');
     expect(reviewed.outcome).toBe('ok');
     expect(lines(join(records, 'calls'))).toEqual(['lookup']);
@@ -64,15 +64,15 @@ describe('a trusted server that lists a tool only once the probe is over', () =>
   });
 
   it('approving it (the approveChange path) records it; then the table applies and it runs', async () => {
-    const peek = (await t.host.serverDetail('late')).tools.find((tool) => tool.name === 'peek')!;
+    const peek = (await t.host.servers.detail('late')).tools.find((tool) => tool.name === 'peek')!;
     const detail = await t.host.serverSettings.approveChange('late', 'peek', peek.fingerprint);
     expect(detail.tools.find((tool) => tool.name === 'peek')).toMatchObject({ isNew: false, preview: { verdict: 'allow' } });
     // The approval is a change in the audit log, naming the definition approved (task L, item 3).
-    await t.host.changesRecorded();
-    const rows = (await t.host.auditEntries({ server: 'late', tool: 'peek' })).filter((row) => row.kind === 'change');
+    await t.host.changes.settled();
+    const rows = (await t.host.activity.entries({ server: 'late', tool: 'peek' })).filter((row) => row.kind === 'change');
     expect(rows).toEqual([expect.objectContaining({ verdict: 'tool approved', caller: 'You (window)', changes: [`tool approved: peek (definition ${peek.fingerprint.slice(0, 12)})`] })]);
     expect(detail.newTools).toBe(0);
-    const result = await t.host.callTool({ server: 'late', tool: 'peek', arguments: {}, caller: agent });
+    const result = await t.host.calls.call({ server: 'late', tool: 'peek', arguments: {}, caller: agent });
     expect(result.decision.decidedBy.kind).toBe('trusted-read-only');
     expect(lines(join(records, 'calls'))).toEqual(['lookup', 'peek']);
   });
@@ -89,24 +89,24 @@ describe('a contained, untrusted server that renames and adds tools on the fly',
   const called = () => t.host.supervisor.log('sly').filter((line) => line.text.startsWith('CALLED ')).map((line) => line.text.slice('CALLED '.length));
 
   it('before the change, its reviewed read-only tool runs unasked: the sandbox makes it safe', async () => {
-    const result = await t.host.callTool({ server: 'sly', tool: 'lookup', arguments: {}, caller: agent });
+    const result = await t.host.calls.call({ server: 'sly', tool: 'lookup', arguments: {}, caller: agent });
     expect(result.decision.decidedBy.kind).toBe('contained-read-only');
     expect(result.outcome).toBe('ok');
   });
 
   it('after it renames lookup to look_up and adds peek, both ask — containment does not cover what was never shown', async () => {
     // The person's own console call is their consent; the server then changes its list.
-    expect((await t.host.callTool({ server: 'sly', tool: 'unlock', arguments: {}, caller: { kind: 'user' } })).outcome).toBe('ok');
+    expect((await t.host.calls.call({ server: 'sly', tool: 'unlock', arguments: {}, caller: { kind: 'user' } })).outcome).toBe('ok');
     await expect.poll(() => t.host.supervisor.tools.lookup('sly', 'look_up'), { timeout: 5_000 }).toBeDefined();
     t.ask.available = false;
     for (const tool of ['look_up', 'peek']) {
-      const result = await t.host.callTool({ server: 'sly', tool, arguments: {}, caller: agent });
+      const result = await t.host.calls.call({ server: 'sly', tool, arguments: {}, caller: agent });
       expect(result.decision, tool).toMatchObject({ verdict: 'ask', decidedBy: { kind: 'new-tool' } });
       expect(result.outcome).toBe('denied');
     }
-    expect((await t.host.callTool({ server: 'sly', tool: 'lookup', arguments: {}, caller: agent })).decision.decidedBy.kind).toBe('unknown-tool');
+    expect((await t.host.calls.call({ server: 'sly', tool: 'lookup', arguments: {}, caller: agent })).decision.decidedBy.kind).toBe('unknown-tool');
     expect(called()).toEqual(['lookup', 'unlock']);
-    const detail = await t.host.serverDetail('sly');
+    const detail = await t.host.servers.detail('sly');
     expect(detail.tools.filter((tool) => tool.isNew).map((tool) => tool.name).sort()).toEqual(['look_up', 'peek']);
   });
 });

@@ -12,7 +12,7 @@ const LIMITS_SERVER = fixture('escape/limits-server.mjs');
 const limits = { processes: 48, openFiles: 256, memoryBytes: 512 * 1024 ** 2, cpuSeconds: 90 };
 
 async function report(t: TestHost, tool: string, args: Record<string, unknown> = {}) {
-  const result = await t.host.callTool({ server: 'hungry', tool, arguments: args, caller: { kind: 'user' } });
+  const result = await t.host.calls.call({ server: 'hungry', tool, arguments: args, caller: { kind: 'user' } });
   expect(result.outcome, result.message).toBe('ok');
   return JSON.parse((result.result!.content[0] as { text: string }).text);
 }
@@ -30,7 +30,7 @@ describe('resource limits on the server page', () => {
 
   it('names each limit in words, with the values the kernel reports inside the running server', async () => {
     const inside = await report(t, 'limits');
-    const detail = await t.host.serverDetail('hungry');
+    const detail = await t.host.servers.detail('hungry');
     expect(detail.limits.map((limit) => limit.kind)).toEqual(['processes', 'memory', 'cpu', 'openFiles']);
     expect(row(detail, 'processes').value).toBe(`${inside.processes.soft}, counting everything it starts`);
     expect(inside.data.soft).toBe(String(512 * 1024 ** 2));
@@ -42,7 +42,7 @@ describe('resource limits on the server page', () => {
   });
 
   it('says honestly whether the process limit holds here — and a fork flood of 100 agrees', async () => {
-    const processes = row(await t.host.serverDetail('hungry'), 'processes');
+    const processes = row(await t.host.servers.detail('hungry'), 'processes');
     const { started } = await report(t, 'spawn_many', { count: 100 });
     if (processes.holds) {
       expect(started).toBeLessThan(48);
@@ -55,7 +55,7 @@ describe('resource limits on the server page', () => {
   });
 
   it('the memory limit said to hold does: a 700 MB allocation is refused', async () => {
-    expect(row(await t.host.serverDetail('hungry'), 'memory').holds).toBe(true);
+    expect(row(await t.host.servers.detail('hungry'), 'memory').holds).toBe(true);
     expect((await report(t, 'allocate', { mb: 700 })).stdout).toMatch(/^refused/);
   });
 });
@@ -70,7 +70,7 @@ describe('resource limits where no sandbox can run', () => {
   afterAll(() => t?.close());
 
   it('lists none, and says that none applies', async () => {
-    const detail = await t.host.serverDetail('hungry');
+    const detail = await t.host.servers.detail('hungry');
     expect(detail.limits).toEqual([]);
     expect(detail.limitsNote).toBe('None: the sandbox cannot run on this machine, and the limits are set inside it.');
   });

@@ -87,6 +87,6 @@ describe('imports propose; they never grant by themselves', () => {
     if (byName.github!.disclosure) expect(byName.github!.disclosure.proposals).toContainEqual({ kind: 'domain', value: 'api.github.com', reason: 'the GitHub API this package documents' });
     // Committing without accepting them grants nothing.
     await t.host.install.commit({ draftId: fs.draftId, name: 'fs', profile: fs.profile, trusted: false, secrets: {}, enable: false });
-    expect(t.host.record('fs').profile.filesystem).toMatchObject({ read: [], write: [], persistentData: false });
+    expect(t.host.servers.record('fs').profile.filesystem).toMatchObject({ read: [], write: [], persistentData: false });
   }, 120_000);
 });

@@ -134,9 +134,9 @@ describe('an imported uvx entry through the install flow', () => {
       expect(report.tools.map((tool) => tool.name).sort()).toEqual(['get_time', 'write_file']);
       expect(existsSync(join(installDir, 'venv', 'bin', CLOCK_PACKAGE))).toBe(true);
       await t.host.install.commit({ draftId: d.draftId, name: 'clock', profile: d.profile, trusted: false, secrets: {}, enable: true });
-      const detail = await t.host.serverDetail('clock');
+      const detail = await t.host.servers.detail('clock');
       expect(detail.profile.secrets).toEqual(['CLOCK_API_KEY']);
-      const result = await t.host.callTool({ server: 'clock', tool: 'get_time', arguments: { zone: 'UTC' }, caller: { kind: 'user' } });
+      const result = await t.host.calls.call({ server: 'clock', tool: 'get_time', arguments: { zone: 'UTC' }, caller: { kind: 'user' } });
       expect(result.outcome).toBe('ok');
       expect(JSON.stringify(result.result!.content)).toContain('12:00 in UTC (clock 1.0.0)');
     } finally {

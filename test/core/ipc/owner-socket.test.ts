@@ -36,7 +36,7 @@ const gatewayEvents: ConfirmationView[][] = [];
 const tidyCalls = () => (existsSync(join(records, 'tidy')) ? readFileSync(join(records, 'tidy'), 'utf8').split('\n').filter(Boolean).length : 0);
 
 async function auditRows() {
-  return host.auditEntries({ limit: 500 });
+  return host.activity.entries({ limit: 500 });
 }
 
 beforeAll(async () => {
@@ -237,7 +237,7 @@ describe('an owner whose own shell is a terminal (a gateway started on one)', ()
       await addLocalServer(local, 'liar', [process.execPath, LIAR, own], { profile: { filesystem: { read: [], write: [own], persistentData: false } } });
       // The built-in agent's call has no terminal of its own: only a window could be asked, and there is none.
       const started = Date.now();
-      const agent = await local.callTool({ server: 'liar', tool: 'tidy_up', arguments: { path: join(own, 'x') }, caller: { kind: 'agent', provider: 'test', model: 'm' } });
+      const agent = await local.calls.call({ server: 'liar', tool: 'tidy_up', arguments: { path: join(own, 'x') }, caller: { kind: 'agent', provider: 'test', model: 'm' } });
       expect(agent).toMatchObject({ outcome: 'denied', nobodyToAsk: true });
       expect(Date.now() - started).toBeLessThan(30_000);
       // The gateway's own call is asked on its terminal: its shell is shown the confirmation and answers it.

@@ -87,7 +87,7 @@ afterAll(async () => {
 
 describe('a server question is answered only by the shell it was routed to', () => {
   it('a form on the owner terminal: another process sees nothing, cannot answer or extend it; the terminal can, and the log says so', async () => {
-    const call = host.callTool({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'cli' }, origin: 'local' });
+    const call = host.calls.call({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'cli' }, origin: 'local' });
     const question = await nextQuestion('elicitation-form');
 
     expect(value(await ipc('requests.pending', {}))).toEqual([]);
@@ -103,7 +103,7 @@ describe('a server question is answered only by the shell it was routed to', () 
   });
 
   it('sampling: another process cannot answer "always" — the rule stays "ask", the model sees nothing', async () => {
-    const call = host.callTool({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 50 }, caller: { kind: 'cli' }, origin: 'local' });
+    const call = host.calls.call({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 50 }, caller: { kind: 'cli' }, origin: 'local' });
     const question = await nextQuestion('sampling-request');
     if (question.kind !== 'sampling-request') throw new Error('wrong question');
     const reply = await ipc('requests.answer', { id: question.id, answer: { choice: 'allow-always', params: question.params } });
@@ -119,7 +119,7 @@ describe('a server question is answered only by the shell it was routed to', () 
   });
 
   it('a web page to open: another process cannot have it opened (nor learn its address)', async () => {
-    const call = host.callTool({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url: 'https://example.com/sign-in', message: 'Sign in' }, caller: { kind: 'cli' }, origin: 'local' });
+    const call = host.calls.call({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url: 'https://example.com/sign-in', message: 'Sign in' }, caller: { kind: 'cli' }, origin: 'local' });
     const question = await nextQuestion('elicitation-url');
     const reply = await ipc('requests.openUrl', { id: question.id });
     expect(reply.result).toMatchObject({ ok: false, code: 'not-found' });
@@ -130,7 +130,7 @@ describe('a server question is answered only by the shell it was routed to', () 
   });
 
   it("a terminal's answer as another process's origin is refused too (origins are the owner's, not claimed)", async () => {
-    const call = host.callTool({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'cli' }, origin: 'local' });
+    const call = host.calls.call({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'cli' }, origin: 'local' });
     const question = await nextQuestion('elicitation-form');
     expect(host.serverRequests.answer(question.id, { action: 'decline' }, { shell: 'terminal', origin: 'peer-1' })).toMatchObject({ accepted: false });
     expect(host.serverRequests.answer(question.id, { action: 'decline' }, { shell: 'terminal' })).toMatchObject({ accepted: false });
@@ -141,8 +141,8 @@ describe('a server question is answered only by the shell it was routed to', () 
   it('a change to what a server may ask, from another process, is a change entry by the command line', async () => {
     const always = { ...defaultServerRequestSettings(), sampling: { ...defaultServerRequestSettings().sampling, rule: 'always' as const } };
     expect(value(await ipc('requests.setSettings', { name: 'everything', settings: always }))).toMatchObject({ sampling: { rule: 'always' } });
-    await host.changesRecorded();
-    const change = (await host.auditEntries({ limit: 50 })).find((row) => row.kind === 'change' && row.server === 'everything');
+    await host.changes.settled();
+    const change = (await host.activity.entries({ limit: 50 })).find((row) => row.kind === 'change' && row.server === 'everything');
     expect(change).toMatchObject({ kind: 'change', server: 'everything' });
     expect(JSON.stringify(change)).toContain('sampling: always (was ask)');
     expect(JSON.stringify(change)).toMatch(/command line/);

@@ -66,13 +66,13 @@ describe('a server whose every name is an inherited property, in the real sandbo
     expect(formatProbe(report)).toContain('__proto__');
     const { unsandboxed: _u, ...profile } = { ...defaultSandboxProfile(), filesystem: { read: [], write: [records], persistentData: false } };
     await t.host.install.commit({ draftId: disclosure.draftId, name: 'names', profile, trusted: false, secrets: {}, enable: true });
-    const record = t.host.record('names');
+    const record = t.host.servers.record('names');
     expect(Object.keys(record.approvedTools).sort()).toEqual([...FIXTURE_NAMES].sort());
     for (const name of FIXTURE_NAMES) expect(ownEntry(record.approvedTools, name)?.definition.name).toBe(name);
   });
 
   it('show: the detail page and `airlock show` list every tool, none pending, none new', async () => {
-    const detail = await t.host.serverDetail('names');
+    const detail = await t.host.servers.detail('names');
     expect(detail.tools.map((tool) => tool.name).sort()).toEqual([...FIXTURE_NAMES].sort());
     expect(detail.pendingChanges).toBe(0);
     for (const tool of detail.tools) {
@@ -90,7 +90,7 @@ describe('a server whose every name is an inherited property, in the real sandbo
   });
 
   it('rules: a rule for each name is saved, listed as current, and removed, by its own name', async () => {
-    const detail = await t.host.serverDetail('names');
+    const detail = await t.host.servers.detail('names');
     for (const tool of detail.tools) {
       await t.host.policy.addRule({ server: 'names', tool: tool.name, effect: 'deny', fingerprint: tool.fingerprint });
     }
@@ -106,7 +106,7 @@ describe('a server whose every name is an inherited property, in the real sandbo
       const tool = t.host.supervisor.tools.lookup('names', name)!;
       await t.host.serverSettings.approveChange('names', name, tool.fingerprint);
     }
-    const approved = t.host.record('names').approvedTools;
+    const approved = t.host.servers.record('names').approvedTools;
     expect(Object.keys(approved).sort()).toEqual([...FIXTURE_NAMES].sort());
     expect(Object.getPrototypeOf(approved)).toBeNull();
     expect(ownEntry(approved, '__proto__')?.definition.name).toBe('__proto__');
@@ -117,7 +117,7 @@ describe('a server whose every name is an inherited property, in the real sandbo
     // As a client's JSON arrives: `__proto__` an own key like the others.
     const wire = JSON.parse(JSON.stringify(args)) as Record<string, unknown>;
     for (const name of FIXTURE_NAMES) {
-      const result = await t.host.callTool({ server: 'names', tool: name, arguments: wire, caller: { kind: 'user' } });
+      const result = await t.host.calls.call({ server: 'names', tool: name, arguments: wire, caller: { kind: 'user' } });
       expect(result.outcome, `${name}: ${result.message}`).toBe('ok');
       expect(result.decision.fingerprint).toBe(t.host.supervisor.tools.lookup('names', name)!.fingerprint);
     }
@@ -128,11 +128,11 @@ describe('a server whose every name is an inherited property, in the real sandbo
 
   it('secrets and the audit log: names that are inherited properties are entries like any other', async () => {
     for (const name of ['constructor', '__proto__', 'toString']) await t.host.serverSettings.setSecret('names', name, `secret ${name}`);
-    expect((await t.host.serverDetail('names')).secretsSet).toEqual(['__proto__', 'constructor', 'toString']);
+    expect((await t.host.servers.detail('names')).secretsSet).toEqual(['__proto__', 'constructor', 'toString']);
     expect(t.host.secrets.values('names', ['constructor', '__proto__', 'toString', 'valueOf'])).toEqual(
       Object.assign(Object.create(null), { constructor: 'secret constructor', ['__proto__']: 'secret __proto__', toString: 'secret toString' }),
     );
-    const entries = await t.host.auditEntries({ server: 'names', tool: '__proto__' });
+    const entries = await t.host.activity.entries({ server: 'names', tool: '__proto__' });
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.every((entry) => entry.tool === '__proto__')).toBe(true);
   });

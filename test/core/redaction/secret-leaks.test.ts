@@ -68,7 +68,7 @@ describe('a secret given to a server stays out of every log and every model requ
 
   it('sampling: the question says the request holds a secret; the model receives it redacted; the log holds neither', async () => {
     t.model.push({ text: 'a scripted reply' });
-    const call = t.host.callTool({ server: 'leaker', tool: 'leak_sampling', arguments: {}, caller: { kind: 'user' } });
+    const call = t.host.calls.call({ server: 'leaker', tool: 'leak_sampling', arguments: {}, caller: { kind: 'user' } });
     const question = await answerNext(t, 'sampling-request', (q) => ({ choice: 'allow-once', params: (q as Extract<ServerRequestView, { kind: 'sampling-request' }>).params }));
     expect(question.reasons.join(' ')).toMatch(/contains a value you gave this server as a secret/);
     await answerNext(t, 'sampling-response', () => ({ choice: 'approve' }));
@@ -81,10 +81,10 @@ describe('a secret given to a server stays out of every log and every model requ
   });
 
   it('a question and a web page carrying it: asked, and logged redacted', async () => {
-    const form = t.host.callTool({ server: 'leaker', tool: 'leak_question', arguments: {}, caller: { kind: 'user' } });
+    const form = t.host.calls.call({ server: 'leaker', tool: 'leak_question', arguments: {}, caller: { kind: 'user' } });
     await answerNext(t, 'elicitation-form', () => ({ action: 'decline' }));
     await form;
-    const page = t.host.callTool({ server: 'leaker', tool: 'leak_page', arguments: {}, caller: { kind: 'user' } });
+    const page = t.host.calls.call({ server: 'leaker', tool: 'leak_page', arguments: {}, caller: { kind: 'user' } });
     await answerNext(t, 'elicitation-url', () => ({ action: 'decline' }));
     await page;
     const entries = await readServerRequestEntries(t.host.audit, { kind: 'elicitation' });
@@ -93,15 +93,15 @@ describe('a secret given to a server stays out of every log and every model requ
   });
 
   it('a call whose arguments carry it, an error that names it, a host name that spells it: all logged redacted', async () => {
-    expect((await t.host.callTool({ server: 'leaker', tool: 'echo', arguments: { message: `the key is ${SECRET}` }, caller: { kind: 'user' } })).outcome).toBe('ok');
-    await t.host.callTool({ server: 'leaker', tool: 'leak_error', arguments: {}, caller: { kind: 'user' } });
+    expect((await t.host.calls.call({ server: 'leaker', tool: 'echo', arguments: { message: `the key is ${SECRET}` }, caller: { kind: 'user' } })).outcome).toBe('ok');
+    await t.host.calls.call({ server: 'leaker', tool: 'leak_error', arguments: {}, caller: { kind: 'user' } });
     // Nobody can be asked about the host (the question would show it to the person, which is theirs to see).
     t.ask.available = false;
-    await t.host.callTool({ server: 'leaker', tool: 'leak_host', arguments: {}, caller: { kind: 'user' } });
+    await t.host.calls.call({ server: 'leaker', tool: 'leak_host', arguments: {}, caller: { kind: 'user' } });
     t.ask.available = true;
     await until(() => t.events.some((e) => e.event === 'audit.didAppend'), 'an append');
     await t.host.audit.flush();
-    const rows = await t.host.auditEntries({ server: 'leaker', limit: 200 });
+    const rows = await t.host.activity.entries({ server: 'leaker', limit: 200 });
     expect(rows.some((row) => row.kind === 'network' && String(row.target).includes('[redacted]'))).toBe(true);
   });
 
@@ -117,7 +117,7 @@ describe('a secret given to a server stays out of every log and every model requ
 
   it('nothing Airlock wrote holds the value: not the data folder, not the home folder', async () => {
     await t.host.audit.flush();
-    await t.host.changesRecorded();
+    await t.host.changes.settled();
     expect(filesHolding(t.dataDir, SECRET)).toEqual([]);
     expect(filesHolding(t.home, SECRET)).toEqual([]);
   });
@@ -128,7 +128,7 @@ describe('a secret given to a server stays out of every log and every model requ
     // The server already has its secret in its environment; Airlock can no longer read the store.
     writeFileSync(path, '{ this is not the secrets file');
     try {
-      expect((await t.host.callTool({ server: 'leaker', tool: 'echo', arguments: { message: `still ${SECRET}` }, caller: { kind: 'user' } })).outcome).toBe('ok');
+      expect((await t.host.calls.call({ server: 'leaker', tool: 'echo', arguments: { message: `still ${SECRET}` }, caller: { kind: 'user' } })).outcome).toBe('ok');
       const [latest] = await t.host.audit.read({ server: 'leaker', limit: 1 });
       expect(JSON.stringify(latest!.decision.arguments)).toMatch(/withheld/);
       // A result the agent would send a model is withheld the same way (the provider's own key is in the same file

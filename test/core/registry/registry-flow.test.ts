@@ -73,14 +73,14 @@ describe('installing from the MCP Registry', () => {
     const p = clock.provenance as Extract<Disclosure['provenance'], { kind: 'pypi' }>;
     expect(existsSync(join(p.installDir, 'requirements.lock.txt'))).toBe(true);
     await t.host.install.commit({ draftId: clock.draftId, name: 'clock', profile: clock.profile, trusted: false, secrets: { CLOCK_API_KEY: 'k-123' }, enable: true });
-    const result = await t.host.callTool({ server: 'clock', tool: 'get_time', arguments: { zone: 'Europe/Paris' }, caller: { kind: 'user' } });
+    const result = await t.host.calls.call({ server: 'clock', tool: 'get_time', arguments: { zone: 'Europe/Paris' }, caller: { kind: 'user' } });
     expect(result.outcome).toBe('ok');
     expect(textOf(result.result!.content)).toContain('12:00 in Europe/Paris (clock 1.0.0)');
     const target = join(p.installDir, 'venv', 'planted.py');
-    const write = await t.host.callTool({ server: 'clock', tool: 'write_file', arguments: { path: target }, caller: { kind: 'user' } });
+    const write = await t.host.calls.call({ server: 'clock', tool: 'write_file', arguments: { path: target }, caller: { kind: 'user' } });
     expect(textOf(write.result!.content)).toMatch(/could not write .*planted\.py: (Read-only file system|Permission denied)/);
     expect(existsSync(target)).toBe(false);
-    const detail = await t.host.serverDetail('clock');
+    const detail = await t.host.servers.detail('clock');
     expect(detail.source).toBe(`PyPI ${CLOCK_PACKAGE}==1.0.0 (listed in the MCP Registry as ${CLOCK_MCP_NAME} 1.0.0)`);
     expect(detail.profile.secrets).toEqual(['CLOCK_API_KEY']);
   }, 240_000);
@@ -88,20 +88,20 @@ describe('installing from the MCP Registry', () => {
   it('updates the PyPI server like an npm one: the old version runs until the new one is agreed', async () => {
     const next = buildClockWheel({ version: '1.1.0' });
     index.add(CLOCK_PACKAGE, next.file, next.bytes);
-    const before = (await t.host.serverDetail('clock')).provenance as Extract<Disclosure['provenance'], { kind: 'pypi' }>;
+    const before = (await t.host.servers.detail('clock')).provenance as Extract<Disclosure['provenance'], { kind: 'pypi' }>;
     const update = await t.host.install.prepare({ kind: 'update', server: 'clock', range: 'latest' });
     expect(update.warnings[0]).toBe(`Update ${CLOCK_PACKAGE} from 1.0.0 to 1.1.0: review it as a new install.`);
     expect(update.replaces).toMatchObject({ name: 'clock', version: '1.0.0' });
     await t.host.install.probe(update.draftId);
     // Inspected and installed beside it; the running server is still 1.0.0.
-    const still = await t.host.callTool({ server: 'clock', tool: 'get_time', arguments: {}, caller: { kind: 'user' } });
+    const still = await t.host.calls.call({ server: 'clock', tool: 'get_time', arguments: {}, caller: { kind: 'user' } });
     expect(textOf(still.result!.content)).toContain('(clock 1.0.0)');
     expect(existsSync(before.installDir)).toBe(true);
     await t.host.install.commit({ draftId: update.draftId, name: 'clock', profile: update.profile, trusted: false, secrets: {}, enable: true });
-    const after = await t.host.callTool({ server: 'clock', tool: 'get_time', arguments: {}, caller: { kind: 'user' } });
+    const after = await t.host.calls.call({ server: 'clock', tool: 'get_time', arguments: {}, caller: { kind: 'user' } });
     expect(textOf(after.result!.content)).toContain('(clock 1.1.0)');
     expect(existsSync(before.installDir)).toBe(false);
-    expect((await t.host.serverDetail('clock')).profile.secrets).toEqual(['CLOCK_API_KEY']);
+    expect((await t.host.servers.detail('clock')).profile.secrets).toEqual(['CLOCK_API_KEY']);
   }, 240_000);
 
   it('refuses a file that does not match its hash, and keeps nothing of the attempt', async () => {

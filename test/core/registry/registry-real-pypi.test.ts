@@ -90,7 +90,7 @@ describe('mcp-server-time from real PyPI, through a registry listing', () => {
     const report = await host.install.probe(d.draftId);
     expect(report.tools.map((tool) => tool.name).sort()).toEqual(['convert_time', 'get_current_time']);
     await host.install.commit({ draftId: d.draftId, name: 'time', profile: d.profile, trusted: false, secrets: {}, enable: true });
-    const result = await host.callTool({ server: 'time', tool: 'get_current_time', arguments: { timezone: 'Asia/Tokyo' }, caller: { kind: 'user' } });
+    const result = await host.calls.call({ server: 'time', tool: 'get_current_time', arguments: { timezone: 'Asia/Tokyo' }, caller: { kind: 'user' } });
     expect(result.outcome).toBe('ok');
     expect(JSON.stringify(result.result!.content)).toContain('Asia/Tokyo');
   }, 600_000);

@@ -109,14 +109,14 @@ describe('a registry listing’s remote', () => {
     // The person gives the key: sealed in the secret store only; the server is reached with it.
     const { unsandboxed: _u, ...profile } = defaultSandboxProfile();
     await t.host.install.commit({ draftId: d.draftId, name: 'keyed', profile, trusted: true, secrets: { HEADER_X_API_KEY: 'k-remote-7f3a' }, enable: true });
-    expect((await t.host.serverDetail('keyed')).state).toBe('ready');
+    expect((await t.host.servers.detail('keyed')).state).toBe('ready');
     // Not inspected, so its tools were never reviewed: the first call asks (nobody here to answer), nothing reaches it.
-    const unreviewed = await t.host.callTool({ server: 'keyed', tool: 'echo', arguments: { message: 'too early' }, caller: agent });
+    const unreviewed = await t.host.calls.call({ server: 'keyed', tool: 'echo', arguments: { message: 'too early' }, caller: agent });
     expect(unreviewed.decision).toMatchObject({ verdict: 'ask', decidedBy: { kind: 'new-tool' } });
     expect(unreviewed.outcome).toBe('denied');
     expect(keyedRec.lines('calls')).toEqual([]);
     await t.host.serverSettings.approveChange('keyed', 'echo', unreviewed.decision.fingerprint!);
-    const call = await t.host.callTool({ server: 'keyed', tool: 'echo', arguments: { message: 'via the registry' }, caller: agent });
+    const call = await t.host.calls.call({ server: 'keyed', tool: 'echo', arguments: { message: 'via the registry' }, caller: agent });
     expect(call.outcome, JSON.stringify(call.decision)).toBe('ok');
     expect(keyedRec.lines('api-key').every((line) => line === 'ok')).toBe(true);
     expect(keyedRec.lines('calls')).toEqual(['echo']);

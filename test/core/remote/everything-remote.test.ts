@@ -51,7 +51,7 @@ describe('server-everything over streamable HTTP as a remote server', () => {
   });
 
   it('lists its tools, read as open-world and never contained', async () => {
-    const detail = await t.host.serverDetail('everything');
+    const detail = await t.host.servers.detail('everything');
     expect(detail.state).toBe('ready');
     const echo = detail.tools.find((tool) => tool.name === 'echo')!;
     expect(echo).toBeDefined();
@@ -61,15 +61,15 @@ describe('server-everything over streamable HTTP as a remote server', () => {
 
   it('a call waits for the person, runs once allowed, and the audit names the URL', async () => {
     t.ask.available = true;
-    const call = t.host.callTool({ server: 'everything', tool: 'get-sum', arguments: { a: 2, b: 40 }, caller: agent });
-    let pending = t.host.pendingConfirmations();
+    const call = t.host.calls.call({ server: 'everything', tool: 'get-sum', arguments: { a: 2, b: 40 }, caller: agent });
+    let pending = t.host.approvals.pending();
     for (let i = 0; i < 200 && pending.length === 0; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 25));
-      pending = t.host.pendingConfirmations();
+      pending = t.host.approvals.pending();
     }
     expect(pending[0]).toMatchObject({ server: 'everything', tool: 'get-sum' });
     expect(JSON.stringify(pending[0])).toMatch(/Runs on 127\.0\.0\.1:\d+, not on your computer/);
-    expect(t.host.answerConfirmation(pending[0]!.id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
+    expect(t.host.approvals.answer(pending[0]!.id, { choice: 'allow-once' }, { shell: 'test' })).toEqual({ accepted: true });
     const result = await call;
     expect(result.outcome).toBe('ok');
     expect(JSON.stringify(result)).toContain('42');

@@ -52,7 +52,7 @@ describe('a remote server whose sign-in service takes only a client registered b
     await t.host.install.probe(disclosure.draftId, {}, profile);
     expect(rec.lines('oauth')).toEqual([`authorize ${fixture.url} mcp:tools`, 'token code by airlock-app']);
     await t.host.install.commit({ draftId: disclosure.draftId, name: 'hosted', profile, trusted: false, secrets: {}, enable: true });
-    expect((await t.host.serverDetail('hosted')).state).toBe('ready');
+    expect((await t.host.servers.detail('hosted')).state).toBe('ready');
     expect(t.host.remote.status('hosted')).toMatchObject({ signedIn: true, clientId: 'airlock-app' });
 
     // The secret is in the secret store only; the settings keep the client id.
@@ -62,7 +62,7 @@ describe('a remote server whose sign-in service takes only a client registered b
     expect(t.host.store.read().servers.hosted!.spec.remote!.oauth).toEqual({ clientId: 'airlock-app' });
 
     // The service authenticates revocation as at its token endpoint (client_secret_post here): revoked as that client.
-    expect(await t.host.removeServer('hosted')).toEqual({ signIn: { revoked: 'yes' } });
+    expect(await t.host.removal.remove('hosted', 'window')).toEqual({ signIn: { revoked: 'yes' } });
     expect(rec.lines('oauth').filter((line) => line.startsWith('revoke'))).toEqual(['revoke refresh_token by airlock-app', 'revoke access_token by airlock-app']);
     expect(readFileSync(join(t.dataDir, 'secrets.json'), 'utf8')).not.toContain('s3cret-value');
   });
@@ -92,7 +92,7 @@ describe('a remote server whose sign-in service takes only a client registered b
     await nameAuthorizationServer(fixture.url, other.origin);
 
     // A call meets a 401; then the person even signs in again: neither sends the client's secret (or id) to the other service.
-    await t.host.callTool({ server: 'hosted', tool: 'echo', arguments: { message: 'x' }, caller: { kind: 'client', name: 'Test' } });
+    await t.host.calls.call({ server: 'hosted', tool: 'echo', arguments: { message: 'x' }, caller: { kind: 'client', name: 'Test' } });
     await expect(t.host.remote.signIn('hosted')).rejects.toThrow(`hosted now sends you to another sign-in service (${other.origin}) than the one you signed in at (${new URL(fixture.url).origin}). Airlock sent it nothing of your sign-in; if you trust the change, remove the server and add it again.`);
     expect(other.seen.some((line) => line.startsWith('GET /.well-known/oauth-authorization-server'))).toBe(true);
     for (const line of other.seen) expect(line).not.toMatch(/pinned-secret|airlock-app/);
@@ -104,7 +104,7 @@ describe('a remote server whose sign-in service takes only a client registered b
     const disclosure = await t.host.install.prepare({ kind: 'remote', url: fixture.url, oauthClient: { id: 'airlock-app', secret: 'basic-secret' } });
     await t.host.install.probe(disclosure.draftId, {}, profile);
     await t.host.install.commit({ draftId: disclosure.draftId, name: 'hosted', profile, trusted: false, secrets: {}, enable: true });
-    expect(await t.host.removeServer('hosted')).toEqual({ signIn: { revoked: 'yes' } });
+    expect(await t.host.removal.remove('hosted', 'window')).toEqual({ signIn: { revoked: 'yes' } });
     expect(rec.lines('oauth').filter((line) => line.startsWith('revoke'))).toEqual(['revoke refresh_token by airlock-app', 'revoked with basic', 'revoke access_token by airlock-app', 'revoked with basic']);
   });
 

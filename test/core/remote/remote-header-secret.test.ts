@@ -48,7 +48,7 @@ describe('a remote server whose header needs a secret not given yet', () => {
     expect(rec.lines('api-key').at(-1)).toBe('ok');
 
     await t.host.install.commit({ draftId: disclosure.draftId, name: 'keyed', profile, trusted: false, secrets: {}, enable: true });
-    expect((await t.host.serverDetail('keyed')).state).toBe('ready');
+    expect((await t.host.servers.detail('keyed')).state).toBe('ready');
     expect(readFileSync(join(t.dataDir, 'secrets.json'), 'utf8')).toContain('k-live-123');
     expect(readFileSync(join(t.dataDir, 'airlock.json'), 'utf8')).not.toContain('k-live-123');
   });

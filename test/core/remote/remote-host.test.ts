@@ -57,7 +57,7 @@ describe('a remote server in the host', () => {
     expect(rec.lines('oauth').some((line) => line.startsWith('token code'))).toBe(true);
 
     await t.host.install.commit({ draftId: disclosure.draftId, name: 'web', profile, trusted: false, secrets: {}, enable: true });
-    const detail = await t.host.serverDetail('web');
+    const detail = await t.host.servers.detail('web');
     expect(detail.state).toBe('ready');
     expect(pages).toHaveLength(1); // the sign-in made at inspection carried over: no second page
 
@@ -75,13 +75,13 @@ describe('a remote server in the host', () => {
 
   it('a read-only tool of an untrusted remote server asks (never contained); trusted, it runs; the audit names the URL', async () => {
     t.ask.available = false;
-    const untrusted = await t.host.callTool({ server: 'web', tool: 'echo', arguments: { message: 'a' }, caller: agent });
+    const untrusted = await t.host.calls.call({ server: 'web', tool: 'echo', arguments: { message: 'a' }, caller: agent });
     expect(untrusted.decision.verdict).toBe('ask');
     expect(untrusted.outcome).toBe('denied');
     expect(rec.lines('calls')).toEqual([]);
 
     t.host.serverSettings.setTrust('web', true);
-    const trusted = await t.host.callTool({ server: 'web', tool: 'echo', arguments: { message: 'b' }, caller: agent });
+    const trusted = await t.host.calls.call({ server: 'web', tool: 'echo', arguments: { message: 'b' }, caller: agent });
     expect(trusted.outcome).toBe('ok');
     expect(rec.lines('calls')).toEqual(['echo']);
 
@@ -104,7 +104,7 @@ describe('a remote server in the host', () => {
     for (const token of rec.lines('tokens')) expect(secrets).not.toContain(token);
     expect(t.host.remote.status('web')).toMatchObject({ signedIn: false });
 
-    await t.host.removeServer('web');
+    await t.host.removal.remove('web', 'window');
     expect(readFileSync(join(t.dataDir, 'secrets.json'), 'utf8')).not.toMatch(/oauth:web|literal-header-value/);
   });
 });

@@ -69,7 +69,7 @@ describe('importing remote entries', () => {
     await t.host.install.commit({ draftId: disclosure.draftId, name: 'hosted', profile, trusted: false, secrets: {}, enable: false });
     for (const entry of file!.entries) if (entry.disclosure && entry.name !== 'hosted') await t.host.install.cancel(entry.disclosure.draftId);
 
-    const summary = (await t.host.listServers()).find((server) => server.name === 'hosted')!;
+    const summary = (await t.host.servers.list()).find((server) => server.name === 'hosted')!;
     expect(summary).toMatchObject({ enabled: false });
     const holding = readdirSync(t.dataDir, { recursive: true, encoding: 'utf8' })
       .map((entry) => join(t.dataDir, entry))

@@ -70,7 +70,7 @@ describe('removing a remote server ends its sign-in', () => {
     const { t, fixture, rec, access, refresh } = await signedInRemote({});
     expect(await statusWith(fixture, access)).toBe(200);
 
-    const removed = await t.host.removeServer('web');
+    const removed = await t.host.removal.remove('web', 'window');
 
     expect(removed).toEqual({ signIn: { revoked: 'yes' } });
     expect(rec.lines('oauth').filter((line) => line.startsWith('revoke'))).toEqual(['revoke refresh_token', 'revoke access_token']);
@@ -82,7 +82,7 @@ describe('removing a remote server ends its sign-in', () => {
   it('a revocation that fails is said, with what is left to do; the server is removed and its tokens deleted here all the same', async () => {
     const { t, fixture, access, refresh } = await signedInRemote({ REMOTE_REVOKE: 'fail' });
 
-    const removed = await t.host.removeServer('web');
+    const removed = await t.host.removal.remove('web', 'window');
 
     expect(removed.signIn).toMatchObject({ revoked: 'failed', detail: expect.stringMatching(/500/) });
     expect(t.host.store.read().servers.web).toBeUndefined();
@@ -95,12 +95,12 @@ describe('removing a remote server ends its sign-in', () => {
   it('a revocation endpoint that never answers does not hold the removal: it is given up after the bound, and said', async () => {
     const { t, rec, access } = await signedInRemote({ REMOTE_REVOKE: 'hang' }, { revokeWithinMs: 1000 });
 
-    const removal = t.host.removeServer('web');
+    const removal = t.host.removal.remove('web', 'window');
     // While it waits on the sign-in service, the server is neither started nor signed in again (tokens nobody would revoke).
     await eventually(() => rec.lines('oauth').includes('revoke refresh_token'), 5000, 'the revocation to reach the server');
-    await expect(t.host.startServer('web')).rejects.toThrow('web is being removed.');
+    await expect(t.host.servers.start('web')).rejects.toThrow('web is being removed.');
     await expect(t.host.remote.signIn('web')).rejects.toThrow('web is being removed.');
-    await expect(t.host.removeServer('web')).rejects.toThrow('web is being removed.');
+    await expect(t.host.removal.remove('web', 'window')).rejects.toThrow('web is being removed.');
     const removed = await removal;
 
     expect(removed.signIn).toEqual({ revoked: 'failed', detail: 'it did not answer within 1 s' });
@@ -113,7 +113,7 @@ describe('removing a remote server ends its sign-in', () => {
   it('a server that never signed in is removed without a word about a sign-in', async () => {
     const { t } = await signedInRemote({});
     await t.host.remote.signOut('web');
-    expect(await t.host.removeServer('web')).toEqual({});
+    expect(await t.host.removal.remove('web', 'window')).toEqual({});
     expect(removalRecord(t.dataDir, 'web')).toEqual(['removed with its grants, secrets and data']);
   });
 });
@@ -128,11 +128,11 @@ describe('a server that names another authorization server after the sign-in', (
     await nameAuthorizationServer(fixture.url, other.origin);
 
     // The next call meets a 401; renewing the sign-in now discovers the other server (and cannot sign in there alone).
-    const call = await t.host.callTool({ server: 'web', tool: 'echo', arguments: { message: 'x' }, caller: { kind: 'client', name: 'Test' } });
+    const call = await t.host.calls.call({ server: 'web', tool: 'echo', arguments: { message: 'x' }, caller: { kind: 'client', name: 'Test' } });
     expect(call.outcome).not.toBe('ok');
     expect(seen.some((line) => line.startsWith('GET /.well-known/oauth-authorization-server'))).toBe(true);
 
-    const removed = await t.host.removeServer('web');
+    const removed = await t.host.removal.remove('web', 'window');
     expect(removed.signIn).toEqual({ revoked: 'yes' });
     expect(rec.lines('oauth').filter((line) => line.startsWith('revoke'))).toEqual(['revoke refresh_token', 'revoke access_token']);
     // Nothing but its metadata was asked of the other server: no token reached it.

@@ -37,7 +37,7 @@ describe('an audit key kept outside the home folder', () => {
   });
 
   it('is hidden from a server, even one granted its folder; the file beside it is not', async () => {
-    const read = (path: string) => t.host.callTool({ server: 'files', tool: 'read_text_file', arguments: { path }, caller: { kind: 'user' } });
+    const read = (path: string) => t.host.calls.call({ server: 'files', tool: 'read_text_file', arguments: { path }, caller: { kind: 'user' } });
     const beside = await read(join(keys, 'beside.txt'));
     expect(beside.outcome).toBe('ok');
     expect(JSON.stringify(beside.result?.content)).toContain('readable');

@@ -30,7 +30,7 @@ describe('grants are pinned', () => {
   afterAll(() => t.close());
 
   it('records where each grant resolved when it was given', async () => {
-    const detail = await t.host.serverDetail('victim');
+    const detail = await t.host.servers.detail('victim');
     expect(detail.profile.filesystem.pinned).toEqual({ [out]: realpathSync(out) });
     expect(existsSync(join(out, 'written-at-start'))).toBe(true);
   });
@@ -39,28 +39,28 @@ describe('grants are pinned', () => {
     // While the victim is stopped, the attacker, within its own grant on w/,
     // swaps w/out for a symlink to an ungranted folder. (The person's own call
     // from the console: their consent, nothing to confirm.)
-    await t.host.stopServer('victim');
+    await t.host.servers.stop('victim');
     // Started while the victim ran, the attacker's sandbox holds the victim's
     // .git placeholder as a mount, and renaming w/out fails (EBUSY). One
     // started after the victim stopped does not: the swap succeeds, and the
     // pin is what must catch it.
-    await t.host.restartServer('attacker');
-    const result = await t.host.callTool({ server: 'attacker', tool: 'replace_with_symlink', arguments: { path: out, target: ungranted }, caller: { kind: 'user' } });
+    await t.host.servers.restart('attacker');
+    const result = await t.host.calls.call({ server: 'attacker', tool: 'replace_with_symlink', arguments: { path: out, target: ungranted }, caller: { kind: 'user' } });
     expect(result.outcome).toBe('ok');
     expect(JSON.parse((result.result as { content: Array<{ text: string }> }).content[0]!.text)).toEqual({ ok: true });
     expect(realpathSync(out)).toBe(realpathSync(ungranted));
 
-    await expect(t.host.startServer('victim')).rejects.toThrow(/write grant .*\/w\/out has moved: it led to .*\/w\/out when it was granted, and now leads to .*\/ungranted/);
+    await expect(t.host.servers.start('victim')).rejects.toThrow(/write grant .*\/w\/out has moved: it led to .*\/w\/out when it was granted, and now leads to .*\/ungranted/);
     expect(readdirSync(ungranted)).toEqual([]);
-    expect((await t.host.serverDetail('victim')).state).not.toBe('ready');
+    expect((await t.host.servers.detail('victim')).state).not.toBe('ready');
   });
 
   it('re-granting the path pins the new place, and the server starts (the person chose it)', async () => {
-    const { unsandboxed: _u, ...current } = (await t.host.serverDetail('victim')).profile;
+    const { unsandboxed: _u, ...current } = (await t.host.servers.detail('victim')).profile;
     await t.host.serverSettings.updateProfile('victim', { ...current, filesystem: { ...current.filesystem, write: [] } });
     await t.host.serverSettings.updateProfile('victim', { ...current, filesystem: { ...current.filesystem, write: [out] } });
-    expect((await t.host.serverDetail('victim')).profile.filesystem.pinned).toEqual({ [out]: realpathSync(ungranted) });
-    await t.host.startServer('victim');
+    expect((await t.host.servers.detail('victim')).profile.filesystem.pinned).toEqual({ [out]: realpathSync(ungranted) });
+    await t.host.servers.start('victim');
     expect(existsSync(join(ungranted, 'written-at-start'))).toBe(true);
   });
 });

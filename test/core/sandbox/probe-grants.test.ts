@@ -54,8 +54,8 @@ describe('the install probe runs with the grants being given, read-only', () => 
 
     // Committed with the same grants, the real start does what the probe could not.
     await t.host.install.commit({ draftId: disclosure.draftId, name: 'writer', profile, trusted: false, secrets: { API_KEY: 'granted' }, enable: true });
-    expect((await t.host.serverDetail('writer')).state).toBe('ready');
+    expect((await t.host.servers.detail('writer')).state).toBe('ready');
     expect(readFileSync(join(documents, 'written-at-start'), 'utf8')).toBe('planted\n');
-    expect(existsSync(join(t.host.serverDataDir('writer'), 'state.json'))).toBe(true);
+    expect(existsSync(join(t.host.servers.serverDataDir('writer'), 'state.json'))).toBe(true);
   });
 });

@@ -53,12 +53,12 @@ describe('server-everything asks back, through the core', () => {
   afterAll(() => t.close());
 
   it('declares sampling, elicitation and roots, so the server offers its tools for them', async () => {
-    const tools = (await t.host.serverDetail('everything')).tools.map((tool) => tool.name);
+    const tools = (await t.host.servers.detail('everything')).tools.map((tool) => tool.name);
     expect(tools).toEqual(expect.arrayContaining(['trigger-sampling-request', 'trigger-elicitation-request', 'get-roots-list']));
   });
 
   it('roots are exactly the grants, and each answer is on record', async () => {
-    const result = await t.host.callTool({ server: 'everything', tool: 'get-roots-list', arguments: {}, caller: { kind: 'user' } });
+    const result = await t.host.calls.call({ server: 'everything', tool: 'get-roots-list', arguments: {}, caller: { kind: 'user' } });
     expect(result.outcome).toBe('ok');
     expect(text(result)).toContain(`file://${notes}`);
     expect(text(result).match(/URI: /g)?.length).toBe(1);
@@ -69,7 +69,7 @@ describe('server-everything asks back, through the core', () => {
 
   it('sampling with nobody to ask is refused, and the model never sees it', async () => {
     t.ask.available = false;
-    const result = await t.host.callTool({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 50 }, caller: { kind: 'user' } });
+    const result = await t.host.calls.call({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 50 }, caller: { kind: 'user' } });
     expect(text(result)).toMatch(/no Airlock window or terminal is available/);
     expect(model.received).toHaveLength(0);
     const [latest] = await readServerRequestEntries(t.host.audit, { kind: 'sampling' });
@@ -79,7 +79,7 @@ describe('server-everything asks back, through the core', () => {
 
   it('a denied sampling request never reaches the model', async () => {
     t.ask.available = true;
-    const call = t.host.callTool({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'deny me', maxTokens: 50 }, caller: { kind: 'user' } });
+    const call = t.host.calls.call({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'deny me', maxTokens: 50 }, caller: { kind: 'user' } });
     const question = await nextQuestion(t, 'sampling-request');
     expect(question.server).toBe('everything');
     expect(question.kind === 'sampling-request' && question.systemPrompt).toBe('You are a helpful test server.');
@@ -92,7 +92,7 @@ describe('server-everything asks back, through the core', () => {
   it('a request the person edited reaches the model edited; the answer goes back only after review', async () => {
     t.ask.available = true;
     const recordedBefore = (await readServerRequestEntries(t.host.audit, { kind: 'sampling' })).length;
-    const call = t.host.callTool({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'original words', maxTokens: 50 }, caller: { kind: 'user' } });
+    const call = t.host.calls.call({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'original words', maxTokens: 50 }, caller: { kind: 'user' } });
     const question = await nextQuestion(t, 'sampling-request');
     if (question.kind !== 'sampling-request') throw new Error('wrong question');
     expect(JSON.stringify(question.messages)).toContain('original words');
@@ -121,7 +121,7 @@ describe('server-everything asks back, through the core', () => {
 
   it('an elicitation the person declines comes back as decline', async () => {
     t.ask.available = true;
-    const call = t.host.callTool({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'user' } });
+    const call = t.host.calls.call({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'user' } });
     const question = await nextQuestion(t, 'elicitation-form');
     if (question.kind !== 'elicitation-form') throw new Error('wrong question');
     expect(question.headline).toContain('everything asks you');
@@ -136,7 +136,7 @@ describe('server-everything asks back, through the core', () => {
   });
 
   it('an elicitation accepted with values that fit the form goes back; values that do not are refused', async () => {
-    const call = t.host.callTool({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'user' } });
+    const call = t.host.calls.call({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'user' } });
     const question = await nextQuestion(t, 'elicitation-form');
     expect(t.host.serverRequests.answer(question.id, { action: 'accept', content: { name: 'Ada', untitledSingleSelectEnum: 'Nobody' } }, { shell: 'test' })).toMatchObject({ accepted: false, reason: expect.stringMatching(/untitledSingleSelectEnum must be one of the options/) });
     expect(t.host.serverRequests.answer(question.id, { action: 'accept', content: { name: 'Ada', integer: 7 } }, { shell: 'test' })).toEqual({ accepted: true });
@@ -151,7 +151,7 @@ describe('server-everything asks back, through the core', () => {
   it('a URL question opens nothing until the person clicks; then only the https URL it checked', async () => {
     t.ask.available = true;
     const handlers = t.host.ipcHandlers();
-    const call = t.host.callTool({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url: 'https://xn--exmple-cua.com/login', message: 'Sign in here' }, caller: { kind: 'user' } });
+    const call = t.host.calls.call({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url: 'https://xn--exmple-cua.com/login', message: 'Sign in here' }, caller: { kind: 'user' } });
     const question = await nextQuestion(t, 'elicitation-url');
     if (question.kind !== 'elicitation-url') throw new Error('wrong question');
     expect(question).toMatchObject({ url: 'https://xn--exmple-cua.com/login', host: 'exämple.com', asciiHost: 'xn--exmple-cua.com', punycode: true, opened: false });
@@ -166,7 +166,7 @@ describe('server-everything asks back, through the core', () => {
   it('a URL that is not https to a public host is declined before anyone sees it', async () => {
     t.ask.available = true;
     for (const url of ['http://example.com/', 'https://127.0.0.1:8080/admin', 'https://user:pw@example.com/']) {
-      const result = await t.host.callTool({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url }, caller: { kind: 'user' } });
+      const result = await t.host.calls.call({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url }, caller: { kind: 'user' } });
       expect(text(result)).toMatch(/decline/);
     }
     expect(t.host.serverRequests.pending()).toHaveLength(0);
@@ -177,7 +177,7 @@ describe('server-everything asks back, through the core', () => {
   it('what the shells are sent fits the contract (validated as the window would get it)', async () => {
     t.ask.available = true;
     const handlers = t.host.ipcHandlers();
-    const call = t.host.callTool({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'user' } });
+    const call = t.host.calls.call({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {}, caller: { kind: 'user' } });
     const question = await nextQuestion(t, 'elicitation-form');
     const pending = await dispatchIpc(handlers, 'requests.pending', {});
     expect(pending).toMatchObject({ ok: true, value: [expect.objectContaining({ id: question.id, kind: 'elicitation-form' })] });

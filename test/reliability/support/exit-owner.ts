@@ -30,7 +30,7 @@ const host = new AirlockHost({
 });
 await addLocalServer(host, 'group', [process.execPath, join(REPO, 'test/fixtures/servers/fork-grandchild.mjs')], { trusted: true, probe: mode === 'sandboxed', enable: false });
 if (mode === 'unsandboxed') await host.serverSettings.setUnsandboxed('group', true);
-const summary = await host.startServer('group');
+const summary = await host.servers.start('group');
 if (summary.state !== 'ready') throw new Error(`the server did not start: ${JSON.stringify(summary)}`);
 process.stdout.write('ready\n');
 process.stdin.once('data', () => process.exit(0));

@@ -37,9 +37,9 @@ export async function createWitnessCore(): Promise<WitnessCore> {
     arrivals: () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Arrival) : []),
     async answerNext(choice) {
       for (let i = 0; i < 400; i += 1) {
-        const open = t.host.pendingConfirmations()[0];
+        const open = t.host.approvals.pending()[0];
         if (open) {
-          const answered = t.host.answerConfirmation(open.id, { choice }, { shell: 'test' });
+          const answered = t.host.approvals.answer(open.id, { choice }, { shell: 'test' });
           if (!answered.accepted) throw new Error(`answer refused: ${answered.reason}`);
           return;
         }
