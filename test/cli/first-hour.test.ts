@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findExecutable } from '../../electron/core/sandbox/capability';
+import { PtySession } from '../support/pty';
 
 const REPO = join(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/airlock.js');
@@ -365,20 +366,14 @@ describe('a finished terminal', () => {
     expect(await exited).toBe(130);
   }, 90_000);
 
-  it('Ctrl-C at a question exits 130 and says so plainly', () => {
-    const script = findExecutable('script', process.env.PATH);
-    if (!script) return expect.fail('script(1) from util-linux is needed for the terminal test');
-    // A real pseudo-terminal: the question waits for an answer; Ctrl-C (ETX) arrives at it.
-    const command = `${process.execPath} ${BIN} --data-dir ${dataDir} remove echo2`;
-    const result = spawnSync('sh', ['-c', `(sleep 3; printf '\\003') | ${script} -qec "${command}" /dev/null`], {
-      env: { ...process.env, HOME: home },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(result.stdout).toContain('Remove echo2, its installed files, its data, its secrets and its rules? [y/N]');
-    expect(result.stdout).toContain('airlock: Stopped (Ctrl-C).');
-    expect(result.stdout).not.toContain('failed unexpectedly');
-    expect(result.status).toBe(130);
+  it('Ctrl-C at a question exits 130 and says so plainly', async () => {
+    // A real pseudo-terminal: Ctrl-C (ETX) is typed once the question is on the screen, however long that takes.
+    const session = PtySession.start([process.execPath, BIN, '--data-dir', dataDir, 'remove', 'echo2'], { ...process.env, HOME: home });
+    await session.waitFor(/Remove echo2, its installed files, its data, its secrets and its rules\? \[y\/N\]/);
+    session.type('\u0003');
+    expect(await session.exited).toBe(130);
+    expect(session.output).toContain('airlock: Stopped (Ctrl-C).');
+    expect(session.output).not.toContain('failed unexpectedly');
     expect(listJson().map((server) => server.name)).toContain('echo2');
   });
 });

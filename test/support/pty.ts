@@ -39,6 +39,11 @@ export class PtySession {
     }
   }
 
+  /** Types raw bytes (a control character such as Ctrl-C, `\u0003`), as at the keyboard. */
+  type(bytes: string): void {
+    this.child.stdin!.write(bytes);
+  }
+
   /** Types a line, as at the keyboard. */
   typeLine(text: string): void {
     this.child.stdin!.write(`${text}\r`);
