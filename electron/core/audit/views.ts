@@ -78,7 +78,9 @@ export function networkVerdict(entry: Pick<NetworkEntry, 'decision' | 'decidedBy
       return {
         verdict: `denied by Airlock`,
         reason:
-          entry.reason === 'non-public-address'
+          entry.reason === 'no-credential'
+            ? "The connection to this server's proxy came without the server's credential (another program on this computer, or another sandboxed server); nothing was dialled."
+            : entry.reason === 'non-public-address'
             ? 'The name resolves to a private, loopback or link-local address.'
             : entry.reason === 'unresolvable'
               ? 'The name does not resolve.'
