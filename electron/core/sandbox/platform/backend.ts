@@ -22,7 +22,7 @@
  * launcher's (sandbox-launcher.ts) and each backend's `prepare()`.
  */
 import type { SandboxSupport } from '../../../../shared/domain';
-import type { CapabilityProbe } from '../capability';
+import type { CapabilityProbe } from '../executables';
 import type { ResourceLimits } from '../launcher';
 
 /** The platforms Airlock has a sandbox backend for. */
@@ -106,6 +106,8 @@ export interface ProxyCredential {
 /** What a backend plans from: the profile, resolved on the machine it will run on. */
 export interface PlanInput {
   serverName: string;
+  /** The person's home folder (hidden as a whole). */
+  homeDir: string;
   /** The server's executable, resolved (absolute). */
   command: string;
   args: string[];
@@ -164,10 +166,46 @@ export interface PlatformPlan {
   notes: string[];
 }
 
+/** What one launch asks of a backend's session: the plan's input, and what only the launch has. */
+export interface LaunchRequest {
+  input: PlanInput;
+  /** The pieces the input's file rules were made of, for a backend that builds its own (Linux: bubblewrap's mounts). */
+  parts: import('../launch-inputs').FileRuleParts;
+  /** The launch's folder (its writable folder, the privilege filter, the launch record live in it). */
+  launchRoot: string;
+  /** The person should know this (for the server's log). */
+  note(text: string): void;
+}
+
+/** A launch a session started: the argv to spawn (with the input's env and cwd), and what to undo after the process exits. */
+export interface StartedLaunch {
+  command: string;
+  args: string[];
+  /** Called once after the process has exited (or the launch failed). */
+  dispose?(): Promise<void> | void;
+}
+
+/** A backend's per-launcher state: tools pinned, a provisioning checked, a monitor running. */
+export interface BackendSession {
+  /** Does the effects of one launch and returns its argv; throws (fail closed) when the sandbox cannot be set up. */
+  launch(request: LaunchRequest): Promise<StartedLaunch>;
+  /** Releases what the session holds (a monitor, ACL grants). */
+  close(): Promise<void>;
+}
+
+/** What a session is told by the launcher that made it. */
+export interface SessionOptions {
+  probe: CapabilityProbe;
+  /** The shared parent of every Airlock process's runtime folder, and this process's own (once made). */
+  runtime(): { parent?: string; ownRun?: string };
+  /** A refusal the OS's sandbox reported for a server (macOS), for its log and the audit log. */
+  onViolation?(serverName: string, text: string): void;
+}
+
 /**
  * One platform's sandbox. `support()` is the capability check (doctor,
  * Settings, the refusal to start); `guarantees()` the rows the person
- * reads; `plan()` the launch, pure.
+ * reads; `plan()` the launch, pure; `openSession()` the effects.
  */
 export interface PlatformBackend {
   readonly platform: SandboxPlatform;
@@ -181,8 +219,16 @@ export interface PlatformBackend {
   guarantees(facts: GuaranteeFacts): Guarantee[];
   /** The credential paths under `homeDir` (and the system's) for this platform, in its path spelling. */
   secretPaths(homeDir: string): string[];
+  /** sandbox-runtime's shared scratch folder as this platform spells it (hidden from every server). */
+  readonly scratchFolders: readonly string[];
+  /** Extensions an executable name may need here (Windows' PATHEXT), from Airlock's environment. */
+  executableExtensions(env: NodeJS.ProcessEnv): string[];
+  /** Whether a folder Airlock made for its runtime is private to this user (a shared temp folder must not be trusted blindly). */
+  isPrivateFolder(info: import('node:fs').Stats, uid: number | undefined): boolean;
   /** The launch for this input: pure data (throws `SandboxProfileError` for a profile it cannot express). */
   plan(input: PlanInput): PlatformPlan;
+  /** The per-launcher state that does the launches' effects. */
+  openSession(options: SessionOptions): BackendSession;
 }
 
 /** The rows of `guarantees` that are weaker here than `reference` holds them (for the install disclosure). */
