@@ -284,6 +284,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       command: request.command,
       args: [...spec.args],
       env: request.env,
+      helperEnv: helperEnv(hostEnv),
       cwd: request.cwd,
       launchDir: request.writable,
       tmpDir: request.env.TMPDIR ?? join(request.writable, 'tmp'),
@@ -442,7 +443,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       });
       const launch = await getSession(backend).launch({ input, parts, launchRoot: launchDir, note });
       started = launch;
-      return { command: launch.command, args: launch.args, env, cwd, sandboxed: true, limits, onNote, dispose };
+      return { command: launch.command, args: launch.args, env: launch.env, cwd, sandboxed: true, limits, onNote, dispose };
     } catch (error) {
       await dispose();
       throw error;
@@ -525,6 +526,18 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       if (ownsRuntimeRoot && runtimeRoot) await rm((await runtimeRoot).root, { recursive: true, force: true });
     },
   };
+}
+
+/** Variables a sandbox helper (srt-win) needs from Airlock's environment to start: the OS's own, no secrets. */
+const HELPER_ENV = ['SystemRoot', 'windir', 'SystemDrive', 'ComSpec', 'PATH', 'Path', 'PATHEXT', 'TEMP', 'TMP', 'ProgramData', 'LOCALAPPDATA', 'APPDATA', 'USERPROFILE', 'USERNAME', 'COMPUTERNAME', 'NUMBER_OF_PROCESSORS', 'PROCESSOR_ARCHITECTURE'];
+
+function helperEnv(hostEnv: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of HELPER_ENV) {
+    const value = hostEnv[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
 }
 
 /** The trusted entries at the top of each write grant now (what a backend that denies only existing paths denies). */

@@ -113,6 +113,12 @@ export interface PlanInput {
   args: string[];
   /** The server's complete environment (built from nothing; the proxy variables already in it). */
   env: Record<string, string>;
+  /**
+   * What a helper that starts the sandbox needs from Airlock's own
+   * environment to run at all (Windows: `SystemRoot`, `ProgramData`, …) —
+   * the helper's, never the server's.
+   */
+  helperEnv: Record<string, string>;
   cwd: string;
   /** The launch's own writable folder (its temp home and temp folder live in it). */
   launchDir: string;
@@ -158,8 +164,8 @@ export interface PlatformPlan {
     questions: boolean;
   };
   limits: AppliedLimit[];
-  /** The launch: argv (no shell in front of it), spawned with exactly the input's env and cwd. */
-  launch: { command: string; args: string[] };
+  /** The launch: argv (no shell in front of it), spawned with exactly `env` and the input's cwd. */
+  launch: { command: string; args: string[]; env: Record<string, string> };
   /** The complete Seatbelt profile (darwin). */
   profileText?: string;
   /** What this platform cannot give that Linux does, for this launch, in plain words. */
@@ -181,6 +187,7 @@ export interface LaunchRequest {
 export interface StartedLaunch {
   command: string;
   args: string[];
+  env: Record<string, string>;
   /** Called once after the process has exited (or the launch failed). */
   dispose?(): Promise<void> | void;
 }

@@ -50,6 +50,7 @@ export class DarwinSession implements BackendSession {
     return {
       command: plan.launch.command,
       args: plan.launch.args,
+      env: plan.launch.env,
       dispose: () => {
         const entry = this.watched.get(id);
         if (entry && entry.hidden > 0) entry.note(`…and ${entry.hidden} more refusals by the sandbox, not shown.`);

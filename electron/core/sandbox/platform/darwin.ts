@@ -212,7 +212,7 @@ export function darwinPlan(input: PlanInput): PlatformPlan {
       { kind: 'cpuSeconds', value: input.limits.cpuSeconds, applied: true },
       { kind: 'processes', value: input.limits.processes, applied: false },
     ],
-    launch: { command: SANDBOX_EXEC, args: ['-p', profileText, SHELL, '-c', darwinLimitsScript(input.limits), 'airlock-limits', input.command, ...input.args] },
+    launch: { command: SANDBOX_EXEC, args: ['-p', profileText, SHELL, '-c', darwinLimitsScript(input.limits), 'airlock-limits', input.command, ...input.args], env: input.env },
     profileText,
     notes: DARWIN_NOTES,
   };

@@ -283,7 +283,7 @@ export class LinuxSession implements BackendSession {
         );
         current.watcher.start(current.plan.folders);
       }
-      return { ...argv, dispose };
+      return { ...argv, env: input.env, dispose };
     } catch (error) {
       dispose();
       throw error;

@@ -105,6 +105,7 @@ function linuxPlan(input: PlanInput): PlatformPlan {
         ...(proxy ? ['/bin/sh', '-c', `socat TCP-LISTEN:${SANDBOX_PROXY_PORT} → the proxy's socket; exec "$@"`, 'airlock-net', 'socat', proxy.socketPath] : []),
         ...server,
       ],
+      env: input.env,
     },
     notes: [],
   };

@@ -68,8 +68,7 @@ export class Win32Session implements BackendSession {
       // srt-win makes a placeholder for a deny target that does not exist; only existing ones are denied.
       const files = { ...input.files, readDenied: input.files.readDenied.filter((path) => existsSync(path)) };
       const plan = this.planner.plan({ ...input, files });
-      const [command, ...args] = [plan.launch.command, ...plan.launch.args];
-      return { command: command!, args, dispose: release };
+      return { command: plan.launch.command, args: plan.launch.args, env: plan.launch.env, dispose: release };
     } catch (error) {
       release();
       throw error;

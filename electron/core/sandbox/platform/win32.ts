@@ -143,7 +143,9 @@ export function win32Plan(input: PlanInput, srtWin: SrtWinSpawn = SRT_WIN): Plat
       questions: input.network.questions,
     },
     limits: (['processes', 'memoryBytes', 'cpuSeconds', 'openFiles'] as const).map((kind) => ({ kind, value: input.limits[kind], applied: false })),
-    launch: { command, args },
+    // srt-win itself runs as you and needs Windows' own variables to start;
+    // the server gets only the `--env` overlay above (the package's design).
+    launch: { command, args, env: { ...input.helperEnv } },
     notes: WIN32_NOTES,
   };
 }
