@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { RegistryDisclosureSchema } from './registry';
+import { GuaranteeViewSchema } from './sandbox-views';
 import {
   CallerSchema,
   ImportOriginSchema,
@@ -281,6 +282,8 @@ export const DisclosureSchema = z.object({
   replaces: z.object({ name: z.string(), trusted: z.boolean(), enabled: z.boolean(), version: z.string() }).optional(),
   /** From the MCP Registry: the listing, its status, and the publisher's words for each input. */
   registry: RegistryDisclosureSchema.optional(),
+  /** Where this computer's sandbox holds less than Linux's, row by row (absent or empty on Linux): the person decides knowing it. */
+  platformWeaker: z.array(GuaranteeViewSchema).optional(),
 });
 export type Disclosure = z.infer<typeof DisclosureSchema>;
 

@@ -29,6 +29,7 @@ import { lastWords, stateNote, whyUnavailable, type Unavailable } from './views/
 import { readTool } from './policy/annotations';
 import { PolicyRoom } from './policy/policy-room';
 import { ServerRemovalRoom } from './server-removal/server-removal-room';
+import { SandboxPlanRoom } from './sandbox-plan/sandbox-plan-room';
 import { ServerSettingsRoom } from './server-settings/server-settings-room';
 import type { CodeChange } from './policy/decide';
 import { isContained, summariseSandbox } from './policy/containment';
@@ -150,6 +151,8 @@ export class AirlockHost {
   readonly serverSettings: ServerSettingsRoom;
   /** Removing a server (a remote one's sign-in revoked first). */
   readonly removal: ServerRemovalRoom;
+  /** What the sandbox guarantees here, and one server's launch plan on any platform. */
+  readonly sandboxPlan: SandboxPlanRoom;
   /** The core as other apps reach it: the gateway facade, the HTTP gateway, connecting apps. */
   readonly gateway: GatewayRoom;
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
@@ -328,6 +331,7 @@ export class AirlockHost {
       serverDataDir: (server) => this.serverDataDir(server),
       didChange: () => this.emitServers(),
     });
+    this.sandboxPlan = new SandboxPlanRoom({ records: () => this.store.read().servers, launcher: this.launcher, dataDir: options.dataDir, serverDataDir: (server) => this.serverDataDir(server) });
     this.runtimes = new RuntimesRoom({
       read: () => this.store.read().settings.runtimes,
       update: (change) => this.store.update((data) => ({ ...data, settings: { ...data.settings, runtimes: change({ ...data.settings.runtimes }) } })),
@@ -784,6 +788,7 @@ export class AirlockHost {
       },
       ...this.catalog.ipcHandlers(),
       ...this.registry.ipcHandlers(),
+      ...this.sandboxPlan.ipcHandlers(),
       ...this.serverRequests.ipcHandlers({ shell: 'window' }),
     };
   }

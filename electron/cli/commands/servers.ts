@@ -8,6 +8,7 @@ import { isAtOrUnder } from '../../core/sandbox/bwrap-argv';
 import type { SharedHost } from '../../core/ipc/shared-host';
 import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, inert } from '../format';
 import { CliExit, EXIT, withProgress, type CliIo } from '../output';
+import { formatSandboxPlan } from '../sandbox-plan-format';
 import { palette } from '../terminal';
 import { messageOf } from '../../core/errors';
 
@@ -409,7 +410,16 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .command('show')
     .description('show a server: where it came from, its permissions, its tools with their claimed annotations')
     .argument('<name>')
-    .action(async (name: string) => {
+    .option('--sandbox-plan', 'show instead the exact sandbox plan of its launch: each guarantee, the file rules, network, limits, the argv (and on macOS the whole Seatbelt profile); starts nothing')
+    .option('--platform <platform>', 'with --sandbox-plan: the plan for linux, darwin or win32, computed on this computer')
+    .action(async (name: string, options: { sandboxPlan?: boolean; platform?: string }) => {
+      if (options.platform !== undefined && !options.sandboxPlan) throw new CliExit(EXIT.usage, '--platform goes with --sandbox-plan: `airlock show NAME --sandbox-plan --platform darwin`.');
+      if (options.sandboxPlan) {
+        const platform = options.platform === undefined ? undefined : planPlatform(options.platform);
+        const plan = await (await context.api()).invoke('servers.sandboxPlan', { name, ...(platform ? { platform } : {}) });
+        out(plan, () => formatSandboxPlan(plan, palette(io.colour === true)));
+        return;
+      }
       const detail = await warmDetail(context, name);
       out(detail, () => formatDetail(detail, palette(io.colour === true)));
     });
@@ -578,3 +588,11 @@ function describeChange(before: Omit<SandboxProfile, 'unsandboxed'>, after: Omit
   return parts.join(', ') || 'nothing new';
 }
 
+/** The platform `--platform` names, or a usage error that lists the three. */
+function planPlatform(value: string): 'linux' | 'darwin' | 'win32' {
+  const words: Record<string, 'linux' | 'darwin' | 'win32'> = { linux: 'linux', darwin: 'darwin', macos: 'darwin', win32: 'win32', windows: 'win32' };
+  const key = value.toLowerCase();
+  const platform = Object.hasOwn(words, key) ? words[key] : undefined;
+  if (!platform) throw new CliExit(EXIT.usage, `Say which platform's plan: linux, darwin or win32 (not “${value}”).`);
+  return platform;
+}

@@ -110,6 +110,12 @@ export interface AirlockSandboxLauncher extends SandboxLauncher {
   describe(spec: ServerSpec, profile: SandboxProfile, context: LaunchContext, platform?: SandboxPlatform): PlatformPlan;
   /** What a sandboxed launch here guarantees, row by row (empty where no backend exists). */
   guarantees(): Guarantee[];
+  /** The platform it launches on (its capability probe's). */
+  readonly platform: string;
+  /** The mechanism here, in a person's words (absent where Airlock has no sandbox). */
+  mechanism(): string | undefined;
+  /** Whether Airlock's escape suite has passed on a real machine of this platform. */
+  verifiedOnRealMachine(): boolean;
   /** The rows where this platform's sandbox holds less than Linux's, for the install disclosure (empty on Linux). */
   weakerThanLinux(): Guarantee[];
   /** Whether this machine can sandbox (as `checkSandboxSupport`, with this launcher's probe). */
@@ -507,9 +513,12 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
   const guarantees = (): Guarantee[] => backend?.guarantees({ runningAsRoot: runningAsRoot() }) ?? [];
 
   return {
+    platform: probe.platform,
     support,
     limits: limitsNow,
     guarantees,
+    mechanism: () => backend?.mechanism,
+    verifiedOnRealMachine: () => backend?.verifiedOnRealMachine ?? false,
     weakerThanLinux: () => {
       if (!backend || backend.platform === 'linux') return [];
       const linux = platformBackend('linux')!.guarantees({ runningAsRoot: runningAsRoot() });

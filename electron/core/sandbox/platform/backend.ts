@@ -218,6 +218,12 @@ export interface PlatformBackend {
   readonly platform: SandboxPlatform;
   /** The mechanism, in a person's words. */
   readonly mechanism: string;
+  /**
+   * Whether Airlock's own escape suite has passed on a real machine of this
+   * platform (the CI workflow's runners). Until then every page says the
+   * guarantees are "not yet verified on a real machine".
+   */
+  readonly verifiedOnRealMachine: boolean;
   /** How servers reach their proxy here: a Unix socket, or a loopback port (in a fixed range where the OS fences the rest). */
   readonly proxyTransport: { kind: 'unix-socket' } | { kind: 'tcp'; portRange?: readonly [number, number] };
   /** Whether this machine can sandbox servers with this backend, and if not, exactly what is missing and the fix. */

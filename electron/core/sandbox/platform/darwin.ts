@@ -268,6 +268,7 @@ function darwinSupport(probe: CapabilityProbe): SandboxSupport {
 export const darwinBackend: PlatformBackend = {
   platform: 'darwin',
   mechanism: 'Seatbelt (sandbox-exec, through sandbox-runtime)',
+  verifiedOnRealMachine: false,
   proxyTransport: { kind: 'tcp' },
   support: darwinSupport,
   guarantees: darwinGuarantees,

@@ -115,6 +115,7 @@ function linuxPlan(input: PlanInput): PlatformPlan {
 export const linuxBackend: PlatformBackend = {
   platform: 'linux',
   mechanism: 'bubblewrap + seccomp (through sandbox-runtime)',
+  verifiedOnRealMachine: true,
   proxyTransport: { kind: 'unix-socket' },
   scratchFolders: ['/tmp/claude'],
   support: linuxSupport,

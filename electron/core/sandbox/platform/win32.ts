@@ -224,6 +224,7 @@ function win32Support(probe: CapabilityProbe): SandboxSupport {
 export const win32Backend: PlatformBackend = {
   platform: 'win32',
   mechanism: 'srt-win (sandbox-runtime, alpha)',
+  verifiedOnRealMachine: false,
   proxyTransport: { kind: 'tcp', portRange: WINDOWS_PROXY_PORT_RANGE },
   scratchFolders: [],
   support: win32Support,
