@@ -66,3 +66,8 @@ export function formatGuarantees(view: SandboxGuaranteesView, c: Palette): strin
   if (view.unverified) lines.push(c.warn(`  Not yet verified on a real ${platform} machine by Airlock's own tests.`));
   return lines.join('\n');
 }
+
+/** For the disclosure: where this computer's sandbox holds less than Linux's (the person decides knowing it). */
+export function formatPlatformWeaker(rows: readonly GuaranteeView[], c: Palette): string {
+  return [c.warn('On this computer the sandbox holds less than on Linux. For this server:'), ...rows.map((row) => formatGuarantee(row, c))].join('\n');
+}

@@ -8,7 +8,7 @@ import { isAtOrUnder } from '../../core/sandbox/bwrap-argv';
 import type { SharedHost } from '../../core/ipc/shared-host';
 import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, inert } from '../format';
 import { CliExit, EXIT, withProgress, type CliIo } from '../output';
-import { formatSandboxPlan } from '../sandbox-plan-format';
+import { formatPlatformWeaker, formatSandboxPlan } from '../sandbox-plan-format';
 import { palette } from '../terminal';
 import { messageOf } from '../../core/errors';
 
@@ -187,6 +187,7 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
   const yes = options.yes || context.yes();
   try {
     if (!quiet && !options.brief) io.out(formatDisclosure({ ...disclosure, env }, c));
+    if (!quiet && !options.brief && disclosure.platformWeaker?.length) io.out(formatPlatformWeaker(disclosure.platformWeaker, c));
     const proposals = options.acceptProposals ? disclosure.proposals : [];
     let profile = applyGrants(disclosure.profile, {
       ...options,
