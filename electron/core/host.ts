@@ -8,6 +8,7 @@ import { ConfirmationRegistry, SessionGrants, systemClock, type Answerer, type C
 import { AuditLog, coalescedAppendNotices, defaultAuditKeyPath, fileAuditKey, type AuditFileSystem, type AuditKey, type ChangeActor } from './audit';
 import { actorOfShell, ChangeRecorder, grantedLines, profileChanges, sourceWords } from './audit/change-record';
 import { NetworkDecisionRecorder } from './audit/network-record';
+import { SandboxRefusalRecorder } from './audit/sandbox-refusal-record';
 import { toActivityViews, toAuditEntryViews, toAuditVerifyView } from './audit/views';
 import { toConfirmationView } from './approvals/views';
 import { CallPipeline, type CallRequest, type CallResult } from './calls/call-pipeline';
@@ -165,6 +166,8 @@ export class AirlockHost {
   private readonly disposers: Array<() => void> = [];
   private readonly auditNotices: AppNotice[] = [];
   private readonly networkAudit: NetworkDecisionRecorder;
+  /** Refusals the OS's sandbox reported (macOS), as audit entries. */
+  private readonly refusalAudit: SandboxRefusalRecorder;
   /** The file holding the audit log's key, when this host keeps it in one (every sandbox hides it). */
   private auditKeyFile: string | undefined;
   /** Rule, grant, trust and setting changes, as audit entries (off the call path; see change-record.ts). */
@@ -183,6 +186,7 @@ export class AirlockHost {
     // A crashed predecessor's unfinished calls get their outcome (unknown) now, not at the next call.
     this.audit.recoverInterrupted().catch((error: unknown) => options.hooks.log?.('audit take-over failed', error));
     this.networkAudit = new NetworkDecisionRecorder(this.audit, () => Date.now(), (error) => options.hooks.log?.('could not record a network decision', error));
+    this.refusalAudit = new SandboxRefusalRecorder(this.audit, () => Date.now(), (error) => options.hooks.log?.("could not record the sandbox's refusal", error));
     this.changes = new ChangeRecorder(this.audit, (error) => {
       options.hooks.log?.('could not record a change in the audit log', error);
       this.auditNotices.push({ level: 'error', message: `A change was saved, but the audit log could not record it: ${messageOf(error)}` });
@@ -205,6 +209,7 @@ export class AirlockHost {
         mayAsk: (_server, profile) => !isContained(profile),
         // SECURITY (invariant 5): the audit key stays out of every server's reach, wherever it was moved.
         ...(this.auditKeyFile ? { hiddenFiles: [this.auditKeyFile] } : {}),
+        onViolation: (server, text) => this.refusalAudit.record(server, text),
         onNetworkDecision: (decision) => {
           // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host.
           this.networkAudit.record(decision);
@@ -805,6 +810,7 @@ export class AirlockHost {
     await this.remote.closeAll();
     await this.launcher.close();
     await this.networkAudit.flush();
+    await this.refusalAudit.flush();
     await this.changes.settled();
     await this.audit.close();
     for (const dispose of this.disposers.splice(0)) dispose();

@@ -30,7 +30,10 @@ interface Watched {
 /** Starts `log stream` once, with sandbox-runtime's monitor (injectable for tests). */
 export type StartMonitor = (callback: (violation: { line: string; command?: string }) => void) => () => void;
 
-const defaultMonitor: StartMonitor = (callback) => startMacOSSandboxLogMonitor(callback, undefined, (key) => key);
+const defaultMonitor: StartMonitor = (callback) => {
+  accessSync('/usr/bin/log', constants.X_OK);
+  return startMacOSSandboxLogMonitor(callback, undefined, (key) => key);
+};
 
 export class DarwinSession implements BackendSession {
   private readonly watched = new Map<string, Watched>();
@@ -81,12 +84,6 @@ export class DarwinSession implements BackendSession {
 
   private ensureMonitor(note: (text: string) => void): void {
     if (this.stopMonitor) return;
-    try {
-      accessSync('/usr/bin/log', constants.X_OK);
-    } catch {
-      note('The sandbox runs, but its refusals cannot be shown here: /usr/bin/log is missing.');
-      return;
-    }
     try {
       this.stopMonitor = this.startMonitor((violation) => this.report(violation));
     } catch (error) {

@@ -32,7 +32,7 @@
  * darwin-violations.ts.
  */
 import { accessSync, constants, readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { wrapCommandWithSandboxMacOS } from '@anthropic-ai/sandbox-runtime/dist/sandbox/macos-sandbox-utils.js';
 import type { SandboxSupport } from '../../../../shared/domain';
 import { splitQuotedWords } from '../bwrap-argv';
@@ -142,7 +142,8 @@ export function airlockSection(input: Pick<PlanInput['files'], 'protectedRoots' 
 
 /** The attribution key in this launch's profile (`log stream` reports it back): names the server and the launch. */
 export function darwinCommandId(input: Pick<PlanInput, 'serverName' | 'launchDir'>): string {
-  return `airlock ${basename(input.launchDir)}`.slice(0, 100);
+  // The launch's folder (`<server>-<random>`, the writable folder's parent) is unique per launch.
+  return `airlock ${basename(dirname(input.launchDir))}`.slice(0, 100);
 }
 
 /**
