@@ -6,7 +6,7 @@
  * file rules every platform backend starts from (`fileRules`). These read
  * the filesystem (symlinks, existence); the backends' plans do not.
  */
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { SandboxProfile, ServerSpec } from '../../../shared/domain';
 import { AirlockError } from '../errors';
@@ -16,6 +16,7 @@ import { SandboxProfileError } from './errors';
 import { checkPinned } from './grant-pins';
 import type { LaunchContext } from './launcher';
 import type { FileRules } from './platform/backend';
+import { ROOT_PLACEHOLDER_DIRS, TRUSTED_NAMES } from './trusted-files';
 
 /** The secrets the profile grants, and only those. */
 export function pickSecrets(profile: SandboxProfile, context: LaunchContext): Record<string, string> {
@@ -273,4 +274,34 @@ export function fileRules(parts: FileRuleParts): FileRules {
     protectedExempt: [...parts.exempt],
     protectedExisting: [...parts.existingTrusted],
   };
+}
+
+/** Variables a sandbox helper (srt-win) needs from Airlock's environment to start: the OS's own, no secrets. */
+const HELPER_ENV = ['SystemRoot', 'windir', 'SystemDrive', 'ComSpec', 'PATH', 'Path', 'PATHEXT', 'TEMP', 'TMP', 'ProgramData', 'LOCALAPPDATA', 'APPDATA', 'USERPROFILE', 'USERNAME', 'COMPUTERNAME', 'NUMBER_OF_PROCESSORS', 'PROCESSOR_ARCHITECTURE'];
+
+export function helperEnv(hostEnv: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of HELPER_ENV) {
+    const value = hostEnv[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/** The trusted entries at the top of each write grant now (what a backend that denies only existing paths denies). */
+export function existingTrusted(writeGrants: readonly string[], exempt: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const grant of writeGrants) {
+    for (const name of new Set([...TRUSTED_NAMES, ...ROOT_PLACEHOLDER_DIRS])) {
+      const path = join(grant, name);
+      if (exempt.some((e) => isAtOrUnder(path, e))) continue;
+      try {
+        lstatSync(path);
+        found.push(path);
+      } catch {
+        // not there
+      }
+    }
+  }
+  return found;
 }

@@ -16,78 +16,23 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxProfile, SandboxSupport, ServerSpec } from '../../../shared/domain';
-import { isAtOrUnder } from './bwrap-argv';
 import { checkSandboxSupport } from './capability';
 import { dataFolderRegistryPath, registerDataFolder, registeredDataFolders } from './data-folders';
 import { SandboxInitError, SandboxUnavailableError } from './errors';
 import type { CapabilityProbe } from './executables';
-import { canonical, checkProfile, codeDirsUnderHome, fileRules, pickSecrets, resolveCommand, writeTrustedExemptions, type CheckedPaths, type FileRuleParts } from './launch-inputs';
+import { canonical, checkProfile, codeDirsUnderHome, existingTrusted, fileRules, helperEnv, pickSecrets, resolveCommand, writeTrustedExemptions, type CheckedPaths, type FileRuleParts } from './launch-inputs';
+import type { SandboxLauncherOptions } from './launcher-options';
 import { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimits, type SandboxLauncher } from './launcher';
 import { startLoopbackProxy, type LoopbackProxy } from './loopback-proxy';
-import { startServerProxy, type NetworkDecision, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
+import { startServerProxy, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
 import { isSandboxPlatform, platformBackend, type BackendSession, type Guarantee, type PlanInput, type PlatformBackend, type PlatformPlan, type ProxyEndpoint, type SandboxPlatform, weakerThan } from './platform';
 import { SANDBOX_PROXY_PORT } from './platform/linux-launch';
 import { buildServerEnv, dataSettingsFor, probeProfile } from './profiles';
 import { claimRunFolder, sweepCrashedRuns } from './runtime-sweep';
-import { heldNote, ROOT_PLACEHOLDER_DIRS, TRUSTED_NAMES } from './trusted-files';
+import { heldNote } from './trusted-files';
 
+export type { SandboxLauncherOptions } from './launcher-options';
 export { SANDBOX_PROXY_PORT, SANDBOX_UNPRIVILEGED_ID, SECCOMP_FD_SCRIPT, prlimitArgs, withoutCapabilityAdds } from './platform/linux-launch';
-
-/** How a launcher is set up; every field has a safe default. */
-export interface SandboxLauncherOptions {
-  /** The platform and where to look for its tools (tests pass a PATH without bwrap, or another platform). */
-  capabilityProbe?: CapabilityProbe;
-  /** The user's real home folder, whose secrets are hidden (default `os.homedir()`). */
-  homeDir?: string;
-  /** Parent of the per-launch temp folders (default: a fresh 0700 folder in the OS temp dir). */
-  runtimeDir?: string;
-  /** Airlock's environment, from which the minimal set is copied (default `process.env`). */
-  hostEnv?: NodeJS.ProcessEnv;
-  /**
-   * Asked when a server tries to reach a host it has no grant for, naming
-   * the server. Absent: such requests are denied without asking, and servers
-   * with no grant get no network path at all.
-   */
-  onNetworkRequest?: NetworkRequestHandler;
-  /**
-   * Whether this server may be asked about at all (default: every server).
-   * The host says no for contained servers, so their "no network" holds.
-   */
-  mayAsk?: (serverName: string, profile: SandboxProfile) => boolean;
-  /** Told about every network decision (for the audit log). */
-  onNetworkDecision?: (decision: NetworkDecision) => void;
-  /** How long a network question may stay unanswered (default 120 s, then deny). */
-  askTimeoutMs?: number;
-  /** Resource limits for every server (default `DEFAULT_LIMITS`, generous for real servers). */
-  limits?: Partial<ResourceLimits>;
-  /** The per-user list of Airlock data folders every sandbox hides (default: `dataFolderRegistryPath()` of `homeDir`). */
-  dataFolderRegistry?: string;
-  /**
-   * Files every sandbox hides wherever they are, even beneath a grant: the
-   * audit log's key where this Airlock keeps it (its default place is hidden
-   * anyway; one moved by `$AIRLOCK_AUDIT_KEY_FILE` or `$XDG_CONFIG_HOME` may
-   * lie outside the home folder, where reads are otherwise allowed).
-   */
-  hiddenFiles?: readonly string[];
-  /**
-   * The parent of every Airlock process's runtime folder (default: a private
-   * `airlock-sandbox-<uid>` folder in the OS temp dir), where folders of a
-   * crashed Airlock are swept. Ignored when `runtimeDir` is given.
-   */
-  runtimeParent?: string;
-  /**
-   * Told what the person should know about a server's grants (a planted
-   * repository held aside), by server name. Each plan also carries its own
-   * notes (`LaunchPlan.onNote`).
-   */
-  onNotice?: (serverName: string, text: string) => void;
-  /**
-   * Told every refusal the OS's sandbox reported for a server (macOS's
-   * Seatbelt, through `log stream`), for the audit log; each also goes to
-   * the server's log (`LaunchPlan.onNote`). Linux and Windows report none.
-   */
-  onViolation?: (serverName: string, text: string) => void;
-}
 
 /** A `SandboxLauncher` plus the probe mode, the plan as data, and a way to release everything. */
 export interface AirlockSandboxLauncher extends SandboxLauncher {
@@ -535,34 +480,4 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       if (ownsRuntimeRoot && runtimeRoot) await rm((await runtimeRoot).root, { recursive: true, force: true });
     },
   };
-}
-
-/** Variables a sandbox helper (srt-win) needs from Airlock's environment to start: the OS's own, no secrets. */
-const HELPER_ENV = ['SystemRoot', 'windir', 'SystemDrive', 'ComSpec', 'PATH', 'Path', 'PATHEXT', 'TEMP', 'TMP', 'ProgramData', 'LOCALAPPDATA', 'APPDATA', 'USERPROFILE', 'USERNAME', 'COMPUTERNAME', 'NUMBER_OF_PROCESSORS', 'PROCESSOR_ARCHITECTURE'];
-
-function helperEnv(hostEnv: NodeJS.ProcessEnv): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of HELPER_ENV) {
-    const value = hostEnv[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
-}
-
-/** The trusted entries at the top of each write grant now (what a backend that denies only existing paths denies). */
-function existingTrusted(writeGrants: readonly string[], exempt: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const grant of writeGrants) {
-    for (const name of new Set([...TRUSTED_NAMES, ...ROOT_PLACEHOLDER_DIRS])) {
-      const path = join(grant, name);
-      if (exempt.some((e) => isAtOrUnder(path, e))) continue;
-      try {
-        lstatSync(path);
-        found.push(path);
-      } catch {
-        // not there
-      }
-    }
-  }
-  return found;
 }
