@@ -25,6 +25,23 @@ import {
 import { SandboxInitError } from '../errors';
 import type { BackendSession, LaunchRequest, PlanInput, PlatformPlan, SessionOptions, StartedLaunch } from './backend';
 
+/** The srt-win operations the session runs (sandbox-runtime's own functions; a test passes stand-ins for the Windows-only processes). */
+export interface SrtWinOperations {
+  userStatus: typeof getWindowsSandboxUserStatusAsync;
+  verifyEgress: typeof verifyWindowsWfpEgress;
+  grant: typeof grantWindowsAcl;
+  revoke: typeof revokeWindowsAcl;
+  exists(path: string): boolean;
+}
+
+const SRT_WIN_OPERATIONS: SrtWinOperations = {
+  userStatus: getWindowsSandboxUserStatusAsync,
+  verifyEgress: verifyWindowsWfpEgress,
+  grant: grantWindowsAcl,
+  revoke: revokeWindowsAcl,
+  exists: existsSync,
+};
+
 /** What the session needs from the backend (kept apart so the two files do not import each other). */
 export interface Win32Planner {
   plan(input: PlanInput): PlatformPlan;
@@ -40,6 +57,7 @@ export class Win32Session implements BackendSession {
   constructor(
     _options: SessionOptions,
     private readonly planner: Win32Planner,
+    private readonly srt: SrtWinOperations = SRT_WIN_OPERATIONS,
   ) {}
 
   async launch(request: LaunchRequest): Promise<StartedLaunch> {
@@ -58,7 +76,7 @@ export class Win32Session implements BackendSession {
     try {
       if (read.length > 0 || write.length > 0) {
         try {
-          grantWindowsAcl({ sandboxUserSid: sid, read, write, srtWin: this.planner.srtWin });
+          this.srt.grant({ sandboxUserSid: sid, read, write, srtWin: this.planner.srtWin });
         } catch (error) {
           throw new SandboxInitError(`Windows could not give the sandbox's user access to ${input.serverName}'s folders: ${(error as Error).message}`, { cause: error });
         }
@@ -66,7 +84,7 @@ export class Win32Session implements BackendSession {
         for (const path of write) this.granted.write.add(path);
       }
       // srt-win makes a placeholder for a deny target that does not exist; only existing ones are denied.
-      const files = { ...input.files, readDenied: input.files.readDenied.filter((path) => existsSync(path)) };
+      const files = { ...input.files, readDenied: input.files.readDenied.filter((path) => this.srt.exists(path)) };
       const plan = this.planner.plan({ ...input, files });
       return { command: plan.launch.command, args: plan.launch.args, env: plan.launch.env, dispose: release };
     } catch (error) {
@@ -86,7 +104,7 @@ export class Win32Session implements BackendSession {
   private revokeAll(sid: string): void {
     if (this.granted.read.size === 0 && this.granted.write.size === 0) return;
     try {
-      revokeWindowsAcl({ sandboxUserSid: sid, srtWin: this.planner.srtWin });
+      this.srt.revoke({ sandboxUserSid: sid, srtWin: this.planner.srtWin });
     } catch {
       // best effort: srt-win releases holds of an exited holder itself
     }
@@ -100,7 +118,7 @@ export class Win32Session implements BackendSession {
       const srtWin = this.planner.srtWin;
       let user: Awaited<ReturnType<typeof getWindowsSandboxUserStatusAsync>>;
       try {
-        user = await getWindowsSandboxUserStatusAsync({ srtWin });
+        user = await this.srt.userStatus({ srtWin });
       } catch (error) {
         throw new SandboxInitError(`srt-win could not report the Windows sandbox's state: ${(error as Error).message}`, { cause: error });
       }
@@ -110,7 +128,7 @@ export class Win32Session implements BackendSession {
         );
       }
       try {
-        await verifyWindowsWfpEgress({ proxyPortRange: this.planner.portRange, srtWin });
+        await this.srt.verifyEgress({ proxyPortRange: this.planner.portRange, srtWin });
       } catch (error) {
         throw new SandboxInitError(
           `The Windows sandbox's firewall filter did not block a direct connection from the sandbox's user, so no server starts (${(error as Error).message}). Run the install again, and accept the administrator prompt: npx --yes @anthropic-ai/sandbox-runtime@0.0.78 windows-install`,
