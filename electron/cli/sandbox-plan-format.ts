@@ -9,6 +9,7 @@
  */
 import type { GuaranteeView, SandboxGuaranteesView, SandboxPlanView } from '../../shared/sandbox-views';
 import { inertText as inert } from '../core/servers/log-ring';
+import { CliExit, EXIT } from './output';
 import type { Palette } from './terminal';
 
 const PLATFORM_NAME: Record<string, string> = { linux: 'Linux', darwin: 'macOS', win32: 'Windows' };
@@ -70,4 +71,13 @@ export function formatGuarantees(view: SandboxGuaranteesView, c: Palette): strin
 /** For the disclosure: where this computer's sandbox holds less than Linux's (the person decides knowing it). */
 export function formatPlatformWeaker(rows: readonly GuaranteeView[], c: Palette): string {
   return [c.warn('On this computer the sandbox holds less than on Linux. For this server:'), ...rows.map((row) => formatGuarantee(row, c))].join('\n');
+}
+
+/** The platform `--platform` names, or a usage error that lists the three. */
+export function planPlatform(value: string): 'linux' | 'darwin' | 'win32' {
+  const words: Record<string, 'linux' | 'darwin' | 'win32'> = { linux: 'linux', darwin: 'darwin', macos: 'darwin', win32: 'win32', windows: 'win32' };
+  const key = value.toLowerCase();
+  const platform = Object.hasOwn(words, key) ? words[key] : undefined;
+  if (!platform) throw new CliExit(EXIT.usage, `Say which platform's plan: linux, darwin or win32 (not “${value}”).`);
+  return platform;
 }

@@ -8,7 +8,7 @@ import { isAtOrUnder } from '../../core/sandbox/bwrap-argv';
 import type { SharedHost } from '../../core/ipc/shared-host';
 import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, inert } from '../format';
 import { CliExit, EXIT, withProgress, type CliIo } from '../output';
-import { formatPlatformWeaker, formatSandboxPlan } from '../sandbox-plan-format';
+import { formatPlatformWeaker, formatSandboxPlan, planPlatform } from '../sandbox-plan-format';
 import { palette } from '../terminal';
 import { messageOf } from '../../core/errors';
 
@@ -587,13 +587,4 @@ function describeChange(before: Omit<SandboxProfile, 'unsandboxed'>, after: Omit
     ),
   ];
   return parts.join(', ') || 'nothing new';
-}
-
-/** The platform `--platform` names, or a usage error that lists the three. */
-function planPlatform(value: string): 'linux' | 'darwin' | 'win32' {
-  const words: Record<string, 'linux' | 'darwin' | 'win32'> = { linux: 'linux', darwin: 'darwin', macos: 'darwin', win32: 'win32', windows: 'win32' };
-  const key = value.toLowerCase();
-  const platform = Object.hasOwn(words, key) ? words[key] : undefined;
-  if (!platform) throw new CliExit(EXIT.usage, `Say which platform's plan: linux, darwin or win32 (not “${value}”).`);
-  return platform;
 }

@@ -122,7 +122,13 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     pendingNotes.set(serverName, [...(pendingNotes.get(serverName) ?? []), text]);
     options.onNotice?.(serverName, text);
   };
-  const limitsNow = (): ResourceLimits => ({ ...DEFAULT_LIMITS, ...options.limits });
+  const limitsNow = (): ResourceLimits => {
+    const limits: ResourceLimits = { ...DEFAULT_LIMITS, ...options.limits };
+    delete limits.unenforced;
+    // What this platform does not set or enforce, carried with the limits to the server's page.
+    if (backend && Object.keys(backend.unenforcedLimits).length > 0) limits.unenforced = { ...backend.unenforcedLimits };
+    return limits;
+  };
 
   const support = (): SandboxSupport => checkSandboxSupport(probe);
 

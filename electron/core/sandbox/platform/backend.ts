@@ -139,7 +139,7 @@ export interface PlanInput {
 
 /** One resource limit as the launch sets it, or does not. */
 export interface AppliedLimit {
-  kind: keyof ResourceLimits;
+  kind: import('../launcher').LimitKind;
   value: number;
   /** False when this backend does not set or the OS does not enforce it (see the resource-limits guarantee). */
   applied: boolean;
@@ -232,6 +232,8 @@ export interface PlatformBackend {
   guarantees(facts: GuaranteeFacts): Guarantee[];
   /** The credential paths under `homeDir` (and the system's) for this platform, in its path spelling. */
   secretPaths(homeDir: string): string[];
+  /** The limits this platform does not set or enforce, with why (shown on the server's page). */
+  readonly unenforcedLimits: Partial<Record<import('../launcher').LimitKind, string>>;
   /** sandbox-runtime's shared scratch folder as this platform spells it (hidden from every server). */
   readonly scratchFolders: readonly string[];
   /** Extensions an executable name may need here (Windows' PATHEXT), from Airlock's environment. */

@@ -117,6 +117,7 @@ export const linuxBackend: PlatformBackend = {
   mechanism: 'bubblewrap + seccomp (through sandbox-runtime)',
   verifiedOnRealMachine: true,
   proxyTransport: { kind: 'unix-socket' },
+  unenforcedLimits: {},
   scratchFolders: ['/tmp/claude'],
   support: linuxSupport,
   guarantees: linuxGuarantees,
