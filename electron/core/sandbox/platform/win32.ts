@@ -105,9 +105,9 @@ export function win32Plan(input: PlanInput, srtWin: SrtWinSpawn = SRT_WIN): Plat
     APPDATA: win32.join(serverHome, 'AppData', 'Roaming'),
     LOCALAPPDATA: win32.join(serverHome, 'AppData', 'Local'),
   };
-  const inner = innerCommand(input.command, input.args);
   let wrapped: { argv: string[] };
   try {
+    const inner = innerCommand(input.command, input.args);
     wrapped = wrapCommandWithSandboxWindows({
       command: inner.command,
       binShell: inner.binShell,

@@ -99,3 +99,9 @@ describe('the Windows plan: srt-win exec', () => {
     expect(plan.limits.every((limit) => !limit.applied)).toBe(true);
   });
 });
+
+describe('a Windows plan it cannot make', () => {
+  it('says so as a sandbox error (a command that is not a full path)', () => {
+    expect(() => win32Plan({ ...input, command: 'node' })).toThrow(/could not build the Windows sandbox's command/);
+  });
+});
