@@ -106,7 +106,8 @@ export class Win32Session implements BackendSession {
     try {
       this.srt.revoke({ sandboxUserSid: sid, srtWin: this.planner.srtWin });
     } catch {
-      // best effort: srt-win releases holds of an exited holder itself
+      // Taking access back can only narrow it: if srt-win fails here the entries stay as they were
+      // (readable to the sandbox's user) until the next revoke, and no server runs meanwhile.
     }
     this.granted.read.clear();
     this.granted.write.clear();
