@@ -46,6 +46,7 @@ import {
   ToolSelectionSchema,
 } from './chat';
 import { RegistryListingViewSchema, RegistrySearchViewSchema, RegistrySettingsViewSchema } from './registry';
+import { SandboxGuaranteesViewSchema, SandboxPlanViewSchema, SandboxPlatformSchema } from './sandbox-views';
 
 /** A request/response channel: what goes in, what comes out, and why it exists. */
 export interface ChannelSpec<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
@@ -588,6 +589,19 @@ export const channels = {
     request: z.strictObject({ url: z.string().max(4096).regex(/^https:\/\//i, 'only https links are opened') }),
     response: Done,
     doc: 'Renderer, after the person clicked a link and saw its full address: opens it in the system browser (https only).',
+  },
+  // ── What the sandbox guarantees (platform backends) ───────────────────
+  /** Renderer, a server's Permissions page and Settings: this computer's sandbox, row by row. */
+  'sandbox.guarantees': {
+    request: Empty,
+    response: SandboxGuaranteesViewSchema,
+    doc: "Renderer, Permissions page and Settings: what this computer's sandbox guarantees, row by row, and where it holds less than Linux's.",
+  },
+  /** CLI `airlock show NAME --sandbox-plan [--platform …]`: the exact plan, computed on any OS. */
+  'servers.sandboxPlan': {
+    request: z.strictObject({ name: ServerNameSchema, platform: SandboxPlatformSchema.optional() }),
+    response: SandboxPlanViewSchema,
+    doc: "CLI `show --sandbox-plan`: a server's launch plan for this or another platform (rules, network, limits, the exact argv; macOS's whole profile), starting nothing; secrets shown as placeholders.",
   },
   'dialog.openFile': {
     request: z.strictObject({ purpose: z.enum(['mcpb', 'config', 'folder']) }),

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { RegistryDisclosureSchema } from './registry';
+import { GuaranteeViewSchema } from './sandbox-views';
 import {
   CallerSchema,
   ImportOriginSchema,
@@ -149,8 +150,8 @@ export const LogLineViewSchema = z.object({ time: z.string(), source: z.string()
 export const AuditEntryViewSchema = z.object({
   seq: z.number().int(),
   time: z.string(),
-  /** A call's decision or outcome, a network request a server made through its sandbox's proxy, or a change a person made (a rule, grants, trust, a setting, a server). */
-  kind: z.enum(['decision', 'outcome', 'network', 'change']),
+  /** A call's decision or outcome, a network request a server made through its sandbox's proxy, a refusal the OS's sandbox reported (macOS), or a change a person made (a rule, grants, trust, a setting, a server). */
+  kind: z.enum(['decision', 'outcome', 'network', 'change', 'sandbox']),
   callId: z.string(),
   /** Who called, worded by kind: "You (console)", "You (command line)", "app “Claude Desktop”", "Airlock's agent (model)". */
   caller: z.string(),
@@ -166,9 +167,9 @@ export const AuditEntryViewSchema = z.object({
   durationMs: z.number().optional(),
   arguments: z.unknown().optional(),
   rule: z.string().optional(),
-  /** Network rows: the host and port the server tried to reach. */
+  /** Network rows: the host and port the server tried to reach; sandbox rows: what it tried, in the sandbox's words. */
   target: z.string().optional(),
-  /** Network rows: identical decisions counted into this one (a flood is one row). */
+  /** Network and sandbox rows: identical ones counted into this one (a flood is one row). */
   repeats: z.number().int().optional(),
   /** Change rows: what changed, one line each ("write grant added: /srv/notes"). */
   changes: z.array(z.string()).optional(),
@@ -281,6 +282,8 @@ export const DisclosureSchema = z.object({
   replaces: z.object({ name: z.string(), trusted: z.boolean(), enabled: z.boolean(), version: z.string() }).optional(),
   /** From the MCP Registry: the listing, its status, and the publisher's words for each input. */
   registry: RegistryDisclosureSchema.optional(),
+  /** Where this computer's sandbox holds less than Linux's, row by row (absent or empty on Linux): the person decides knowing it. */
+  platformWeaker: z.array(GuaranteeViewSchema).optional(),
 });
 export type Disclosure = z.infer<typeof DisclosureSchema>;
 

@@ -31,6 +31,7 @@ import { dataFolderRegistryPath } from './sandbox/data-folders';
 import { createSandboxLauncher, type AirlockSandboxLauncher } from './sandbox/sandbox-launcher';
 import { SecretStore } from './secrets/secret-store';
 import { ServerControlRoom } from './server-control/server-control-room';
+import { SandboxPlanRoom } from './sandbox-plan/sandbox-plan-room';
 import { ServerRemovalRoom } from './server-removal/server-removal-room';
 import type { SamplingModel } from './server-requests/sampling-model';
 import { ServerRequestsRoom } from './server-requests/server-requests-room';
@@ -67,6 +68,7 @@ export class AirlockHost {
   readonly policy: PolicyRoom;
   readonly serverSettings: ServerSettingsRoom;
   readonly removal: ServerRemovalRoom;
+  readonly sandboxPlan: SandboxPlanRoom;
   readonly runtimes: RuntimesRoom;
   readonly install: InstallFlow;
   readonly installs: InstallRoom;
@@ -145,6 +147,7 @@ export class AirlockHost {
         mayAsk: (_server, profile) => !isContained(profile),
         // SECURITY (invariant 5): the audit key stays out of every server's reach, wherever it was moved.
         ...(this.activity.keyFile ? { hiddenFiles: [this.activity.keyFile] } : {}),
+        onViolation: (server, text) => this.activity.recordSandboxRefusal(server, text),
         // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host.
         onNetworkDecision: (decision) => (this.activity.recordNetwork(decision), this.calls.noteNetworkDecision(decision)),
         ...options.launcherOptions,
@@ -227,6 +230,7 @@ export class AirlockHost {
       codePins: this.codePins,
       serverDataDir: (server) => this.servers.serverDataDir(server),
     });
+    this.sandboxPlan = new SandboxPlanRoom({ ...parts, records: () => this.store.read().servers, launcher: this.launcher, serverDataDir: (server) => this.servers.serverDataDir(server) });
     this.runtimes = new RuntimesRoom({
       ...parts,
       ...nodePath,
@@ -332,6 +336,7 @@ export class AirlockHost {
       ...this.agent.ipcHandlers(shell),
       ...this.catalog.ipcHandlers(shell),
       ...this.registry.ipcHandlers(shell),
+      ...this.sandboxPlan.ipcHandlers(shell),
       ...this.serverRequests.ipcHandlers(shell),
     };
   }

@@ -180,6 +180,10 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
                   <span className="small">
                     network <code><InertText text={entry.target ?? ''} /></code>
                   </span>
+                ) : entry.kind === 'sandbox' ? (
+                  <span className="small">
+                    sandbox <code><InertText text={entry.target ?? ''} /></code>
+                  </span>
                 ) : entry.kind === 'change' && !entry.tool ? (
                   <span className="small muted">—</span>
                 ) : (

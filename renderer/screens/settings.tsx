@@ -3,6 +3,7 @@ import type { PolicyMode } from '../../shared/domain';
 import { invoke, useAction, useQuery } from '../api';
 import { Badge } from '../components/badges';
 import { InertText } from '../components/inert-text';
+import { SandboxGuarantees } from '../components/sandbox-guarantees';
 import { when } from '../format';
 import { serverHref } from '../route';
 import { ModelsSection } from './models';
@@ -243,6 +244,7 @@ export function SettingsScreen() {
           </button>
         </div>
       )}
+      <SandboxGuarantees />
       <h2>Programs servers run with</h2>
       <RuntimesSection />
       <h2>About</h2>

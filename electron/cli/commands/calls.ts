@@ -126,6 +126,8 @@ export function registerCallCommands(program: Command, context: CliContext): voi
                   ? `${entry.time} #${entry.seq} ${inert(entry.caller)} → ${inert(entry.server)} › ${inert(entry.tool)}: ${inert(entry.verdict ?? '')}${entry.answeredBy ? ` [${inert(entry.answeredBy)}]` : ''}`
                   : entry.kind === 'network'
                     ? `${entry.time} #${entry.seq} ${inert(entry.server)} → network ${inert(entry.target ?? '')}: ${entry.verdict}${entry.repeats ? ` (${entry.repeats + 1} requests)` : ''}`
+                    : entry.kind === 'sandbox'
+                    ? `${entry.time} #${entry.seq} ${inert(entry.server)} → ${entry.verdict}: ${inert(entry.target ?? '')}${entry.repeats ? ` (${entry.repeats + 1} times)` : ''}`
                     : entry.kind === 'change'
                       ? [`${entry.time} #${entry.seq} ${inert(entry.caller)} → ${entry.server ? inert(entry.server) : 'settings'}: ${entry.verdict}`, ...(entry.changes ?? []).map((line) => `    ${inert(line)}`)].join('\n')
                     : `${entry.time} #${entry.seq}   ${entry.outcome}${entry.durationMs ? ` in ${entry.durationMs} ms` : ''}${entry.outcome === 'unknown' && entry.reasons?.length ? ` — ${inert(entry.reasons.join(' '))}` : ''}`,

@@ -3,20 +3,24 @@ import type { SandboxSupport } from '../../../shared/domain';
 import type { RuntimeView } from '../../../shared/views';
 import type { SharedHost } from '../../core/ipc/shared-host';
 import { CliExit, EXIT, type CliIo } from '../output';
+import { formatGuarantees } from '../sandbox-plan-format';
 import { palette, type Palette } from '../terminal';
 import type { CliContext } from './servers';
 
 /** `airlock doctor`: can this machine run Airlock's sandbox, which node/python/uv will servers use, is the data folder healthy? */
 export async function doctor(api: SharedHost, io: CliIo, json: boolean): Promise<number> {
   const sandbox = await api.invoke('sandbox.status', {});
+  const guarantees = await api.invoke('sandbox.guarantees', {});
   const info = await api.invoke('app.info', {});
   const runtimes = await api.invoke('runtimes.list', {});
-  const report = { sandbox, runtimes, dataDir: info.dataDir, notices: info.notices, node: process.version, owner: api.mode === 'owner' ? 'this process' : 'another Airlock process' };
+  const report = { sandbox, guarantees, runtimes, dataDir: info.dataDir, notices: info.notices, node: process.version, owner: api.mode === 'owner' ? 'this process' : 'another Airlock process' };
   const c = palette(io.colour === true && !json);
   if (json) {
     io.out(JSON.stringify(report, null, 2));
   } else {
     io.out(formatSandbox(sandbox, c));
+    const rows = formatGuarantees(guarantees, c);
+    if (rows) io.out(rows);
     io.out(formatRuntimes(runtimes, c));
     io.out(formatPython(runtimes, c));
     io.out(`Data folder: ${report.dataDir}`);

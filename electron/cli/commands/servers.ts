@@ -8,6 +8,7 @@ import { isAtOrUnder } from '../../core/sandbox/bwrap-argv';
 import type { SharedHost } from '../../core/ipc/shared-host';
 import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, inert } from '../format';
 import { CliExit, EXIT, withProgress, type CliIo } from '../output';
+import { formatPlatformWeaker, formatSandboxPlan, planPlatform } from '../sandbox-plan-format';
 import { palette } from '../terminal';
 import { messageOf } from '../../core/errors';
 
@@ -186,6 +187,7 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
   const yes = options.yes || context.yes();
   try {
     if (!quiet && !options.brief) io.out(formatDisclosure({ ...disclosure, env }, c));
+    if (!quiet && !options.brief && disclosure.platformWeaker?.length) io.out(formatPlatformWeaker(disclosure.platformWeaker, c));
     const proposals = options.acceptProposals ? disclosure.proposals : [];
     let profile = applyGrants(disclosure.profile, {
       ...options,
@@ -409,7 +411,16 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .command('show')
     .description('show a server: where it came from, its permissions, its tools with their claimed annotations')
     .argument('<name>')
-    .action(async (name: string) => {
+    .option('--sandbox-plan', 'show instead the exact sandbox plan of its launch: each guarantee, the file rules, network, limits, the argv (and on macOS the whole Seatbelt profile); starts nothing')
+    .option('--platform <platform>', 'with --sandbox-plan: the plan for linux, darwin or win32, computed on this computer')
+    .action(async (name: string, options: { sandboxPlan?: boolean; platform?: string }) => {
+      if (options.platform !== undefined && !options.sandboxPlan) throw new CliExit(EXIT.usage, '--platform goes with --sandbox-plan: `airlock show NAME --sandbox-plan --platform darwin`.');
+      if (options.sandboxPlan) {
+        const platform = options.platform === undefined ? undefined : planPlatform(options.platform);
+        const plan = await (await context.api()).invoke('servers.sandboxPlan', { name, ...(platform ? { platform } : {}) });
+        out(plan, () => formatSandboxPlan(plan, palette(io.colour === true)));
+        return;
+      }
       const detail = await warmDetail(context, name);
       out(detail, () => formatDetail(detail, palette(io.colour === true)));
     });
@@ -577,4 +588,3 @@ function describeChange(before: Omit<SandboxProfile, 'unsandboxed'>, after: Omit
   ];
   return parts.join(', ') || 'nothing new';
 }
-

@@ -26,6 +26,7 @@ import {
   type NetworkDecider,
   type NetworkEntry,
   type OutcomeEntry,
+  type SandboxRefusalEntry,
 } from './entries';
 import { breakIfStale, takeFileLockSync, tryFileLockSync } from './file-lock';
 import { readAudit, verifyAudit, type AuditQuery, type AuditRecord, type ActivityRecord, type ChainCheck, type VerifiedMark, type VerifyResult } from './audit-reader';
@@ -415,6 +416,19 @@ export class AuditLog {
       ...(detail !== undefined ? { detail } : {}),
     };
     return this.#append(body, options.durability, options.afterThisTurn === true && options.durability !== 'flushed') as Promise<OutcomeEntry>;
+  }
+
+  /** Appends a refusal the operating system's sandbox reported for a server (see sandbox-refusal-record.ts). */
+  appendSandboxRefusal(input: { server: string; detail: string; repeats?: number }, options: AppendOptions = {}): Promise<SandboxRefusalEntry> {
+    const body = {
+      type: 'sandbox' as const,
+      callId: '',
+      server: String(input.server),
+      tool: '',
+      detail: String(input.detail).slice(0, 500),
+      ...(input.repeats ? { repeats: input.repeats } : {}),
+    };
+    return this.#append(body, options.durability) as Promise<SandboxRefusalEntry>;
   }
 
   /** Appends a network decision the sandbox's proxy took. */

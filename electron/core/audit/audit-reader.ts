@@ -32,6 +32,7 @@ import {
   type NetworkEntry,
   type OutcomeEntry,
   type RepairEntry,
+  type SandboxRefusalEntry,
 } from './entries';
 
 /** Where verification failed. `line` is 1-based within `file`. */
@@ -101,7 +102,7 @@ export interface AuditRecord {
 }
 
 /** A row of the Activity page: a call, a network decision, or a change a person made. */
-export type ActivityRecord = AuditRecord | { network: NetworkEntry } | { change: ChangeEntry };
+export type ActivityRecord = AuditRecord | { network: NetworkEntry } | { change: ChangeEntry } | { refusal: SandboxRefusalEntry };
 
 /** Filters for `read()`. `decision` matches the policy verdict, or the final allow/deny. */
 export interface AuditQuery {
@@ -570,6 +571,10 @@ export async function readAudit(context: ReaderContext, query: AuditQuery, inclu
       if (query.decision !== undefined && entry.decision !== query.decision) return false;
       return true;
     }
+    if (entry.type === 'sandbox' && includeNetwork) {
+      if (query.server !== undefined && entry.server !== query.server) return false;
+      return query.tool === undefined && (query.decision === undefined || query.decision === 'deny');
+    }
     if (entry.type === 'change' && includeNetwork) {
       // A change is no call: a filter on decisions leaves it out; a tool filter matches a rule's tool.
       if (query.server !== undefined && entry.server !== query.server) return false;
@@ -593,7 +598,7 @@ export async function readAudit(context: ReaderContext, query: AuditQuery, inclu
       outcomes.delete(entry.callId);
       if (wanted(entry)) out.push(outcome ? { decision: entry, outcome } : { decision: entry });
     } else if (wanted(entry)) {
-      out.push(entry.type === 'change' ? { change: entry } : { network: entry as NetworkEntry });
+      out.push(entry.type === 'change' ? { change: entry } : entry.type === 'sandbox' ? { refusal: entry } : { network: entry as NetworkEntry });
     }
     return out.length < limit;
   };

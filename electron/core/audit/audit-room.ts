@@ -21,6 +21,7 @@ import { defaultAuditKeyPath, fileAuditKey, type AuditKey } from './audit-key';
 import { AuditLog } from './audit-log';
 import { ChangeRecorder } from './change-record';
 import { NetworkDecisionRecorder } from './network-record';
+import { SandboxRefusalRecorder } from './sandbox-refusal-record';
 import { toActivityViews, toAuditVerifyView } from './views';
 
 /** Said first in the notice when a call's outcome could not be written to the audit log. */
@@ -46,6 +47,8 @@ export class AuditRoom {
   /** The file holding the log's key, when it is kept in one (every sandbox hides it). */
   readonly keyFile: string | undefined;
   readonly #network: NetworkDecisionRecorder;
+  /** Refusals the OS's sandbox reported (macOS), as audit entries. */
+  readonly #refusals: SandboxRefusalRecorder;
   readonly #notices: AppNotice[] = [];
 
   constructor(private readonly deps: AuditRoomDeps) {
@@ -55,6 +58,7 @@ export class AuditRoom {
     // A crashed predecessor's unfinished calls get their outcome (unknown) now, not at the next call.
     this.log.recoverInterrupted().catch((error: unknown) => deps.log?.('audit take-over failed', error));
     this.#network = new NetworkDecisionRecorder(this.log, () => Date.now(), (error) => deps.log?.('could not record a network decision', error));
+    this.#refusals = new SandboxRefusalRecorder(this.log, () => Date.now(), (error) => deps.log?.("could not record the sandbox's refusal", error));
     this.changes = new ChangeRecorder(this.log, (error) => {
       deps.log?.('could not record a change in the audit log', error);
       this.#notices.push({ level: 'error', message: `A change was saved, but the audit log could not record it: ${messageOf(error)}` });
@@ -75,6 +79,11 @@ export class AuditRoom {
   /** Notes that a person answered a network question in `by`, for the entry that records its decision. */
   noteNetworkAnswer(server: string, host: string, port: number, by: string): void {
     this.#network.noteAnswer(server, host, port, by);
+  }
+
+  /** Records a refusal the OS's sandbox reported for a server (macOS's log stream). */
+  recordSandboxRefusal(server: string, text: string): void {
+    this.#refusals.record(server, text);
   }
 
   /** An outcome could not be written: one notice, however many (the person's fix is the same). */
@@ -105,6 +114,7 @@ export class AuditRoom {
   /** Writes what is still counted or pending, then closes the log. */
   async close(): Promise<void> {
     await this.#network.flush();
+    await this.#refusals.flush();
     await this.changes.settled();
     await this.log.close();
   }

@@ -137,6 +137,19 @@ export interface NetworkEntry extends EntryCommon {
   otherHosts?: number;
 }
 
+/**
+ * A refusal the operating system's sandbox reported for a server (macOS:
+ * Seatbelt, read back through `log stream`; Linux and Windows report none).
+ * What the server tried, in the sandbox's words — data, shown inert.
+ */
+export interface SandboxRefusalEntry extends EntryCommon {
+  type: 'sandbox';
+  /** The sandbox's line ("deny(1) file-read-data /Users/ann/.ssh/id_rsa"), capped. */
+  detail: string;
+  /** This entry stands for `1 + repeats` identical refusals (counted over a minute). */
+  repeats?: number;
+}
+
 /** What Airlock found about the end of the log when it took over writing. */
 export type AnchorFinding =
   /** The record of the end was missing. */
@@ -204,7 +217,7 @@ export interface ChangeEntry extends EntryCommon {
 }
 
 /** One line of the log. */
-export type AuditEntry = DecisionEntry | OutcomeEntry | RepairEntry | NetworkEntry | AnchorEntry | ChangeEntry;
+export type AuditEntry = DecisionEntry | OutcomeEntry | RepairEntry | NetworkEntry | AnchorEntry | ChangeEntry | SandboxRefusalEntry;
 
 /** Findings that leave the log unconfirmable (reported by `verify()` as problems, for good). */
 export const FAILING_FINDINGS: ReadonlySet<AnchorFinding> = new Set(['head-missing', 'head-forged', 'head-other-key', 'truncated', 'rewritten']);

@@ -1,6 +1,6 @@
 import type { AuditEntryView, AuditVerifyView } from '../../../shared/views';
 import { inertText } from '../servers/log-ring';
-import type { ActivityRecord, AuditAnswer, AuditRecord, ChangeEntry, ChangeKind, DecisionEntry, NetworkEntry, VerifyResult } from './audit-log';
+import type { ActivityRecord, AuditAnswer, AuditRecord, ChangeEntry, ChangeKind, DecisionEntry, NetworkEntry, SandboxRefusalEntry, VerifyResult } from './audit-log';
 
 /**
  * One call (its decision and, once written, its outcome) as rows for the
@@ -78,7 +78,9 @@ export function networkVerdict(entry: Pick<NetworkEntry, 'decision' | 'decidedBy
       return {
         verdict: `denied by Airlock`,
         reason:
-          entry.reason === 'non-public-address'
+          entry.reason === 'no-credential'
+            ? "The connection to this server's proxy came without the server's credential (another program on this computer, or another sandboxed server); nothing was dialled."
+            : entry.reason === 'non-public-address'
             ? 'The name resolves to a private, loopback or link-local address.'
             : entry.reason === 'unresolvable'
               ? 'The name does not resolve.'
@@ -148,9 +150,28 @@ export function toChangeView(entry: ChangeEntry): AuditEntryView {
   };
 }
 
-/** Rows for the Activity page: calls, network decisions and changes, newest first. */
+/** A refusal the operating system's sandbox reported, as a row for the Activity page. */
+export function toRefusalView(entry: SandboxRefusalEntry): AuditEntryView {
+  return {
+    seq: entry.seq,
+    time: entry.time,
+    kind: 'sandbox',
+    callId: '',
+    caller: 'the server itself',
+    callerKind: 'unknown',
+    server: entry.server,
+    tool: '',
+    verdict: 'refused by the sandbox',
+    reasons: ["The operating system's sandbox refused what the server tried (its own words follow)."],
+    target: inertText(String(entry.detail)),
+    ...(entry.repeats ? { repeats: entry.repeats } : {}),
+  };
+}
+
+/** Rows for the Activity page: calls, network decisions, sandbox refusals and changes, newest first. */
 export function toActivityViews(record: ActivityRecord): AuditEntryView[] {
   if ('network' in record) return [toNetworkView(record.network)];
+  if ('refusal' in record) return [toRefusalView(record.refusal)];
   if ('change' in record) return [toChangeView(record.change)];
   return toAuditEntryViews(record);
 }

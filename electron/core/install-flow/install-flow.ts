@@ -619,7 +619,15 @@ export class InstallFlow {
       warnings: [...candidate.warnings, ...proposed.notes.map((note) => `${note[0]!.toUpperCase()}${note.slice(1)}.`)],
       ...(candidate.registry ? { registry: candidate.registry } : {}),
       ...this.replacing(draft),
+      ...this.platformWeaker(draft),
     };
+  }
+
+  /** Where this computer's sandbox holds less than Linux's (a server Airlock runs here; none for a remote one). */
+  private platformWeaker(draft: Draft): Pick<Disclosure, 'platformWeaker'> {
+    if (draft.candidate.spec.remote) return {};
+    const rows = this.deps.launcher.weakerThanLinux?.() ?? [];
+    return rows.length ? { platformWeaker: rows } : {};
   }
 
   private replacing(draft: Draft): Pick<Disclosure, 'replaces'> {

@@ -1,9 +1,11 @@
 /**
  * The sandbox: what Airlock can enforce about a server, whatever it claims.
- * `createSandboxLauncher()` turns a profile into a launch plan (bubblewrap on
- * Linux, per-server network proxies, scrubbed environment, home hidden,
- * grants pinned, trusted files protected, a privilege filter, rlimits); the
- * supervisor spawns the plan and calls `dispose()` after the process has exited.
+ * `createSandboxLauncher()` turns a profile into a launch plan through the
+ * platform's backend (platform/: bubblewrap on Linux, Seatbelt on macOS,
+ * srt-win on Windows) — per-server network proxies, scrubbed environment,
+ * home hidden, grants pinned, trusted files protected, privileges and limits
+ * as each platform can — and says, row by row, what that launch guarantees;
+ * the supervisor spawns the plan and calls `dispose()` after the process has exited.
  */
 export { checkSandboxSupport, findExecutable, type CapabilityProbe } from './capability';
 export { SandboxInitError, SandboxProfileError, SandboxUnavailableError } from './errors';
@@ -27,3 +29,4 @@ export {
   type AirlockSandboxLauncher,
   type SandboxLauncherOptions,
 } from './sandbox-launcher';
+export { platformBackend, GUARANTEE_ROWS, SANDBOX_PLATFORMS, type Guarantee, type GuaranteeState, type PlatformBackend, type PlatformPlan, type SandboxPlatform } from './platform';

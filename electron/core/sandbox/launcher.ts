@@ -28,7 +28,16 @@ export interface ResourceLimits {
   memoryBytes: number;
   /** CPU time per process, in seconds (RLIMIT_CPU; SIGXCPU, then SIGKILL ten seconds later). */
   cpuSeconds: number;
+  /**
+   * The limits this platform's sandbox does not set or the OS does not
+   * enforce, each with why in a person's words (macOS: the process count;
+   * Windows: all of them). Absent: every limit holds.
+   */
+  unenforced?: Partial<Record<LimitKind, string>>;
 }
+
+/** The four limits, by name. */
+export type LimitKind = 'processes' | 'openFiles' | 'memoryBytes' | 'cpuSeconds';
 
 /**
  * Generous enough for real servers (Node's own threads, a browser a server

@@ -55,9 +55,10 @@
  */
 import { lookup } from 'node:dns/promises';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createNetServer, connect as netConnect, isIP, type Socket } from 'node:net';
+import { createServer as createNetServer, connect as netConnect, isIP, type Server as NetServer, type Socket } from 'node:net';
 import { unlink } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
+import { basicPasswordMatches, CHALLENGE, handleSocks5 } from './socks5';
 
 /** Asks the person whether a server may reach a host it was not granted. */
 export type NetworkRequestHandler = (serverName: string, host: string, port: number) => Promise<boolean>;
@@ -77,7 +78,9 @@ export interface NetworkDecision {
     | 'too-many-questions'
     | 'malformed-host'
     | 'non-public-address'
-    | 'unresolvable';
+    | 'unresolvable'
+    /** The connection came without this server's credential (its proxy is on a loopback port other programs can reach). */
+    | 'no-credential';
 }
 
 /** What one server's proxy enforces. */
@@ -89,6 +92,13 @@ export interface ServerNetworkPolicy {
   /** How long a question may stay unanswered before it counts as a deny. */
   askTimeoutMs?: number;
   onDecision?: (decision: NetworkDecision) => void;
+  /**
+   * The secret a connection must present (HTTP `Proxy-Authorization: Basic`
+   * with it as the password, or SOCKS5 user/password), for a proxy on a
+   * loopback port that other programs can reach. Absent: no credential is
+   * asked (the Unix socket only this server's sandbox sees).
+   */
+  credential?: string;
 }
 
 /** A running per-server proxy. */
@@ -174,13 +184,47 @@ export function isNonPublicAddress(address: string): boolean {
 type Answer = 'yes' | 'no' | 'failed' | 'too-many';
 const ANSWER_REASON = { no: 'user-denied', failed: 'ask-failed', 'too-many': 'too-many-questions' } as const;
 
-type Verdict = { allowed: true; address: string; reason: NetworkDecision['reason'] } | { allowed: false; reason: NetworkDecision['reason'] };
+/** What `decide` answered for one request (the address to dial when allowed). */
+export type Verdict = { allowed: true; address: string; reason: NetworkDecision['reason'] } | { allowed: false; reason: NetworkDecision['reason'] };
 
 /**
  * Starts one server's proxy on `socketPath` (a Unix socket the launcher binds
  * into that server's sandbox and no other).
  */
 export async function startServerProxy(socketPath: string, policy: ServerNetworkPolicy): Promise<ServerProxy> {
+  const proxy = createProxyServer(policy);
+  await unlink(socketPath).catch(() => undefined);
+  await new Promise<void>((resolve, reject) => {
+    proxy.server.once('error', reject);
+    proxy.server.listen(socketPath, () => {
+      proxy.server.off('error', reject);
+      resolve();
+    });
+  });
+  proxy.server.unref();
+  let closed: Promise<void> | undefined;
+  return {
+    socketPath,
+    get openConnections() {
+      return proxy.openConnections();
+    },
+    close() {
+      closed ??= proxy.close().then(() => unlink(socketPath).catch(() => undefined));
+      return closed;
+    },
+  };
+}
+
+/** One server's proxy, not yet listening: the loopback listener (loopback-proxy.ts) and the Unix socket one share it. */
+export interface ProxyServer {
+  server: NetServer;
+  openConnections(): number;
+  /** Ends every connection and stops listening. */
+  close(): Promise<void>;
+}
+
+/** Builds a server's proxy: HTTP CONNECT, plain HTTP and SOCKS5 on one listener, every request through one `decide`. */
+export function createProxyServer(policy: ServerNetworkPolicy): ProxyServer {
   const answers = new Map<string, Promise<Answer>>();
   const live = new Set<Duplex>();
 
@@ -268,6 +312,13 @@ export async function startServerProxy(socketPath: string, policy: ServerNetwork
     stream.on('error', () => stream.destroy());
   };
 
+  // SECURITY (invariant 5): a proxy on a loopback port is reachable by any
+  // program on this computer (and, on Windows, by every sandboxed server):
+  // only a connection that presents this server's credential is this
+  // server's. Refused before anything is decided or asked.
+  const authorised = (req: IncomingMessage): boolean => policy.credential === undefined || basicPasswordMatches(req.headers['proxy-authorization'], policy.credential);
+  const refuseUnauthorised = (host: string, port: number): void => record(host, Number.isInteger(port) ? port : 0, false, 'no-credential');
+
   const tunnel = (client: Duplex, address: string, port: number, onOpen: () => void, onFail: () => void): void => {
     // The client may have gone while the person was being asked.
     if (client.destroyed) return;
@@ -289,6 +340,11 @@ export async function startServerProxy(socketPath: string, policy: ServerNetwork
     const target = parseAuthority(req.url ?? '');
     if (!target) {
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+      return;
+    }
+    if (!authorised(req)) {
+      refuseUnauthorised(target.host, target.port);
+      client.end(`HTTP/1.1 407 Proxy Authentication Required\r\n${CHALLENGE}\r\n\r\n`);
       return;
     }
     void decide(target.host, target.port).then((verdict) => {
@@ -321,6 +377,11 @@ export async function startServerProxy(socketPath: string, policy: ServerNetwork
       return;
     }
     const port = url.port ? Number(url.port) : 80;
+    if (!authorised(req)) {
+      refuseUnauthorised(url.hostname, port);
+      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="airlock"' }).end();
+      return;
+    }
     void decide(url.hostname, port).then((verdict) => {
       if (!verdict.allowed) {
         res.writeHead(403, { 'x-airlock-denied': verdict.reason }).end();
@@ -349,7 +410,7 @@ export async function startServerProxy(socketPath: string, policy: ServerNetwork
     socket.once('data', (first: Buffer) => {
       socket.pause();
       if (first[0] === 0x05) {
-        handleSocks5(socket, first, decide, tunnel);
+        handleSocks5(socket, first, decide, tunnel, policy.credential, refuseUnauthorised);
       } else {
         socket.unshift(first);
         http.emit('connection', socket);
@@ -358,29 +419,14 @@ export async function startServerProxy(socketPath: string, policy: ServerNetwork
     });
   });
   server.maxConnections = MAX_CONNECTIONS;
-  await unlink(socketPath).catch(() => undefined);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  server.unref();
-
-  let closed: Promise<void> | undefined;
   return {
-    socketPath,
-    get openConnections() {
-      return live.size;
-    },
-    close() {
-      closed ??= new Promise<void>((resolve) => {
+    server,
+    openConnections: () => live.size,
+    close: () =>
+      new Promise<void>((resolve) => {
         for (const stream of live) stream.destroy();
         server.close(() => resolve());
-      }).then(() => unlink(socketPath).catch(() => undefined));
-      return closed;
-    },
+      }),
   };
 }
 
@@ -389,98 +435,4 @@ function parseAuthority(authority: string): { host: string; port: number } | und
   const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(authority);
   if (!match) return undefined;
   return { host: match[1]!, port: Number(match[2]) };
-}
-
-/** A minimal SOCKS5 server side: no authentication, CONNECT only. */
-function handleSocks5(
-  socket: Socket,
-  first: Buffer,
-  decide: (host: string, port: number) => Promise<Verdict>,
-  tunnel: (client: Duplex, address: string, port: number, onOpen: () => void, onFail: () => void) => void,
-): void {
-  let buffer = first;
-  let stage: 'greeting' | 'request' | 'done' = 'greeting';
-  const fail = (code: number): void => {
-    socket.end(Buffer.from([0x05, code, 0x00, 0x01, 0, 0, 0, 0, 0, 0]));
-  };
-  const step = (): void => {
-    if (stage === 'greeting') {
-      if (buffer.length < 2) return;
-      const count = buffer[1]!;
-      if (buffer.length < 2 + count) return;
-      const methods = buffer.subarray(2, 2 + count);
-      buffer = buffer.subarray(2 + count);
-      if (!methods.includes(0x00)) {
-        socket.end(Buffer.from([0x05, 0xff]));
-        stage = 'done';
-        return;
-      }
-      socket.write(Buffer.from([0x05, 0x00]));
-      stage = 'request';
-    }
-    if (stage === 'request') {
-      if (buffer.length < 5) return;
-      if (buffer[0] !== 0x05 || buffer[1] !== 0x01) {
-        stage = 'done';
-        fail(0x07);
-        return;
-      }
-      const atyp = buffer[3];
-      let host: string;
-      let offset: number;
-      if (atyp === 0x01) {
-        if (buffer.length < 10) return;
-        host = Array.from(buffer.subarray(4, 8)).join('.');
-        offset = 8;
-      } else if (atyp === 0x03) {
-        const len = buffer[4]!;
-        if (buffer.length < 5 + len + 2) return;
-        host = buffer.subarray(5, 5 + len).toString('latin1');
-        offset = 5 + len;
-      } else if (atyp === 0x04) {
-        if (buffer.length < 22) return;
-        const parts: string[] = [];
-        for (let i = 0; i < 16; i += 2) parts.push(buffer.readUInt16BE(4 + i).toString(16));
-        host = parts.join(':');
-        offset = 20;
-      } else {
-        stage = 'done';
-        fail(0x08);
-        return;
-      }
-      const port = buffer.readUInt16BE(offset);
-      const rest = buffer.subarray(offset + 2);
-      stage = 'done';
-      socket.off('data', onData);
-      socket.pause();
-      void decide(host, port).then((verdict) => {
-        if (!verdict.allowed) {
-          fail(0x02);
-          return;
-        }
-        tunnel(
-          socket,
-          verdict.address,
-          port,
-          () => {
-            socket.write(Buffer.from([0x05, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0]));
-            if (rest.length > 0) socket.unshift(rest);
-            socket.resume();
-          },
-          () => fail(0x05),
-        );
-      });
-    }
-  };
-  const onData = (chunk: Buffer): void => {
-    buffer = Buffer.concat([buffer, chunk]);
-    if (buffer.length > 1024) {
-      socket.destroy();
-      return;
-    }
-    step();
-  };
-  socket.on('data', onData);
-  socket.resume();
-  step();
 }

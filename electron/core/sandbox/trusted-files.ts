@@ -451,3 +451,8 @@ export class TrustedFilesWatcher {
     }
   }
 }
+
+/** What the person reads when Airlock held a planted entry aside. */
+export function heldNote(entry: HeldEntry): string {
+  return `A file that other programs trust appeared in a granted folder: ${entry.path}. Airlock moved it aside to ${entry.heldAt} (programs such as git or direnv would have run it outside the sandbox). If you made it yourself, rename it back.`;
+}

@@ -43,19 +43,21 @@ export function secondsInWords(seconds: number): string {
  * is root (then the process limit does not hold).
  */
 export function resourceLimitViews(limits: ResourceLimits, runningAsRoot: boolean): ResourceLimitView[] {
+  // What the platform's sandbox says it does not set or enforce (macOS, Windows) comes first.
+  const unenforced = (kind: keyof NonNullable<ResourceLimits['unenforced']>) => {
+    const why = limits.unenforced?.[kind];
+    return why ? { holds: false, note: why } : { holds: true };
+  };
+  const processes = limits.unenforced?.processes
+    ? unenforced('processes')
+    : runningAsRoot
+      ? { holds: false, note: 'Does not hold here: Airlock runs as root, and Linux does not apply the process limit to processes that are root outside their sandbox. Run Airlock as a normal user for it to hold.' }
+      : { holds: true };
   return [
-    {
-      kind: 'processes',
-      label: 'Processes and threads',
-      value: `${count(limits.processes)}, counting everything it starts`,
-      holds: !runningAsRoot,
-      ...(runningAsRoot
-        ? { note: 'Does not hold here: Airlock runs as root, and Linux does not apply the process limit to processes that are root outside their sandbox. Run Airlock as a normal user for it to hold.' }
-        : {}),
-    },
-    { kind: 'memory', label: 'Memory', value: `${bytesInWords(limits.memoryBytes)} of writable memory per process (more is refused)`, holds: true },
-    { kind: 'cpu', label: 'CPU time', value: `${secondsInWords(limits.cpuSeconds)} per process, then that process is stopped`, holds: true },
-    { kind: 'openFiles', label: 'Open files', value: `${count(limits.openFiles)} per process`, holds: true },
+    { kind: 'processes', label: 'Processes and threads', value: `${count(limits.processes)}, counting everything it starts`, ...processes },
+    { kind: 'memory', label: 'Memory', value: `${bytesInWords(limits.memoryBytes)} of writable memory per process (more is refused)`, ...unenforced('memoryBytes') },
+    { kind: 'cpu', label: 'CPU time', value: `${secondsInWords(limits.cpuSeconds)} per process, then that process is stopped`, ...unenforced('cpuSeconds') },
+    { kind: 'openFiles', label: 'Open files', value: `${count(limits.openFiles)} per process`, ...unenforced('openFiles') },
   ];
 }
 

@@ -8,6 +8,7 @@ import { InertText } from '../../components/inert-text';
 import { ProfileEditor, type EditableProfile } from '../../components/profile-editor';
 import { ProfileSummary } from '../../components/profile-summary';
 import { ProvenanceFacts } from '../../components/provenance';
+import { PlatformWeaker } from '../../components/sandbox-guarantees';
 
 /** The listing this draft came from: the registry's facts, then the publisher's words for the server and each input it declares. */
 function RegistryListing({ listing: r }: { listing: RegistryDisclosure }) {
@@ -161,6 +162,7 @@ function LocalParts({
       )}
       <h3>Permissions</h3>
       <p className="muted small">Nothing beyond the defaults is granted until you choose it here; you can change it again at any time on the server’s page.</p>
+      <PlatformWeaker rows={d.platformWeaker} />
       <ProfileEditor profile={profile} onChange={onProfile} proposals={d.proposals} busy={busy} />
     </>
   );

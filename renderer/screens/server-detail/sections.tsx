@@ -15,6 +15,7 @@ import { ProfileEditor } from '../../components/profile-editor';
 import { ProfileSummary } from '../../components/profile-summary';
 import { ProvenanceFacts } from '../../components/provenance';
 import { ResourceLimits } from '../../components/resource-limits';
+import { SandboxGuarantees } from '../../components/sandbox-guarantees';
 import type { TabSpec } from '../../components/tabs';
 import { ToolConsole } from '../../components/tool-console';
 import { ToolsTable } from '../../components/tool-reading';
@@ -216,6 +217,7 @@ function Permissions({ server: s, onChange, reload }: SectionContext) {
           : 'Trusting it lets its tools that say they only read run without asking; calls that change things still ask, and the sandbox limits hold either way.'}
       </p>
       {!remote && <ResourceLimits limits={s.limits} note={s.limitsNote} />}
+      {!remote && <SandboxGuarantees />}
     </>
   );
 }

@@ -1,0 +1,45 @@
+/**
+ * docs/sandbox.md's table is the code's own words: each cell is the state
+ * and the sentence the platform's backend states for that row (a change to
+ * either without the other fails here), and the macOS and Windows columns
+ * say "not yet verified on a real machine" for as long as the backends say
+ * so themselves.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GUARANTEE_ROWS, platformBackend, SANDBOX_PLATFORMS } from '../../electron/core/sandbox/platform';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const text = readFileSync(join(REPO, 'docs/sandbox.md'), 'utf8');
+const rows = text
+  .split('\n')
+  .filter((line) => line.startsWith('|') && !line.startsWith('|---'))
+  .map((line) =>
+    line
+      .replace(/^\|/, '')
+      .replace(/\|$/, '')
+      .split(/(?<!\\)\|/)
+      .map((cell) => cell.trim().replace(/\\\|/g, '|')),
+  );
+
+describe('docs/sandbox.md', () => {
+  it('has one row per guarantee, in order, and a column per platform', () => {
+    expect(rows[0]!.slice(1).map((cell) => cell.split(' ')[0])).toEqual(['Linux', 'macOS', 'Windows']);
+    expect(rows.slice(1).map((row) => row[0])).toEqual(GUARANTEE_ROWS.map((row) => row.label));
+  });
+
+  it.each(SANDBOX_PLATFORMS.map((platform, column) => [platform, column + 1] as const))('each %s cell is what its backend states', (platform, column) => {
+    const stated = platformBackend(platform)!.guarantees({ runningAsRoot: false });
+    for (const [index, row] of GUARANTEE_ROWS.entries()) {
+      const said = stated.find((candidate) => candidate.row === row.id)!;
+      expect(rows[index + 1]![column]).toBe(`**${said.state}** — ${said.how}`);
+    }
+  });
+
+  it('says "not yet verified on a real machine" for each platform whose backend says so', () => {
+    for (const [column, platform] of SANDBOX_PLATFORMS.entries()) {
+      expect(rows[0]![column + 1]!.includes('not yet verified on a real machine')).toBe(!platformBackend(platform)!.verifiedOnRealMachine);
+    }
+  });
+});

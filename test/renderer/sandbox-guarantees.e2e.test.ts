@@ -1,0 +1,80 @@
+/**
+ * What the sandbox guarantees, in plain words, in Chromium over the real
+ * core: a server's Permissions page lists every row as this computer's
+ * backend states it (Linux here); and on a computer whose sandbox holds
+ * less (a host whose launcher is the macOS backend's — the rows are data,
+ * so they render here), the install disclosure says where, before the
+ * person decides, and the Permissions page says it is not yet verified on
+ * a real machine.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRendererHost, REPO, type RendererHost } from './renderer-support';
+
+const SERVER = join(REPO, 'test/fixtures/escape/escape-server.mjs');
+
+describe('the guarantees on this computer (Linux)', () => {
+  let t: RendererHost;
+
+  beforeAll(async () => {
+    t = await openRendererHost();
+    await t.add('plain', [process.execPath, SERVER]);
+  });
+  afterAll(() => t?.close());
+
+  it("lists every row on the server's Permissions page, as the core states it", async () => {
+    const { page } = t;
+    await t.open('#/servers/plain/permissions');
+    const table = page.getByTestId('sandbox-guarantees');
+    await table.waitFor();
+    const core = t.host.sandboxPlan.guarantees();
+    expect(core.guarantees).toHaveLength(11);
+    for (const row of core.guarantees) {
+      const shown = table.getByTestId(`guarantee-${row.row}`);
+      expect(await shown.getAttribute('data-state')).toBe(row.state);
+      expect(await shown.textContent()).toContain(row.how);
+    }
+    expect(await table.getByTestId('guarantees-unverified').count()).toBe(0);
+    expect(t.consoleErrors).toEqual([]);
+  });
+});
+
+describe('a computer whose sandbox holds less than Linux (the macOS backend)', () => {
+  let t: RendererHost;
+
+  beforeAll(async () => {
+    t = await openRendererHost({ host: { launcherOptions: { capabilityProbe: { platform: 'darwin', pathEnv: process.env.PATH } } } });
+  });
+  afterAll(() => t?.close());
+
+  it('says in the install disclosure, for that server, where its sandbox is weaker than on Linux', async () => {
+    const { page } = t;
+    await t.open('#/install');
+    await page.getByRole('radio', { name: 'Command on this computer' }).check();
+    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${SERVER}`);
+    await page.getByRole('button', { name: 'Split into arguments' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByTestId('disclosure').waitFor();
+    const weaker = page.getByTestId('platform-weaker');
+    await weaker.waitFor();
+    expect(await weaker.textContent()).toContain('On this computer the sandbox holds less than on Linux.');
+    const rows = t.host.sandboxPlan.guarantees().weakerThanLinux;
+    // As root, Linux's own process limit does not bind either, so macOS's limits are not weaker than Linux's there.
+    expect(rows.map((row) => row.row)).toEqual(['home-hidden', 'ipc-isolation', 'privilege', ...(process.geteuid?.() === 0 ? [] : ['resource-limits'])]);
+    for (const row of rows) expect(await weaker.getByTestId(`guarantee-${row.row}`).textContent()).toContain(row.how);
+    expect(await weaker.getByTestId('guarantee-credentials-denied').count()).toBe(0);
+    expect(t.consoleErrors).toEqual([]);
+  });
+
+  it('says on the Permissions page that these are not yet verified on a real machine', async () => {
+    const { page } = t;
+    await t.host.install.prepare({ kind: 'local', argv: [process.execPath, SERVER] }).then((disclosure) =>
+      t.host.install.commit({ draftId: disclosure.draftId, name: 'on-mac', profile: { filesystem: { read: [], write: [], persistentData: false }, network: { allowedDomains: [] }, secrets: [] }, trusted: false, secrets: {}, enable: false }),
+    );
+    await t.open('#/servers/on-mac/permissions');
+    const table = page.getByTestId('sandbox-guarantees');
+    await table.waitFor();
+    expect(await table.getByTestId('guarantees-unverified').textContent()).toContain('Not yet verified on a real macOS machine');
+    expect(await table.getByTestId('guarantee-home-hidden').getAttribute('data-state')).toBe('weaker');
+  });
+});
