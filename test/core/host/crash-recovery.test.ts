@@ -62,7 +62,7 @@ describe('Airlock killed with SIGKILL while a call is in flight', () => {
     });
     const exited = new Promise((done) => child.once('exit', done));
     // Wait until the server has acted on the call.
-    for (let i = 0; i < 600 && lines(join(records, 'appends')).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 1200 && lines(join(records, 'appends')).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(lines(join(records, 'appends'))).toEqual(['in flight']);
     child.kill('SIGKILL');
     await exited;
