@@ -11,6 +11,7 @@
  */
 import { isIP } from 'node:net';
 import { domainToUnicode } from 'node:url';
+import { isPublicAddress } from '../net/address-ranges';
 
 /** A form as MCP restricts it: a flat object of primitive fields. */
 export interface ElicitationForm {
@@ -103,17 +104,13 @@ export function readElicitationUrl(raw: string): UrlReading {
   return reading;
 }
 
-/** Loopback, private (RFC 1918, ULA), link-local, CGNAT, unspecified and the like. */
+/**
+ * Loopback, private (RFC 1918, ULA), link-local, CGNAT, unspecified and every
+ * other address that is not the internet — IPv4 inside IPv6 in any form
+ * included — as the one address reading (`net/address-ranges.ts`) says.
+ */
 export function isPrivateAddress(address: string): boolean {
-  if (isIP(address) === 4) {
-    const [a, b] = address.split('.').map(Number) as [number, number];
-    return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || a >= 224;
-  }
-  const lower = address.toLowerCase();
-  if (lower === '::' || lower === '::1') return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped) return isPrivateAddress(mapped[1]!);
-  return /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || /^ff/.test(lower);
+  return !isPublicAddress(address);
 }
 
 /** One thing wrong with an answer to a form. */
