@@ -281,6 +281,15 @@ export const DisclosureSchema = z.object({
   replaces: z.object({ name: z.string(), trusted: z.boolean(), enabled: z.boolean(), version: z.string() }).optional(),
   /** From the MCP Registry: the listing, its status, and the publisher's words for each input. */
   registry: RegistryDisclosureSchema.optional(),
+  /**
+   * Arguments that make node or python run code from outside the program
+   * Airlock pinned (`--import`, `-e`, `python -c`, a data: URL …): inspecting
+   * and adding it are refused unless the person allows them
+   * (`allowCodeArguments` on the install source, or on `install.scanImports`).
+   */
+  codeArguments: z.array(z.object({ arg: z.number().int().nonnegative(), text: z.string(), reason: z.string() })).optional(),
+  /** The source was prepared with `allowCodeArguments`: the person allowed them, warned. */
+  codeArgumentsAllowed: z.boolean().optional(),
 });
 export type Disclosure = z.infer<typeof DisclosureSchema>;
 

@@ -71,6 +71,10 @@ export function formatDisclosure(disclosure: Disclosure, c: Palette = PLAIN): st
     const mark = risk.severity === 'danger' ? c.danger('!!') : c.warn(' !');
     lines.push(`  ${mark} “${inert(arg.slice(risk.start, risk.end))}”: ${risk.reason}`);
   }
+  if (disclosure.codeArguments?.length) {
+    lines.push(c.danger(`  !! It runs code from outside what Airlock pinned and checked${disclosure.codeArgumentsAllowed ? ' — you allowed it (--allow-code-arguments)' : ' — refused unless you allow it (--allow-code-arguments)'}:`));
+    for (const item of disclosure.codeArguments) lines.push(`  ${c.danger('!!')} “${inert(item.text)}”: ${item.reason}`);
+  }
   const env = Object.entries(disclosure.env ?? {});
   if (env.length) lines.push(`Settings (environment): ${env.map(([key, value]) => `${key}=${quoteArg(value)}`).join(' ')}`);
   else if (disclosure.envNames.length) lines.push(`Environment variables: ${disclosure.envNames.join(', ')}`);
