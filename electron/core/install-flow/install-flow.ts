@@ -257,7 +257,8 @@ export class InstallFlow {
         { timeoutMs: 30_000 },
       );
     } catch (error) {
-      const log = error instanceof ProbeError ? error.log.slice(-20).map((line) => line.text).join('\n') : '';
+      // The server's own last lines, quoted (`┆`): a shell prints this message as it is, and they must not pass for Airlock's lines.
+      const log = error instanceof ProbeError ? error.log.slice(-20).flatMap((line) => line.text.split('\n').map((part) => `  ┆ ${part}`)).join('\n') : '';
       const paths = draft.candidate.profileHints.map((hint) => hint.path);
       const hint = paths.length && /ENOENT|EACCES|EPERM|not accessible|no such file|permission denied/i.test(log) ? `\nIt names ${paths.join(', ')}: grant ${paths.length === 1 ? 'it' : 'them'} (read or write) if the server needs ${paths.length === 1 ? 'it' : 'them'}.` : '';
       if (draft.remote) throw new AirlockError('unavailable', `Airlock could not inspect the server: ${messageOf(error).replace(/^probing the server failed: /, '')}${log ? `\nIts last notes:\n${log}` : ''}`);
