@@ -20,8 +20,9 @@ export function formatListing(listing: RegistryListingView, c: Palette, details 
   const lines = [`${c.heading(inert(listing.name))}  ${inert(listing.version)} · ${status}${date} · ${listing.sources.map((source) => inert(source)).join(', ') || 'no sources'} · ${where}`];
   if (listing.title) lines.push(`  ${c.dim('publisher’s title:')} ${inert(listing.title, 120)}`);
   // SECURITY: the publisher's words on rows of their own, every row behind the gutter (they cannot pass for Airlock's lines).
-  const description = quoteBlock(listing.description, { indent: '    ', maxChars: 600, maxRows: 6 });
-  lines.push(`  ${c.dim('publisher’s description:')}${description.length ? '' : ' none'}`, ...description);
+  // One line stays on Airlock's line (inert, breaks shown as escapes); more go on rows of their own, behind the gutter.
+  const description = /[\n\r\u000b\u000c\u0085\u2028\u2029]/.test(listing.description) ? quoteBlock(listing.description, { indent: '    ', maxChars: 600, maxRows: 6 }) : [];
+  lines.push(`  ${c.dim('publisher’s description:')}${description.length ? '' : ` ${inert(listing.description, 600) || 'none'}`}`, ...description);
   if (listing.repository) lines.push(`  ${c.dim('repository:')} ${inert(listing.repository)}`);
   if (details) {
     for (const option of listing.options) {
