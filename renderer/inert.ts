@@ -3,9 +3,21 @@
  * characters hide or reorder text, and their visible markers.
  */
 
-/** Characters shown as markers: every control except tab and newline, bidi controls, zero-width and other invisible formatting characters. */
+/**
+ * Characters shown as markers: every control except tab and newline, bidi
+ * controls, zero-width and other invisible formatting characters, and the
+ * line and paragraph separators (U+2028, U+2029), which break a line as
+ * newline does but look like nothing.
+ */
 // eslint-disable-next-line no-control-regex
-export const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\u206A-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDC7F]/g;
+export const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u2028\u2029\u202A-\u202E\u2060-\u2069\u206A-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDC7F]/g;
+
+/**
+ * The same, and tab and newline too: for server text inside one of Airlock's
+ * lines, where a line break must never start a line of its own (whatever
+ * white-space the surrounding text has).
+ */
+export const HIDDEN_INLINE = new RegExp(`${HIDDEN.source}|[\\t\\n]`, 'g');
 
 /** The marker for one hidden character, e.g. `⟨U+202E⟩`. */
 export function markerFor(char: string): string {

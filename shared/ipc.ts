@@ -109,23 +109,31 @@ const ApiKey = z.string().min(1).max(4096).regex(/^[^\s]+$/, 'a key has no space
 const UserConfigValues = nameKeyedRecord(z.string().max(128), z.union([Text(), z.number(), z.boolean(), z.array(Text()).max(64)]));
 
 /** Where a server comes from, as the install screen asks for it. */
+/**
+ * On a source that runs a command line: the person allows arguments that make
+ * node or python run code from outside the program Airlock pinned (`--import`,
+ * `-e`, `python -c`, a data: URL …; the disclosure's `codeArguments`). Without
+ * it, inspecting and adding such a server are refused, as NODE_OPTIONS is.
+ */
+const AllowCodeArguments = z.boolean().optional();
+
 export const InstallSourceSchema = z.discriminatedUnion('kind', [
   /** An npm package (`name` or `name@range`), with arguments for its command. */
-  z.strictObject({ kind: z.literal('npm'), package: Text(214), args: z.array(Text()).max(256).optional() }),
-  z.strictObject({ kind: z.literal('mcpb'), path: Text() }),
-  z.strictObject({ kind: z.literal('local'), argv: z.array(Text()).min(1).max(256) }),
+  z.strictObject({ kind: z.literal('npm'), package: Text(214), args: z.array(Text()).max(256).optional(), allowCodeArguments: AllowCodeArguments }),
+  z.strictObject({ kind: z.literal('mcpb'), path: Text(), allowCodeArguments: AllowCodeArguments }),
+  z.strictObject({ kind: z.literal('local'), argv: z.array(Text()).min(1).max(256), allowCodeArguments: AllowCodeArguments }),
   /** A new version of an installed npm server: a new disclosure, installed beside the old one until committed. */
-  z.strictObject({ kind: z.literal('update'), server: ServerNameSchema, range: Text(214) }),
+  z.strictObject({ kind: z.literal('update'), server: ServerNameSchema, range: Text(214), allowCodeArguments: AllowCodeArguments }),
   /** The one-click example: server-filesystem confined to one folder. */
   z.strictObject({ kind: z.literal('example'), folder: Text() }),
   /** A Python package from the package index (`name`, `name==1.2.3`), with arguments for its program. */
-  z.strictObject({ kind: z.literal('pypi'), package: Text(214), args: z.array(Text()).max(256).optional() }),
+  z.strictObject({ kind: z.literal('pypi'), package: Text(214), args: z.array(Text()).max(256).optional(), allowCodeArguments: AllowCodeArguments }),
   /**
    * A listing of the MCP Registry (`io.github.owner/server`, a version or the
    * newest), installed through one of its choices (`option`, default the first
    * local one Airlock supports).
    */
-  z.strictObject({ kind: z.literal('registry'), name: Text(200), version: Text(255).optional(), option: z.number().int().min(0).max(1000).optional() }),
+  z.strictObject({ kind: z.literal('registry'), name: Text(200), version: Text(255).optional(), option: z.number().int().min(0).max(1000).optional(), allowCodeArguments: AllowCodeArguments }),
   /**
    * A server that runs elsewhere, by URL (https, or http on this computer). Header values are
    * literals (sealed in the secret store at once) or `${secret.NAME}` templates.
@@ -265,7 +273,7 @@ export const channels = {
     doc: 'Renderer, install step 1 → 2: reads a source (nothing runs) and returns the disclosure.',
   },
   'install.scanImports': {
-    request: z.strictObject({ app: ImportAppSchema.optional(), path: Text().optional() }),
+    request: z.strictObject({ app: ImportAppSchema.optional(), path: Text().optional(), allowCodeArguments: AllowCodeArguments }),
     response: z.array(z.object({ app: z.string(), path: z.string(), entries: z.array(ImportEntryViewSchema), error: z.string().optional() })),
     doc: "Renderer, import: lists other apps' configs found (or one path) and each entry's status.",
   },

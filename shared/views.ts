@@ -284,6 +284,15 @@ export const DisclosureSchema = z.object({
   registry: RegistryDisclosureSchema.optional(),
   /** Where this computer's sandbox holds less than Linux's, row by row (absent or empty on Linux): the person decides knowing it. */
   platformWeaker: z.array(GuaranteeViewSchema).optional(),
+  /**
+   * Arguments that make node or python run code from outside the program
+   * Airlock pinned (`--import`, `-e`, `python -c`, a data: URL …): inspecting
+   * and adding it are refused unless the person allows them
+   * (`allowCodeArguments` on the install source, or on `install.scanImports`).
+   */
+  codeArguments: z.array(z.object({ arg: z.number().int().nonnegative(), text: z.string(), reason: z.string() })).optional(),
+  /** The source was prepared with `allowCodeArguments`: the person allowed them, warned. */
+  codeArgumentsAllowed: z.boolean().optional(),
 });
 export type Disclosure = z.infer<typeof DisclosureSchema>;
 

@@ -21,7 +21,7 @@ import { randomInt } from 'node:crypto';
 import stringWidth from 'string-width';
 import type { ConfirmationView } from '../../shared/views';
 import { oneLine, renderCall, targetPhrase, type CallToRender } from '../core/approvals/call-rendering';
-import { inert } from './format';
+import { inertText } from '../core/servers/log-ring';
 
 /** Letters and digits that cannot be mistaken for one another (no 0/O, 1/I/L, 2/Z, 5/S, 8/B). */
 const CODE_ALPHABET = 'ACDEFGHJKMNPQRTUVWXY34679';
@@ -128,7 +128,8 @@ export function layoutTerminalPrompt(request: TerminalCall, options: TerminalPro
   } else {
     say(`Arguments, in the order the tool declares them (${GUTTER.trim()} marks the caller's text):`);
     for (const argument of r.arguments) {
-      const text = inert(argument.text);
+      // Control and bidi characters made visible; its lines stay lines, each behind the gutter below.
+      const text = inertText(argument.text);
       const valueLines = text.split('\n');
       const size = [...argument.text].length;
       const tags = [

@@ -1,13 +1,24 @@
-/** Plain-text renderings of core views for the terminal. Server text is printed with control characters made visible. */
+/**
+ * Plain-text renderings of core views for the terminal. Server text is
+ * printed inert: inside Airlock's lines on one line (`inert`), on lines of
+ * its own behind the quote gutter (`quoteBlock`) — never at the start of a
+ * row (see server-text.ts).
+ */
 import type { Disclosure, GrantProposalView, ProbeReport, ServerDetail, ServerSummary, ToolView } from '../../shared/views';
-import { inertText } from '../core/servers/log-ring';
+import { inline, quoteBlock } from './server-text';
 import { palette, type Palette } from './terminal';
 
 /** No colour: for pipes, --json and tests. */
 const PLAIN = palette(false);
 
-/** Server text for the terminal: control and bidi characters made visible, so it cannot rewrite the screen. */
-export const inert = inertText;
+/**
+ * Server text inside one of Airlock's lines: control and bidi characters
+ * made visible, line breaks and tabs shown as `\n` and `\t` — so it can
+ * neither rewrite the screen nor start a line of its own.
+ */
+export const inert = (text: string, max?: number): string => inline(text, max);
+
+export { quoteBlock };
 
 export function formatSummaryLine(server: ServerSummary, c: Palette = PLAIN): string {
   const state = server.state === 'ready' ? c.ok(server.state) : server.state === 'crashed' || server.state === 'quarantined' ? c.danger(server.state) : server.state;
@@ -22,7 +33,7 @@ export function formatSummaryLine(server: ServerSummary, c: Palette = PLAIN): st
     ...(server.codeChanged ? [c.danger('CODE CHANGED since approved')] : []),
   ];
   const note = server.stateNote ? `\n${' '.repeat(21)}${c.warn(inert(server.stateNote))}` : '';
-  return `${c.heading(server.name.padEnd(20))} ${badges.join(' · ')}\n${' '.repeat(21)}${server.summary}${note}`;
+  return `${c.heading(server.name.padEnd(20))} ${badges.join(' · ')}\n${' '.repeat(21)}${inert(server.summary)}${note}`;
 }
 
 /** Proposed grants, each with its reason and the flag that grants it; empty when there are none. */
@@ -36,46 +47,50 @@ export function formatDisclosure(disclosure: Disclosure, c: Palette = PLAIN): st
   const p = disclosure.provenance;
   const lines = [`${c.heading('Source:')} ${disclosure.sourceLabel}`];
   if (p.kind === 'npm') {
-    lines.push(`  package ${p.name}@${p.version}`, `  integrity ${p.integrity}`);
-    if (p.publishedAt) lines.push(`  published ${p.publishedAt}`);
-    if (p.maintainers?.length) lines.push(`  maintainers ${p.maintainers.join(', ')}`);
+    lines.push(`  package ${inert(p.name)}@${inert(p.version)}`, `  integrity ${inert(p.integrity)}`);
+    if (p.publishedAt) lines.push(`  published ${inert(p.publishedAt)}`);
+    if (p.maintainers?.length) lines.push(`  maintainers ${inert(p.maintainers.join(', '))}`);
   } else if (p.kind === 'mcpb') {
-    lines.push(`  bundle ${p.name}@${p.version}${p.author ? ` by ${p.author}` : ''}`, `  signature: ${signatureWords(p.signature)}`, `  sha256 ${p.bundleSha256}`);
+    lines.push(`  bundle ${inert(p.name)}@${inert(p.version)}${p.author ? ` by ${inert(p.author)}` : ''}`, `  signature: ${signatureWords(p.signature)}`, `  sha256 ${p.bundleSha256}`);
   } else if (p.kind === 'pypi') {
-    lines.push(`  package ${p.name}==${p.version} (PyPI)`, `  wheel ${p.file}`, `  sha256 ${p.sha256}`, `  lock: ${p.packageCount} package(s), every file checked against its hash (lock sha256 ${p.lockSha256})`);
-    if (p.index) lines.push(`  index ${p.index}`);
-    if (p.publishedAt) lines.push(`  published ${p.publishedAt}`);
+    lines.push(`  package ${inert(p.name)}==${inert(p.version)} (PyPI)`, `  wheel ${inert(p.file)}`, `  sha256 ${p.sha256}`, `  lock: ${p.packageCount} package(s), every file checked against its hash (lock sha256 ${p.lockSha256})`);
+    if (p.index) lines.push(`  index ${inert(p.index)}`);
+    if (p.publishedAt) lines.push(`  published ${inert(p.publishedAt)}`);
   } else if (p.kind === 'remote') {
-    lines.push(`  remote server ${p.url} (${p.transport})`);
+    lines.push(`  remote server ${inert(p.url)} (${p.transport})`);
   } else {
     lines.push(`  executable ${p.executable}`, `  sha256 ${p.executableSha256}`);
     if (p.script) lines.push(`  script ${p.script.path}`, `  sha256 ${p.script.sha256}`);
   }
   if (p.kind !== 'local' && p.kind !== 'remote' && p.registry) {
     const r = p.registry;
-    lines.push(`  listed in the MCP Registry as ${inert(r.name)} ${inert(r.version)}${r.publishedAt ? `, published ${r.publishedAt}` : ''} (${r.baseUrl})`);
+    lines.push(`  listed in the MCP Registry as ${inert(r.name)} ${inert(r.version)}${r.publishedAt ? `, published ${inert(r.publishedAt)}` : ''} (${inert(r.baseUrl)})`);
     if (r.status !== 'active') lines.push(`  ${c.danger('!!')} the registry marks this listing ${r.status.toUpperCase()}`);
   }
   if (disclosure.importedFrom) lines.push(`  imported from ${disclosure.importedFrom.path} (“${inert(disclosure.importedFrom.entry)}”)`);
   if (p.kind === 'remote') {
     // Nothing runs here: say where it runs, and what will be sent with every request.
     const headers = disclosure.secrets.map((secret) => `${secret.name}${secret.description ? ` (${secret.description})` : ''}`);
-    lines.push('', c.heading('It runs elsewhere; Airlock connects to:'), `  ${c.code(p.url)}`, `  secrets sent: ${headers.length ? inert(headers.join('; ')) : 'none (a sign-in, if it asks, when Airlock connects)'}`);
+    lines.push('', c.heading('It runs elsewhere; Airlock connects to:'), `  ${c.code(inert(p.url))}`, `  secrets sent: ${headers.length ? inert(headers.join('; ')) : 'none (a sign-in, if it asks, when Airlock connects)'}`);
     for (const warning of disclosure.warnings) lines.push(`${c.warn('Note:')} ${inert(warning)}`);
     return lines.join('\n');
   }
   lines.push('', c.heading('It will run exactly this (it runs code on your computer):'), `  ${c.code(disclosure.argv.map(quoteArg).join(' '))}`);
-  if (disclosure.cwd) lines.push(`  in ${disclosure.cwd}`);
+  if (disclosure.cwd) lines.push(`  in ${inert(disclosure.cwd)}`);
   for (const risk of disclosure.risks) {
     const arg = disclosure.argv[risk.arg] ?? '';
     const mark = risk.severity === 'danger' ? c.danger('!!') : c.warn(' !');
     lines.push(`  ${mark} “${inert(arg.slice(risk.start, risk.end))}”: ${risk.reason}`);
   }
+  if (disclosure.codeArguments?.length) {
+    lines.push(c.danger(`  !! It runs code from outside what Airlock pinned and checked${disclosure.codeArgumentsAllowed ? ' — you allowed it (--allow-code-arguments)' : ' — refused unless you allow it (--allow-code-arguments)'}:`));
+    for (const item of disclosure.codeArguments) lines.push(`  ${c.danger('!!')} “${inert(item.text)}”: ${item.reason}`);
+  }
   const env = Object.entries(disclosure.env ?? {});
-  if (env.length) lines.push(`Settings (environment): ${env.map(([key, value]) => `${key}=${quoteArg(value)}`).join(' ')}`);
-  else if (disclosure.envNames.length) lines.push(`Environment variables: ${disclosure.envNames.join(', ')}`);
-  if (disclosure.secrets.length) lines.push(`Secrets it asks for: ${disclosure.secrets.map((s) => `${s.name}${s.required ? '' : ' (optional)'}`).join(', ')}`);
-  if (disclosure.userConfig.length) lines.push(`Settings it needs: ${disclosure.userConfig.map((f) => `${f.key}${f.required ? '' : ' (optional)'}`).join(', ')}`);
+  if (env.length) lines.push(`Settings (environment): ${env.map(([key, value]) => `${inert(key)}=${quoteArg(value)}`).join(' ')}`);
+  else if (disclosure.envNames.length) lines.push(`Environment variables: ${inert(disclosure.envNames.join(', '))}`);
+  if (disclosure.secrets.length) lines.push(`Secrets it asks for: ${disclosure.secrets.map((s) => `${inert(s.name)}${s.required ? '' : ' (optional)'}`).join(', ')}`);
+  if (disclosure.userConfig.length) lines.push(`Settings it needs: ${disclosure.userConfig.map((f) => `${inert(f.key)}${f.required ? '' : ' (optional)'}`).join(', ')}`);
   for (const warning of disclosure.warnings) lines.push(`${c.warn('Note:')} ${inert(warning)}`);
   return lines.join('\n');
 }
@@ -83,35 +98,37 @@ export function formatDisclosure(disclosure: Disclosure, c: Palette = PLAIN): st
 /** The inspection: who the server says it is, and one short entry per tool (what happens on a call first). */
 export function formatProbe(report: ProbeReport, c: Palette = PLAIN): string {
   const lines = [`The server says it is ${inert(report.serverInfo.name)} ${inert(report.serverInfo.version)}.`];
-  if (report.instructions) lines.push(`Its instructions (the server's words): ${inert(report.instructions.length > 400 ? `${report.instructions.slice(0, 400)}…` : report.instructions)}`);
+  if (report.instructions) lines.push(`Its instructions (the server's words):`, ...quoteBlock(report.instructions, { maxChars: 400, maxRows: 8 }));
   lines.push(c.heading(`Tools (${report.tools.length}):`));
   for (const tool of report.tools) lines.push(formatTool(tool, c));
   if (report.prompts.length) lines.push(`Prompts: ${report.prompts.map((p) => inert(p.name)).join(', ')}`);
   if (report.resources.length) lines.push(`Resources: ${report.resources.length}`);
-  for (const warning of report.warnings) lines.push(`${c.warn('Note:')} ${warning}`);
+  for (const warning of report.warnings) lines.push(`${c.warn('Note:')} ${inert(warning)}`);
   return lines.join('\n');
 }
 
 export function formatTool(tool: ToolView, c: Palette = PLAIN): string {
   const label = tool.preview.verdict === 'allow' ? c.ok(tool.preview.label) : tool.preview.verdict === 'deny' ? c.danger(tool.preview.label) : c.warn(tool.preview.label);
   const lines = [`  ${c.heading(inert(tool.name))} — ${label}; Airlock reads it as ${tool.reading.class}${tool.reading.openWorld ? ', may reach outside your machine' : ''}`];
-  if (tool.description) lines.push(`      ${inert(tool.description.length > 300 ? `${tool.description.slice(0, 300)}…` : tool.description)}`);
-  lines.push(c.dim(`      claims: ${tool.reading.claims.join('; ')}`));
+  // SECURITY: the description is the server's, on rows of its own: every row behind the gutter.
+  if (tool.description) lines.push(...quoteBlock(tool.description, { indent: '      ', maxChars: 300, maxRows: 6 }));
+  lines.push(c.dim(`      claims: ${inert(tool.reading.claims.join('; '))}`));
   if (tool.rule) lines.push(`      rule: ${tool.rule.effect} (since ${tool.rule.createdAt})`);
   if (tool.isNew) lines.push(c.warn('      NEW — added after install, not reviewed: its first call asks, whatever the trust or sandbox. Review it here, then `airlock approve SERVER TOOL`.'));
-  if (tool.pendingChange) lines.push(c.warn(`      CHANGED since approval${tool.pendingChange.suspicious ? ' (SUSPICIOUS: it now claims to need less caution)' : ''}: ${tool.pendingChange.diff.changes.map((change) => change.field).join(', ')}`));
-  for (const warning of tool.warnings) lines.push(`      ${c.warn('warning:')} ${warning.message}`);
+  if (tool.pendingChange) lines.push(c.warn(`      CHANGED since approval${tool.pendingChange.suspicious ? ' (SUSPICIOUS: it now claims to need less caution)' : ''}: ${inert(tool.pendingChange.diff.changes.map((change) => change.field).join(', '))}`));
+  for (const warning of tool.warnings) lines.push(`      ${c.warn('warning:')} ${inert(warning.message)}`);
   return lines.join('\n');
 }
 
 export function formatDetail(detail: ServerDetail, c: Palette = PLAIN): string {
-  const lines = [formatSummaryLine(detail, c), `Source: ${detail.source}`, `Command: ${[detail.spec.command, ...detail.spec.args].map(quoteArg).join(' ')}`];
+  const lines = [formatSummaryLine(detail, c), `Source: ${inert(detail.source)}`, `Command: ${[detail.spec.command, ...detail.spec.args].map(quoteArg).join(' ')}`];
   const env = Object.entries(detail.spec.env);
-  if (env.length) lines.push(`Settings: ${env.map(([key, value]) => `${key}=${quoteArg(value)}`).join(' ')}`);
-  if (detail.lastError && !detail.stateNote) lines.push(`Last error: ${inert(detail.lastError)}`);
+  if (env.length) lines.push(`Settings: ${env.map(([key, value]) => `${inert(key)}=${quoteArg(value)}`).join(' ')}`);
+  // The server's own error text, on rows of its own.
+  if (detail.lastError && !detail.stateNote) lines.push('Last error (its own words where it gave them):', ...quoteBlock(detail.lastError, { maxChars: 2000, maxRows: 12 }));
   const f = detail.profile.filesystem;
   if (detail.provenance.kind === 'remote') {
-    lines[2] = `Address: ${detail.provenance.url} (${detail.provenance.transport === 'sse' ? 'HTTP+SSE' : 'streamable HTTP'})`;
+    lines[2] = `Address: ${inert(detail.provenance.url)} (${detail.provenance.transport === 'sse' ? 'HTTP+SSE' : 'streamable HTTP'})`;
     lines.push(
       c.heading('No sandbox: it runs on another computer.') + ' Airlock decides which calls reach it and reads every tool as reaching outside your machine.',
       `  secrets sent: ${detail.profile.secrets.join(', ') || 'none'}${detail.secretsSet.length ? ` (set: ${detail.secretsSet.join(', ')})` : ''}`,

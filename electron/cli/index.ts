@@ -2,6 +2,7 @@
 import { createInterface } from 'node:readline/promises';
 import { runCli } from './program';
 import { EXIT, type CliIo } from './output';
+import { fitToTerminal } from './server-text';
 import { spinner, wantsColour } from './terminal';
 
 const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
@@ -23,7 +24,8 @@ async function ask(question: string, signal?: AbortSignal): Promise<string> {
   });
   try {
     // Ctrl-C withdraws every question; so does `signal` (the question was answered elsewhere).
-    return await rl.question(question, { signal: signal ? AbortSignal.any([interrupt.signal, signal]) : interrupt.signal });
+    // Airlock wraps the question's rows itself (it may hold a server's words: see server-text.ts).
+    return await rl.question(fitToTerminal(question, process.stdout.columns), { signal: signal ? AbortSignal.any([interrupt.signal, signal]) : interrupt.signal });
   } finally {
     rl.close();
   }
@@ -35,6 +37,8 @@ const io: CliIo = {
   env: process.env,
   colour: wantsColour(process.stdout, process.env),
   signal: interrupt.signal,
+  outColumns: () => (process.stdout.isTTY ? process.stdout.columns : undefined),
+  errColumns: () => (process.stderr.isTTY ? process.stderr.columns : undefined),
   ...(process.stderr.isTTY ? { progress: (text: string) => spinner(process.stderr, text) } : {}),
   ...(interactive
     ? {

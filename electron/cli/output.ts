@@ -23,6 +23,14 @@ export interface CliIo {
   progress?: (text: string) => Progress;
   /** Aborted at the first Ctrl-C: the command stops, cleans up and exits 130. */
   signal?: AbortSignal;
+  /**
+   * The width of the terminal stdout is, when it is one (undefined for a pipe
+   * or a file): Airlock wraps every row it prints to it itself, so the
+   * terminal never wraps a server's text onto a row of its own.
+   */
+  outColumns?: () => number | undefined;
+  /** The same for stderr. */
+  errColumns?: () => number | undefined;
 }
 
 /** A long step on the terminal: `done` clears it (optionally leaving one line), `fail` too. */

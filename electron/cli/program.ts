@@ -15,6 +15,8 @@ import { registerRegistryCommands } from './commands/registry';
 import { registerServerCommands, type CliContext } from './commands/servers';
 import { registerSettingsCommands } from './commands/settings';
 import { CliExit, EXIT, type CliIo } from './output';
+import { fitToTerminal } from './server-text';
+import { inertText } from '../core/servers/log-ring';
 import { terminalConfirmations } from './terminal-confirmations';
 import type { ConfirmationView } from '../../shared/views';
 
@@ -36,8 +38,15 @@ export const ASKING_COMMANDS = ['add', 'update', 'import', 'grant', 'approve', '
  * Runs the `airlock` command line and resolves to its exit code. The host is
  * opened lazily, so `--help` and `--version` touch nothing on disk.
  */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCli(argv: string[], terminalIo: CliIo): Promise<number> {
   let exitCode: number = EXIT.ok;
+  // SECURITY (issue 25 item 4): on a terminal, Airlock wraps every row it prints itself (server-text.ts),
+  // so no text of a server's reaches the start of a row by the terminal wrapping it there. JSON is left whole.
+  const io: CliIo = {
+    ...terminalIo,
+    out: (text) => terminalIo.out(program.opts<GlobalOptions>().json === true ? text : fitToTerminal(text, terminalIo.outColumns?.())),
+    err: (text) => terminalIo.err(fitToTerminal(text, terminalIo.errColumns?.())),
+  };
   let shared: Promise<SharedHost> | undefined;
   const program = new Command()
     .name('airlock')
@@ -148,6 +157,7 @@ function exitCodeFor(error: unknown, io: CliIo, json: boolean): number {
       ? error.message
       : `Airlock failed unexpectedly: ${messageOf(error)}`;
   if (json) io.out(JSON.stringify({ ok: false, error: message }));
-  else io.err(`airlock: ${message}`);
+  // Control characters a server's words may have brought into the message are made visible (its lines stay lines).
+  else io.err(`airlock: ${inertText(message)}`);
   return code;
 }

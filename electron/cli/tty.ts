@@ -20,6 +20,7 @@ import { answererOf } from '../core/server-requests/server-requests-room';
 import { toServerRequestView } from '../core/server-requests/views';
 import { judgeTerminalAnswer, newAnswerCode } from './confirmation-prompt';
 import { inert } from './format';
+import { fitToTerminal, quoteBlock } from './server-text';
 import type { AskingTerminal } from './terminal-confirmations';
 
 /** A terminal Airlock asks on: one question at a time, withdrawn by `signal`; its width. */
@@ -67,13 +68,9 @@ export function openTerminal(): Terminal | undefined {
   };
 }
 
-/** The server's own words, quoted and inert, so they cannot pass for Airlock's. */
-function quoted(text: string, indent = '  │ '): string {
-  const cut = text.length > 4000 ? `${text.slice(0, 4000)}… [${text.length - 4000} more characters]` : text;
-  return inert(cut)
-    .split('\n')
-    .map((line) => `${indent}${line}`)
-    .join('\n');
+/** The server's own words, quoted and inert — every row behind the gutter — so they cannot pass for Airlock's. */
+function quoted(text: string): string {
+  return quoteBlock(text, { indent: '  ', maxChars: 4000 }).join('\n');
 }
 
 function contentText(content: unknown): string {
@@ -91,7 +88,9 @@ export async function askServerRequestOnTerminal(host: Pick<AirlockHost, 'server
   // Answered as this terminal, by the origin the owner knows it by: the queue takes only questions routed here.
   const by = answererOf(shell);
   const answer = (value: unknown) => host.serverRequests.answer(question.id, value, by);
-  const header = [`\n── Airlock: ${question.headline} ──`, ...question.reasons.map((reason) => `  ${reason}`)];
+  const header = [`\n── Airlock: ${inert(question.headline)} ──`, ...question.reasons.map((reason) => `  ${inert(reason)}`)];
+  // Airlock wraps every row to the terminal's width itself: a long value cannot wrap onto a row of its own.
+  const ask = (text: string) => terminal.ask(fitToTerminal(text, terminal.columns?.()));
   switch (question.kind) {
     case 'sampling-request': {
       // SECURITY: as for tool calls, only the code shown here sends — "y⏎" meant for another program denies.
@@ -104,9 +103,9 @@ export async function askServerRequestOnTerminal(host: Pick<AirlockHost, 'server
         `  context asked for: ${question.includeContext} · up to ${question.maxTokens} tokens (your limit: ${question.limits.maxTokens})`,
         `To send it to the model once, type the code “${code}”; “e” edits the last message first; anything else denies: `,
       ];
-      const reply = await terminal.ask(lines.join('\n'));
+      const reply = await ask(lines.join('\n'));
       if (reply.trim().toLowerCase() === 'e') {
-        const text = await terminal.ask('New text for the last message: ');
+        const text = await ask('New text for the last message: ');
         const messages = structuredClone(question.params.messages) as Array<{ role: string; content: unknown }>;
         if (messages.length > 0) messages[messages.length - 1]!.content = { type: 'text', text };
         const result = answer({ choice: 'allow-once', params: { ...question.params, messages } });
@@ -120,7 +119,7 @@ export async function askServerRequestOnTerminal(host: Pick<AirlockHost, 'server
       const code = newAnswerCode();
       const result = question.result as { model?: unknown; content?: unknown };
       const lines = [...header, `  ${question.answererLabel} (${inert(String(result.model ?? ''))}) answered:`, quoted(contentText(result.content)), `To send this answer back to ${inert(question.server)}, type the code “${code}” (anything else refuses): `];
-      answer({ choice: judgeTerminalAnswer(await terminal.ask(lines.join('\n')), code) === 'allow' ? 'approve' : 'refuse' });
+      answer({ choice: judgeTerminalAnswer(await ask(lines.join('\n')), code) === 'allow' ? 'approve' : 'refuse' });
       return;
     }
     case 'elicitation-form': {
@@ -131,14 +130,14 @@ export async function askServerRequestOnTerminal(host: Pick<AirlockHost, 'server
         ...question.fields.map((field) => `  - ${inert(field.title ?? field.key)}${field.required ? ' (required)' : ''}${field.secretLooking ? '  !! looks like it asks for a secret' : ''}${field.description ? `: ${inert(field.description)}` : ''}`),
         'Answer it? [y = answer / n = decline / Enter = cancel] ',
       ];
-      const reply = (await terminal.ask(lines.join('\n'))).toLowerCase();
+      const reply = (await ask(lines.join('\n'))).toLowerCase();
       if (reply === 'n' || reply === 'no') return void answer({ action: 'decline' });
       if (reply !== 'y' && reply !== 'yes') return void answer({ action: 'cancel' });
       const content: Record<string, unknown> = {};
       for (const field of question.fields) {
         const options = field.options ? ` (${field.options.map((o) => `${o.value}${o.title !== o.value ? `=${inert(o.title)}` : ''}`).join(', ')}${field.type === 'choices' ? '; separate with commas' : ''})` : '';
         const shown = field.default !== undefined ? ` [${inert(JSON.stringify(field.default))}; Enter keeps it]` : field.required ? '' : ' [Enter skips]';
-        const raw = await terminal.ask(`  ${inert(field.title ?? field.key)}${options}${shown}: `);
+        const raw = await ask(`  ${inert(field.title ?? field.key)}${options}${shown}: `);
         if (raw === '') {
           // The default is taken only because the person pressed Enter on it, shown.
           if (field.default !== undefined) content[field.key] = field.default;
@@ -149,7 +148,7 @@ export async function askServerRequestOnTerminal(host: Pick<AirlockHost, 'server
       }
       const result = answer({ action: 'accept', content });
       if (!result.accepted) {
-        await terminal.ask(`  Airlock did not send that: ${result.reason ?? 'it does not fit the form'}. Press Enter; the question is cancelled.`);
+        await ask(`  Airlock did not send that: ${result.reason ?? 'it does not fit the form'}. Press Enter; the question is cancelled.`);
         answer({ action: 'cancel' });
       }
       return;
@@ -164,7 +163,7 @@ export async function askServerRequestOnTerminal(host: Pick<AirlockHost, 'server
         '  Airlock does not open it for you here. Open it yourself in your browser if you want to.',
         'Did you complete it? [d = done / n = decline / Enter = cancel] ',
       ];
-      const reply = (await terminal.ask(lines.join('\n'))).toLowerCase();
+      const reply = (await ask(lines.join('\n'))).toLowerCase();
       answer({ action: reply === 'd' || reply === 'done' ? 'accept' : reply === 'n' ? 'decline' : 'cancel' });
       return;
     }

@@ -29,7 +29,7 @@ function Described({ children, data }: { children: React.ReactNode; data?: unkno
       {data !== undefined && (
         <details>
           <summary>As data</summary>
-          <InertText text={safeJson(data)} block fold={1000} className="output" />
+          <InertText text={safeJson(data)} quoted fold={1000} className="output" />
         </details>
       )}
     </div>
@@ -37,10 +37,10 @@ function Described({ children, data }: { children: React.ReactNode; data?: unkno
 }
 
 function ContentBlock({ block, fold }: { block: unknown; fold: number }) {
-  if (!isObject(block)) return <InertText text={safeJson(block)} block fold={fold} className="output" />;
+  if (!isObject(block)) return <InertText text={safeJson(block)} quoted fold={fold} className="output" />;
   switch (block.type) {
     case 'text':
-      return <InertText text={str(block.text) ?? ''} block fold={fold} className="content-text" empty="(empty text)" />;
+      return <InertText text={str(block.text) ?? ''} quoted fold={fold} className="content-text" empty="(empty text)" />;
     case 'image':
     case 'audio':
       return (
@@ -64,7 +64,7 @@ function ContentBlock({ block, fold }: { block: unknown; fold: number }) {
             )}
           </p>
           {text !== undefined ? (
-            <InertText text={text} block fold={fold} className="content-text" />
+            <InertText text={text} quoted fold={fold} className="content-text" />
           ) : (
             <Described>Binary data, {formatBytes(base64Bytes(resource.blob))} — not shown and not saved.</Described>
           )}

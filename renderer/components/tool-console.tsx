@@ -82,7 +82,7 @@ function ToolForm({ server, tool }: { server: string; tool: ToolView }) {
         void call();
       }}
     >
-      <InertText text={tool.description} block fold={300} className="tool-description small" />
+      <InertText text={tool.description} quoted fold={300} className="tool-description small" />
       {fields && (
         <label className="check small">
           <input
@@ -140,7 +140,7 @@ function ToolForm({ server, tool }: { server: string; tool: ToolView }) {
                   onChange={(e) => setValues({ ...values, [field.name]: e.target.value })}
                 />
               )}
-              {field.description && <InertText text={field.description} block fold={200} className="muted small" />}
+              {field.description && <InertText text={field.description} quoted fold={200} className="muted small" />}
             </div>
           );
         })
@@ -173,11 +173,11 @@ function CallResult({ result }: { result: CallResultView }) {
         return (
           <div key={i} className="result-part">
             {part.type === 'text' && typeof part.text === 'string' ? (
-              <InertText text={part.text} block fold={4000} className="output" />
+              <InertText text={part.text} quoted fold={4000} className="output" />
             ) : (
               <>
                 <span className="muted small">{typeof part.type === 'string' ? `${part.type} (shown as data, not displayed)` : 'Content'}</span>
-                <InertText text={safeJson(item)} block fold={2000} className="output" />
+                <InertText text={safeJson(item)} quoted fold={2000} className="output" />
               </>
             )}
           </div>
@@ -186,7 +186,7 @@ function CallResult({ result }: { result: CallResultView }) {
       {result.structuredContent !== undefined && (
         <details>
           <summary>Structured result</summary>
-          <InertText text={safeJson(result.structuredContent)} block fold={4000} className="output" />
+          <InertText text={safeJson(result.structuredContent)} quoted fold={4000} className="output" />
         </details>
       )}
     </div>

@@ -91,7 +91,7 @@ export function ToolCard({ tool }: { tool: ToolView }) {
         </h4>
         <PreviewBadge preview={tool.preview} />
       </header>
-      <InertText text={tool.description} block fold={240} className="tool-description" empty="No description." />
+      <InertText text={tool.description} quoted fold={240} className="tool-description" empty="No description." />
       <div className="claims-vs-reading">
         <Claims reading={tool.reading} />
         <Reading reading={tool.reading} />
@@ -193,7 +193,7 @@ export function ToolsTable({
                     <InertText text={tool.title} />
                   </div>
                 )}
-                <InertText text={tool.description} block fold={160} className="tool-description small" />
+                <InertText text={tool.description} quoted fold={160} className="tool-description small" />
                 {tool.isNew && <Badge tone="warn">New: added after install</Badge>}
                 <Warnings warnings={tool.warnings} />
               </th>

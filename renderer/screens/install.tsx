@@ -77,10 +77,28 @@ export function InstallScreen({ example, update, registry }: { example?: string;
     requestAnimationFrame(() => headingRef.current?.focus());
   };
 
+  /** The source of the disclosure shown (absent for an import): asked again, allowed, when the person allows its code arguments. */
+  const shownSource = useRef<InstallSource | undefined>(undefined);
   const prepare = async (source: InstallSource) => {
     const value = await action.run(() => invoke('install.prepare', { source }));
-    if (value) show(value);
+    if (value) {
+      shownSource.current = source;
+      show(value);
+    }
   };
+  // SECURITY (invariant 7): arguments that run code from outside the pinned program are refused unless
+  // the person allows them here — the source is read again with that consent (a new draft; the old one goes).
+  const source = shownSource.current;
+  const allowCodeArguments =
+    disclosure?.codeArguments?.length && !disclosure.codeArgumentsAllowed && source && source.kind !== 'remote' && source.kind !== 'example'
+      ? async () => {
+          const old = disclosure.draftId;
+          await prepare({ ...source, allowCodeArguments: true });
+          drafts.current.delete(old);
+          void invoke('install.cancel', { draftId: old });
+        }
+      : undefined;
+  const codeRefused = (disclosure?.codeArguments?.length ?? 0) > 0 && disclosure?.codeArgumentsAllowed !== true;
 
   useEffect(() => {
     if (example) void prepare({ kind: 'example', folder: example });
@@ -148,16 +166,26 @@ export function InstallScreen({ example, update, registry }: { example?: string;
       )}
       {step === 'disclosure' && disclosure && profile && (
         <>
-          <DisclosureView disclosure={disclosure} profile={profile} onProfile={setProfile} env={env} onEnv={setEnv} headerSecrets={headerSecrets} onHeaderSecrets={setHeaderSecrets} busy={action.busy} />
+          <DisclosureView
+            disclosure={disclosure}
+            profile={profile}
+            onProfile={setProfile}
+            env={env}
+            onEnv={setEnv}
+            headerSecrets={headerSecrets}
+            onHeaderSecrets={setHeaderSecrets}
+            busy={action.busy}
+            {...(allowCodeArguments ? { onAllowCodeArguments: () => void allowCodeArguments() } : {})}
+          />
           {disclosure.userConfig.length > 0 && <UserConfigFields disclosure={disclosure} values={config} onChange={setConfig} />}
           <div className="actions sticky-actions">
             <button type="button" onClick={cancel}>
               Cancel
             </button>
-            <button type="button" onClick={() => setStep('grant')} disabled={action.busy || configValues(disclosure, config) === undefined}>
+            <button type="button" onClick={() => setStep('grant')} disabled={action.busy || configValues(disclosure, config) === undefined || codeRefused}>
               Skip inspection
             </button>
-            <button type="button" className="primary" onClick={() => void inspect()} disabled={action.busy || configValues(disclosure, config) === undefined || unsetHeaderSecrets.length > 0}>
+            <button type="button" className="primary" onClick={() => void inspect()} disabled={action.busy || configValues(disclosure, config) === undefined || unsetHeaderSecrets.length > 0 || codeRefused}>
               {action.busy ? 'Inspecting…' : disclosure.provenance.kind === 'remote' ? 'Connect and list its tools' : 'Inspect in a locked sandbox'}
             </button>
           </div>

@@ -91,9 +91,10 @@ function Detail({ server: s, onChange, reload, initialTab }: { server: ServerDet
         </p>
       ) : (
         s.lastError && (
-          <p className="notice notice-error">
-            <InertText text={s.lastError} block />
-          </p>
+          <div className="notice notice-error">
+            <p>Its last error, in its own words where it gave them:</p>
+            <InertText text={s.lastError} quoted />
+          </div>
         )
       )}
       {action.error && (

@@ -1,12 +1,20 @@
 import type { Command } from 'commander';
-import { inert } from '../format';
+import { inertText } from '../../core/servers/log-ring';
+import { inert, quoteBlock } from '../format';
 import { CliExit, EXIT } from '../output';
 import { confirmOrExit, warmDetail, type CliContext } from './servers';
 
-/** One item of a tool result as terminal text (server text made inert). */
-function contentText(item: unknown): string {
-  const value = item as { type?: string; text?: string };
-  return value.type === 'text' && typeof value.text === 'string' ? inert(value.text) : `[${String(value.type)}]`;
+/**
+ * A tool result's items as the terminal shows them: on a terminal, the
+ * server's text behind the gutter; to a pipe, its text as it is (inert) for
+ * scripts to read.
+ */
+function contentRows(content: readonly unknown[], onTerminal: boolean): string[] {
+  return content.flatMap((item) => {
+    const value = item as { type?: string; text?: string };
+    if (value.type !== 'text' || typeof value.text !== 'string') return [`[${inert(String(value.type))}]`];
+    return onTerminal ? quoteBlock(value.text, { indent: '' }) : [inertText(value.text)];
+  });
 }
 
 export function registerCallCommands(program: Command, context: CliContext): void {
@@ -32,10 +40,12 @@ export function registerCallCommands(program: Command, context: CliContext): voi
       const api = await context.api();
       const result = await api.invoke('tools.call', { server, tool, arguments: args as Record<string, unknown> });
       out(result, () => {
-        const text = result.content.map((item) => contentText(item)).join('\n');
+        // SECURITY: on a terminal the server's words are quoted (they cannot pass for Airlock's lines); a pipe gets them as they are.
+        const rows = contentRows(result.content, io.outColumns?.() !== undefined);
         // The server's own words come first, then Airlock's (hints); all inert.
         const heading = result.outcome === 'tool-error' ? `${server} › ${tool} reported an error:` : result.outcome === 'denied' ? 'Not run:' : result.outcome === 'unknown' ? 'Outcome unknown:' : '';
-        return [heading, text, result.message ? inert(result.message) : ''].filter(Boolean).join('\n');
+        // Airlock's message keeps its lines (a server's words inside it are on one line already); each is made inert.
+        return [heading, ...rows, ...(result.message ? result.message.split('\n').map((line) => inert(line)) : [])].filter(Boolean).join('\n');
       });
       // A server that cannot start for want of the sandbox: exit 3, as `airlock doctor`.
       const sandboxMissing = result.outcome === 'denied' && !(await api.invoke('sandbox.status', {})).supported && !(await api.invoke('servers.get', { name: server })).profile.unsandboxed;

@@ -2,14 +2,14 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { LogLevelSchema, type ServerRequestSettings } from '../../../shared/domain';
 import type { CatalogWarning, PromptView, ResourceTemplateView } from '../../../shared/views';
-import { inert } from '../format';
+import { inert, quoteBlock } from '../format';
 import { CliExit, EXIT } from '../output';
 import { confirmOrExit, type CliContext } from './servers';
 
-const warningsOf = (warnings: CatalogWarning[], indent = '      ') => warnings.map((w) => `${indent}warning: ${w.message}`);
+const warningsOf = (warnings: CatalogWarning[], indent = '      ') => warnings.map((w) => `${indent}warning: ${inert(w.message)}`);
 
 function pinning(item: PromptView | ResourceTemplateView): string[] {
-  if (item.pendingChange) return [`      CHANGED since you approved it (withheld from apps until approved): ${item.pendingChange.diff.changes.map((c) => c.field).join(', ')}`];
+  if (item.pendingChange) return [`      CHANGED since you approved it (withheld from apps until approved): ${inert(item.pendingChange.diff.changes.map((c) => c.field).join(', '))}`];
   return item.isNew ? ['      NEW since you reviewed this server — withheld from apps until you approve it (--approve)'] : [];
 }
 
@@ -45,19 +45,19 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
       }
       out({ resources: view.resources, resourceTemplates: view.resourceTemplates, ...(view.problem ? { problem: view.problem } : {}) }, () => {
         const lines: string[] = [];
-        if (view.problem) lines.push(view.problem);
+        if (view.problem) lines.push(inert(view.problem));
         if (!view.offers.resources && !view.problem) lines.push(`${name} does not offer resources.`);
         lines.push(`Resources (${view.resources.length}):`);
         for (const r of view.resources) {
           lines.push(`  ${inert(r.uri)}  ${inert(r.title ?? r.name)}${r.mimeType ? ` (${inert(r.mimeType)})` : ''}`);
-          if (r.description) lines.push(`      ${inert(r.description.length > 300 ? `${r.description.slice(0, 300)}…` : r.description)}`);
+          if (r.description) lines.push(...quoteBlock(r.description, { indent: '      ', maxChars: 300, maxRows: 6 }));
           lines.push(...warningsOf(r.warnings));
         }
         if (view.resourceTemplates.length) {
           lines.push(`Templates (${view.resourceTemplates.length}):`);
           for (const t of view.resourceTemplates) {
             lines.push(`  ${inert(t.uriTemplate)}  ${inert(t.title ?? t.name)}`);
-            if (t.description) lines.push(`      ${inert(t.description)}`);
+            if (t.description) lines.push(...quoteBlock(t.description, { indent: '      ', maxChars: 300, maxRows: 6 }));
             lines.push(...pinning(t), ...warningsOf(t.warnings));
           }
         }
@@ -86,8 +86,9 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
         read.contents
           .map((item) => {
             const head = `── ${inert(item.uri)}${item.mimeType ? ` (${inert(item.mimeType)})` : ''}, ${item.bytes} bytes, from ${name} ──`;
-            const body = item.kind === 'binary' ? `[binary data, not printed; use --out FILE to save it]` : inert(item.text ?? '');
-            return [head, ...warningsOf(item.warnings, ''), body].join('\n');
+            // The server's text, every row behind the gutter.
+            const body = item.kind === 'binary' ? [`[binary data, not printed; use --out FILE to save it]`] : quoteBlock(item.text ?? '', { indent: '' });
+            return [head, ...warningsOf(item.warnings, ''), ...body].join('\n');
           })
           .join('\n'),
       );
@@ -107,11 +108,11 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
         view = await (await context.api()).invoke('catalog.approve', { name, kind: 'prompt', key: prompt.name, fingerprint: prompt.fingerprint });
       }
       out(view.prompts, () => {
-        const lines = view.problem ? [view.problem] : [];
+        const lines = view.problem ? [inert(view.problem)] : [];
         lines.push(`Prompts (${view.prompts.length}):`);
         for (const p of view.prompts) {
           lines.push(`  ${inert(p.name)}${p.title ? ` — ${inert(p.title)}` : ''}`);
-          if (p.description) lines.push(`      ${inert(p.description.length > 300 ? `${p.description.slice(0, 300)}…` : p.description)}`);
+          if (p.description) lines.push(...quoteBlock(p.description, { indent: '      ', maxChars: 300, maxRows: 6 }));
           for (const a of p.arguments) lines.push(`      ${inert(a.name)}${a.required ? ' (required)' : ''}${a.description ? `: ${inert(a.description)}` : ''}`);
           lines.push(...pinning(p), ...warningsOf(p.warnings));
         }
@@ -140,11 +141,11 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
       out(result, () =>
         [
           `── ${name}'s prompt ${inert(prompt)} (the server's words) ──`,
-          ...(result.description ? [inert(result.description)] : []),
+          ...quoteBlock(result.description ?? '', { indent: '' }),
           ...result.messages.flatMap((m) => {
             const c = m.content as { type?: string; text?: string; resource?: { uri?: string; text?: string } };
-            const body = c.type === 'text' ? inert(c.text ?? '') : c.type === 'resource' ? `[resource ${inert(c.resource?.uri ?? '')}]\n${inert(c.resource?.text ?? '')}` : `[${inert(String(c.type))}]`;
-            return [`${m.role}:`, ...body.split('\n').map((line) => `  │ ${line}`), ...warningsOf(m.warnings, '  ')];
+            const body = c.type === 'text' ? quoteBlock(c.text ?? '') : c.type === 'resource' ? [`  [resource ${inert(c.resource?.uri ?? '')}]`, ...quoteBlock(c.resource?.text ?? '')] : [`  [${inert(String(c.type))}]`];
+            return [`${inert(String(m.role))}:`, ...body, ...warningsOf(m.warnings, '  ')];
           }),
         ].join('\n'),
       );

@@ -20,7 +20,8 @@ import type { ConfirmationView } from '../../../shared/views';
 import type { AirlockHost } from '../../core/host';
 import { SharedHost } from '../../core/ipc/shared-host';
 import { listOffers, readChatLine, usesCommands } from '../chat-line';
-import { inert } from '../format';
+import { inert, quoteBlock } from '../format';
+import { inertText } from '../../core/servers/log-ring';
 import { CliExit, EXIT } from '../output';
 import { terminalConfirmations } from '../terminal-confirmations';
 import type { CliContext } from './servers';
@@ -96,11 +97,9 @@ function cardLines(card: ToolCard): string[] {
   if (card.sentArguments) lines.push(`    you edited the arguments; sent: ${inert(JSON.stringify(card.sentArguments))}`);
   if (card.message) lines.push(`    ${inert(card.message)}`);
   if (card.contentFrom) lines.push(`    content from ${inert(card.contentFrom)} (the server's text, not Airlock's):`);
-  for (const warning of card.warnings) lines.push(`    ! ${warning.message}`);
-  if (card.result) {
-    const text = card.result.text.length > 800 ? `${card.result.text.slice(0, 800)}… (${card.result.text.length} characters)` : card.result.text;
-    lines.push(...inert(text).split('\n').map((line) => `    ${line}`));
-  }
+  for (const warning of card.warnings) lines.push(`    ! ${inert(warning.message)}`);
+  // The server's result on rows of its own, every row behind the gutter.
+  if (card.result) lines.push(...quoteBlock(card.result.text, { indent: '    ', maxChars: 800 }));
   return lines;
 }
 
@@ -175,7 +174,8 @@ class TurnPrinter {
   }
 
   private text(text: string): void {
-    const safe = inert(text);
+    // The model's words keep their lines (they are a reply, not a server's text); control characters made visible.
+    const safe = inertText(text);
     this.write(safe);
     this.atLineStart = safe.endsWith('\n');
   }
@@ -336,7 +336,7 @@ export function registerChatCommands(program: Command, context: CliContext & { d
       if (options.default) await api.invoke('models.setDefault', { provider: provider.id, model: options.default });
       if (context.json()) return io.out(JSON.stringify({ provider, test }, null, 2));
       io.out(`Added ${provider.id}. ${inert(test.message)}`);
-      if (test.models.length) io.out(`Models: ${test.models.slice(0, 20).map(inert).join(', ')}${test.models.length > 20 ? ', …' : ''}`);
+      if (test.models.length) io.out(`Models: ${test.models.slice(0, 20).map((model) => inert(model)).join(', ')}${test.models.length > 20 ? ', …' : ''}`);
       if (!test.ok) context.exit(EXIT.failure);
     });
   models

@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import type { RegistryListingView, RegistrySearchView, RegistrySettingsView } from '../../../shared/registry';
-import { inert } from '../format';
+import { inert, quoteBlock } from '../format';
 import { withProgress } from '../output';
 import { palette, type Palette } from '../terminal';
 import type { CliContext } from './servers';
@@ -17,23 +17,26 @@ export function formatListing(listing: RegistryListingView, c: Palette, details 
   const date = listing.publishedAt ? ` · published ${listing.publishedAt.slice(0, 10)}` : '';
   const status = listing.status === 'active' ? 'active' : c.danger(listing.status.toUpperCase());
   const where = [listing.hasLocal ? 'local' : '', listing.hasRemote ? 'remote' : ''].filter(Boolean).join(' + ') || 'nothing to install';
-  const lines = [`${c.heading(inert(listing.name))}  ${inert(listing.version)} · ${status}${date} · ${listing.sources.map(inert).join(', ') || 'no sources'} · ${where}`];
-  if (listing.title) lines.push(`  ${c.dim('publisher’s title:')} ${inert(listing.title)}`);
-  lines.push(`  ${c.dim('publisher’s description:')} ${inert(listing.description)}`);
+  const lines = [`${c.heading(inert(listing.name))}  ${inert(listing.version)} · ${status}${date} · ${listing.sources.map((source) => inert(source)).join(', ') || 'no sources'} · ${where}`];
+  if (listing.title) lines.push(`  ${c.dim('publisher’s title:')} ${inert(listing.title, 120)}`);
+  // SECURITY: the publisher's words on rows of their own, every row behind the gutter (they cannot pass for Airlock's lines).
+  // One line stays on Airlock's line (inert, breaks shown as escapes); more go on rows of their own, behind the gutter.
+  const description = /[\n\r\u000b\u000c\u0085\u2028\u2029]/.test(listing.description) ? quoteBlock(listing.description, { indent: '    ', maxChars: 600, maxRows: 6 }) : [];
+  lines.push(`  ${c.dim('publisher’s description:')}${description.length ? '' : ` ${inert(listing.description, 600) || 'none'}`}`, ...description);
   if (listing.repository) lines.push(`  ${c.dim('repository:')} ${inert(listing.repository)}`);
   if (details) {
     for (const option of listing.options) {
-      lines.push(`  [${option.index}] ${inert(option.label)} — ${option.supported ? c.ok('can be installed') : c.warn(option.reason ?? 'not supported')}`);
+      lines.push(`  [${option.index}] ${inert(option.label)} — ${option.supported ? c.ok('can be installed') : c.warn(inert(option.reason ?? 'not supported'))}`);
     }
   }
-  for (const warning of listing.warnings) lines.push(`  ${c.warn('!')} ${warning}`);
+  for (const warning of listing.warnings) lines.push(`  ${c.warn('!')} ${inert(warning)}`);
   const local = listing.options.find((option) => option.supported);
-  lines.push(local ? `  ${c.dim('add it:')} airlock add NAME --registry ${inert(listing.name)}` : `  ${c.dim('Airlock cannot install it yet:')} ${listing.options[0]?.reason ?? 'it offers nothing to install'}`);
+  lines.push(local ? `  ${c.dim('add it:')} airlock add NAME --registry ${inert(listing.name)}` : `  ${c.dim('Airlock cannot install it yet:')} ${inert(listing.options[0]?.reason ?? 'it offers nothing to install')}`);
   return lines.join('\n');
 }
 
 function formatPage(page: RegistrySearchView, query: string, c: Palette, details: boolean): string {
-  const lines = [`${c.dim(`From ${page.baseUrl}${page.cached ? ' (just asked; shown from Airlock’s brief cache)' : ''}:`)}`];
+  const lines = [`${c.dim(`From ${inert(page.baseUrl)}${page.cached ? ' (just asked; shown from Airlock’s brief cache)' : ''}:`)}`];
   if (page.servers.length === 0) lines.push(query ? `No servers match “${inert(query)}”.` : 'The registry lists no servers.');
   for (const listing of page.servers) lines.push('', formatListing(listing, c, details));
   if (page.skipped) lines.push('', c.warn(`${page.skipped} listing(s) could not be read and are not shown:`), ...page.problems.map((problem) => `  ${inert(problem)}`));

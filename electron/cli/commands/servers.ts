@@ -48,6 +48,10 @@ interface GrantOptions {
   writeTrusted?: string[];
 }
 
+/** The help for `--allow-code-arguments`. */
+const ALLOW_CODE_HELP =
+  'let node or python run code from outside the package Airlock pins (--import, --require, -e, python -c, a data: or http: module …), which is refused otherwise, as NODE_OPTIONS is';
+
 /** Said wherever a person lets a server change files that other programs trust. */
 export const WRITE_TRUSTED_WARNING =
   'Airlock normally keeps a server from changing files that programs on your computer run or trust inside the folders it may write: ' +
@@ -187,6 +191,8 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
   const yes = options.yes || context.yes();
   try {
     if (!quiet && !options.brief) io.out(formatDisclosure({ ...disclosure, env }, c));
+    // SECURITY (invariant 7): code from outside the pinned program is refused, as NODE_OPTIONS is, unless allowed (the core refuses it too).
+    if (disclosure.codeArguments?.length && !disclosure.codeArgumentsAllowed) throw new CliExit(EXIT.usage, codeArgumentsRefusal(disclosure.codeArguments));
     if (!quiet && !options.brief && disclosure.platformWeaker?.length) io.out(formatPlatformWeaker(disclosure.platformWeaker, c));
     const proposals = options.acceptProposals ? disclosure.proposals : [];
     let profile = applyGrants(disclosure.profile, {
@@ -246,6 +252,12 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
   }
 }
 
+/** Why a command line with code-loading arguments is refused, and how to allow it. */
+function codeArgumentsRefusal(found: NonNullable<Disclosure['codeArguments']>): string {
+  const list = found.map((item) => `  “${inert(item.text)}” ${item.reason}`).join('\n');
+  return `Its command line runs code from outside what Airlock pinned and checked:\n${list}\nAirlock refuses this, as it refuses NODE_OPTIONS. If you trust it, run the command again with --allow-code-arguments (you will be warned). Nothing was run.`;
+}
+
 /** `io.github.owner/server[@version]` and an optional choice number, as `install.prepare` takes them. */
 function registrySource(text: string, option: string | undefined): InstallSource {
   const at = text.lastIndexOf('@');
@@ -298,6 +310,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .option('--secret <NAME>', 'grant a secret, read from the environment variable NAME (repeatable)', collect)
       .option('--config <KEY=VALUE>', 'a setting the server needs (MCPB user_config; repeatable)', collect)
       .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
+      .option('--allow-code-arguments', ALLOW_CODE_HELP)
       .option('--disabled', 'add it without enabling it'),
   ).action(async (name: string, argv: string[], options) => {
     // Everything that can be checked is checked before anything is downloaded.
@@ -323,6 +336,10 @@ export function registerServerCommands(program: Command, context: CliContext): v
     } else if (argv.length) source = { kind: 'local', argv };
     else throw new CliExit(EXIT.usage, 'Say what to run: `airlock add NAME -- COMMAND ARGS…`, `--npm PACKAGE`, `--pypi PACKAGE`, `--registry NAME`, `--mcpb FILE` or `--url URL`.');
     if ((options.header || options.clientId || options.clientSecretEnv) && source.kind !== 'remote') throw new CliExit(EXIT.usage, '--header, --client-id and --client-secret-env are for a --url server.');
+    if (options.allowCodeArguments) {
+      if (source.kind === 'remote' || source.kind === 'example' || source.kind === 'update') throw new CliExit(EXIT.usage, '--allow-code-arguments is for a server that runs here: a --url server runs no command line.');
+      source = { ...source, allowCodeArguments: true };
+    }
     const looking =
       source.kind === 'npm'
         ? `Looking up ${source.package} on npm…`
@@ -341,12 +358,13 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .description('update an npm or PyPI server to another version: a new disclosure and inspection; the running version stays until you agree')
       .argument('<name>')
       .argument('[range]', 'the version or range to move to', 'latest')
-      .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)'),
+      .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
+      .option('--allow-code-arguments', ALLOW_CODE_HELP),
   ).action(async (name: string, range: string, options) => {
     const api = await context.api();
     const current = await api.invoke('servers.get', { name });
     const where = current.provenance.kind === 'pypi' ? 'the package index' : 'npm';
-    const disclosure = await withProgress(io, context.json(), `Looking up ${range} on ${where}…`, () => api.invoke('install.prepare', { source: { kind: 'update', server: name, range } }));
+    const disclosure = await withProgress(io, context.json(), `Looking up ${range} on ${where}…`, () => api.invoke('install.prepare', { source: { kind: 'update', server: name, range, ...(options.allowCodeArguments ? { allowCodeArguments: true } : {}) } }));
     // Trust and enablement carry over; the grants are shown and can be changed like at install.
     await installFromDisclosure(context, disclosure, { ...options, name, trust: current.trusted, enable: current.enabled });
   });
@@ -358,11 +376,14 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .option('--only <names>', 'import only these entries (comma-separated)')
     .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
     .option('--no-proposed', 'do not accept the proposed grants (paths its command line and settings name, its API’s domain)')
+    .option('--allow-code-arguments', ALLOW_CODE_HELP)
     .action(async (source: string | undefined, options) => {
       const api = await context.api();
       const c = palette(io.colour === true && !context.json());
-      const request: { app?: 'claude' | 'vscode' | 'cursor'; path?: string } =
-        source === 'claude' || source === 'vscode' || source === 'cursor' ? { app: source } : source ? { path: resolve(source) } : {};
+      const request: { app?: 'claude' | 'vscode' | 'cursor'; path?: string; allowCodeArguments?: boolean } = {
+        ...(source === 'claude' || source === 'vscode' || source === 'cursor' ? { app: source } : source ? { path: resolve(source) } : {}),
+        ...(options.allowCodeArguments ? { allowCodeArguments: true } : {}),
+      };
       const files = await withProgress(io, context.json(), 'Reading the configs and looking up their packages…', () => api.invoke('install.scanImports', request));
       const wanted = options.only ? new Set(String(options.only).split(',').map((name: string) => name.trim())) : undefined;
       const imported: string[] = [];

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Prompt, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { mkdir, rm } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import type { ServerRecord, ServerSpec, ToolDefinition } from '../../../shared/domain';
 import { APP_LABELS, defaultSandboxProfile, installDirOf, ownEntry } from '../../../shared/domain';
 import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
@@ -9,6 +9,7 @@ import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../.
 import type { z } from 'zod';
 import { AirlockError, messageOf } from '../errors';
 import { envNameProblem, nameProblem, profileProblems } from '../install/checks';
+import { codeLoadingArguments, type CodeArgument } from '../install/code-arguments';
 import { proposeGrants } from '../install/proposals';
 import { runtimeFor, type RuntimeLookup } from '../runtimes';
 import {
@@ -79,6 +80,8 @@ interface Draft {
    * sign-in held in memory until commit (a cancelled add keeps nothing).
    */
   remote?: { zone: AddressZone; vault: MemoryVault; wire?: RemoteWire };
+  /** The person allowed arguments that run code from outside the pinned program (asked for with the source). */
+  allowCodeArguments?: boolean;
 }
 
 export interface InstallFlowDeps {
@@ -172,12 +175,13 @@ export class InstallFlow {
     } catch (error) {
       throw sourceError(error, source.kind === 'local' ? source.argv[0] : undefined, this.lookup);
     }
+    if ('allowCodeArguments' in source && source.allowCodeArguments === true) draft.allowCodeArguments = true;
     this.drafts.set(id, draft);
     return this.disclosure(draft);
   }
 
   /** Lists the servers in other apps' configs (or one file), each with its disclosure when it can be imported. */
-  async scanImports(request: { app?: ImportApp; path?: string }): Promise<Array<{ app: string; path: string; entries: ImportEntryView[]; error?: string }>> {
+  async scanImports(request: { app?: ImportApp; path?: string; allowCodeArguments?: boolean }): Promise<Array<{ app: string; path: string; entries: ImportEntryView[]; error?: string }>> {
     this.lookup = await this.deps.runtimes?.();
     const environment = { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) };
     let results;
@@ -191,7 +195,7 @@ export class InstallFlow {
     const out = [];
     for (const result of results) {
       const entries: ImportEntryView[] = [];
-      for (const entry of result.entries) entries.push(await this.importEntryView(entry));
+      for (const entry of result.entries) entries.push(await this.importEntryView(entry, request.allowCodeArguments === true));
       out.push({ app: result.app, path: result.path, entries });
     }
     return out;
@@ -211,6 +215,8 @@ export class InstallFlow {
     chosen: { env?: Record<string, string>; trusted?: boolean; secrets?: Record<string, string> } = {},
   ): Promise<ProbeReport> {
     const draft = this.draft(draftId);
+    // SECURITY (invariant 7): code from outside the pinned program runs only if the person allowed it — checked before anything is installed or run.
+    this.refuseCodeArguments(draft, this.specWith(draft, userConfig, chosen.env));
     // Header secrets typed for this inspection: kept with the draft only once it connected with them (a wrong one is not kept).
     const typed = chosen.secrets && Object.keys(chosen.secrets).length > 0 ? this.headerSecrets(draft, chosen.secrets) : {};
     const secretValues = { ...draft.secretValues, ...typed };
@@ -237,7 +243,8 @@ export class InstallFlow {
         { timeoutMs: 30_000 },
       );
     } catch (error) {
-      const log = error instanceof ProbeError ? error.log.slice(-20).map((line) => line.text).join('\n') : '';
+      // The server's own last lines, quoted (`┆`): a shell prints this message as it is, and they must not pass for Airlock's lines.
+      const log = error instanceof ProbeError ? error.log.slice(-20).flatMap((line) => line.text.split('\n').map((part) => `  ┆ ${part}`)).join('\n') : '';
       const paths = draft.candidate.profileHints.map((hint) => hint.path);
       const hint = paths.length && /ENOENT|EACCES|EPERM|not accessible|no such file|permission denied/i.test(log) ? `\nIt names ${paths.join(', ')}: grant ${paths.length === 1 ? 'it' : 'them'} (read or write) if the server needs ${paths.length === 1 ? 'it' : 'them'}.` : '';
       if (draft.remote) throw new AirlockError('unavailable', `Airlock could not inspect the server: ${messageOf(error).replace(/^probing the server failed: /, '')}${log ? `\nIts last notes:\n${log}` : ''}`);
@@ -300,6 +307,7 @@ export class InstallFlow {
     enable: boolean;
   }): Promise<ServerRecord> {
     const draft = this.draft(request.draftId);
+    this.refuseCodeArguments(draft, this.specWith(draft, request.userConfig ?? {}, request.env));
     const name = request.name;
     const servers = this.deps.store.read().servers;
     const existing = servers[name];
@@ -511,7 +519,7 @@ export class InstallFlow {
     await Promise.all([...this.drafts.keys()].map((id) => this.cancel(id)));
   }
 
-  private async importEntryView(entry: ImportEntry): Promise<ImportEntryView> {
+  private async importEntryView(entry: ImportEntry, allowCodeArguments: boolean): Promise<ImportEntryView> {
     if (entry.status !== 'importable') {
       // A missing runtime (node, python3, uvx): say where Airlock looked and how to add it.
       const missing = /“([^”]+)” was not found on PATH/.exec(entry.reason)?.[1];
@@ -537,6 +545,7 @@ export class InstallFlow {
       } else {
         draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
       }
+      if (allowCodeArguments) draft.allowCodeArguments = true;
       this.drafts.set(id, draft);
       return { name: entry.entry, status: 'importable', disclosure: this.disclosure(draft) };
     } catch (error) {
@@ -617,6 +626,7 @@ export class InstallFlow {
       proposals: proposed.proposals,
       env: { ...candidate.spec.env },
       warnings: [...candidate.warnings, ...proposed.notes.map((note) => `${note[0]!.toUpperCase()}${note.slice(1)}.`)],
+      ...codeArgumentsView(this.codeArguments(draft.candidate, candidate.spec), draft.allowCodeArguments === true),
       ...(candidate.registry ? { registry: candidate.registry } : {}),
       ...this.replacing(draft),
       ...this.platformWeaker(draft),
@@ -628,6 +638,27 @@ export class InstallFlow {
     if (draft.candidate.spec.remote) return {};
     const rows = this.deps.launcher.weakerThanLinux?.() ?? [];
     return rows.length ? { platformWeaker: rows } : {};
+  }
+
+  /** What on the command line runs code from outside the program Airlock pinned (see install/code-arguments). */
+  private codeArguments(candidate: InstallCandidate, spec: ServerSpec): CodeArgument[] {
+    if (spec.remote) return [];
+    const argv = [spec.command, ...spec.args];
+    const programIndex = pinnedProgramIndex(candidate, argv);
+    return codeLoadingArguments(argv, programIndex !== undefined ? { programIndex } : {});
+  }
+
+  /**
+   * Refuses, as `--env NODE_OPTIONS` is refused, a command line that runs code
+   * from outside the pinned program — unless the person allowed it, warned.
+   */
+  private refuseCodeArguments(draft: Draft, spec: ServerSpec): void {
+    const found = this.codeArguments(draft.candidate, spec);
+    if (found.length === 0 || draft.allowCodeArguments) return;
+    throw new AirlockError(
+      'invalid-request',
+      `Its command line runs code from outside what Airlock pinned and checked: ${found.map((item) => `“${item.text}” ${item.reason}`).join('; ')}. Airlock refuses this, as it refuses NODE_OPTIONS. If you trust it, allow it: --allow-code-arguments on the command line, or “Allow these arguments” on the disclosure in the app. Nothing was run.`,
+    );
   }
 
   private replacing(draft: Draft): Pick<Disclosure, 'replaces'> {
@@ -718,6 +749,22 @@ function sourceError(error: unknown, command?: string, lookup?: RuntimeLookup): 
   return new AirlockError('invalid-request', advice ? `${message}. ${advice}` : message);
 }
 
+
+/** Where in `[command, ...args]` the program Airlock pinned is: an npm package's bin script, a PyPI package's console script. */
+function pinnedProgramIndex(candidate: InstallCandidate, argv: readonly string[]): number | undefined {
+  const provenance = candidate.provenance;
+  if (provenance.kind !== 'npm' && provenance.kind !== 'pypi') return undefined;
+  const inside = provenance.kind === 'npm' ? join(provenance.installDir, 'node_modules') + sep : join(provenance.installDir, 'venv', 'bin') + sep;
+  // An npm bin that is not run with node is the command itself: nothing runs before it. (A PyPI package's command is its venv's python.)
+  if (provenance.kind === 'npm' && argv[0]?.startsWith(inside)) return undefined;
+  const index = argv.findIndex((arg, i) => i > 0 && arg.startsWith(inside));
+  return index > 0 ? index : undefined;
+}
+
+/** The disclosure's `codeArguments`, when there are any, and whether the person allowed them. */
+function codeArgumentsView(found: CodeArgument[], allowed: boolean): Pick<Disclosure, 'codeArguments' | 'codeArgumentsAllowed'> {
+  return found.length ? { codeArguments: found.map((item) => ({ arg: item.arg, text: item.text, reason: item.reason })), ...(allowed ? { codeArgumentsAllowed: true } : {}) } : {};
+}
 
 /** The prompts and resource templates seen at inspection, as approved definitions. */
 function approvedCatalog(probed: NonNullable<Draft['probedCatalog']>, now: string): Pick<ServerRecord, 'approvedPrompts' | 'approvedResourceTemplates'> {

@@ -9,8 +9,9 @@
  * reaches your private network, this computer or a link-local address (cloud
  * metadata endpoints); plain http is used only between loopback addresses.
  */
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { domainToUnicode } from 'node:url';
+import { readIpAddress } from '../net/address-ranges';
 
 /**
  * How private an address is, from most to least: this computer, the local
@@ -22,51 +23,27 @@ export type AddressZone = 'loopback' | 'private' | 'public';
 /** An address Airlock never connects to: link-local (169.254/16, fe80::/10), unspecified, multicast, reserved. */
 export type ForbiddenRange = 'link-local' | 'reserved';
 
-const loopback = new BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
-
-const privateRanges = new BlockList();
-for (const [net, bits] of [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10], ['198.18.0.0', 15]] as const) privateRanges.addSubnet(net, bits, 'ipv4');
-privateRanges.addSubnet('fc00::', 7, 'ipv6');
-
-const linkLocal = new BlockList();
-linkLocal.addSubnet('169.254.0.0', 16, 'ipv4');
-linkLocal.addSubnet('fe80::', 10, 'ipv6');
-
-const reserved = new BlockList();
-for (const [net, bits] of [['0.0.0.0', 8], ['192.0.0.0', 24], ['192.0.2.0', 24], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) reserved.addSubnet(net, bits, 'ipv4');
-reserved.addAddress('::', 'ipv6');
-reserved.addSubnet('ff00::', 8, 'ipv6');
-reserved.addSubnet('2001:db8::', 32, 'ipv6');
-// Site-local (deprecated) and the IPv4-compatible range: nothing legitimate is there.
-reserved.addSubnet('fec0::', 10, 'ipv6');
-
-/** The IPv4 address inside an IPv4-mapped IPv6 one (::ffff:10.0.0.1), else the address itself. */
-function unmapped(address: string): string {
-  const lower = address.toLowerCase().replace(/^\[|\]$/g, '');
-  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const high = parseInt(hex[1]!, 16);
-    const low = parseInt(hex[2]!, 16);
-    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-  }
-  return lower;
-}
-
-/** The zone of an IP address, or the forbidden range it is in. */
+/**
+ * The zone of an IP address, or the forbidden range it is in — read by the
+ * one address reading (`net/address-ranges.ts`), so an IPv4 address inside
+ * an IPv6 one is in the IPv4 address's zone whatever its form.
+ */
 export function classifyAddress(address: string): AddressZone | ForbiddenRange {
-  const ip = unmapped(address);
-  const family = isIP(ip);
-  if (family === 0) return 'reserved';
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (loopback.check(ip, type)) return 'loopback';
-  if (linkLocal.check(ip, type)) return 'link-local';
-  if (reserved.check(ip, type)) return 'reserved';
-  if (privateRanges.check(ip, type)) return 'private';
-  return 'public';
+  const reading = readIpAddress(address);
+  switch (reading?.range) {
+    case 'public':
+      return 'public';
+    case 'loopback':
+      return 'loopback';
+    case 'private':
+    case 'shared':
+    case 'benchmarking':
+      return 'private';
+    case 'link-local':
+      return 'link-local';
+    default:
+      return 'reserved';
+  }
 }
 
 const ORDER: Record<AddressZone, number> = { loopback: 0, private: 1, public: 2 };

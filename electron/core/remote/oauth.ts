@@ -165,6 +165,56 @@ export class RemoteOAuth {
   private readonly now: () => number;
   readonly provider: OAuthClientProvider;
 
+  /**
+   * The fetch one `auth()` run gets. Every address it asks for — the
+   * server's metadata, the sign-in service it names, registration, tokens —
+   * passes `checkSuppliedUrl` before anything is sent; and the sign-in
+   * services a protected resource metadata document names are checked as it
+   * arrives, before `auth()` reads them (the SDK asks for their metadata at
+   * the service's origin, dropping a `user:password@` part, so the address
+   * as named is checked here).
+   * SECURITY: rule 9 — `auth()` fetches the named service's metadata before
+   * it hands Airlock what it discovered (`saveDiscoveryState`): the check
+   * there comes too late for the first request, this one comes first. A
+   * refusal is final for the run (the SDK swallows a failed resource
+   * metadata fetch and would try the server's own origin instead), and is an
+   * AddressRefused, which the SDK passes on (a TypeError it takes for CORS).
+   */
+  private checkedFetch(): FetchLike {
+    let refused: AddressRefused | undefined;
+    const metadataUrl = this.lastChallenge?.resourceMetadataUrl?.href;
+    return async (input, init) => {
+      if (refused) throw refused;
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : String((input as { url?: unknown }).url ?? input);
+      try {
+        checkSuppliedUrl(url, this.options.zone, 'An address the sign-in named');
+      } catch (error) {
+        if (error instanceof AddressRefused) refused = error;
+        throw error;
+      }
+      const answer = await this.options.fetch(input, init);
+      const path = new URL(url).pathname;
+      if (answer.ok && (path.startsWith('/.well-known/oauth-protected-resource') || url === metadataUrl)) {
+        let named: unknown;
+        try {
+          named = ((await answer.clone().json()) as { authorization_servers?: unknown } | null)?.authorization_servers;
+        } catch {
+          // Not JSON: the SDK reports it (its schema check); nothing here is named.
+        }
+        for (const service of Array.isArray(named) ? named : []) {
+          try {
+            checkSuppliedUrl(String(service), this.options.zone, 'The sign-in service the server named');
+          } catch (error) {
+            await answer.body?.cancel();
+            if (error instanceof AddressRefused) refused = error;
+            throw error;
+          }
+        }
+      }
+      return answer;
+    };
+  }
+
   constructor(private readonly options: RemoteOAuthOptions) {
     this.now = options.now ?? Date.now;
     this.provider = this.makeProvider();
@@ -307,7 +357,7 @@ export class RemoteOAuth {
     signal?.addEventListener('abort', onAbort, { once: true });
     this.hideRefresh = challenge.stepUp === true;
     try {
-      const params = { serverUrl: this.options.serverUrl, ...(this.lastChallenge?.resourceMetadataUrl ? { resourceMetadataUrl: this.lastChallenge.resourceMetadataUrl } : {}), ...(scope ? { scope } : {}), fetchFn: this.options.fetch };
+      const params = { serverUrl: this.options.serverUrl, ...(this.lastChallenge?.resourceMetadataUrl ? { resourceMetadataUrl: this.lastChallenge.resourceMetadataUrl } : {}), ...(scope ? { scope } : {}), fetchFn: this.checkedFetch() };
       let result = await this.runAuth(params);
       if (result === 'REDIRECT') {
         if (!listener) throw this.needsPerson(challenge.stepUp === true, scope);

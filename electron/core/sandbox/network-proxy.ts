@@ -59,6 +59,7 @@ import { createServer as createNetServer, connect as netConnect, isIP, type Serv
 import { unlink } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
 import { basicPasswordMatches, CHALLENGE, handleSocks5 } from './socks5';
+import { isPublicAddress } from '../net/address-ranges';
 
 /** Asks the person whether a server may reach a host it was not granted. */
 export type NetworkRequestHandler = (serverName: string, host: string, port: number) => Promise<boolean>;
@@ -160,24 +161,13 @@ export function matchesGrant(host: string, port: number, grant: string): boolean
   return exact !== undefined && exact === host;
 }
 
-/** True for addresses a name must never resolve to (loopback, private, link-local, …). */
+/**
+ * True for addresses a name must never resolve to: anything but the internet
+ * (loopback, private, link-local, CGNAT, reserved, IPv4 inside IPv6 in any
+ * form …), as the one address reading (`net/address-ranges.ts`) says.
+ */
 export function isNonPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) {
-    const [a, b] = address.split('.').map(Number) as [number, number];
-    return (
-      a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || a >= 224
-    );
-  }
-  if (family === 6) {
-    const v = address.toLowerCase();
-    if (v === '::' || v === '::1') return true;
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v);
-    if (mapped) return isNonPublicAddress(mapped[1]!);
-    return /^(fc|fd|fe[89ab]|ff)/.test(v);
-  }
-  return true;
+  return !isPublicAddress(address);
 }
 
 /** What a question came to: the person's yes or no, no usable answer, or not asked (too many). */

@@ -11,6 +11,7 @@
  */
 import { isIP } from 'node:net';
 import { domainToUnicode } from 'node:url';
+import { isPublicAddress } from '../net/address-ranges';
 
 /** A form as MCP restricts it: a flat object of primitive fields. */
 export interface ElicitationForm {
@@ -19,48 +20,120 @@ export interface ElicitationForm {
   required?: string[];
 }
 
-// Words that name a secret. Matched against a field's key and title split into words
-// (camelCase, snake_case, kebab-case), and as phrases in its description.
-const SECRET_WORDS = new Set(['password', 'passwd', 'pwd', 'passphrase', 'passcode', 'secret', 'token', 'apikey', 'credential', 'credentials', 'otp', 'totp', 'ssn', 'cvv', 'cvc', 'mnemonic', 'pin']);
-const SECRET_PHRASES = [
-  /\bapi[\s_-]?key\b/i,
-  /\baccess[\s_-]?key\b/i,
-  /\bprivate[\s_-]?key\b/i,
-  /\bsecret[\s_-]?key\b/i,
-  /\b(access|auth|bearer|refresh|session)[\s_-]?token\b/i,
-  /\bseed[\s_-]?phrase\b/i,
-  /\brecovery[\s_-]?(phrase|code)s?\b/i,
-  /\bpassword\b/i,
-  /\bcredit[\s_-]?card\b/i,
-  /\bcard[\s_-]?number\b/i,
+// Words that name a secret, in several languages. Matched against a field's key and title split
+// into words (camelCase, snake_case, kebab-case, any script).
+const SECRET_WORDS = new Set([
+  'password', 'passwords', 'passwd', 'pwd', 'passphrase', 'passcode', 'secret', 'secrets', 'token', 'tokens', 'apikey', 'apitoken', 'credential', 'credentials',
+  'otp', 'totp', 'hotp', '2fa', 'mfa', 'ssn', 'cvv', 'cvc', 'mnemonic', 'pin', 'pat',
+  'passwort', 'kennwort', 'contraseña', 'contrasena', 'senha', 'wachtwoord', 'lösenord', 'losenord', 'passord', 'adgangskode', 'salasana', 'hasło', 'haslo', 'heslo',
+  'şifre', 'sifre', 'parola', 'jeton', 'пароль', 'токен', 'пин',
+]);
+
+/** A pattern matched from the start of a word, in any script (`\b` knows only ASCII letters). */
+function startOfWord(source: string): RegExp {
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${source})`, 'iu');
+}
+
+// Phrases that name a secret, in several languages, anywhere in a key, title, description or
+// the form's message: English words whole, other Latin-script ones from the start of a word, other scripts as written.
+const SECRET_PHRASES: readonly RegExp[] = [
+  /\bapi[\s_-]?(?:key|token|secret)s?\b/i,
+  /\b(?:access|private|secret|signing|ssh|gpg|pgp|license|licence)[\s_-]?keys?\b/i,
+  /\bclient[\s_-]?secrets?\b/i,
+  /\b(?:access|auth|bearer|refresh|session|id|api|oauth|personal|github|gitlab|slack|npm|pypi|discord|bot)[\s_-]?tokens?\b/i,
+  /\bpersonal[\s_-]access\b/i,
+  /\b(?:seed|recovery|mnemonic)[\s_-]?(?:phrase|words?|codes?|keys?)\b/i,
+  /\bbackup[\s_-]?codes?\b/i,
+  /\bpass(?:word|phrase|code|wd)s?\b/i,
+  /\bpass[\s_-]phrase\b/i,
+  /\bone[\s_-]?time[\s_-]?(?:code|password|passcode|pin|token)s?\b/i,
+  /\b(?:verification|security|authentication|auth|login|sign[\s_-]?in|mfa|2fa|otp|sms)[\s_-]?codes?\b/i,
+  /\b(?:2fa|mfa|otp|totp|two[\s_-]?factor|multi[\s_-]?factor|2[\s_-]?step)\b/i,
+  /\b(?:credit|debit)[\s_-]?card\b/i,
+  /\bcard[\s_-]?(?:number|verification)\b/i,
   /\bsocial security\b/i,
+  /\bPAT\b/,
+  /\bPIN\b/,
+  /\bpin[\s_-]?(?:code|number)\b/i,
+  /\bcredentials?\b/i,
+  /\b(?:your|the|a|an|this|that|my|our)\s+(?:[\w-]+\s+){0,3}(?:token|secret)s?\b/i,
+  /^\s*(?:token|secret)s?\b/i,
+  // German, French, Spanish, Portuguese, Italian, Dutch, Nordic, Polish, Czech, Turkish, Vietnamese, Indonesian:
+  // from the start of a word (inflected forms: Passwörter, hasła, şifrenizi)
+  startOfWord('passw[oö]rt|kennw[oö]rt|zugangsdaten|zugangscode|einmalpasswort|bestätigungscode|api[\\s-]?schlüssel|geheimer schlüssel|zugangstoken'),
+  startOfWord('mots? de passe|jeton|clé (?:d[\'’])?api|clé secrète|code de (?:vérification|confirmation)|identifiants'),
+  startOfWord('contraseña|contrasena|clave (?:de )?api|clave secreta|clave de acceso|código de (?:verificación|acceso|seguridad)'),
+  startOfWord('senha|chave (?:de )?api|chave secreta|código de (?:verificação|acesso|segurança)'),
+  startOfWord('parola d[\'’]ordine|chiave (?:api|segreta)|codice di (?:verifica|accesso)'),
+  startOfWord('wachtwoord|toegangscode|lösenord|passord|adgangskode|salasana|hasło|hasła|haslo|heslo|hesla|şifre|sifre|parola'),
+  startOfWord('mật khẩu|kata sandi|kata laluan'),
+  // Cyrillic, Greek, Arabic, Hebrew, Hindi, Thai, Japanese, Chinese, Korean
+  /пароль|токен|ключ api|api[- ]ключ|секретный ключ|код подтверждения|парол/i,
+  /κωδικός πρόσβασης|συνθηματικό/i,
+  /كلمة (?:المرور|السر)|رمز التحقق/,
+  /סיסמ/,
+  /पासवर्ड/,
+  /รหัสผ่าน/,
+  /パスワード|暗証番号|トークン|秘密鍵|api ?キー|認証コード|ワンタイム/i,
+  /密码|密碼|口令|令牌|密钥|密鑰|秘钥|金鑰|验证码|驗證碼/,
+  /비밀번호|암호|토큰|인증 ?코드|인증 ?번호/,
 ];
+
+// The opening of a credential as the services that issue it write it: naming one asks for one.
+const TOKEN_PREFIXES =
+  /(?<![A-Za-z0-9])(?:ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|glptt-|sk-|sk_live_|sk_test_|rk_live_|xox[abposr]-|xapp-|AKIA|ASIA|AIza|ya29\.|npm_|pypi-|hf_|shpat_|dop_v1_|SG\.)|-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+
+// "Do not give us your pin": a clause that only warns against sharing — unless it still asks for one ("anything but your token").
+const WARNS_AGAINST = /\b(?:do not|don['’]t|never|no need to)\s+(?:(?:ever|actually|really|you)\s+)?(?:give|enter|share|send|type|paste|provide|disclose|reveal)\b/i;
+const STILL_ASKS = /\b(?:but|except|only|other than|besides|apart from|instead|rather)\b/i;
 
 function words(text: string): string[] {
   return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
+    .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
 }
 
 /**
- * Form fields that look like they ask for a secret, by key, title, `format`
- * or description. The spec forbids servers to ask for secrets in form mode;
- * Airlock flags them (it cannot know for sure, so it never refuses on this alone).
+ * Whether a text a server wrote (a form's message, a field's title or
+ * description) asks for a secret: credential words in several languages, or
+ * the opening of a known token (`ghp_`, `sk-`, `AKIA` …). A clause that only
+ * warns against sharing one ("do not give us your pin") does not count.
  */
-export function secretLookingFields(form: ElicitationForm): string[] {
+export function asksForSecret(text: string): boolean {
+  if (TOKEN_PREFIXES.test(text)) return true;
+  // Clause by clause, so a warning in one sentence does not hide a request in the next.
+  return text.split(/[.!?;:\n。！？；：]+/u).some((clause) => SECRET_PHRASES.some((pattern) => pattern.test(clause)) && (!WARNS_AGAINST.test(clause) || STILL_ASKS.test(clause)));
+}
+
+/** A field a secret can be typed into: free text or a number (a PIN, a one-time code); never a choice or a yes/no. */
+function canCarrySecret(field: Record<string, unknown>): boolean {
+  if (enumOptions(field)) return false;
+  if (field.type === 'number' || field.type === 'integer') return true;
+  return field.type === 'string' && !['date', 'date-time', 'email'].includes(String(field.format ?? ''));
+}
+
+/**
+ * Form fields that look like they ask for a secret, by key, title, `format`,
+ * description or default, or — when the form's `message` asks for one —
+ * every field a secret can be typed into. The spec forbids servers to ask
+ * for secrets in form mode; Airlock flags them (it cannot know for sure, so
+ * it never refuses on this alone).
+ */
+export function secretLookingFields(form: ElicitationForm, message?: string): string[] {
   const out: string[] = [];
+  const byMessage = typeof message === 'string' && asksForSecret(message);
   for (const [key, field] of Object.entries(form.properties ?? {})) {
     const title = typeof field.title === 'string' ? field.title : '';
     const description = typeof field.description === 'string' ? field.description : '';
     const named = [...words(key), ...words(title)];
     const joined = named.join('');
-    const byName = named.some((word) => SECRET_WORDS.has(word)) || /apikey|privatekey|secretkey|accesskey|authtoken/.test(joined);
-    const byPhrase = SECRET_PHRASES.some((pattern) => pattern.test(`${key.replace(/_/g, ' ')} ${title}`));
+    const byName = named.some((word) => SECRET_WORDS.has(word)) || /apikey|apitoken|privatekey|secretkey|accesskey|authtoken|accesstoken|clientsecret/.test(joined);
+    const byPhrase = asksForSecret(`${words(key).join(' ')}. ${title}`);
     const byFormat = field.format === 'password' || field.writeOnly === true;
-    const byDescription = SECRET_PHRASES.some((pattern) => pattern.test(description)) && !/\b(do not|don't|never)\b[^.]{0,60}\b(give|enter|share|send|type)\b/i.test(description);
-    if (byName || byPhrase || byFormat || byDescription) out.push(key);
+    const byDescription = asksForSecret(description) || (typeof field.default === 'string' && TOKEN_PREFIXES.test(field.default));
+    if (byName || byPhrase || byFormat || byDescription || (byMessage && canCarrySecret(field))) out.push(key);
   }
   return out;
 }
@@ -103,17 +176,13 @@ export function readElicitationUrl(raw: string): UrlReading {
   return reading;
 }
 
-/** Loopback, private (RFC 1918, ULA), link-local, CGNAT, unspecified and the like. */
+/**
+ * Loopback, private (RFC 1918, ULA), link-local, CGNAT, unspecified and every
+ * other address that is not the internet — IPv4 inside IPv6 in any form
+ * included — as the one address reading (`net/address-ranges.ts`) says.
+ */
 export function isPrivateAddress(address: string): boolean {
-  if (isIP(address) === 4) {
-    const [a, b] = address.split('.').map(Number) as [number, number];
-    return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || a >= 224;
-  }
-  const lower = address.toLowerCase();
-  if (lower === '::' || lower === '::1') return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped) return isPrivateAddress(mapped[1]!);
-  return /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || /^ff/.test(lower);
+  return !isPublicAddress(address);
 }
 
 /** One thing wrong with an answer to a form. */

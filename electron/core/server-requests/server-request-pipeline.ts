@@ -231,7 +231,7 @@ export class ServerRequestPipeline {
     const { record, settings, mode } = this.#facts(server);
     const form = params.mode === 'url' ? undefined : (params.requestedSchema as ElicitationForm);
     const url = params.mode === 'url' ? readElicitationUrl(params.url) : undefined;
-    const secretFields = form ? secretLookingFields(form) : [];
+    const secretFields = form ? secretLookingFields(form, params.message) : [];
     const elicitationMode = params.mode === 'url' ? 'url' : 'form';
     const peer = this.deps.peers.elicitorFor(server, elicitationMode);
     const recent = this.#counted(server, 'elicitation');

@@ -1,7 +1,7 @@
 /** The views of questions about servers' requests, and of their audit entries (headlines in Airlock's words). */
 import type { ServerRequestEntryView, ServerRequestView } from '../../../shared/views';
 import type { ServerRequestAuditRecord } from '../audit/server-request-entries';
-import { enumOptions } from './elicitation-form';
+import { enumOptions, secretLookingFields, type ElicitationForm } from './elicitation-form';
 import type { ServerQuestion } from './questions';
 import type { QueuedQuestion } from './request-queue';
 
@@ -49,6 +49,8 @@ export function toServerRequestView(entry: QueuedQuestion<ServerQuestion>): Serv
       };
     case 'elicitation-form': {
       const required = new Set(q.requestedSchema.required ?? []);
+      // The flag reads the message too (as well as what the pipeline found in the fields).
+      const secret = new Set([...q.secretFields, ...secretLookingFields(q.requestedSchema as ElicitationForm, q.message)]);
       const fields: FieldView[] = Object.entries(q.requestedSchema.properties ?? {}).map(([key, raw]) => {
         const field = raw as Record<string, unknown>;
         const options = enumOptions(field);
@@ -69,7 +71,7 @@ export function toServerRequestView(entry: QueuedQuestion<ServerQuestion>): Serv
           ...num('minItems'),
           ...num('maxItems'),
           ...(options ? { options } : {}),
-          secretLooking: q.secretFields.includes(key),
+          secretLooking: secret.has(key),
         };
       });
       return {

@@ -34,6 +34,15 @@ export function inertText(text: string): string {
 }
 
 /**
+ * A server's text for one line of someone else's: inert, and its line feeds
+ * and tabs shown as `\\n` and `\\t` (every other line break is already a
+ * visible escape) — so it can never start a line of its own.
+ */
+export function inertLine(text: string): string {
+  return inertText(text).replace(/[\n\t]/g, (c) => (c === '\n' ? '\\n' : '\\t'));
+}
+
+/**
  * A capped ring of log lines: the server's stderr, its log notifications and
  * Airlock's own notes about it. Memory stays bounded however much a server
  * writes (TESTING.md, hostile behaviour 6).

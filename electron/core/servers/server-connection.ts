@@ -41,7 +41,7 @@ import {
 import { z } from 'zod';
 import type { ToolDefinition } from '../../../shared/domain';
 import type { LaunchPlan } from '../sandbox/launcher';
-import { LogRing } from './log-ring';
+import { inertLine, LogRing } from './log-ring';
 import { collectPages, DEFAULT_PAGING_LIMITS, type Listing, type PagingLimits } from './paging';
 import {
   ProcessStdioTransport,
@@ -523,8 +523,9 @@ export class ServerConnection {
           cause: error,
         });
       }
-      // The server's own words are what a person needs to act on (shown inert by every shell).
-      const said = error.message.replace(/^MCP error -?\d+:\s*/, '').trim().slice(0, 2000);
+      // The server's own words are what a person needs to act on — on one line (SECURITY: a shell prints this message
+      // as Airlock's lines, and the server's words must not start one of them).
+      const said = inertLine(error.message.replace(/^MCP error -?\d+:\s*/, '').trim().slice(0, 2000));
       return new ToolCallError('server-error', server, tool, `the server answered with an error (${error.code})${said ? `: ${said}` : ''}`, { sent: true, code: error.code, cause: error });
     }
     if (error instanceof ChannelError) {

@@ -49,7 +49,7 @@ function Arguments({ value, label }: { value: Record<string, unknown>; label: st
                 <InertText text={key} />
               </dt>
               <dd>
-                <InertText text={typeof item === 'string' ? item : safeJson(item)} block fold={300} />
+                <InertText text={typeof item === 'string' ? item : safeJson(item)} quoted fold={300} />
               </dd>
             </div>
           ))}
@@ -122,7 +122,7 @@ export const ToolCardView = memo(function ToolCardView({ card }: { card: ToolCar
             <summary>
               {card.result.isError ? 'The tool’s error' : 'Result'} ({card.result.text.length.toLocaleString('en')} characters{card.result.truncated ? ', cut short' : ''})
             </summary>
-            <InertText text={card.result.text} block fold={4000} className="chat-tool-output" empty="(empty)" />
+            <InertText text={card.result.text} quoted fold={4000} className="chat-tool-output" empty="(empty)" />
           </details>
         </div>
       )}

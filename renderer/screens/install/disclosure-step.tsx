@@ -48,6 +48,43 @@ function RegistryListing({ listing: r }: { listing: RegistryDisclosure }) {
   );
 }
 
+/**
+ * Arguments that make node or python run code from outside the program
+ * Airlock pinned: refused (inspect and add are off) until the person allows
+ * them, then still shown, as allowed.
+ */
+function CodeArguments({ d, busy, onAllow }: { d: Disclosure; busy: boolean; onAllow?: () => void }) {
+  const allowed = d.codeArgumentsAllowed === true;
+  return (
+    <div className={`notice ${allowed ? 'notice-warning' : 'notice-error'}`} data-testid="code-arguments">
+      <p>
+        <strong>It runs code from outside what Airlock pinned and checked.</strong>{' '}
+        {allowed
+          ? 'You allowed these arguments: they run with the server, and Airlock did not check what they load.'
+          : 'Airlock will not inspect or add it with these arguments, as it refuses NODE_OPTIONS, unless you allow them.'}
+      </p>
+      <ul>
+        {d.codeArguments!.map((item) => (
+          <li key={`${item.arg}:${item.text}`}>
+            <code>
+              <InertText text={item.text} fold={300} />
+            </code>{' '}
+            — {item.reason}
+          </li>
+        ))}
+      </ul>
+      {!allowed &&
+        (onAllow ? (
+          <button type="button" className="danger" onClick={onAllow} disabled={busy}>
+            Allow these arguments
+          </button>
+        ) : (
+          <p className="small">To allow them, add it by hand with its command line (`airlock add … --allow-code-arguments`).</p>
+        ))}
+    </div>
+  );
+}
+
 export function DisclosureView({
   disclosure: d,
   profile,
@@ -57,6 +94,7 @@ export function DisclosureView({
   headerSecrets,
   onHeaderSecrets,
   busy,
+  onAllowCodeArguments,
 }: {
   disclosure: Disclosure;
   profile: EditableProfile;
@@ -67,9 +105,12 @@ export function DisclosureView({
   headerSecrets: Record<string, string>;
   onHeaderSecrets: (values: Record<string, string>) => void;
   busy: boolean;
+  /** Reads the source again with the person's consent to its code arguments (absent: it cannot be allowed here, e.g. an import). */
+  onAllowCodeArguments?: () => void;
 }) {
   return (
     <div className="disclosure" data-testid="disclosure">
+      {d.codeArguments && d.codeArguments.length > 0 && <CodeArguments d={d} busy={busy} {...(onAllowCodeArguments ? { onAllow: onAllowCodeArguments } : {})} />}
       {d.provenance.kind !== 'remote' && <ProfileSummary profile={profile} />}
       <h3>
         <InertText text={d.suggestedName} /> <span className="muted">· <InertText text={d.sourceLabel} /></span>

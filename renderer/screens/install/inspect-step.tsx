@@ -40,7 +40,7 @@ export function ProbeView({ probe }: { probe: ProbeReport }) {
             <>
               <h3>Its instructions for AI apps</h3>
               <p className="muted small">Shown as the server wrote them. Airlock never follows them.</p>
-              <InertText text={probe.instructions} block fold={800} className="quote" />
+              <InertText text={probe.instructions} quoted fold={800} />
             </>
           ) : (
             <p className="muted">It gives AI apps no instructions.</p>
@@ -93,7 +93,7 @@ export function ProbeView({ probe }: { probe: ProbeReport }) {
         probe.log.length > 0 ? (
           <>
             <p className="muted small">What it wrote while inspected.</p>
-            <InertText text={probe.log.join('\n')} block fold={4000} className="log" />
+            <InertText text={probe.log.join('\n')} quoted fold={4000} className="log" />
           </>
         ) : (
           <p className="muted">It wrote nothing.</p>

@@ -97,7 +97,7 @@ export function UserConfigFields({ disclosure: d, values, onChange }: { disclosu
       {d.userConfig.map((f) => (
         <div key={f.key} className="field-row">
           {field(f)}
-          {f.description && <InertText text={f.description} block fold={300} className="muted small" />}
+          {f.description && <InertText text={f.description} quoted fold={300} className="muted small" />}
         </div>
       ))}
       {configValues(d, values) === undefined && <p className="field-error">Fill in every required setting (numbers as numbers) to continue.</p>}

@@ -68,7 +68,7 @@ export function PendingNewTool({ server, tool, onApproved }: { server: string; t
       <h3>
         <code><InertText text={tool.name} /></code> <Badge tone="warn">Added after install</Badge>
       </h3>
-      {tool.description && <InertText text={tool.description} block fold={400} className="small" />}
+      {tool.description && <InertText text={tool.description} quoted fold={400} className="small" />}
       <p className="small">
         Airlock reads it as <strong>{tool.reading.class}</strong>, from its claims: <InertText text={tool.reading.claims.join('; ')} />
       </p>

@@ -126,7 +126,7 @@ function PromptResult({ result }: { result: PromptResultView }) {
   return (
     <div className="prompt-result" data-testid="prompt-result" aria-live="polite">
       <ServerWords server={<InertText text={result.server} />} label="The messages it wrote">
-        {result.description && <InertText text={result.description} block fold={400} className="small muted" />}
+        {result.description && <InertText text={result.description} quoted fold={400} className="small muted" />}
         {result.messages.length === 0 && <p className="muted">No messages.</p>}
         {result.messages.map((message, i) => (
           <div key={i} className="sampling-message" data-testid="prompt-message" data-role={message.role}>

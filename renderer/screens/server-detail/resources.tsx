@@ -89,7 +89,7 @@ export function Resources({ catalog, onChange }: { catalog: CatalogView; onChang
                       {reading === resource.uri ? 'Close' : 'Read'}
                     </button>
                   </div>
-                  {resource.description && <InertText text={resource.description} block fold={300} className="small muted" />}
+                  {resource.description && <InertText text={resource.description} quoted fold={300} className="small muted" />}
                   <Warnings warnings={resource.warnings} />
                   {reading === resource.uri && <ResourceReader server={catalog.server} uri={resource.uri} canWatch={catalog.offers.subscribe} />}
                 </li>
@@ -141,7 +141,7 @@ function TemplateItem({ catalog, template, onChange }: { catalog: CatalogView; t
           {open ? 'Close' : 'Fill in and read…'}
         </button>
       </div>
-      {template.description && <InertText text={template.description} block fold={300} className="small muted" />}
+      {template.description && <InertText text={template.description} quoted fold={300} className="small muted" />}
       <Warnings warnings={template.warnings} />
       <PinState server={catalog.server} kind="resource-template" item={template} keyOf={template.uriTemplate} onApproved={onChange} />
       {open && !withheld && (
@@ -256,7 +256,7 @@ function ResourceReader({ server, uri, canWatch }: { server: string; uri: string
               </p>
               <Warnings warnings={content.warnings} />
               {content.kind === 'text' ? (
-                <InertText text={content.text ?? ''} block fold={4000} className="output" empty="(empty)" />
+                <InertText text={content.text ?? ''} quoted fold={4000} className="output" empty="(empty)" />
               ) : (
                 <p className="content-described small" data-testid="binary-summary">
                   {formatBytes(content.bytes)} of binary data

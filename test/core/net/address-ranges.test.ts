@@ -1,0 +1,159 @@
+// The one reading of "is this address the internet?" as one table, and the three places that decide
+// it held to the same table: the sandbox's network proxy (a granted name resolving here), a remote
+// server's zone (where it may send Airlock), and URL elicitation (which pages may be offered).
+// The red team's case: WHATWG URL writes an IPv4-mapped address in hex ([::ffff:7f00:1]), which the
+// old copies of the check only knew in dotted form.
+import { describe, expect, it } from 'vitest';
+import { isPublicAddress, readIpAddress, rangeWords, type AddressRange } from '../../../electron/core/net/address-ranges';
+import { classifyAddress, checkSuppliedUrl, readRemoteUrl } from '../../../electron/core/remote/address';
+import { isNonPublicAddress } from '../../../electron/core/sandbox/network-proxy';
+import { isPrivateAddress, readElicitationUrl } from '../../../electron/core/server-requests/elicitation-form';
+
+const TABLE: Array<[address: string, range: AddressRange]> = [
+  // IPv4
+  ['8.8.8.8', 'public'],
+  ['93.184.216.34', 'public'],
+  ['1.1.1.1', 'public'],
+  ['0.0.0.0', 'unspecified'],
+  ['0.1.2.3', 'unspecified'],
+  ['10.0.0.1', 'private'],
+  ['172.16.0.1', 'private'],
+  ['172.31.255.255', 'private'],
+  ['172.32.0.1', 'public'],
+  ['192.168.1.1', 'private'],
+  ['100.64.0.1', 'shared'],
+  ['100.127.255.254', 'shared'],
+  ['100.128.0.1', 'public'],
+  ['127.0.0.1', 'loopback'],
+  ['127.255.255.254', 'loopback'],
+  ['169.254.169.254', 'link-local'],
+  ['192.0.0.8', 'reserved'],
+  ['192.0.2.10', 'documentation'],
+  ['198.51.100.7', 'documentation'],
+  ['203.0.113.5', 'documentation'],
+  ['198.18.0.1', 'benchmarking'],
+  ['198.19.255.1', 'benchmarking'],
+  ['192.88.99.1', 'reserved'],
+  ['224.0.0.1', 'multicast'],
+  ['239.255.255.250', 'multicast'],
+  ['240.0.0.1', 'reserved'],
+  ['255.255.255.255', 'broadcast'],
+  // IPv6, plain
+  ['2606:4700::1111', 'public'],
+  ['2a00:1450:4001:82a::200e', 'public'],
+  ['::', 'unspecified'],
+  ['0:0:0:0:0:0:0:0', 'unspecified'],
+  ['::1', 'loopback'],
+  ['0:0:0:0:0:0:0:1', 'loopback'],
+  ['[::1]', 'loopback'],
+  ['fc00::1', 'private'],
+  ['fd12:3456:789a::1', 'private'],
+  ['fe80::1', 'link-local'],
+  ['fe80::1%eth0', 'link-local'],
+  ['febf::1', 'link-local'],
+  ['fec0::1', 'reserved'],
+  ['ff02::1', 'multicast'],
+  ['ff05::2', 'multicast'],
+  ['2001:db8::1', 'documentation'],
+  ['3fff::1', 'documentation'],
+  ['2001:2::1', 'benchmarking'],
+  ['2001:10::1', 'reserved'],
+  ['100::1', 'reserved'],
+  ['5f00::1', 'reserved'],
+  ['4000::1', 'reserved'],
+  ['e000::1', 'reserved'],
+  // IPv4-mapped, every form: exactly the IPv4 address's range
+  ['::ffff:127.0.0.1', 'loopback'],
+  ['::ffff:7f00:1', 'loopback'],
+  ['::FFFF:7F00:0001', 'loopback'],
+  ['0:0:0:0:0:ffff:7f00:1', 'loopback'],
+  ['0000:0000:0000:0000:0000:ffff:127.0.0.1', 'loopback'],
+  ['[::ffff:7f00:1]', 'loopback'],
+  ['::ffff:c0a8:101', 'private'],
+  ['::ffff:192.168.1.1', 'private'],
+  ['::ffff:a00:1', 'private'],
+  ['::ffff:a9fe:a9fe', 'link-local'],
+  ['::ffff:169.254.169.254', 'link-local'],
+  ['::ffff:6440:1', 'shared'],
+  ['::ffff:0:0', 'unspecified'],
+  ['::ffff:0.0.0.0', 'unspecified'],
+  ['::ffff:e000:1', 'multicast'],
+  ['::ffff:808:808', 'public'],
+  ['::ffff:8.8.8.8', 'public'],
+  // IPv4-compatible (deprecated) and IPv4-translated: never the internet
+  ['::127.0.0.1', 'reserved'],
+  ['::7f00:1', 'reserved'],
+  ['::8.8.8.8', 'reserved'],
+  ['::ffff:0:7f00:1', 'reserved'],
+  ['::ffff:0:808:808', 'reserved'],
+  // NAT64: the well-known prefix reaches the IPv4 internet; never anything else
+  ['64:ff9b::808:808', 'public'],
+  ['64:ff9b::8.8.8.8', 'public'],
+  ['64:ff9b::7f00:1', 'reserved'],
+  ['64:ff9b::127.0.0.1', 'reserved'],
+  ['64:ff9b::a9fe:a9fe', 'reserved'],
+  ['64:ff9b::c0a8:101', 'reserved'],
+  ['64:ff9b:1::a00:1', 'private'],
+  ['64:ff9b:1::808:808', 'private'],
+  // 6to4: public only when the IPv4 address inside is
+  ['2002:808:808::1', 'public'],
+  ['2002:7f00:1::1', 'reserved'],
+  ['2002:a9fe:a9fe::', 'reserved'],
+  ['2002:c0a8:101::1', 'reserved'],
+  ['2002:a00:1::', 'reserved'],
+  ['2002::', 'reserved'],
+  // Teredo: never the internet here
+  ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+  ['2001::1', 'reserved'],
+];
+
+describe('the one address reading (net/address-ranges.ts)', () => {
+  it.each(TABLE)('%s is %s', (address, range) => {
+    expect(readIpAddress(address)?.range).toBe(range);
+    expect(isPublicAddress(address)).toBe(range === 'public');
+  });
+
+  it.each(['example.com', 'localhost', '127.1', '0x7f000001', '2130706433', '1.2.3', '::ffff:1.2.3', 'gggg::1', ''])('%j is not an IP address: never public', (text) => {
+    expect(readIpAddress(text)).toBeUndefined();
+    expect(isPublicAddress(text)).toBe(false);
+  });
+
+  it('says which IPv4 address an IPv6 one carries, and how', () => {
+    expect(readIpAddress('::ffff:7f00:1')?.embedded).toEqual({ address: '127.0.0.1', kind: 'mapped', range: 'loopback' });
+    expect(readIpAddress('64:ff9b::a9fe:a9fe')?.embedded).toEqual({ address: '169.254.169.254', kind: 'nat64', range: 'link-local' });
+    expect(readIpAddress('2002:c0a8:101::1')?.embedded).toEqual({ address: '192.168.1.1', kind: '6to4', range: 'private' });
+    expect(readIpAddress('2001:0:4136:e378:8000:63bf:3fff:fdd2')?.embedded).toMatchObject({ address: '192.0.2.45', kind: 'teredo' });
+    expect(rangeWords(readIpAddress('64:ff9b::7f00:1')!)).toBe('a reserved address (the NAT64 form of 127.0.0.1, this computer (loopback))');
+  });
+});
+
+describe('every place that decides "public" reads it the same way', () => {
+  it.each(TABLE)('%s (%s)', (address, range) => {
+    const isPublic = range === 'public';
+    const bracketed = address.includes(':') && !address.startsWith('[') ? `[${address.replace(/%.*$/, '')}]` : address.replace(/%.*$/, '');
+    // The sandbox's proxy: a granted name resolving here is refused unless it is the internet.
+    expect(isNonPublicAddress(address.replace(/^\[|\]$/g, ''))).toBe(!isPublic);
+    // URL elicitation: offered to the person only when public.
+    expect(isPrivateAddress(address.replace(/^\[|\]$/g, ''))).toBe(!isPublic);
+    const offered = readElicitationUrl(`https://${bracketed}:8443/admin/delete?all=1`);
+    expect(offered.problem === undefined, `${offered.href}: ${offered.problem}`).toBe(isPublic);
+    // Remote servers: a server on the internet may not send Airlock to anything else.
+    expect(classifyAddress(address) === 'public').toBe(isPublic);
+    const supplied = () => checkSuppliedUrl(`https://${bracketed}/token`, 'public', 'The token endpoint');
+    if (isPublic) expect(supplied).not.toThrow();
+    else expect(supplied).toThrow(/Airlock does not let a server send it somewhere more private/);
+  });
+
+  it('the red team\u2019s URLs are never offered, and never a remote server\u2019s address', () => {
+    for (const url of ['https://[::ffff:7f00:1]:8443/admin/delete?all=1', 'https://[::ffff:c0a8:101]/', 'https://[64:ff9b::a9fe:a9fe]/latest/meta-data/', 'https://[2002:7f00:1::1]/']) {
+      expect(readElicitationUrl(url).problem, url).toBe('it points at a private, loopback or link-local address');
+    }
+    // WHATWG URL turns the dotted form into hex: both are read the same.
+    expect(new URL('https://[::ffff:127.0.0.1]/').hostname).toBe('[::ffff:7f00:1]');
+    expect(readRemoteUrl('https://[::ffff:a9fe:a9fe]/mcp').problem).toMatch(/link-local address/);
+    expect(readRemoteUrl('https://[64:ff9b::7f00:1]/mcp').problem).toMatch(/reserved address/);
+    // Plain http goes only to this computer: a NAT64 form of 127.0.0.1 goes out over the network.
+    expect(readRemoteUrl('http://[64:ff9b::7f00:1]/mcp').problem).toMatch(/only to this computer/);
+    expect(readRemoteUrl('http://[::ffff:7f00:1]:3000/mcp').problem).toBeUndefined();
+  });
+});
