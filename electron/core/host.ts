@@ -40,8 +40,12 @@ import { createSandboxLauncher, type AirlockSandboxLauncher, type SandboxLaunche
 import { RemoteRoom } from './remote/remote-room';
 import { SecretStore, type SecretCipher } from './secrets/secret-store';
 import { Supervisor, type SupervisorOptions } from './servers/supervisor';
-import { AirlockStore, type StoreBackendFactory } from './store/store';
+import { AirlockStore, type StoreBackendFactory, type StoreData } from './store/store';
 import { serverSummary, toolsOf, toolView, type ToolViewContext } from './views/views';
+import { ManagedPolicyRoom } from './managed-policy/managed-policy-room';
+import { defaultPolicySource, type PolicySource } from './managed-policy/policy-sources';
+import { AuditExportRoom, type AuditExportRoomDeps } from './audit-export/audit-export-room';
+import { homedir } from 'node:os';
 
 /** What a shell (the Electron app, the CLI, a test) gives the core. */
 export interface HostHooks {
@@ -112,6 +116,14 @@ export interface HostOptions {
    * URL; absent: the shell's `openExternal`, else sign-in is refused plainly).
    */
   signInPage?: (url: string, server: string) => void;
+  /**
+   * Where the organisation's managed policy is read (tests only: a source of
+   * their own, a shorter re-read interval). Default: the OS's admin locations;
+   * nothing else can move them.
+   */
+  managedPolicy?: { source?: PolicySource; pollMs?: number };
+  /** Streaming the audit log over OTLP: the environment read for OTEL_EXPORTER_OTLP_* (default this process's) and the exporter's tuning (tests). */
+  auditExport?: { env?: Readonly<Record<string, string | undefined>>; tuning?: AuditExportRoomDeps['tuning'] };
 }
 
 /**
@@ -152,6 +164,10 @@ export class AirlockHost {
   readonly removal: ServerRemovalRoom;
   /** The core as other apps reach it: the gateway facade, the HTTP gateway, connecting apps. */
   readonly gateway: GatewayRoom;
+  /** The organisation's managed policy: what it forbids and locks. */
+  readonly organisation: ManagedPolicyRoom;
+  /** The audit log, streamed to an OpenTelemetry collector. */
+  readonly auditExport: AuditExportRoom;
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
   readonly samplingModel: SamplingModel;
   private readonly pipeline: CallPipeline;
@@ -183,6 +199,39 @@ export class AirlockHost {
     this.changes = new ChangeRecorder(this.audit, (error) => {
       options.hooks.log?.('could not record a change in the audit log', error);
       this.auditNotices.push({ level: 'error', message: `A change was saved, but the audit log could not record it: ${messageOf(error)}` });
+    });
+    // Read before anything starts: a server the policy forbids never starts, not even once.
+    this.organisation = new ManagedPolicyRoom({
+      source: options.managedPolicy?.source ?? defaultPolicySource(),
+      homeDir: options.homeDir ?? homedir(),
+      records: () => this.records(),
+      serverState: (name) => this.supervisor.state(name),
+      stopServer: (name) => this.supervisor.stop(name),
+      startServer: (name) => this.supervisor.start(name),
+      changes: this.changes,
+      didChange: () => {
+        this.emitServers();
+        if (this.organisation.lock('httpGateway')) void this.gateway.stopHttp().catch((error: unknown) => options.hooks.log?.('could not stop the HTTP gateway', error));
+        this.auditExport.nudge();
+      },
+      ...(options.hooks.log ? { log: options.hooks.log } : {}),
+      ...(options.managedPolicy?.pollMs !== undefined ? { pollMs: options.managedPolicy.pollMs } : {}),
+    });
+    this.auditExport = new AuditExportRoom({
+      auditDir: join(dataDir, 'audit'),
+      stateFile: join(dataDir, 'audit-export.json'),
+      version: options.version,
+      store: this.store,
+      secrets: this.secrets,
+      organisation: {
+        otlpTarget: () => this.organisation.otlpTarget(),
+        lockView: () => this.organisation.view().locks.find((lock) => lock.setting === 'otlp'),
+        refuse: (what) => this.organisation.refuse('otlp', what),
+      },
+      changes: this.changes,
+      env: options.auditExport?.env ?? process.env,
+      ...(options.hooks.log ? { log: options.hooks.log } : {}),
+      ...(options.auditExport?.tuning ? { tuning: options.auditExport.tuning } : {}),
     });
     this.checkSandbox = options.checkSandbox ?? (() => checkSandboxSupport());
     this.sandbox = this.checkSandbox();
@@ -217,7 +266,14 @@ export class AirlockHost {
     this.supervisor = new Supervisor({
       ...options.supervisor,
       launcher: this.launcher,
-      catalog: { lookup: (name) => this.supervisedServer(name) },
+      catalog: {
+        lookup: (name) => {
+          // SECURITY: a server the organisation's policy forbids does not start (its record is kept as it is).
+          const record = ownEntry(this.store.read().servers, name);
+          if (record) this.organisation.guardStart(record);
+          return this.supervisedServer(name);
+        },
+      },
       serverRequests: (name) => this.serverRequests.handlersFor(name),
       onNotice: (name, notice) => this.catalog.catalog.handleNotice(name, notice),
     });
@@ -234,7 +290,8 @@ export class AirlockHost {
       now: () => Date.now(),
     });
     this.serverRequests = new ServerRequestsRoom({
-      state: () => this.store.read(),
+      state: () => this.organisationState(),
+      refuseSamplingWithoutReview: (server) => this.organisation.refuse('samplingWithoutReview', `let ${server}'s sampling requests run without review`, server),
       updateRecord,
       audit: this.audit,
       canAsk: () => options.hooks.canAsk?.() ?? false,
@@ -273,11 +330,13 @@ export class AirlockHost {
       serverRequests: this.serverRequests,
       catalog: this.catalog.gateway(),
       callTool: (request) => this.callTool(request),
+      refuseHttp: () => this.organisation.refuse('httpGateway', 'start the HTTP gateway'),
     });
     this.registry = new RegistryRoom({
-      readSetting: () => this.store.read().settings.registryUrl,
+      // The organisation's registry, when its policy names one, is the only one.
+      readSetting: () => this.organisation.registryUrl() ?? this.store.read().settings.registryUrl,
       writeSetting: (baseUrl) =>
-        this.store.update((data) => {
+        (this.organisation.refuse('registry', `change the registry to ${baseUrl ?? 'the official one'}`), this.store).update((data) => {
           const { registryUrl: _old, ...settings } = data.settings;
           return { ...data, settings: baseUrl === undefined ? settings : { ...settings, registryUrl: baseUrl } };
         }),
@@ -294,6 +353,7 @@ export class AirlockHost {
       sessionGrants: this.sessionGrants,
       revokeRequestSession: (server) => this.serverRequests.pipeline.revokeSession(server),
       didChange: () => this.emitServers(),
+      organisation: this.organisation,
     });
     this.serverSettings = new ServerSettingsRoom({
       store: this.store,
@@ -309,6 +369,7 @@ export class AirlockHost {
       changes: this.changes,
       sessionGrants: this.sessionGrants,
       didChange: () => this.emitServers(),
+      organisation: this.organisation,
     });
     this.removal = new ServerRemovalRoom({
       store: this.store,
@@ -350,10 +411,15 @@ export class AirlockHost {
       startServer: (name) => this.supervisor.start(name),
       stopServer: (name) => this.supervisor.stop(name),
       signInBroker: () => this.remote.broker(),
+      organisation: (server, what) => this.organisation.refuseServer(server, what),
     });
-    this.appendNotices = coalescedAppendNotices((seq) => options.hooks.emit('audit.didAppend', { seq }));
+    this.appendNotices = coalescedAppendNotices((seq) => {
+      options.hooks.emit('audit.didAppend', { seq });
+      this.auditExport.nudge();
+    });
     this.pipeline = new CallPipeline({
-      state: () => this.store.read(),
+      state: () => this.organisationState(),
+      organisation: { facts: (record) => this.organisation.callFacts(record), revision: () => this.organisation.revision },
       lookupTool: (server, tool) => this.supervisor.tools.lookup(server, tool),
       ensureReady: async (server) => {
         if (this.supervisor.state(server) !== 'ready') await this.supervisor.start(server);
@@ -409,13 +475,14 @@ export class AirlockHost {
       this.emitServers();
     });
     this.disposers.push(() => stateSub.dispose(), () => toolsSub.dispose());
+    this.auditExport.start();
   }
 
   // ── App ────────────────────────────────────────────────────────────────
 
   /** Start-up problems the user must see (a corrupt store kept aside, an unreadable audit key, …). */
   get notices(): AppNotice[] {
-    return [...this.store.notices, ...this.auditNotices];
+    return [...this.store.notices, ...this.auditNotices, ...this.organisation.notices];
   }
 
   info(): AppInfo {
@@ -608,6 +675,8 @@ export class AirlockHost {
    */
   private askNetwork(server: string, host: string, port: number): Promise<boolean> {
     if (!(this.options.hooks.canAsk?.(undefined) ?? false)) return Promise.reject(new NoAnswerError('No window or terminal could ask.'));
+    // SECURITY: a host outside the organisation's bounds is refused without asking (nobody may grant it).
+    if (this.organisation.refusesHost(host)) return Promise.reject(new NoAnswerError("Your organisation's policy does not allow this host."));
     return this.network.ask(server, host, port);
   }
 
@@ -658,7 +727,7 @@ export class AirlockHost {
   /** The settings a person can change (Settings, `airlock settings`). */
   settings(): SettingsView {
     const { settings } = this.store.read();
-    return { policyMode: settings.policyMode, strictDurability: settings.strictDurability === true, flushWindowMs: this.audit.flushWindowMs, runtimes: { ...settings.runtimes } };
+    return { policyMode: this.organisation.effectiveMode(settings.policyMode), strictDurability: settings.strictDurability === true, flushWindowMs: this.audit.flushWindowMs, runtimes: { ...settings.runtimes } };
   }
 
   // ── IPC ────────────────────────────────────────────────────────────────
@@ -785,6 +854,8 @@ export class AirlockHost {
       ...this.catalog.ipcHandlers(),
       ...this.registry.ipcHandlers(),
       ...this.serverRequests.ipcHandlers({ shell: 'window' }),
+      ...this.organisation.ipcHandlers(shell),
+      ...this.auditExport.ipcHandlers(shell),
     };
   }
 
@@ -801,6 +872,8 @@ export class AirlockHost {
     await this.launcher.close();
     await this.networkAudit.flush();
     await this.changes.settled();
+    this.organisation.dispose();
+    await this.auditExport.stop();
     await this.audit.close();
     for (const dispose of this.disposers.splice(0)) dispose();
   }
@@ -828,6 +901,22 @@ export class AirlockHost {
     } catch {
       return [];
     }
+  }
+
+  /**
+   * The store as calls and server requests are decided on it: strict mode
+   * when the organisation's policy locks it, and sampling "always" read as
+   * "ask" when the policy forbids sampling without review (the records stay as saved).
+   */
+  private organisationState(): StoreData {
+    const data = this.store.read();
+    const strict = this.organisation.lock('mode') !== undefined && data.settings.policyMode !== 'strict';
+    const review = this.organisation.lock('samplingWithoutReview') !== undefined && Object.values(data.servers).some((record) => record.serverRequests?.sampling.rule === 'always');
+    if (!strict && !review) return data;
+    const servers = review
+      ? Object.fromEntries(Object.entries(data.servers).map(([name, record]) => [name, record.serverRequests?.sampling.rule === 'always' ? { ...record, serverRequests: { ...record.serverRequests, sampling: { ...record.serverRequests.sampling, rule: 'ask' as const } } } : record]))
+      : data.servers;
+    return { ...data, servers, settings: strict ? { ...data.settings, policyMode: 'strict' } : data.settings };
   }
 
   /** Where a server's own persistent data lives (writable only when granted). */
@@ -878,7 +967,9 @@ export class AirlockHost {
       this.codePins.changeOf(record.name, record.provenance),
     );
     const note = stateNote(record, { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}), log: this.supervisor.log(record.name), sandbox: this.sandbox });
-    return note ? { ...summary, stateNote: note } : summary;
+    const blocked = this.organisation.block(record);
+    const shown = blocked ? { ...summary, stateNote: blocked.message, blockedByOrganisation: { key: blocked.key, rule: blocked.rule, message: blocked.message } } : summary;
+    return note && !blocked ? { ...shown, stateNote: note } : shown;
   }
 
   private toolContext(record: ServerRecord): ToolViewContext {

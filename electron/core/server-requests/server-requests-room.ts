@@ -26,6 +26,8 @@ const ENGAGED_GRACE_MS = 60_000;
 export interface ServerRequestsRoomDeps {
   state(): { servers: Readonly<Record<string, ServerRecord>>; settings: { policyMode: PolicyMode } };
   updateRecord(name: string, change: (record: ServerRecord) => ServerRecord): ServerRecord;
+  /** Refuses sampling without review when the organisation's policy forbids it (`allowSamplingWithoutReview: false`), naming the key. */
+  refuseSamplingWithoutReview?(server: string): void;
   audit: { dir: string; files(): Promise<string[]>; appendServerRequest(input: ServerRequestAuditInput): Promise<{ seq: number }> };
   canAsk(): boolean;
   emit: EmitEvent;
@@ -104,6 +106,7 @@ export class ServerRequestsRoom {
   }
 
   setSettings(name: string, settings: ServerRequestSettings): ServerRequestSettings {
+    if (settings.sampling.rule === 'always') this.deps.refuseSamplingWithoutReview?.(name);
     this.deps.updateRecord(name, (record) => ({ ...record, serverRequests: settings }));
     // A person tightening the rule ends this session's "allow" too.
     if (settings.sampling.rule !== 'always') this.pipeline.revokeSession(name);
