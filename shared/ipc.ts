@@ -607,8 +607,8 @@ export const channels = {
     response: OrganisationViewSchema,
     doc: 'Renderer, Settings › "Read the policy again"; CLI `airlock settings --reload-policy`: reads the policy locations now (they are also read every few seconds).',
   },
-  'auditExport.status': { request: Empty, response: AuditExportViewSchema, doc: 'Renderer, Settings › Audit log streaming; CLI `airlock settings`, `doctor`: where the audit log is streamed and its backlog.' },
-  'auditExport.configure': {
+  'audit.exportStatus': { request: Empty, response: AuditExportViewSchema, doc: 'Renderer, Settings › Audit log streaming; CLI `airlock settings`, `doctor`: where the audit log is streamed and its backlog.' },
+  'audit.setExport': {
     request: z.strictObject({
       endpoint: z.string().url().max(2048).regex(/^https?:\/\//i, 'an http or https URL').nullable(),
       protocol: z.enum(['http/protobuf', 'http/json']).optional(),
@@ -617,7 +617,7 @@ export const channels = {
     response: AuditExportViewSchema,
     doc: 'Renderer, Settings › Audit log streaming; CLI `airlock settings audit-export URL|off`: streams the audit log to an OTLP/HTTP collector (null: off). Refused when the organisation’s policy sets it.',
   },
-  'auditExport.send': {
+  'audit.exportRange': {
     request: z.strictObject({ from: z.number().int().min(1).optional(), to: z.number().int().min(1).optional() }),
     response: z.object({ sent: z.number().int(), first: z.number().int().optional(), last: z.number().int().optional(), endpoint: z.string() }),
     doc: 'CLI `airlock audit export --otlp`: sends a range of entries (by sequence number) to the configured collector now, by hand; the streamed position is not changed.',

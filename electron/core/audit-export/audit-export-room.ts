@@ -98,12 +98,12 @@ export class AuditExportRoom {
   }
 
   /** The room's channels. Changing where the log goes is the person's (window or their own terminal). */
-  ipcHandlers(shell: ShellIdentity): Pick<IpcHandlers, 'auditExport.status' | 'auditExport.configure' | 'auditExport.send'> {
+  ipcHandlers(shell: ShellIdentity): Pick<IpcHandlers, 'audit.exportStatus' | 'audit.setExport' | 'audit.exportRange'> {
     const by = shell.kind === 'window' ? 'window' : 'command-line';
     return {
-      'auditExport.status': () => this.view(),
-      'auditExport.configure': (request) => this.configure(request, by),
-      'auditExport.send': async ({ from, to }) => {
+      'audit.exportStatus': () => this.view(),
+      'audit.setExport': (request) => this.configure(request, by),
+      'audit.exportRange': async ({ from, to }) => {
         const head = this.exporter.status().head;
         try {
           const result = await this.exporter.sendRange(from ?? 1, to ?? head);

@@ -85,10 +85,10 @@ export function darwinPolicySource(options: { managedPreferencesDir?: string; fi
 }
 
 /** Windows: the registry key, then the JSON file in ProgramData. `run` is reg.exe and PowerShell (tests pass recorded output). */
-export function windowsPolicySource(options: { run?: WindowsRunner; programData?: string } = {}): PolicySource {
+export function windowsPolicySource(options: { run?: WindowsRunner; programData?: string; file?: string } = {}): PolicySource {
   const run = options.run ?? runWindowsTool;
-  const programData = options.programData ?? programDataFromRegistry(run);
-  const file = programData ? win32.join(programData, 'Airlock', 'managed-policy.json') : undefined;
+  const programData = options.file ? undefined : (options.programData ?? programDataFromRegistry(run));
+  const file = options.file ?? (programData ? win32.join(programData, 'Airlock', 'managed-policy.json') : undefined);
   return {
     locations: [WINDOWS_POLICY_KEY, file ?? '%ProgramData%\\Airlock\\managed-policy.json'],
     read: () => [readRegistryPolicy(run), file ? readWindowsPolicyFile(file, run) : { location: '%ProgramData%\\Airlock\\managed-policy.json', status: 'unreadable', problem: 'Airlock could not find ProgramData in the registry' }],
@@ -238,7 +238,8 @@ function readWindowsPolicyFile(path: string, run: WindowsRunner): PolicyDocument
     return { location: path, status: 'unreadable', problem: `it cannot be read (${code ?? messageOf(error)})` };
   }
   // The file and its two folders (Airlock, ProgramData): owned and changeable only by administrators.
-  const checked = [path, win32.dirname(path), win32.dirname(win32.dirname(path))];
+  const parent = (p: string) => (p.includes('\\') ? win32.dirname(p) : dirname(p));
+  const checked = [path, parent(path), parent(parent(path))];
   const acl = run('powershell', ['-NoProfile', '-NonInteractive', '-Command', WINDOWS_ACL_SCRIPT, ...checked]);
   if (acl.status !== 0) return { location: path, status: 'unreadable', problem: `its permissions could not be checked (${acl.stderr.trim() || `exit ${acl.status}`})` };
   let problem: string | undefined;
