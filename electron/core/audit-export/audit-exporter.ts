@@ -94,6 +94,14 @@ class BatchCollector implements LogRecordProcessor {
   }
 }
 
+/** One target's SDK pipeline: the logger provider (with its resource), the collector of its records, the OTLP exporter. */
+interface SdkPipeline {
+  key: string;
+  provider: LoggerProvider;
+  collector: BatchCollector;
+  exporter: LogRecordExporter;
+}
+
 export class AuditExporter {
   readonly #tail: AuditTail;
   readonly #options: AuditExporterOptions;
@@ -106,7 +114,7 @@ export class AuditExporter {
   #status: ExportStatus = { state: 'off', acknowledged: 0, head: 0, backlog: 0 };
   #attempt = 0;
   #retryAt = 0;
-  #sdk: { key: string; provider: LoggerProvider; collector: BatchCollector; exporter: LogRecordExporter } | undefined;
+  #sdk: SdkPipeline | undefined;
   #headStamp = '';
   #head = 0;
 
@@ -170,14 +178,20 @@ export class AuditExporter {
     let sent = 0;
     let first: number | undefined;
     let last: number | undefined;
-    for (;;) {
-      const entries = tail.read(after, this.#options.batchSize ?? 512, to);
-      if (entries.length === 0) break;
-      await this.#send(target, entries);
-      sent += entries.length;
-      first ??= entries[0]!.seq;
-      last = entries.at(-1)!.seq;
-      after = last;
+    // Its own SDK pipeline: the stream's is not held up, nor holds this up.
+    const sdk = this.#buildSdk(target);
+    try {
+      for (;;) {
+        const entries = tail.read(after, this.#options.batchSize ?? 512, to);
+        if (entries.length === 0) break;
+        await this.#send(target, entries, sdk);
+        sent += entries.length;
+        first ??= entries[0]!.seq;
+        last = entries.at(-1)!.seq;
+        after = last;
+      }
+    } finally {
+      await Promise.allSettled([sdk.exporter.shutdown(), sdk.provider.shutdown()]);
     }
     return { sent, ...(first !== undefined ? { first } : {}), ...(last !== undefined ? { last } : {}), url: target.url };
   }
@@ -211,7 +225,8 @@ export class AuditExporter {
         this.#setStatus({ state: 'idle' });
         return;
       }
-      this.#setStatus({ state: 'sending' });
+      // A retry stays "retrying" (with its error) until the collector takes the batch.
+      if (this.#status.state !== 'retrying') this.#setStatus({ state: 'sending' });
       try {
         await this.#send(target, entries);
       } catch (error) {
@@ -239,8 +254,8 @@ export class AuditExporter {
   }
 
   /** One batch through the SDK: emitted as log records, exported, acknowledged or not. */
-  async #send(target: ExportTarget, entries: readonly TailEntry[]): Promise<void> {
-    const sdk = this.#sdkFor(target);
+  async #send(target: ExportTarget, entries: readonly TailEntry[], own?: SdkPipeline): Promise<void> {
+    const sdk = own ?? this.#sdkFor(target);
     const logger = sdk.provider.getLogger('airlock.audit', this.#options.version);
     for (const entry of entries) {
       const record = toLogRecord(entry);
@@ -260,6 +275,12 @@ export class AuditExporter {
     const key = JSON.stringify(target);
     if (this.#sdk?.key === key) return this.#sdk;
     void this.#closeSdk();
+    this.#sdk = this.#buildSdk(target);
+    return this.#sdk;
+  }
+
+  #buildSdk(target: ExportTarget): SdkPipeline {
+    const key = JSON.stringify(target);
     const collector = new BatchCollector();
     const provider = new LoggerProvider({
       resource: resourceFromAttributes({
@@ -275,8 +296,7 @@ export class AuditExporter {
     // chosen (the organisation's policy first), so it is built without them: nothing the environment holds
     // adds a header to, or changes the certificates of, a collector the policy or a person named.
     const exporter = withoutOtlpEnvironment(() => (target.protocol === 'http/json' ? new OtlpJsonExporter(config) : new OtlpProtoExporter(config)));
-    this.#sdk = { key, provider, collector, exporter };
-    return this.#sdk;
+    return { key, provider, collector, exporter };
   }
 
   async #closeSdk(): Promise<void> {
