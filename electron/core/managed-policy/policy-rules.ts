@@ -182,7 +182,7 @@ export function settingLock(state: PolicyState, setting: LockableSetting): Setti
   const key = SETTING_KEYS[setting];
   if (state.status === 'unreadable') {
     const first = state.problems[0];
-    return { key, value: 'locked: the policy could not be read', location: first ? problemWords(first) : state.locations.join(', ') };
+    return { key, value: 'locked while the policy cannot be read', location: first ? `${first.location}${first.line !== undefined ? `, line ${first.line}` : ''}` : state.locations.join(', ') };
   }
   const policy = state.policy;
   const at = (top: string) => state.from[top] ?? '';
