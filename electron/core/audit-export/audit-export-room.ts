@@ -31,7 +31,7 @@ export interface AuditExportRoomDeps {
   env: Readonly<Record<string, string | undefined>>;
   log?(message: string, error?: unknown): void;
   /** Exporter tuning (tests: short backoff, fast polling). */
-  tuning?: { pollMs?: number; backoff?: { initialMs: number; maxMs: number }; batchSize?: number; timeoutMs?: number };
+  tuning?: { pollMs?: number; batchDelayMs?: number; backoff?: { initialMs: number; maxMs: number }; batchSize?: number; timeoutMs?: number };
 }
 
 export class AuditExportRoom {
@@ -44,6 +44,7 @@ export class AuditExportRoom {
       version: deps.version,
       target: () => this.target(),
       ...(deps.tuning?.pollMs !== undefined ? { pollMs: deps.tuning.pollMs } : {}),
+      ...(deps.tuning?.batchDelayMs !== undefined ? { batchDelayMs: deps.tuning.batchDelayMs } : {}),
       ...(deps.tuning?.backoff ? { backoff: deps.tuning.backoff } : {}),
       ...(deps.tuning?.batchSize ? { batchSize: deps.tuning.batchSize } : {}),
       ...(deps.tuning?.timeoutMs ? { timeoutMs: deps.tuning.timeoutMs } : {}),

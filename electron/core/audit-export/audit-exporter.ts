@@ -57,8 +57,10 @@ export interface AuditExporterOptions {
   version: string;
   /** Entries per request (default 512). */
   batchSize?: number;
-  /** How often to look for new entries (ms; default 250). */
+  /** How often to look for new entries when nothing nudged (ms; default 1000). */
   pollMs?: number;
+  /** After a nudge (an append), how long to gather entries before sending them in one request (ms; default 200). */
+  batchDelayMs?: number;
   /** First retry delay and the longest (ms; default 1000 and 60000). */
   backoff?: { initialMs: number; maxMs: number };
   /** Each request's time limit (ms; default 10000). */
@@ -108,6 +110,7 @@ export class AuditExporter {
   readonly #now: () => number;
   #saved: SavedState;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerDue = 0;
   #running = false;
   #stopped = true;
   #inFlight: Promise<void> | undefined;
@@ -142,7 +145,9 @@ export class AuditExporter {
   nudge(): void {
     if (this.#stopped || this.#running) return;
     if (this.#status.state === 'retrying' && this.#now() < this.#retryAt) return;
-    this.#schedule(0);
+    // A batch is already due: this entry goes with it (one request for a burst of calls, not one per call).
+    if (this.#timer && this.#timerDue <= this.#now() + (this.#options.batchDelayMs ?? 200)) return;
+    this.#schedule(this.#options.batchDelayMs ?? 200);
   }
 
   /** Stops: waits (at most `graceMs`) for a batch in flight, then shuts the SDK down. Nothing unacknowledged is forgotten. */
@@ -201,6 +206,7 @@ export class AuditExporter {
   #schedule(ms: number): void {
     if (this.#stopped) return;
     if (this.#timer) clearTimeout(this.#timer);
+    this.#timerDue = this.#now() + ms;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#inFlight = this.#tick().finally(() => (this.#inFlight = undefined));
@@ -211,7 +217,7 @@ export class AuditExporter {
   async #tick(): Promise<void> {
     if (this.#running || this.#stopped) return;
     this.#running = true;
-    let next = this.#options.pollMs ?? 250;
+    let next = this.#options.pollMs ?? 1_000;
     try {
       const target = this.#options.target();
       if (!target || 'problem' in target) {

@@ -18,7 +18,7 @@ import { OtlpReceiver } from '../../support/otlp-receiver';
 import type { HostOptions } from '../../../electron/core/host';
 
 const ECHO = fixture('servers/echo.mjs');
-const FAST = { pollMs: 20, backoff: { initialMs: 50, maxMs: 400 }, timeoutMs: 2_000 };
+const FAST = { pollMs: 20, batchDelayMs: 20, backoff: { initialMs: 50, maxMs: 400 }, timeoutMs: 2_000 };
 
 async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
