@@ -345,6 +345,8 @@ export const ConfirmationViewSchema = z.object({
   reading: ToolReadingViewSchema,
   reasons: z.array(z.string()),
   destructive: z.boolean(),
+  /** The organisation's policy forbids "always allow" for this tool (allowAlwaysForDestructive: false): the sentence that says so. */
+  alwaysForbidden: z.string().optional(),
   /** What changed since the user last approved this tool. */
   changes: DefinitionDiffViewSchema.optional(),
   /** Epoch milliseconds. */

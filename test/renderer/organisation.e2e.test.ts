@@ -72,6 +72,28 @@ describe('the organisation’s policy on the screens', () => {
     expect(await trust.isChecked()).toBe(false);
   });
 
+  it('a confirmation for a destructive tool: “always” is not offered as an allow (allowAlwaysForDestructive), and the core refuses it too', async () => {
+    await apply({ version: 1, allowAlwaysForDestructive: false });
+    await t.open('#/servers');
+    const pending = t.host.callTool({ server: 'echo', tool: 'echo', arguments: { message: 'x' }, caller: { kind: 'client', name: 'Test Agent' } });
+    const dialog = t.page.getByRole('dialog');
+    await expect.poll(() => dialog.getByTestId('confirmation-deny').getAttribute('aria-disabled'), { timeout: 30_000 }).toBe(null);
+    await dialog.getByRole('radio', { name: /^Always, for/ }).check();
+    await waitForText(dialog.getByTestId('always-forbidden'), /allowAlwaysForDestructive: false/);
+    await dialog.getByTestId('confirm-object').getByRole('checkbox').check();
+    await dialog.getByTestId('confirm-always').getByRole('checkbox').check();
+    expect(await dialog.getByRole('button', { name: 'Always allow' }).isDisabled()).toBe(true);
+    // A shell that sends the answer anyway is refused, naming the key; the question stays open.
+    const id = t.host.pendingConfirmations()[0]!.id;
+    const refused = t.host.answerConfirmation(id, { choice: 'allow-always', confirmDestructiveAlways: true }, { shell: 'window' });
+    expect(refused).toEqual({ accepted: false, reason: expect.stringContaining('allowAlwaysForDestructive: false') });
+    await dialog.getByRole('radio', { name: 'Only this time' }).check();
+    await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect((await pending).outcome).toBe('denied');
+    expect(t.host.store.read().rules).toEqual([]);
+    await apply(null);
+  });
+
   it('a server the new policy forbids is shown blocked with its rule, kept, and shown running again when the policy relaxes', async () => {
     await apply({ version: 1, deniedServers: [{ command: ['**/node', '**/echo.mjs'] }] });
     await t.open('#/servers');
