@@ -141,12 +141,10 @@ export class ManagedPolicyRoom {
         this.#stoppedByPolicy.add(record.name);
         this.deps.changes.record({ change: 'managed-policy', by: 'organisation', server: record.name, changes: [`server stopped: ${block.message}`] });
         work.push(this.deps.stopServer(record.name).catch((error: unknown) => this.deps.log?.(`could not stop ${record.name}`, error)));
-      } else if (!block && record.enabled && (this.#stoppedByPolicy.has(record.name) || state === 'stopped')) {
-        const was = this.#stoppedByPolicy.delete(record.name);
-        if (was || state === 'stopped') {
-          this.deps.changes.record({ change: 'managed-policy', by: 'organisation', server: record.name, changes: ['server may run again: the policy no longer forbids it'] });
-          work.push(this.deps.startServer(record.name).catch((error: unknown) => this.deps.log?.(`could not start ${record.name} again`, error)));
-        }
+      } else if (!block && this.#stoppedByPolicy.delete(record.name)) {
+        // Only what the policy stopped (or kept from starting) starts again, and only if the person has it on.
+        this.deps.changes.record({ change: 'managed-policy', by: 'organisation', server: record.name, changes: [`server may run again: the policy no longer forbids it${record.enabled ? '' : ' (it is turned off, so it stays stopped)'}`] });
+        if (record.enabled && state === 'stopped') work.push(this.deps.startServer(record.name).catch((error: unknown) => this.deps.log?.(`could not start ${record.name} again`, error)));
       }
     }
     await Promise.all(work);
@@ -236,7 +234,10 @@ export class ManagedPolicyRoom {
   /** Refuses a server's start when the policy forbids it (the supervisor's lookup calls this). */
   guardStart(record: ServerRecord): void {
     const block = this.block(record);
-    if (block) throw new AirlockError(LOCKED_CODE, block.message);
+    if (!block) return;
+    // Remembered, so it starts when the policy relaxes (a start refused at start-up drops nothing for good).
+    this.#stoppedByPolicy.add(record.name);
+    throw new AirlockError(LOCKED_CODE, block.message);
   }
 
   #refused(key: string, words: string, what: string, server?: string, message?: string): never {

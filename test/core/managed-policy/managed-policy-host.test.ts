@@ -182,3 +182,34 @@ describe('the managed policy in a running host', () => {
     }
   });
 });
+
+describe('a policy read at start-up never drops a server for good', () => {
+  it.each([
+    ['forbids it', JSON.stringify({ version: 1, deniedServers: [{ command: ['**/node', '**/echo.mjs'] }] })],
+    ['cannot be read', '{ "version": 1, '],
+  ])('Airlock starts while the policy %s: the server does not start, stays on, and starts once the policy is fixed', async (_what, text) => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-policy-start-'));
+    const policyFile = join(dir, 'managed-policy.json');
+    const first = await createTestHost();
+    await first.add('echo', [process.execPath, ECHO]);
+    await first.host.dispose();
+    writeFileSync(policyFile, text);
+    const { AirlockHost } = await import('../../../electron/core/host');
+    const host = new AirlockHost({ dataDir: first.dataDir, version: '0.0.0-test', homeDir: first.home, hooks: { emit: () => {} }, managedPolicy: { source: linuxPolicySource({ path: policyFile }), pollMs: 0 } });
+    try {
+      await host.startEnabledServers();
+      expect(host.supervisor.state('echo')).not.toBe('ready');
+      expect(host.record('echo').enabled).toBe(true);
+      expect(host.listServers()[0]!.blockedByOrganisation).toBeDefined();
+      rmSync(policyFile);
+      await host.organisation.reload();
+      await until(() => host.supervisor.state('echo') === 'ready', 'echo to start');
+    } finally {
+      await host.dispose();
+      rmSync(first.root, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
