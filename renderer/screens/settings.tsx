@@ -9,6 +9,7 @@ import { ModelsSection } from './models';
 import { OtherAppsSection } from './other-apps';
 import { FieldError } from '../components/field-error';
 import type { OrganisationView } from '../../shared/views';
+import { LockNote } from '../components/organisation-lock';
 
 const MODES: { id: PolicyMode; label: string; sentence: string }[] = [
   {
@@ -59,14 +60,6 @@ function PolicyModeSection() {
   );
 }
 
-/** "Set by your organisation (key: value, file)": why a setting cannot be changed here. */
-function LockNote({ words }: { words: string }) {
-  return (
-    <p className="notice notice-warning small" data-testid="organisation-lock">
-      <strong>Set by your organisation.</strong> <InertText text={words.replace(/^set by your organisation /, '')} />
-    </p>
-  );
-}
 
 const LOCK_LABEL: Record<OrganisationView['locks'][number]['setting'], string> = {
   mode: 'When Airlock asks',

@@ -65,6 +65,8 @@ describe('the organisation’s policy on the screens', () => {
 
   it('the server’s page: trusting it is refused naming allowTrust, and the switch shows what is saved', async () => {
     await t.open('#/servers/echo/permissions');
+    // Shown as the organisation's before anyone tries.
+    await waitForText(t.page.getByTestId('organisation-lock').first(), `(allowTrust: false, ${policyFile})`);
     const trust = t.page.getByTestId('trust-toggle');
     await trust.click();
     await waitForText(t.page.getByTestId('detail-error'), /set by your organisation \(allowTrust: false/);
