@@ -24,7 +24,7 @@ interface LogFile {
   size: number;
 }
 
-const CHUNK = 1024 * 1024;
+const CHUNK = 256 * 1024;
 
 export class AuditTail {
   #cursor: { ino: number; offset: number; seq: number } | undefined;
