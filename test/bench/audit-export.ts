@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { defaultSandboxProfile } from '../../shared/domain';
 import { AirlockHost } from '../../electron/core/host';
 
@@ -82,6 +83,8 @@ try {
   let longestDrainMs = 0;
   // This process's CPU time per call (µs), the exporter's own work included (it runs here, between and during calls).
   const cpu = { on: 0, off: 0 };
+  // How long the event loop stalled (the longest wait a call arriving at the wrong moment would see), p99 and max, in ms.
+  const loop = { on: monitorEventLoopDelay({ resolution: 1 }), off: monitorEventLoopDelay({ resolution: 1 }) };
   const cpuNow = () => {
     const usage = process.cpuUsage();
     return usage.user + usage.system;
@@ -89,12 +92,16 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     host.auditExport.configure({ endpoint: null }, 'command-line');
     let started = cpuNow();
+    loop.off.enable();
     for (let i = 0; i < PER_BLOCK; i++) without.push(await call());
+    loop.off.disable();
     cpu.off += cpuNow() - started;
     host.auditExport.configure(process.env.BENCH_EXPORT_AA ? { endpoint: null } : { endpoint: collector.url }, 'command-line');
     await drain();
     started = cpuNow();
+    loop.on.enable();
     for (let i = 0; i < PER_BLOCK; i++) withExport.push(await call());
+    loop.on.disable();
     const drained = await drain();
     // The block's export, to its last acknowledgement, is counted with its calls.
     cpu.on += cpuNow() - started;
@@ -111,6 +118,10 @@ try {
       ratio: round(value / baseline),
       goal: 1.05,
       cpuUsPerCall: { on: Math.round(cpu.on / withExport.length), off: Math.round(cpu.off / without.length) },
+      eventLoopDelayMs: {
+        on: { p99: round(loop.on.percentile(99) / 1e6), max: round(loop.on.max / 1e6) },
+        off: { p99: round(loop.off.percentile(99) / 1e6), max: round(loop.off.max / 1e6) },
+      },
       calls: withExport.length + without.length,
       exported: status.acknowledged,
       written: status.head,

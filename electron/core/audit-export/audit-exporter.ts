@@ -55,7 +55,7 @@ export interface AuditExporterOptions {
   target(): ExportTarget | { problem: string } | undefined;
   /** `service.version`. */
   version: string;
-  /** Entries per request (default 512). */
+  /** Entries per request (default 128: its serialisation is one stretch of the event loop, ≈ 4 ms). */
   batchSize?: number;
   /** How often to look for new entries when nothing nudged (ms; default 1000). */
   pollMs?: number;
@@ -187,7 +187,7 @@ export class AuditExporter {
     const sdk = this.#buildSdk(target);
     try {
       for (;;) {
-        const entries = tail.read(after, this.#options.batchSize ?? 512, to);
+        const entries = tail.read(after, this.#options.batchSize ?? DEFAULT_BATCH, to);
         if (entries.length === 0) break;
         await this.#send(target, entries, sdk);
         sent += entries.length;
@@ -226,7 +226,7 @@ export class AuditExporter {
         return;
       }
       const acknowledged = this.#saved.acknowledged[target.url] ?? 0;
-      const entries = this.#tail.read(acknowledged, this.#options.batchSize ?? 512);
+      const entries = this.#tail.read(acknowledged, this.#options.batchSize ?? DEFAULT_BATCH);
       if (entries.length === 0) {
         this.#setStatus({ state: 'idle' });
         return;
@@ -248,9 +248,9 @@ export class AuditExporter {
       this.#attempt = 0;
       this.#saved.acknowledged[target.url] = entries.at(-1)!.seq;
       this.#save();
-      this.#setStatus({ state: entries.length >= (this.#options.batchSize ?? 512) ? 'sending' : 'idle', lastSuccessAt: this.#now() });
+      this.#setStatus({ state: entries.length >= (this.#options.batchSize ?? DEFAULT_BATCH) ? 'sending' : 'idle', lastSuccessAt: this.#now() });
       // More may wait: go on at once.
-      if (entries.length >= (this.#options.batchSize ?? 512)) next = 0;
+      if (entries.length >= (this.#options.batchSize ?? DEFAULT_BATCH)) next = 0;
     } catch (error) {
       this.#options.log?.('the audit export failed', error);
     } finally {
@@ -263,7 +263,10 @@ export class AuditExporter {
   async #send(target: ExportTarget, entries: readonly TailEntry[], own?: SdkPipeline): Promise<void> {
     const sdk = own ?? this.#sdkFor(target);
     const logger = sdk.provider.getLogger('airlock.audit', this.#options.version);
-    for (const entry of entries) {
+    for (let k = 0; k < entries.length; k++) {
+      // A few records per turn of the event loop: a call that arrives meanwhile waits for a slice, never for the batch.
+      if (k > 0 && k % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      const entry = entries[k]!;
       const record = toLogRecord(entry);
       logger.emit({ timestamp: record.timestamp, observedTimestamp: new Date(this.#now()), severityNumber: record.severityNumber, severityText: record.severityText, body: record.body, eventName: record.eventName, attributes: record.attributes });
     }
@@ -349,6 +352,12 @@ export class AuditExporter {
     }
   }
 }
+
+/** Entries per request. */
+const DEFAULT_BATCH = 128;
+
+/** Records emitted per turn of the event loop (≈ 40 µs each with the SDK; see `#send`). */
+const YIELD_EVERY = 32;
 
 function readState(path: string): SavedState {
   try {
