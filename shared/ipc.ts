@@ -30,6 +30,8 @@ import {
   ResourceReadViewSchema,
   ServerRequestEntryViewSchema,
   ServerRequestViewSchema,
+  OrganisationViewSchema,
+  AuditExportViewSchema,
 } from './views';
 import {
   ChatCommandsViewSchema,
@@ -616,6 +618,32 @@ export const channels = {
     response: z.object({ path: z.string().optional() }),
     doc: 'Renderer, "Browse…": the shell\'s file picker (the browser harness has none; the renderer then asks for a path).',
   },
+  // ── Organisations: the managed policy, and the audit log streamed over OpenTelemetry ──
+  'organisation.get': {
+    request: Empty,
+    response: OrganisationViewSchema,
+    doc: 'Renderer, Settings and a server’s page; CLI `airlock settings`, `doctor`: the organisation’s policy, what it locks and blocks, and problems with its files.',
+  },
+  'organisation.reload': {
+    request: Empty,
+    response: OrganisationViewSchema,
+    doc: 'Renderer, Settings › "Read the policy again"; CLI `airlock settings --reload-policy`: reads the policy locations now (they are also read every few seconds).',
+  },
+  'audit.exportStatus': { request: Empty, response: AuditExportViewSchema, doc: 'Renderer, Settings › Audit log streaming; CLI `airlock settings`, `doctor`: where the audit log is streamed and its backlog.' },
+  'audit.setExport': {
+    request: z.strictObject({
+      endpoint: z.string().url().max(2048).regex(/^https?:\/\//i, 'an http or https URL').nullable(),
+      protocol: z.enum(['http/protobuf', 'http/json']).optional(),
+      headers: z.record(z.string().min(1).max(128).regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), z.string().max(8192)).optional(),
+    }),
+    response: AuditExportViewSchema,
+    doc: 'Renderer, Settings › Audit log streaming; CLI `airlock settings audit-export URL|off`: streams the audit log to an OTLP/HTTP collector (null: off). Refused when the organisation’s policy sets it.',
+  },
+  'audit.exportRange': {
+    request: z.strictObject({ from: z.number().int().min(1).optional(), to: z.number().int().min(1).optional() }),
+    response: z.object({ sent: z.number().int(), first: z.number().int().optional(), last: z.number().int().optional(), endpoint: z.string() }),
+    doc: 'CLI `airlock audit export --otlp`: sends a range of entries (by sequence number) to the configured collector now, by hand; the streamed position is not changed.',
+  },
 } as const satisfies Record<string, ChannelSpec>;
 
 /** Every main → renderer event. */
@@ -671,6 +699,8 @@ export const IpcErrorCodeSchema = z.enum([
   'conflict',
   'unavailable',
   'internal',
+  /** The organisation's managed policy locks this (the message names the key). */
+  'locked-by-organisation',
 ]);
 export type IpcErrorCode = z.infer<typeof IpcErrorCodeSchema>;
 

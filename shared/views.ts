@@ -140,6 +140,8 @@ export const ServerSummarySchema = z.object({
    * line of output), the sandbox missing.
    */
   stateNote: z.string().optional(),
+  /** Set while the organisation's policy forbids this server: it does not run (its settings are kept), with the rule that blocks it. */
+  blockedByOrganisation: z.object({ key: z.string(), rule: z.string(), message: z.string() }).optional(),
 });
 export type ServerSummary = z.infer<typeof ServerSummarySchema>;
 
@@ -355,6 +357,8 @@ export const ConfirmationViewSchema = z.object({
   reading: ToolReadingViewSchema,
   reasons: z.array(z.string()),
   destructive: z.boolean(),
+  /** The organisation's policy forbids "always allow" for this tool (allowAlwaysForDestructive: false): the sentence that says so. */
+  alwaysForbidden: z.string().optional(),
   /** What changed since the user last approved this tool. */
   changes: DefinitionDiffViewSchema.optional(),
   /** Epoch milliseconds. */
@@ -689,3 +693,71 @@ export const ServerRequestEntryViewSchema = z.object({
   response: z.unknown().optional(),
 });
 export type ServerRequestEntryView = z.infer<typeof ServerRequestEntryViewSchema>;
+
+// ── Organisations: the managed policy and the audit log's OpenTelemetry export ──
+
+/** A setting the organisation's policy locks, as every shell shows it ("set by your organisation"). */
+export const OrganisationLockViewSchema = z.object({
+  /** What a person would change: the mode, trusting servers, running unsandboxed, the HTTP gateway, "always" for destructive tools, sampling without review, the registry, the audit export. */
+  setting: z.enum(['mode', 'trust', 'unsandboxed', 'httpGateway', 'alwaysForDestructive', 'samplingWithoutReview', 'registry', 'otlp']),
+  /** The policy key that locks it (`allowTrust`). */
+  key: z.string(),
+  /** The value the organisation set, in words. */
+  value: z.string(),
+  /** The file (or registry key, or profile) that set it. */
+  location: z.string(),
+  /** "set by your organisation (allowTrust: false, /etc/airlock/managed-policy.json)" */
+  words: z.string(),
+});
+export type OrganisationLockView = z.infer<typeof OrganisationLockViewSchema>;
+
+/** The organisation's managed policy as Settings, `airlock settings`, `doctor` and `--json` show it. */
+export const OrganisationViewSchema = z.object({
+  /** `none`: no policy; `active`: in force; `unreadable`: it could not be read, so nothing it could forbid runs. */
+  status: z.enum(['none', 'active', 'unreadable']),
+  /** Where Airlock looks on this OS, highest precedence first. */
+  locations: z.array(z.string()),
+  /** The documents in force, with their sha256. */
+  documents: z.array(z.object({ location: z.string(), sha256: z.string().optional() })).optional(),
+  /** What the administrator must fix, with the file and line. */
+  problems: z.array(z.object({ location: z.string(), line: z.number().int().optional(), key: z.string().optional(), message: z.string() })).optional(),
+  /** Files that are not a policy because someone other than an administrator can change them. */
+  ignored: z.array(z.object({ location: z.string(), why: z.string() })),
+  locks: z.array(OrganisationLockViewSchema),
+  /** The bounds on network grants. */
+  network: z.object({ allowedDomains: z.array(z.string()).optional(), deniedDomains: z.array(z.string()).optional() }).optional(),
+  /** Write grants only inside the person's home folder. */
+  writesOnlyInHome: z.boolean().optional(),
+  allowedServers: z.array(z.string()).optional(),
+  deniedServers: z.array(z.string()).optional(),
+  /** The servers the organisation provides: where from, whether installed (under which name), the command that installs one. */
+  providedServers: z.array(z.object({ name: z.string(), source: z.string(), description: z.string().optional(), installedAs: z.string().optional(), install: z.string() })),
+  /** The servers the policy stops from running, with the rule. */
+  blocked: z.array(z.object({ server: z.string(), key: z.string(), rule: z.string(), message: z.string() })),
+});
+export type OrganisationView = z.infer<typeof OrganisationViewSchema>;
+
+/** Where and how the audit log is streamed over OTLP/HTTP, and how far it got. */
+export const AuditExportViewSchema = z.object({
+  /** `off`: not configured; `idle`: caught up; `sending`; `retrying`: the collector did not take the last batch (see `lastError`, `nextRetryAt`). */
+  state: z.enum(['off', 'idle', 'sending', 'retrying']),
+  /** Who configured it: the organisation's policy (locked), Settings, or the OTEL_EXPORTER_OTLP_* environment variables. */
+  from: z.enum(['policy', 'settings', 'environment']).optional(),
+  /** The collector's logs URL. */
+  endpoint: z.string().optional(),
+  protocol: z.enum(['http/protobuf', 'http/json']).optional(),
+  /** Names of the headers sent (their values are never shown). */
+  headerNames: z.array(z.string()),
+  /** The last entry the collector acknowledged. */
+  acknowledged: z.number().int(),
+  /** The last entry written to the log. */
+  head: z.number().int(),
+  /** Entries written and not yet acknowledged (they wait in the log itself, on disk). */
+  backlog: z.number().int(),
+  lastError: z.string().optional(),
+  lastSuccessAt: z.string().optional(),
+  nextRetryAt: z.string().optional(),
+  /** Set when the organisation's policy locks the export (`audit.otlp`). */
+  lock: OrganisationLockViewSchema.optional(),
+});
+export type AuditExportView = z.infer<typeof AuditExportViewSchema>;

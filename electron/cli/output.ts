@@ -55,6 +55,8 @@ export const EXIT = {
   denied: 5,
   /** Nothing was changed because the person said no. */
   cancelled: 6,
+  /** Nothing was changed: the organisation's managed policy locks it (the message names the key). */
+  lockedByOrganisation: 7,
   /** Stopped by Ctrl-C (128 + SIGINT, as shells report it); what was under way was cleaned up. */
   interrupted: 130,
 } as const;

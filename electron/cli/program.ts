@@ -151,7 +151,14 @@ function exitCodeFor(error: unknown, io: CliIo, json: boolean): number {
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
   // The core's "your request was wrong" (a bad name, a missing path, an unknown package) is a usage error.
-  const code = error instanceof CliExit ? error.exitCode : error instanceof AirlockError && error.code === 'invalid-request' ? EXIT.usage : EXIT.failure;
+  const code =
+    error instanceof CliExit
+      ? error.exitCode
+      : error instanceof AirlockError && error.code === 'invalid-request'
+        ? EXIT.usage
+        : error instanceof AirlockError && error.code === 'locked-by-organisation'
+          ? EXIT.lockedByOrganisation
+          : EXIT.failure;
   const message =
     error instanceof CliExit || error instanceof AirlockError
       ? error.message

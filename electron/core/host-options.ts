@@ -7,6 +7,8 @@
 import type { SandboxSupport } from '../../shared/domain';
 import type { EmitEvent } from '../../shared/ipc';
 import type { AuditFileSystem, AuditKey } from './audit';
+import type { AuditExportRoomDeps } from './audit-export/audit-export-room';
+import type { PolicySource } from './managed-policy/policy-sources';
 import type { ShellIdentity } from './ipc/shell-identity';
 import type { RegistryRoomDeps } from './registry/registry-room';
 import type { AirlockSandboxLauncher, SandboxLauncherOptions } from './sandbox/sandbox-launcher';
@@ -87,5 +89,13 @@ export interface HostOptions {
    * URL; absent: the shell's `openExternal`, else sign-in is refused plainly).
    */
   signInPage?: (url: string, server: string) => void;
+  /**
+   * Where the organisation's managed policy is read (tests only: a source of
+   * their own, a shorter re-read interval). Default: the OS's admin locations;
+   * nothing else can move them.
+   */
+  managedPolicy?: { source?: PolicySource; pollMs?: number };
+  /** Streaming the audit log over OTLP: the environment read for OTEL_EXPORTER_OTLP_* (default this process's) and the exporter's tuning (tests). */
+  auditExport?: { env?: Readonly<Record<string, string | undefined>>; tuning?: AuditExportRoomDeps['tuning'] };
 }
 

@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { ServerRecord } from '../../shared/domain';
 import type { IpcHandlers } from '../../shared/ipc';
 import { AgentService, createSamplingModel } from './agent';
@@ -6,6 +8,7 @@ import { AppRoom } from './app/app-room';
 import { ApprovalsRoom } from './approvals/approvals-room';
 import { ConfirmationRegistry, SessionGrants, systemClock } from './approvals';
 import type { AuditLog } from './audit';
+import { AuditExportRoom } from './audit-export/audit-export-room';
 import { AuditRoom } from './audit/audit-room';
 import type { ChangeRecorder } from './audit/change-record';
 import { actorOfShell } from './audit/change-record';
@@ -17,6 +20,8 @@ import { GatewayRoom } from './gateway/gateway-room';
 import type { HostOptions } from './host-options';
 import { InstallFlow } from './install-flow/install-flow';
 import { InstallRoom } from './install-flow/install-room';
+import { ManagedPolicyRoom } from './managed-policy/managed-policy-room';
+import { defaultPolicySource } from './managed-policy/policy-sources';
 import { WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { isContained } from './policy/containment';
 import { PolicyRoom } from './policy/policy-room';
@@ -75,6 +80,10 @@ export class AirlockHost {
   readonly calls: CallsRoom;
   readonly agent: AgentService;
   readonly samplingModel: SamplingModel;
+  /** The organisation's managed policy: what it forbids and locks. */
+  readonly organisation: ManagedPolicyRoom;
+  /** The audit log, streamed to an OpenTelemetry collector. */
+  readonly auditExport: AuditExportRoom;
   private readonly disposers: Array<() => void> = [];
 
   constructor(private readonly options: HostOptions) {
@@ -93,8 +102,50 @@ export class AirlockHost {
     this.secrets = new SecretStore(dataDir, options.secretCipher, dataFolderRegistryPath(process.env, options.homeDir));
     // SECURITY: invariant 5 — one redaction, of every value the person gave the server, in every entry and model request.
     const secretsOf: ServerSecretsDeps = { record: recordLookup(() => this.store.read().servers), secrets: this.secrets };
-    this.activity = new AuditRoom({ dataDir, ...home, ...(options.audit ? { options: options.audit } : {}), secretValues: (server) => serverSecretValues(secretsOf, server), emit: hooks.emit, log });
+    this.activity = new AuditRoom({
+      dataDir,
+      ...home,
+      ...(options.audit ? { options: options.audit } : {}),
+      secretValues: (server) => serverSecretValues(secretsOf, server),
+      emit: hooks.emit,
+      log,
+      onDidAppend: () => this.auditExport.nudge(),
+    });
     const changes = this.activity.changes;
+    // Read before anything starts: a server the policy forbids never starts, not even once.
+    this.organisation = new ManagedPolicyRoom({
+      source: options.managedPolicy?.source ?? defaultPolicySource(),
+      homeDir: options.homeDir ?? homedir(),
+      records: () => this.servers.records(),
+      serverState: (name) => this.supervisor.state(name),
+      stopServer,
+      startServer,
+      changes,
+      didChange: () => {
+        emitServers();
+        if (this.organisation.lock('httpGateway')) void this.gateway.stopHttp().catch((error: unknown) => log('could not stop the HTTP gateway', error));
+        this.auditExport.nudge();
+      },
+      ...(hooks.log ? { log: hooks.log } : {}),
+      ...(options.managedPolicy?.pollMs !== undefined ? { pollMs: options.managedPolicy.pollMs } : {}),
+    });
+    const organisation = this.organisation;
+    this.auditExport = new AuditExportRoom({
+      store: this.store,
+      secrets: this.secrets,
+      auditDir: join(dataDir, 'audit'),
+      stateFile: join(dataDir, 'audit-export.json'),
+      version: options.version,
+      organisation: {
+        otlpTarget: () => organisation.otlpTarget(),
+        lockView: () => organisation.view().locks.find((lock) => lock.setting === 'otlp'),
+        refuse: (what) => organisation.refuse('otlp', what),
+      },
+      changes,
+      env: options.auditExport?.env ?? process.env,
+      ...(hooks.log ? { log: hooks.log } : {}),
+      ...(options.auditExport?.tuning ? { tuning: options.auditExport.tuning } : {}),
+    });
     // What most rooms ask for, under the names their Deps use (each room takes only what it declares).
     const parts = {
       dataDir,
@@ -123,8 +174,9 @@ export class AirlockHost {
       ...parts,
       version: options.version,
       checkSandbox: options.checkSandbox ?? (() => checkSandboxSupport()),
-      notices: () => [...this.store.notices, ...this.activity.notices],
+      notices: () => [...this.store.notices, ...this.activity.notices, ...organisation.notices],
       flushWindowMs: () => this.audit.flushWindowMs,
+      effectiveMode: (mode) => organisation.effectiveMode(mode),
       ...(hooks.pickFile ? { pickFile: hooks.pickFile } : {}),
       ...(hooks.openExternal ? { openExternal: hooks.openExternal } : {}),
     });
@@ -135,6 +187,7 @@ export class AirlockHost {
       confirmations: this.confirmations,
       noteNetworkAnswer: (...args) => this.activity.noteNetworkAnswer(...args),
       canAsk: () => hooks.canAsk?.(undefined) ?? false,
+      refusesHost: (host) => organisation.refusesHost(host),
       didChangeServers: emitServers,
     });
     this.launcher =
@@ -169,6 +222,8 @@ export class AirlockHost {
       remote: { link: (name, server) => this.remote.link(name, server) },
       sandbox: () => this.app.sandbox,
       limits: () => this.launcher.limits(),
+      guardStart: (record) => organisation.guardStart(record),
+      blocked: (record) => organisation.block(record),
     });
     this.catalog = new CatalogRoom({
       ...parts,
@@ -181,6 +236,8 @@ export class AirlockHost {
     });
     this.serverRequests = new ServerRequestsRoom({
       ...parts,
+      state: () => organisation.decidedState(this.store.read()),
+      refuseSamplingWithoutReview: (server) => organisation.refuse('samplingWithoutReview', `let ${server}'s sampling requests run without review`, server),
       audit: this.audit,
       // SECURITY: invariant 1 in reverse — a server's question is routed to this process's own shell, when it can ask; only it (and the window) may answer.
       askers: () => ((hooks.canAsk?.() ?? false) ? [this.ownShell.origin] : []),
@@ -211,11 +268,13 @@ export class AirlockHost {
       serverRequests: this.serverRequests,
       catalog: this.catalog.gateway(),
       callTool: (request) => this.calls.call(request),
+      refuseHttp: () => organisation.refuse('httpGateway', 'start the HTTP gateway'),
     });
-    this.registry = new RegistryRoom({ ...parts, ...(options.registry ? { client: options.registry } : {}), remote: remoteSupport });
-    this.policy = new PolicyRoom({ ...parts, revokeRequestSession: (server) => this.serverRequests.pipeline.revokeSession(server) });
+    this.registry = new RegistryRoom({ ...parts, organisation, ...(options.registry ? { client: options.registry } : {}), remote: remoteSupport });
+    this.policy = new PolicyRoom({ ...parts, organisation, revokeRequestSession: (server) => this.serverRequests.pipeline.revokeSession(server) });
     this.serverSettings = new ServerSettingsRoom({
       ...parts,
+      organisation,
       restartIfRunning: (server) => this.servers.restartIfRunning(server),
       sendRootsListChanged: (server) => this.supervisor.withConnection(server, (connection) => connection.sendRootsListChanged()),
     });
@@ -248,12 +307,15 @@ export class AirlockHost {
       hashFile: (path) => codeHasher.sha256(path),
       onDidChange: emitServers,
       signInBroker: () => this.remote.broker(),
+      organisation: (server, what) => organisation.refuseServer(server, what),
     });
     this.installs = new InstallRoom({ ...parts, flow: this.install });
     this.calls = new CallsRoom({
       record,
       pipeline: {
         ...parts,
+        state: () => organisation.decidedState(this.store.read()),
+        organisation: { facts: (record) => organisation.callFacts(record), revision: () => organisation.revision },
         ensureReady: async (server) => void (this.supervisor.state(server) !== 'ready' && (await this.supervisor.start(server))),
         toolsSettled: (server) => this.supervisor.toolsSettled(server),
         secretValues: (server, known) => serverSecretValues(secretsOf, server, known),
@@ -297,6 +359,7 @@ export class AirlockHost {
       emitServers();
     });
     this.disposers.push(() => stateSub.dispose(), () => toolsSub.dispose());
+    this.auditExport.start();
   }
 
   /** The audit log itself. */
@@ -338,6 +401,8 @@ export class AirlockHost {
       ...this.registry.ipcHandlers(shell),
       ...this.sandboxPlan.ipcHandlers(shell),
       ...this.serverRequests.ipcHandlers(shell),
+      ...this.organisation.ipcHandlers(shell),
+      ...this.auditExport.ipcHandlers(shell),
     };
   }
 
@@ -351,6 +416,8 @@ export class AirlockHost {
     await this.supervisor.stopAll();
     await this.remote.closeAll();
     await this.launcher.close();
+    this.organisation.dispose();
+    await this.auditExport.stop();
     await this.activity.close();
     for (const dispose of this.disposers.splice(0)) dispose();
   }

@@ -27,10 +27,15 @@ export function SandboxBadge({ sandboxed }: { sandboxed: boolean }) {
 }
 
 /** Every badge the Servers list and the detail page show for a server. */
-export function ServerBadges({ server }: { server: Pick<ServerSummary, 'state' | 'trusted' | 'sandboxed' | 'network' | 'pendingChanges' | 'newTools' | 'codeChanged' | 'enabled'> }) {
+export function ServerBadges({ server }: { server: Pick<ServerSummary, 'state' | 'trusted' | 'sandboxed' | 'network' | 'pendingChanges' | 'newTools' | 'codeChanged' | 'enabled' | 'blockedByOrganisation'> }) {
   const state = STATE_LABEL[server.state];
   return (
     <span className="badges" data-testid="server-badges">
+      {server.blockedByOrganisation && (
+        <Badge tone="danger" testId="organisation-blocked-badge">
+          Blocked by your organisation
+        </Badge>
+      )}
       <Badge tone={state.tone}>{state.text}</Badge>
       <TrustBadge trusted={server.trusted} />
       <SandboxBadge sandboxed={server.sandboxed} />

@@ -139,7 +139,9 @@ export function ConfirmationDialog({
 
   const parsed = useMemo(() => (editing ? parseArguments(argsText) : { value: c.arguments }), [editing, argsText, c.arguments]);
   const needsAlwaysConfirm = c.destructive && remember === 'always';
-  const canAllow = !expired && !sending && parsed.value !== undefined && objectConfirmed && (!needsAlwaysConfirm || alwaysConfirmed);
+  // The organisation's policy may forbid "always allow" here: Allow then needs once or this session.
+  const alwaysForbidden = c.alwaysForbidden !== undefined && remember === 'always';
+  const canAllow = !expired && !sending && parsed.value !== undefined && objectConfirmed && (!needsAlwaysConfirm || alwaysConfirmed) && !alwaysForbidden;
 
   const answer = useCallback(
     async (kind: 'allow' | 'deny') => {
@@ -373,6 +375,11 @@ export function ConfirmationDialog({
           <p className="small rule-preview" data-testid="rule-preview">
             Until Airlock quits, <InertText text={c.server} /> › <InertText text={c.tool} /> runs without asking when you allow it now. “Deny” still only denies
             this once.
+          </p>
+        )}
+        {alwaysForbidden && (
+          <p className="notice notice-warning small" data-testid="always-forbidden">
+            <InertText text={c.alwaysForbidden!} />
           </p>
         )}
         {remember === 'always' && (

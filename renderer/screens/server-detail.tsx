@@ -85,12 +85,24 @@ function Detail({ server: s, onChange, reload, initialTab }: { server: ServerDet
       <p className="server-summary">
         <InertText text={s.summary} />
       </p>
-      {s.stateNote ? (
+      {s.blockedByOrganisation && (
+        <div className="notice notice-error" data-testid="organisation-block" role="status">
+          <p>
+            <strong>Blocked by your organisation&apos;s policy.</strong> It does not run while the policy forbids it; its settings are kept, and it runs again if the
+            policy changes.
+          </p>
+          <p className="small">
+            Rule: <code>{s.blockedByOrganisation.key}</code> <code><InertText text={s.blockedByOrganisation.rule} /></code>
+          </p>
+        </div>
+      )}
+      {s.stateNote && !s.blockedByOrganisation ? (
         <p className={`notice ${s.state === 'crashed' || s.state === 'quarantined' || s.lastError ? 'notice-error' : 'notice-warning'}`} data-testid="state-note">
           <InertText text={s.stateNote} block />
         </p>
       ) : (
-        s.lastError && (
+        s.lastError &&
+        !s.blockedByOrganisation && (
           <div className="notice notice-error">
             <p>Its last error, in its own words where it gave them:</p>
             <InertText text={s.lastError} quoted />

@@ -9,6 +9,8 @@ import { serverHref } from '../route';
 import { ModelsSection } from './models';
 import { OtherAppsSection } from './other-apps';
 import { FieldError } from '../components/field-error';
+import type { OrganisationView } from '../../shared/views';
+import { LockNote } from '../components/organisation-lock';
 
 const MODES: { id: PolicyMode; label: string; sentence: string }[] = [
   {
@@ -22,13 +24,16 @@ const MODES: { id: PolicyMode; label: string; sentence: string }[] = [
 
 function PolicyModeSection() {
   const [settings, , setSettings] = useQuery('settings.get', {});
+  const [organisation] = useQuery('organisation.get', {}, 'servers.didChange');
+  const lock = organisation.status === 'ok' ? organisation.value.locks.find((item) => item.setting === 'mode') : undefined;
   const action = useAction();
   // Shown at once; set back if the core refuses.
   const [chosen, setChosen] = useState<PolicyMode | undefined>();
   const current = chosen ?? (settings.status === 'ok' ? settings.value.policyMode : undefined);
   return (
-    <fieldset className="policy-mode" data-testid="policy-mode" disabled={settings.status !== 'ok'}>
+    <fieldset className="policy-mode" data-testid="policy-mode" disabled={settings.status !== 'ok' || lock !== undefined}>
       <legend>When Airlock asks</legend>
+      {lock && <LockNote words={lock.words} />}
       {settings.status === 'error' && (
         <p role="alert" className="field-error">
           <InertText text={settings.message} />
@@ -53,6 +58,144 @@ function PolicyModeSection() {
       ))}
       <FieldError message={action.error} />
     </fieldset>
+  );
+}
+
+
+const LOCK_LABEL: Record<OrganisationView['locks'][number]['setting'], string> = {
+  mode: 'When Airlock asks',
+  trust: 'Trusting a server',
+  unsandboxed: 'Running a server without a sandbox',
+  httpGateway: 'The HTTP gateway for other apps',
+  alwaysForDestructive: '“Always allow” for tools that may delete or overwrite things',
+  samplingWithoutReview: 'Servers’ model requests without review',
+  registry: 'The registry Airlock searches',
+  otlp: 'Where the activity log is streamed',
+};
+
+/** The organisation's managed policy: where it comes from, what it locks and blocks, and what is wrong with its files. */
+function OrganisationSection() {
+  const [organisation, reload] = useQuery('organisation.get', {}, 'servers.didChange');
+  const action = useAction();
+  if (organisation.status !== 'ok') return organisation.status === 'error' ? <p className="field-error"><InertText text={organisation.message} /></p> : null;
+  const view = organisation.value;
+  if (view.status === 'none' && view.ignored.length === 0) return null;
+  return (
+    <section aria-labelledby="organisation-title" className={`panel ${view.status === 'unreadable' || view.ignored.length ? 'panel-danger' : ''}`} data-testid="organisation">
+      <h2 id="organisation-title">Your organisation</h2>
+      {view.status === 'active' && (
+        <p className="lead">
+          Your organisation manages some of Airlock’s settings: <InertText text={(view.documents ?? []).map((doc) => doc.location).join(', ')} />.
+        </p>
+      )}
+      {view.status === 'unreadable' && (
+        <div role="alert" data-testid="organisation-problems">
+          <p className="lead">Your organisation’s policy could not be read, so nothing it could forbid runs until it is fixed. Tell your administrator:</p>
+          <ul>
+            {(view.problems ?? []).map((problem) => (
+              <li key={problem.message}>
+                <InertText text={problem.message} />
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {view.ignored.map((item) => (
+        <p key={item.location} className="field-error" data-testid="organisation-ignored">
+          Ignored <code><InertText text={item.location} /></code>: <InertText text={item.why} />. Only a file that only an administrator can change is a policy.
+        </p>
+      ))}
+      {view.locks.length > 0 && (
+        <dl className="facts" data-testid="organisation-locks">
+          {view.locks.map((lock) => (
+            <div key={lock.setting} className="facts-row" data-setting={lock.setting}>
+              <dt>{LOCK_LABEL[lock.setting]}</dt>
+              <dd>
+                <InertText text={lock.words} />
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      {view.network?.allowedDomains && <p>Servers may be granted only these domains: <code><InertText text={view.network.allowedDomains.join(', ')} /></code> (network.allowedDomains).</p>}
+      {view.network?.deniedDomains && <p>Servers are never granted these domains: <code><InertText text={view.network.deniedDomains.join(', ')} /></code> (network.deniedDomains).</p>}
+      {view.writesOnlyInHome && <p>Servers may be given write access only inside your home folder (allowWritesOutsideHome: false).</p>}
+      {view.providedServers.length > 0 && (
+        <>
+          <h3>Servers your organisation provides</h3>
+          <ul data-testid="organisation-provided">
+            {view.providedServers.map((provided) => (
+              <li key={provided.name}>
+                <strong><InertText text={provided.name} /></strong> — <InertText text={provided.source} />
+                {provided.description && <> — <InertText text={provided.description} /></>}{' '}
+                {provided.installedAs ? <span className="muted">(added as <InertText text={provided.installedAs} />)</span> : <span className="muted">add it with <code><InertText text={provided.install} /></code></span>}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {view.blocked.length > 0 && (
+        <>
+          <h3>Blocked by the policy</h3>
+          <ul data-testid="organisation-blocked">
+            {view.blocked.map((item) => (
+              <li key={item.server}>
+                <a href={serverHref(item.server)}><InertText text={item.server} /></a> — <code>{item.key}</code> <code><InertText text={item.rule} /></code>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <button type="button" className="small-button" disabled={action.busy} onClick={async () => (await action.run(() => invoke('organisation.reload', {}))) && reload()}>
+        Read the policy again
+      </button>
+      <FieldError message={action.error} />
+    </section>
+  );
+}
+
+/** Streaming the activity log to an OpenTelemetry collector (OTLP/HTTP): where, how far it got, its backlog. */
+function AuditExportSection() {
+  const [status, reload, setStatus] = useQuery('audit.exportStatus', {}, 'audit.didAppend');
+  const action = useAction();
+  const [endpoint, setEndpoint] = useState('');
+  const [protocol, setProtocol] = useState<'http/protobuf' | 'http/json'>('http/protobuf');
+  if (status.status !== 'ok') return status.status === 'error' ? <p className="field-error"><InertText text={status.message} /></p> : null;
+  const view = status.value;
+  const save = async (next: string | null) => {
+    const value = await action.run(() => invoke('audit.setExport', next === null ? { endpoint: null } : { endpoint: next, protocol }));
+    if (value) setStatus(value);
+    else reload();
+  };
+  return (
+    <div data-testid="audit-export">
+      <p className="purpose">Send every entry of the activity log to an OpenTelemetry collector (OTLP over HTTP), as it is written. Nothing a call does waits for it; entries wait in the log while the collector is down.</p>
+      {view.lock && <LockNote words={view.lock.words} />}
+      <p data-testid="audit-export-status">
+        {view.state === 'off' ? (
+          <>Not streamed.{view.lastError && <> <InertText text={view.lastError} /></>}</>
+        ) : (
+          <>
+            To <code><InertText text={view.endpoint ?? ''} /></code> ({view.protocol}{view.from === 'environment' ? ', from the OTEL_EXPORTER_OTLP_ variables' : view.from === 'policy' ? ', set by your organisation' : ''}): {view.state}, {view.backlog} waiting (sent up to #{view.acknowledged} of #{view.head}).
+            {view.lastError && <> Last error: <InertText text={view.lastError} />.</>}
+          </>
+        )}
+      </p>
+      <span className="add-row">
+        <label htmlFor="audit-export-endpoint">Collector</label>
+        <input id="audit-export-endpoint" type="text" spellCheck={false} placeholder="http://127.0.0.1:4318" value={endpoint} onChange={(e) => setEndpoint(e.target.value)} />
+        <label className="visually-hidden" htmlFor="audit-export-protocol">Protocol</label>
+        <select id="audit-export-protocol" value={protocol} onChange={(e) => setProtocol(e.target.value as 'http/protobuf' | 'http/json')}>
+          <option value="http/protobuf">http/protobuf</option>
+          <option value="http/json">http/json</option>
+        </select>
+        <button type="button" className="small-button" disabled={action.busy || !endpoint.trim()} onClick={() => void save(endpoint.trim())}>Stream to it</button>
+        {view.from === 'settings' && (
+          <button type="button" className="small-button" disabled={action.busy} onClick={() => void save(null)}>Stop streaming</button>
+        )}
+      </span>
+      <FieldError message={action.error} />
+    </div>
   );
 }
 
@@ -214,9 +357,12 @@ export function SettingsScreen() {
       <h1 id="settings-title" tabIndex={-1}>
         Settings
       </h1>
+      <OrganisationSection />
       <h2>Policy</h2>
       <PolicyModeSection />
       <DurabilitySection />
+      <h2>Streaming the activity log</h2>
+      <AuditExportSection />
       <h2>Standing rules</h2>
       <RulesSection />
       <h2 id="models">Models</h2>

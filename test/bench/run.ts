@@ -12,6 +12,7 @@ const benches: Array<{ file: string; args?: string[] }> = [
   { file: 'sandbox-startup.mjs' },
   { file: 'policy-audit.mjs' },
   { file: 'audit.ts', args: ['--import', 'tsx'] },
+  { file: 'audit-export.ts', args: ['--import', 'tsx'] },
   { file: 'gateways.ts', args: ['--import', 'tsx'] },
   { file: 'catalog.ts', args: ['--import', 'tsx'] },
   { file: 'scale.ts', args: ['--import', 'tsx'] },

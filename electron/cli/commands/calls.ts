@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { inertText } from '../../core/servers/log-ring';
 import { inert, quoteBlock } from '../format';
+import { refuseIfLocked } from './settings';
 import { CliExit, EXIT } from '../output';
 import { confirmOrExit, warmDetail, type CliContext } from './servers';
 
@@ -64,6 +65,8 @@ export function registerCallCommands(program: Command, context: CliContext): voi
         return;
       }
       if (mode !== 'default' && mode !== 'strict') throw new CliExit(EXIT.usage, 'Say `default` or `strict`.');
+      // The organisation's lock first: there is nothing to confirm when the change cannot be made.
+      if (mode === 'default') await refuseIfLocked(api, 'mode', 'switch to the default mode');
       const current = (await api.invoke('settings.get', {})).policyMode;
       // Leaving strict mode means fewer prompts: only a person at a terminal may do that here (no --yes).
       if (current === 'strict' && mode === 'default') {
@@ -145,6 +148,24 @@ export function registerCallCommands(program: Command, context: CliContext): voi
               .join('\n')
           : 'No entries.',
       );
+    });
+  audit
+    .command('export')
+    .description('send a range of entries to the configured OpenTelemetry collector now, by hand (the streamed position does not move)')
+    .requiredOption('--otlp', 'over OTLP/HTTP, to the collector Settings, `airlock settings audit-export`, your organisation or OTEL_EXPORTER_OTLP_* name')
+    .option('--from <seq>', 'the first entry (default 1)')
+    .option('--to <seq>', 'the last entry (default the newest)')
+    .action(async (options: { from?: string; to?: string }) => {
+      const number = (value: string | undefined, name: string) => {
+        if (value === undefined) return undefined;
+        const n = Number(value);
+        if (!Number.isSafeInteger(n) || n < 1) throw new CliExit(EXIT.usage, `--${name} is an entry's number (1 or more), not “${value}”.`);
+        return n;
+      };
+      const from = number(options.from, 'from');
+      const to = number(options.to, 'to');
+      const result = await (await context.api()).invoke('audit.exportRange', { ...(from ? { from } : {}), ...(to ? { to } : {}) });
+      out(result, () => (result.sent ? `Sent ${result.sent} entries (#${result.first}–#${result.last}) to ${result.endpoint}.` : `No entries in that range; nothing was sent to ${result.endpoint}.`));
     });
   audit
     .command('verify')

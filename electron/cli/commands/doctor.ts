@@ -5,6 +5,7 @@ import type { SharedHost } from '../../core/ipc/shared-host';
 import { CliExit, EXIT, type CliIo } from '../output';
 import { formatGuarantees } from '../sandbox-plan-format';
 import { palette, type Palette } from '../terminal';
+import { auditExportLines, organisationLines } from './settings';
 import type { CliContext } from './servers';
 
 /** `airlock doctor`: can this machine run Airlock's sandbox, which node/python/uv will servers use, is the data folder healthy? */
@@ -13,7 +14,9 @@ export async function doctor(api: SharedHost, io: CliIo, json: boolean): Promise
   const guarantees = await api.invoke('sandbox.guarantees', {});
   const info = await api.invoke('app.info', {});
   const runtimes = await api.invoke('runtimes.list', {});
-  const report = { sandbox, guarantees, runtimes, dataDir: info.dataDir, notices: info.notices, node: process.version, owner: api.mode === 'owner' ? 'this process' : 'another Airlock process' };
+  const organisation = await api.invoke('organisation.get', {});
+  const auditExport = await api.invoke('audit.exportStatus', {});
+  const report = { sandbox, guarantees, runtimes, organisation, auditExport, dataDir: info.dataDir, notices: info.notices, node: process.version, owner: api.mode === 'owner' ? 'this process' : 'another Airlock process' };
   const c = palette(io.colour === true && !json);
   if (json) {
     io.out(JSON.stringify(report, null, 2));
@@ -23,6 +26,8 @@ export async function doctor(api: SharedHost, io: CliIo, json: boolean): Promise
     if (rows) io.out(rows);
     io.out(formatRuntimes(runtimes, c));
     io.out(formatPython(runtimes, c));
+    io.out(organisationLines(organisation).join('\n'));
+    io.out(auditExportLines(auditExport).join('\n'));
     io.out(`Data folder: ${report.dataDir}`);
     for (const notice of report.notices) io.out(`${notice.level === 'error' ? c.danger('ERROR') : notice.level.toUpperCase()}: ${notice.message}`);
   }

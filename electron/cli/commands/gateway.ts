@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { refuseIfLocked } from './settings';
 import type { Command } from 'commander';
 import { APP_LABELS } from '../../../shared/domain';
 import { connectApp, previewConnect, undoConnect, type ConnectApp } from '../../core/connect';
@@ -53,6 +54,7 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
         } else {
           const port = Number(options.http);
           if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliExit(EXIT.usage, `--http takes a port number, got “${options.http}”.`);
+          await refuseIfLocked(shared, 'httpGateway', 'start the HTTP gateway');
           const token = await loadOrCreateGatewayToken(context.dataDir());
           const gateway = await startHttpGateway(shared.gatewayCore(), { ...gatewayOptions, port, token });
           io.out(context.json() ? JSON.stringify({ url: gateway.url, tokenFile: resolve(context.dataDir(), GATEWAY_TOKEN_FILE) }) : `Airlock gateway on ${gateway.url}\nBearer token: in ${resolve(context.dataDir(), GATEWAY_TOKEN_FILE)}`);

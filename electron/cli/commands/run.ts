@@ -5,6 +5,7 @@ import { inert } from '../format';
 import { openGatewayShell } from '../gateway-shell';
 import { CliExit, EXIT } from '../output';
 import type { CliContext } from './servers';
+import { refuseIfLocked } from './settings';
 
 /**
  * `airlock run NAME`: one server, served as itself — its own tool and prompt
@@ -50,6 +51,7 @@ export function registerRunCommand(program: Command, context: CliContext & { dat
           await Promise.race([gateway.closed, new Promise<void>((done) => io.signal?.addEventListener('abort', () => done(), { once: true }))]);
           if (io.signal?.aborted) context.exit(EXIT.interrupted);
         } else {
+          await refuseIfLocked(shared, 'httpGateway', 'start the HTTP gateway');
           const token = await loadOrCreateGatewayToken(context.dataDir());
           const gateway = await startHttpGateway(core, { ...gatewayOptions, port, token });
           io.out(context.json() ? JSON.stringify({ url: gateway.url, tokenFile: resolve(context.dataDir(), GATEWAY_TOKEN_FILE) }) : `Airlock serving ${name} on ${gateway.url}\nBearer token: in ${resolve(context.dataDir(), GATEWAY_TOKEN_FILE)}`);

@@ -5,7 +5,7 @@
  * things only a shell with a person in front of it can do: open a link in
  * the system browser, and show a file picker.
  */
-import type { SandboxSupport } from '../../../shared/domain';
+import type { PolicyMode, SandboxSupport } from '../../../shared/domain';
 import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../../shared/ipc';
 import type { SettingsView } from '../../../shared/views';
 import { AirlockError } from '../errors';
@@ -22,6 +22,8 @@ export interface AppRoomDeps {
   notices(): AppNotice[];
   /** The audit log's flush window (ms), for the settings page. */
   flushWindowMs(): number;
+  /** The mode as it holds (strict when the organisation's policy locks it). */
+  effectiveMode?(mode: PolicyMode): PolicyMode;
   emit: EmitEvent;
   /** The shell's file picker (the Electron app); absent elsewhere. */
   pickFile?(purpose: 'mcpb' | 'config' | 'folder'): Promise<string | undefined>;
@@ -62,7 +64,7 @@ export class AppRoom {
   /** The settings a person can change (Settings, `airlock settings`). */
   settings(): SettingsView {
     const { settings } = this.deps.store.read();
-    return { policyMode: settings.policyMode, strictDurability: settings.strictDurability === true, flushWindowMs: this.deps.flushWindowMs(), runtimes: { ...settings.runtimes } };
+    return { policyMode: this.deps.effectiveMode?.(settings.policyMode) ?? settings.policyMode, strictDurability: settings.strictDurability === true, flushWindowMs: this.deps.flushWindowMs(), runtimes: { ...settings.runtimes } };
   }
 
   /** The app's channels. Links and the file picker are this process's shell's own (the Electron wiring replaces them with the window's). */

@@ -32,6 +32,8 @@ export interface ApprovalsRoomDeps {
   noteNetworkAnswer(server: string, host: string, port: number, by: string): void;
   /** True when a person can be asked a network question now (the window, or the owner's own terminal). */
   canAsk(): boolean;
+  /** True when the organisation's policy puts a host out of bounds: refused without asking (nobody may grant it). */
+  refusesHost?(host: string): boolean;
   emit: EmitEvent;
   /** Told after a grant was added ("always allow"). */
   didChangeServers(): void;
@@ -92,6 +94,8 @@ export class ApprovalsRoom {
    */
   askNetwork(server: string, host: string, port: number): Promise<boolean> {
     if (!this.deps.canAsk()) return Promise.reject(new NoAnswerError('No window or terminal could ask.'));
+    // SECURITY: a host outside the organisation's bounds is refused without asking.
+    if (this.deps.refusesHost?.(host)) return Promise.reject(new NoAnswerError("Your organisation's policy does not allow this host."));
     return this.network.ask(server, host, port);
   }
 

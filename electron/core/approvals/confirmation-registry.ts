@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Caller, Rule, SandboxProfile, ToolAnnotations, ToolDefinition, ToolFingerprint } from '../../../shared/domain';
 import type { ToolReading } from '../policy/annotations';
 import { summariseSandbox, type SandboxSummary } from '../policy/containment';
-import type { Decision, SessionGrant, ToolCall } from '../policy/decide';
+import { REASONS, type Decision, type SessionGrant, type ToolCall } from '../policy/decide';
 import type { DefinitionDiff } from '../policy/diff';
 import { canonicalJson } from '../tools/canonical-json';
 import { ApprovalTokens, type ConsumeResult } from './approval-tokens';
@@ -59,6 +59,8 @@ export interface ConfirmationRequest {
   fingerprint: ToolFingerprint;
   confirmationKind: 'normal' | 'destructive';
   alwaysNeedsSecondConfirmation: boolean;
+  /** Set when the organisation's policy forbids "always allow" here (a destructive tool): the sentence that says so. */
+  alwaysForbidden?: string;
   /** What changed since a voided rule or the approved definition. */
   changes: DefinitionDiff | null;
   openedAt: number;
@@ -112,6 +114,7 @@ export type ConfirmationOutcome =
 /** Why an answer was refused. */
 export type AnswerRefusal =
   | 'unknown-id'
+  | 'locked-by-organisation'
   | 'already-answered'
   | 'expired'
   | 'invalid-answer'
@@ -275,6 +278,7 @@ export class ConfirmationRegistry {
       fingerprint: decision.fingerprint,
       confirmationKind: decision.confirmationKind,
       alwaysNeedsSecondConfirmation: decision.alwaysNeedsSecondConfirmation,
+      ...(decision.flags.alwaysForbiddenByOrganisation ? { alwaysForbidden: REASONS.organisationAlwaysChoice } : {}),
       changes: decision.changes ? cloneJson(decision.changes) : null,
       openedAt: now,
       deadline,
@@ -338,6 +342,8 @@ export class ConfirmationRegistry {
       return { ok: true, outcome: withoutToken(outcome) };
     }
 
+    // SECURITY: the organisation's policy forbids "always" for this tool: the answer is refused (the question stays open), never turned into another.
+    if (answer.choice === 'allow-always' && request.alwaysForbidden) return refuse('locked-by-organisation', request.alwaysForbidden);
     if (answer.choice === 'allow-always' && request.alwaysNeedsSecondConfirmation && answer.confirmDestructiveAlways !== true) {
       return refuse(
         'needs-second-confirmation',

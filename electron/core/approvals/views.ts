@@ -47,6 +47,7 @@ export function toConfirmationView(request: ConfirmationRequest): ConfirmationVi
     reading: toReadingView(request.reading, request.claimedAnnotations),
     reasons: [...request.reasons],
     destructive: request.confirmationKind === 'destructive',
+    ...(request.alwaysForbidden ? { alwaysForbidden: request.alwaysForbidden } : {}),
     ...(request.changes ? { changes: toDiffView(request.changes) } : {}),
     deadline: request.deadline,
     createdAt: request.openedAt,

@@ -36,6 +36,8 @@ export interface AuditRoomDeps {
   secretValues(server: string): readonly string[];
   emit: EmitEvent;
   log?(message: string, error?: unknown): void;
+  /** Told once per turn that the log grew (the audit export catches up). */
+  onDidAppend?(): void;
 }
 
 export class AuditRoom {
@@ -63,7 +65,10 @@ export class AuditRoom {
       deps.log?.('could not record a change in the audit log', error);
       this.#notices.push({ level: 'error', message: `A change was saved, but the audit log could not record it: ${messageOf(error)}` });
     });
-    this.appendNotices = coalescedAppendNotices((seq) => deps.emit('audit.didAppend', { seq }));
+    this.appendNotices = coalescedAppendNotices((seq) => {
+      deps.emit('audit.didAppend', { seq });
+      deps.onDidAppend?.();
+    });
   }
 
   /** Problems with the log the person must see (an unreadable key, an outcome not written). */

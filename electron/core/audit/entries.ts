@@ -195,10 +195,14 @@ export type ChangeKind =
   | 'code-approved'
   | 'server-added'
   | 'server-updated'
-  | 'server-removed';
+  | 'server-removed'
+  /** The organisation's managed policy took effect, changed, stopped or let a server run again, or refused a change. */
+  | 'managed-policy'
+  /** Where the audit log is streamed (an OpenTelemetry collector) was changed. */
+  | 'audit-export';
 
-/** Where the person made a change: Airlock's window, or the `airlock` command line. */
-export type ChangeActor = 'window' | 'command-line';
+/** Where the person made a change: Airlock's window, or the `airlock` command line; or the organisation's managed policy. */
+export type ChangeActor = 'window' | 'command-line' | 'organisation';
 
 /**
  * A change a person made to what Airlock allows (a rule, grants, trust, the

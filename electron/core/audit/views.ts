@@ -127,6 +127,8 @@ const CHANGE_WORDS: Record<ChangeKind, string> = {
   'server-added': 'server added',
   'server-updated': 'server updated',
   'server-removed': 'server removed',
+  'managed-policy': "organisation's policy",
+  'audit-export': 'audit log streaming changed',
 };
 
 /**
@@ -141,8 +143,8 @@ export function toChangeView(entry: ChangeEntry): AuditEntryView {
     time: entry.time,
     kind: 'change',
     callId: '',
-    caller: `You (${entry.by === 'command-line' ? 'command line' : 'window'}${via})`,
-    callerKind: entry.by === 'command-line' ? 'cli' : 'user',
+    caller: entry.by === 'organisation' ? 'Your organisation' : `You (${entry.by === 'command-line' ? 'command line' : 'window'}${via})`,
+    callerKind: entry.by === 'command-line' ? 'cli' : entry.by === 'organisation' ? 'unknown' : 'user',
     server: entry.server,
     tool: entry.tool,
     verdict: CHANGE_WORDS[entry.change] ?? 'changed',

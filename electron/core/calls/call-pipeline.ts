@@ -5,7 +5,7 @@ import type { ConfirmationOutcome, ConfirmationRegistry, SessionGrants } from '.
 import { AuditWriteError, type AuditAnswer, type AuditDurability, type AuditLog, type CallOutcome } from '../audit';
 import { AirlockError, messageOf } from '../errors';
 import type { GatewayCallRequest } from '../gateway/gateway-core';
-import { decide, type CodeChange, type Decision, type ToolCall } from '../policy/decide';
+import { decide, type CodeChange, type Decision, type OrganisationFacts, type ToolCall } from '../policy/decide';
 import { reviewState } from '../policy/review';
 import type { IndexedTool } from '../servers/tool-index';
 import { ToolCallError } from '../servers/tool-call-error';
@@ -107,6 +107,12 @@ export interface CallPipelineDeps {
   onAuditError?(message: string): void;
   /** Why a server cannot take calls now (turned off, imported, crashed, no sandbox), in words; undefined if nothing is known. */
   whyUnavailable?(server: string): string | undefined;
+  /**
+   * What the organisation's managed policy says for this server's calls, and
+   * the policy's revision (it grows at every change of the policy in force,
+   * so a remembered decision is never reused across one). Absent: no policy.
+   */
+  organisation?: { facts(record: ServerRecord): OrganisationFacts; revision(): number };
 }
 
 /**
@@ -155,6 +161,7 @@ export class CallPipeline {
     let denialMessage = round.denialMessage;
     // A person answered (approve or deny, in a window or on a terminal): their seconds dwarf an fsync.
     const personAnswered = answer?.by !== undefined && answer.how !== 'own-call';
+    if (final === 'deny' && !denialMessage && decision.decidedBy.kind === 'organisation') denialMessage = decision.reasons.join(' ');
     if (final === 'deny' && !denialMessage && (decision.decidedBy.kind === 'blocked' || decision.decidedBy.kind === 'unknown-tool')) {
       // The server's state, not the policy, is the reason: say which state, and what to do.
       denialMessage = this.deps.whyUnavailable?.(request.server);
@@ -323,9 +330,11 @@ export class CallPipeline {
     const reusable = codeChange === null && this.deps.sessionGrants.empty;
     const key = `${call.server}\u0000${call.tool}`;
     const last = reusable ? this.decided.get(key) : undefined;
-    if (last && last.record === record && last.mode === state.settings.policyMode && last.indexed === indexed && last.sandboxAvailable === sandboxAvailable) {
+    const revision = this.deps.organisation?.revision() ?? 0;
+    if (last && last.record === record && last.mode === state.settings.policyMode && last.indexed === indexed && last.sandboxAvailable === sandboxAvailable && last.revision === revision) {
       return last.decision;
     }
+    const organisation = this.deps.organisation?.facts(record);
     const decision = decide(
       call,
       {
@@ -342,6 +351,7 @@ export class CallPipeline {
         sessionGrants: this.deps.sessionGrants.list(),
         mode: state.settings.policyMode,
         approved: approvalOf(record, call.tool, indexed?.fingerprint),
+        ...(organisation ? { organisation } : {}),
       },
       this.deps.now(),
     );
@@ -350,7 +360,7 @@ export class CallPipeline {
       return decision;
     }
     const frozen = deepFreeze(decision);
-    this.decided.set(key, { record, mode: state.settings.policyMode, indexed, sandboxAvailable, decision: frozen });
+    this.decided.set(key, { record, mode: state.settings.policyMode, indexed, sandboxAvailable, revision, decision: frozen });
     return frozen;
   }
 
@@ -486,6 +496,8 @@ interface RememberedDecision {
   mode: PolicyMode;
   indexed: IndexedTool | undefined;
   sandboxAvailable: boolean;
+  /** The organisation policy's revision it was made under. */
+  revision: number;
   decision: Decision;
 }
 

@@ -32,6 +32,8 @@ export interface GatewayRoomDeps {
   catalog: GatewayCore['catalog'];
   /** The choke point. */
   callTool(request: CallRequest): Promise<CallResult>;
+  /** Refuses the HTTP gateway when the organisation's policy forbids it (`allowHttpGateway: false`), naming the key. */
+  refuseHttp?(): void;
 }
 
 /** The apps `connect` knows, as people call them. */
@@ -79,6 +81,7 @@ export class GatewayRoom {
 
   /** Starts the streamable HTTP gateway on loopback (bearer token in the data folder). */
   async startHttp(port: number): Promise<GatewayStatus> {
+    this.deps.refuseHttp?.();
     if (!this.#http) {
       const token = await loadOrCreateGatewayToken(this.deps.dataDir);
       try {

@@ -86,6 +86,11 @@ interface Draft {
 
 export interface InstallFlowDeps {
   dataDir: string;
+  /**
+   * The organisation's policy: throws (naming the key) when it forbids this
+   * server — its source, its grants, its trust — before it is inspected or saved.
+   */
+  organisation?(server: ServerRecord, what: string): void;
   launcher: AirlockSandboxLauncher;
   store: AirlockStore;
   secrets: SecretStore;
@@ -230,6 +235,8 @@ export class InstallFlow {
         );
       }
     }
+    // SECURITY: a server the organisation forbids is not even inspected (the inspection runs it).
+    this.deps.organisation?.({ ...this.previewRecord(draft, profile ?? draft.profile, chosen.trusted ?? false), spec: this.specWith(draft, userConfig, chosen.env) }, `inspect ${draft.candidate.suggestedName}`);
     await this.ensureInstalled(draft);
     const spec = this.specWith(draft, userConfig, chosen.env);
     const intended = profile ?? draft.profile;
@@ -323,6 +330,7 @@ export class InstallFlow {
     const secrets = { ...draft.secretValues, ...request.secrets };
     const missing = draft.candidate.requested.secrets.filter((secret) => secret.required && !secrets[secret.name]).map((secret) => secret.name);
     if (missing.length && request.enable) throw new AirlockError('invalid-request', `This server needs ${missing.join(', ')}; enter ${missing.length === 1 ? 'it' : 'them'} or add it disabled.`);
+    this.deps.organisation?.({ ...this.previewRecord(draft, request.profile, request.trusted), name, spec }, `add ${name}`);
     const now = new Date().toISOString();
     if (existing) await this.deps.stopServer(name);
     const record: ServerRecord = {

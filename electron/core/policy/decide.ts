@@ -93,6 +93,24 @@ export interface PolicyFacts {
   approved?: ApprovedTool | undefined;
   /** Earlier definitions Airlock kept, to show what changed since a voided rule. */
   earlierDefinitions?: readonly ApprovedTool[] | undefined;
+  /**
+   * What the organisation's managed policy says for this server (read and
+   * worked out in electron/core/managed-policy/, passed in as facts; absent:
+   * no policy). It only ever makes a call stricter.
+   */
+  organisation?: OrganisationFacts | undefined;
+}
+
+/** The managed policy's answers for one call's server (see managed-policy/policy-rules.ts). */
+export interface OrganisationFacts {
+  /** The server may not run: every call is denied with this message. */
+  blocked?: { key: string; message: string } | undefined;
+  /** `allowTrust: false`: the person's trust in the server does not count. */
+  trustForbidden?: boolean | undefined;
+  /** `allowAlwaysForDestructive: false`: an "always allow" rule for a destructive tool does not count, and none can be made. */
+  alwaysForDestructiveForbidden?: boolean | undefined;
+  /** `mode: "strict"`: strict mode whatever the person chose. */
+  strict?: boolean | undefined;
 }
 
 /** A rule or grant that no longer counts because the tool's definition changed. */
@@ -129,6 +147,8 @@ export interface DecisionFlags {
   contained: boolean;
   /** A standing allow (rule or grant) exists but strict mode asks anyway. */
   allowOverriddenByStrictMode: boolean;
+  /** The organisation's policy forbids "always allow" for this (destructive) tool: a person can allow it once or for the session, never always. */
+  alwaysForbiddenByOrganisation?: boolean;
 }
 
 /** What made the verdict, for the audit log and "revoke the rule that allowed this". */
@@ -136,6 +156,7 @@ export type DecidedBy =
   | { kind: 'policy-error' }
   | { kind: 'unknown-tool' }
   | { kind: 'blocked' }
+  | { kind: 'organisation' }
   | { kind: 'rule'; rule: Rule }
   | { kind: 'session-grant'; grant: SessionGrant }
   | { kind: 'definition-changed' }
@@ -206,6 +227,11 @@ export const REASONS = {
   remoteUntrustedReadOnlyClaim:
     'It says this tool only reads; for a remote server that you have not marked as trusted, Airlock does not rely on it (only trust makes a remote server’s read-only tools run without asking).',
   noRetry: 'If the call times out, Airlock will not retry it: the server may have acted.',
+  organisationTrust: "Your organisation's policy does not let trust reduce prompts (allowTrust: false), so this server counts as untrusted.",
+  organisationAlways:
+    "Your organisation's policy does not allow “always” for a tool that may delete or overwrite things (allowAlwaysForDestructive: false), so your rule for it does not count and this call asks.",
+  organisationAlwaysChoice: "Your organisation's policy does not allow “always allow” for a tool that may delete or overwrite things (allowAlwaysForDestructive: false): allow it once or for this session.",
+  organisationStrict: "Your organisation's policy sets strict mode (mode: strict): every call asks.",
 } as const;
 
 const NO_FLAGS = (): DecisionFlags => ({
@@ -297,6 +323,10 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
 
   // Blocked first: a blocked server is refused whatever it offers.
   if (server.blocked === true) return failClosed(REASONS.blocked, { kind: 'blocked' });
+  // SECURITY: the organisation's policy only ever makes a call stricter; anything but a plain object fails closed.
+  const organisation = facts.organisation;
+  if (organisation !== undefined && (typeof organisation !== 'object' || organisation === null)) return failClosed(REASONS.policyError, { kind: 'policy-error' });
+  if (organisation?.blocked) return failClosed(String(organisation.blocked.message), { kind: 'organisation' });
 
   const tool = facts.tool;
   if (!tool || typeof tool !== 'object' || !tool.definition || typeof tool.fingerprint !== 'string' || tool.fingerprint.length === 0) {
@@ -310,13 +340,16 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
   const remote = server.remote !== undefined && server.remote !== null;
   const claimed = readTool(tool.definition.annotations);
   const reading = remote ? { ...claimed, openWorld: true } : claimed;
-  const trusted = server.trusted === true;
+  const trustForbidden = organisation?.trustForbidden === true;
+  const trusted = server.trusted === true && !trustForbidden;
   const sandboxWorks = !remote && server.sandboxAvailable === true && server.profile?.unsandboxed === undefined;
   // SECURITY: invariant 2 — containment needs both an exact profile check and
   // a sandbox that actually runs; without the sandbox the profile is a wish.
   const contained = sandboxWorks && isContained(server.profile);
-  const strict = facts.mode === 'strict';
+  const organisationStrict = organisation?.strict === true && facts.mode !== 'strict';
+  const strict = facts.mode === 'strict' || organisationStrict;
   const destructive = reading.toolClass === 'destructive';
+  const alwaysForbidden = destructive && organisation?.alwaysForDestructiveForbidden === true;
   const hasNetwork = remote || !sandboxWorks ? true : (server.profile.network?.allowedDomains?.length ?? 1) > 0;
 
   const flags: DecisionFlags = {
@@ -326,6 +359,7 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
     remote,
     contained,
     openWorldWithoutNetwork: reading.openWorld && !hasNetwork,
+    ...(alwaysForbidden ? { alwaysForbiddenByOrganisation: true } : {}),
   };
 
   const mine = (r: { server: string; tool: string }) => r.server === call.server && r.tool === call.tool;
@@ -376,7 +410,8 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
     alwaysNeedsSecondConfirmation: destructive,
     changes,
   };
-  const describe = (): string[] => describeTool(reading, flags, trusted, sandboxWorks || remote, retry);
+  const organisationReasons = [...(organisationStrict ? [REASONS.organisationStrict] : []), ...(trustForbidden && server.trusted === true ? [REASONS.organisationTrust] : [])];
+  const describe = (): string[] => [...organisationReasons, ...describeTool(reading, flags, trusted, sandboxWorks || remote, retry)];
 
   // Deny rule for this exact definition: deny, in every mode.
   const denyRule = currentRules.find((r) => r.effect === 'deny');
@@ -397,8 +432,11 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
     };
   }
 
-  // The user's own standing allow for this exact definition.
-  const allowRule = currentRules.find((r) => r.effect === 'allow');
+  // The user's own standing allow for this exact definition (not for a destructive tool when the organisation forbids "always").
+  const allowRule = alwaysForbidden ? undefined : currentRules.find((r) => r.effect === 'allow');
+  if (alwaysForbidden && currentRules.some((r) => r.effect === 'allow') && !currentGrants[0]) {
+    return { ...base, verdict: 'ask', reasons: [REASONS.organisationAlways, ...(strict ? [REASONS.strict] : []), ...describe()], decidedBy: { kind: 'organisation' } };
+  }
   const grant = currentGrants[0];
   if (allowRule || grant) {
     if (strict) {

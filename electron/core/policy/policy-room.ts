@@ -17,6 +17,7 @@ import { AirlockError } from '../errors';
 import type { IndexedTool } from '../servers/tool-index';
 import type { AirlockStore } from '../store/store';
 import { readTool } from './annotations';
+import type { OrganisationGuard } from '../managed-policy/managed-policy-room';
 import type { CodeChange } from './decide';
 
 export interface PolicyRoomDeps {
@@ -39,6 +40,8 @@ export interface PolicyRoomDeps {
   revokeRequestSession(server: string): void;
   /** Told after every change (the window's list of servers shows rules). */
   didChange(): void;
+  /** The organisation's policy: refuses what it locks (the mode, "always" for destructive tools), naming the key. */
+  organisation?: OrganisationGuard;
 }
 
 export class PolicyRoom {
@@ -69,6 +72,9 @@ export class PolicyRoom {
     const fingerprint = listed?.fingerprint ?? ownEntry(record.approvedTools, request.tool)?.fingerprint;
     if (!definition || !fingerprint) throw new AirlockError('not-found', `${request.server} does not offer a tool named ${request.tool}.`);
     if (fingerprint !== request.fingerprint) throw new AirlockError('conflict', `${request.tool} changed since you reviewed it; review it again.`);
+    if (request.effect === 'allow' && readTool(definition.annotations).toolClass === 'destructive') {
+      this.deps.organisation?.refuse('alwaysForDestructive', `always allow ${request.tool}, a tool that may delete or overwrite things`, request.server);
+    }
     if (request.effect === 'allow' && readTool(definition.annotations).toolClass === 'destructive' && !request.confirmDestructive) {
       throw new AirlockError('invalid-request', `${request.tool} may delete or overwrite things: always allowing it needs a second, explicit confirmation.`);
     }
@@ -127,6 +133,7 @@ export class PolicyRoom {
 
   setMode(mode: PolicyMode, by: ChangeActor = 'window'): void {
     const was = this.mode();
+    if (mode !== 'strict') this.deps.organisation?.refuse('mode', `switch to the ${mode} mode`);
     this.deps.store.update((data) => ({ ...data, settings: { ...data.settings, policyMode: mode } }));
     if (was !== mode) this.deps.changes.record({ change: 'policy-mode', by, changes: [`policy mode: ${mode} (was ${was})`] });
     this.deps.didChange();

@@ -17,6 +17,8 @@ import type { ShellIdentity } from '../ipc/shell-identity';
 export interface RegistryRoomDeps {
   /** Where the base URL the person set is kept (`settings.registryUrl`; absent: the official registry). */
   store: Pick<AirlockStore, 'read' | 'update'>;
+  /** The organisation's registry, when its policy names one (then it is the only one), and its refusal of a change. */
+  organisation?: { registryUrl(): string | undefined; refuse(setting: 'registry', what: string): void };
   /** How remote servers are added (the host passes `remoteSupport`); absent: remotes are "not supported yet". */
   remote?: RemoteSupport;
   /** Client tuning (tests shorten the time limit and the cache). */
@@ -44,6 +46,7 @@ export class RegistryRoom {
   setBaseUrl(baseUrl: string | undefined): RegistrySettingsView {
     const checked = baseUrl === undefined || baseUrl.trim() === '' ? undefined : guard(() => checkBaseUrl(baseUrl));
     const saved = checked === OFFICIAL_REGISTRY_URL ? undefined : checked;
+    this.deps.organisation?.refuse('registry', `change the registry to ${saved ?? 'the official one'}`);
     this.deps.store.update((data) => {
       const { registryUrl: _old, ...settings } = data.settings;
       return { ...data, settings: saved === undefined ? settings : { ...settings, registryUrl: saved } };
@@ -85,7 +88,7 @@ export class RegistryRoom {
 
   /** The base URL the person set (undefined: the official registry). */
   #setting(): string | undefined {
-    return this.deps.store.read().settings.registryUrl;
+    return this.deps.organisation?.registryUrl() ?? this.deps.store.read().settings.registryUrl;
   }
 }
 

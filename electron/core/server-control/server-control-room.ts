@@ -44,6 +44,10 @@ export interface ServerControlRoomDeps {
   limits(): ReturnType<NonNullable<Parameters<typeof serverLimitsView>[1]>>;
   /** Throws when the server is being removed (nothing may start it then). */
   refuseIfRemoving(name: string): void;
+  /** Throws when the organisation's policy forbids the server (its record is kept as it is). */
+  guardStart?(record: ServerRecord): void;
+  /** The organisation's block on a server, if its policy forbids it. */
+  blocked?(record: ServerRecord): { key: string; rule: string; message: string } | undefined;
   emit: EmitEvent;
   log?(message: string, error?: unknown): void;
 }
@@ -95,6 +99,8 @@ export class ServerControlRoom {
     const status = supervisor.status(record.name);
     const state = { state: status.state, ...(status.lastError ? { lastError: status.lastError } : {}) };
     const summary = serverSummary(record, state, toolsOf(record, supervisor.tools.get(record.name)?.tools), this.deps.codePins.changeOf(record.name, record.provenance));
+    const blocked = this.deps.blocked?.(record);
+    if (blocked) return { ...summary, stateNote: blocked.message, blockedByOrganisation: { key: blocked.key, rule: blocked.rule, message: blocked.message } };
     const note = stateNote(record, { ...state, log: supervisor.log(record.name), sandbox: this.deps.sandbox() });
     return note ? { ...summary, stateNote: note } : summary;
   }
@@ -204,6 +210,8 @@ export class ServerControlRoom {
   async supervised(name: string) {
     let record = ownEntry(this.deps.store.read().servers, name);
     if (!record) return undefined;
+    // SECURITY: a server the organisation's policy forbids does not start (its record is kept as it is).
+    this.deps.guardStart?.(record);
     // A store from before grants were pinned: pin them now, at this start.
     if (needsPins(record.profile)) record = this.updateRecord(name, (current) => ({ ...current, profile: pinGrants(current.profile, current.profile) }));
     // SECURITY: a code change since approval voids the rules made before (decide() asks);

@@ -31,6 +31,8 @@ const ENGAGED_GRACE_MS = 60_000;
 export interface ServerRequestsRoomDeps {
   state(): { servers: Readonly<Record<string, ServerRecord>>; settings: { policyMode: PolicyMode } };
   updateRecord(name: string, change: (record: ServerRecord) => ServerRecord): ServerRecord;
+  /** Refuses sampling without review when the organisation's policy forbids it (`allowSamplingWithoutReview: false`), naming the key. */
+  refuseSamplingWithoutReview?(server: string): void;
   audit: { dir: string; files(): Promise<string[]>; appendServerRequest(input: ServerRequestAuditInput): Promise<{ seq: number }> };
   /** The shells that can show a question now, by origin (see ServerRequestPipelineDeps.askers). */
   askers(): readonly string[];
@@ -118,6 +120,7 @@ export class ServerRequestsRoom {
 
   /** What a person set for a server (Asks back, `airlock asks`), recorded as a change by `by`. */
   setSettings(name: string, settings: ServerRequestSettings, by: ChangeInput['by'] = 'window'): ServerRequestSettings {
+    if (settings.sampling.rule === 'always') this.deps.refuseSamplingWithoutReview?.(name);
     this.#save(name, settings, by);
     // A person tightening the rule ends this session's "allow" too.
     if (settings.sampling.rule !== 'always') this.pipeline.revokeSession(name);

@@ -15,6 +15,7 @@ import type { ChangeActor } from '../audit';
 import { profileChanges, type ChangeRecorder } from '../audit/change-record';
 import { AirlockError } from '../errors';
 import { envNameProblem, writeTrustedProblem } from '../install/checks';
+import type { OrganisationGuard } from '../managed-policy/managed-policy-room';
 import type { CodeChange } from '../policy/decide';
 import { pinGrants } from '../sandbox/grant-pins';
 import type { SecretStore } from '../secrets/secret-store';
@@ -43,6 +44,8 @@ export interface ServerSettingsRoomDeps {
   sessionGrants: Pick<SessionGrants, 'revoke'>;
   /** Told after a change that no record update announced. */
   didChange(): void;
+  /** The organisation's policy: refuses what it locks (trust, running unsandboxed, grants outside its bounds), naming the key. */
+  organisation?: OrganisationGuard;
 }
 
 export class ServerSettingsRoom {
@@ -50,6 +53,7 @@ export class ServerSettingsRoom {
 
   setTrust(name: string, trusted: boolean, by: ChangeActor = 'window'): ServerSummary {
     const was = this.deps.record(name).trusted;
+    if (trusted) this.deps.organisation?.refuse('trust', `trust ${name}`, name);
     const record = this.deps.updateRecord(name, (current) => ({ ...current, trusted }));
     if (was !== trusted) this.deps.changes.record({ change: 'trust', by, server: name, changes: [`trusted: ${trusted ? 'on' : 'off'} (was ${was ? 'on' : 'off'})`] });
     return this.deps.summary(record);
@@ -57,7 +61,9 @@ export class ServerSettingsRoom {
 
   /** Replaces a server's grants; a running server restarts under the new profile. */
   async updateProfile(name: string, profile: Omit<SandboxProfile, 'unsandboxed'>, by: ChangeActor = 'window'): Promise<ServerDetail> {
-    const previous = this.deps.record(name).profile;
+    const current = this.deps.record(name);
+    const previous = current.profile;
+    this.deps.organisation?.refuseProfile(current, { ...profile, ...(previous.unsandboxed ? { unsandboxed: previous.unsandboxed } : {}) }, `change ${name}'s grants`);
     const before = previous.filesystem;
     // A trusted-files exception lifts protection inside a write grant; outside one it would mean nothing (or come back with a later grant).
     const stray = (profile.filesystem.writeTrusted ?? []).map((path) => writeTrustedProblem(path, profile.filesystem.write)).filter((problem) => problem !== undefined);
@@ -92,6 +98,7 @@ export class ServerSettingsRoom {
   /** Records (or withdraws) the explicit consent to run one server without a sandbox. */
   async setUnsandboxed(name: string, consent: boolean, by: ChangeActor = 'window'): Promise<ServerDetail> {
     const was = this.deps.record(name).profile.unsandboxed !== undefined;
+    if (consent) this.deps.organisation?.refuse('unsandboxed', `let ${name} run without a sandbox`, name);
     this.deps.updateRecord(name, (record) => {
       const { unsandboxed: _previous, ...rest } = record.profile;
       return { ...record, profile: consent ? { ...rest, unsandboxed: { consentedAt: new Date().toISOString() } } : rest };

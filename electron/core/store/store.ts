@@ -19,6 +19,10 @@ export const StoreDataSchema = z.object({
     runtimes: z.object({ node: z.string().optional(), python: z.string().optional(), uv: z.string().optional() }).optional(),
     /** The MCP Registry to search (absent: the official one). Optional, so older files read as they are. */
     registryUrl: z.string().optional(),
+    /** Streaming the audit log to an OpenTelemetry collector (absent: the OTEL_EXPORTER_OTLP_* variables decide); header values are in the secret store. */
+    auditExport: z
+      .object({ enabled: z.boolean(), endpoint: z.string().optional(), protocol: z.enum(['http/protobuf', 'http/json']).optional(), headerNames: z.array(z.string()).optional() })
+      .optional(),
   }),
 });
 export type StoreData = z.infer<typeof StoreDataSchema>;

@@ -12,6 +12,7 @@ import { EnvEditor } from '../../components/env-editor';
 import { FieldError } from '../../components/field-error';
 import { InertText } from '../../components/inert-text';
 import { ProfileEditor } from '../../components/profile-editor';
+import { OrganisationLock } from '../../components/organisation-lock';
 import { ProfileSummary } from '../../components/profile-summary';
 import { ProvenanceFacts } from '../../components/provenance';
 import { ResourceLimits } from '../../components/resource-limits';
@@ -196,6 +197,7 @@ function Permissions({ server: s, onChange, reload }: SectionContext) {
       <h2>Secrets</h2>
       <SecretsEditor server={s} onChange={onChange} />
       <h2>Trust</h2>
+      <OrganisationLock setting="trust" />
       <label className="check">
         <input
           type="checkbox"
@@ -249,6 +251,7 @@ function LocalGrants({
           </button>
         </div>
       )}
+      {s.sandboxed && <OrganisationLock setting="unsandboxed" />}
       {s.sandboxed && <UnsandboxedConsent name={s.name} onChange={onChange} />}
       {action.error && (
         <div role="alert" className="notice notice-error" data-testid="detail-error">
