@@ -155,7 +155,7 @@ export const AuditEntryViewSchema = z.object({
   /** Who called, worded by kind: "You (console)", "You (command line)", "app “Claude Desktop”", "Airlock's agent (model)". */
   caller: z.string(),
   /** The caller's kind, which only the owner assigns (a client's name is data). */
-  callerKind: z.enum(['user', 'cli', 'client', 'agent', 'unknown']),
+  callerKind: z.enum(['user', 'cli', 'client', 'agent', 'screen', 'unknown']),
   server: z.string(),
   tool: z.string(),
   /** What happened, in words: "allowed", "allowed after you answered in the window", "refused: nobody could be asked", … */

@@ -1,0 +1,122 @@
+/**
+ * Nothing of MCP Apps is lost in transit: a client of `airlock run NAME`
+ * sees each tool's `_meta` (its screen, `_meta.ui.resourceUri`) and reads
+ * the screen's `ui://` resource back byte for byte — the same as a direct
+ * client of the same published server (`server-basic-vanillajs`,
+ * `server-basic-react`, run in the real sandbox) — and a server that offers
+ * its screen only to a host that can show one (it checks the client's
+ * `io.modelcontextprotocol/ui` capability) offers it through Airlock too.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REPO = join(import.meta.dirname, '../..');
+const BIN = join(REPO, 'bin/airlock.js');
+const VANILLA = join(REPO, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
+const REACT = join(REPO, 'node_modules/@modelcontextprotocol/server-basic-react/dist/index.js');
+const CAPABILITY = join(REPO, 'test/fixtures/screens/ui-capability.mjs');
+const UI_CAPABILITY = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+
+let root: string;
+let dataDir: string;
+let home: string;
+
+function airlock(args: string[]) {
+  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 90_000, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+/** A client of the server itself, declaring what a screen-showing host declares. */
+async function direct(argv: string[]): Promise<Client> {
+  const client = new Client({ name: 'direct-host', version: '1.0.0' }, { capabilities: UI_CAPABILITY });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: argv, stderr: 'pipe', env: { ...process.env, HOME: home } as Record<string, string> }));
+  return client;
+}
+
+/** A client of `airlock run NAME` over stdio, as another app's config entry runs it. */
+async function throughAirlock(name: string): Promise<Client> {
+  const client = new Client({ name: 'host-behind-airlock', version: '1.0.0' }, { capabilities: UI_CAPABILITY });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dataDir, 'run', name, '--no-terminal', '--client', 'Screen Host'], env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } as Record<string, string>, stderr: 'pipe' }),
+  );
+  return client;
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'airlock-mcp-apps-run-'));
+  dataDir = join(root, 'data');
+  home = join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  for (const [name, argv] of [
+    ['vanilla', [VANILLA, '--stdio']],
+    ['react', [REACT, '--stdio']],
+    ['capability', [CAPABILITY]],
+  ] as const) {
+    const added = airlock(['add', name, '--yes', '--', process.execPath, ...argv]);
+    expect(added.code, added.err).toBe(0);
+  }
+}, 180_000);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe.each([
+  ['vanilla', VANILLA],
+  ['react', REACT],
+])('airlock run %s (a published MCP Apps server)', (name, script) => {
+  it('gives each tool its _meta (the screen it names) and the screen’s HTML byte for byte, as the server itself does', async () => {
+    const own = await direct([script, '--stdio']);
+    const relayed = await throughAirlock(name);
+    try {
+      const ownTools = (await own.listTools()).tools;
+      const relayedTools = (await relayed.listTools()).tools;
+      expect(ownTools.length).toBeGreaterThan(0);
+      for (const tool of ownTools) {
+        const seen = relayedTools.find((candidate) => candidate.name === tool.name);
+        expect(seen, tool.name).toBeDefined();
+        expect(seen!._meta).toEqual(tool._meta);
+      }
+      const uri = (ownTools[0]!._meta as { ui: { resourceUri: string } }).ui.resourceUri;
+      expect(uri).toMatch(/^ui:\/\//);
+      const ownRead = await own.readResource({ uri });
+      const relayedRead = await relayed.readResource({ uri });
+      expect(relayedRead.contents).toHaveLength(ownRead.contents.length);
+      const [mine, theirs] = [ownRead.contents[0] as { text: string; mimeType: string; uri: string }, relayedRead.contents[0] as { text: string; mimeType: string; uri: string }];
+      expect(theirs.uri).toBe(mine.uri);
+      expect(theirs.mimeType).toBe('text/html;profile=mcp-app');
+      expect(theirs.text.length).toBeGreaterThan(10_000);
+      expect(Buffer.from(theirs.text).equals(Buffer.from(mine.text))).toBe(true);
+      expect(relayedRead.contents[0]).toEqual(ownRead.contents[0]);
+    } finally {
+      await relayed.close();
+      await own.close();
+    }
+  }, 90_000);
+});
+
+describe('the client’s io.modelcontextprotocol/ui capability', () => {
+  it('reaches the server, which then offers its screen through Airlock as it does to a direct client', async () => {
+    const own = await direct([CAPABILITY]);
+    const relayed = await throughAirlock('capability');
+    try {
+      const ownTools = (await own.listTools()).tools;
+      const relayedTools = (await relayed.listTools()).tools;
+      expect(ownTools.map((tool) => tool.name)).toEqual(['told-capabilities', 'with-screen']);
+      expect(relayedTools.map((tool) => tool.name)).toEqual(['told-capabilities', 'with-screen']);
+      expect(relayedTools[1]!._meta).toEqual({ ui: { resourceUri: 'ui://capability/screen.html', visibility: ['model', 'app'] } });
+      const told = await relayed.callTool({ name: 'told-capabilities', arguments: {} });
+      const capabilities = JSON.parse((told.content as Array<{ text: string }>)[0]!.text) as typeof UI_CAPABILITY;
+      expect(capabilities.extensions['io.modelcontextprotocol/ui']).toEqual({ mimeTypes: ['text/html;profile=mcp-app'] });
+      // The resource's own _meta (the addresses the screen asks for) comes through unchanged.
+      const read = await relayed.readResource({ uri: 'ui://capability/screen.html' });
+      expect(read.contents[0]).toEqual((await own.readResource({ uri: 'ui://capability/screen.html' })).contents[0]);
+      expect(read.contents[0]!._meta).toEqual({ ui: { csp: { connectDomains: ['https://api.example.com'] }, prefersBorder: true } });
+    } finally {
+      await relayed.close();
+      await own.close();
+    }
+  }, 90_000);
+});
