@@ -30,6 +30,8 @@ import { readTool } from './policy/annotations';
 import { PolicyRoom } from './policy/policy-room';
 import { ServerRemovalRoom } from './server-removal/server-removal-room';
 import { ServerSettingsRoom } from './server-settings/server-settings-room';
+import { APP_SCREEN_FRAMES, type ScreenFrames } from './screens/screen-frames';
+import { ScreenRoom } from './screens/screen-room';
 import type { CodeChange } from './policy/decide';
 import { isContained, summariseSandbox } from './policy/containment';
 import { NetworkQuestions, NoAnswerError } from './approvals/network-questions';
@@ -112,6 +114,8 @@ export interface HostOptions {
    * URL; absent: the shell's `openExternal`, else sign-in is refused plainly).
    */
   signInPage?: (url: string, server: string) => void;
+  /** Where servers' screens (MCP Apps) load from: the app's `airlock-screen://` scheme by default; the browser tests pass a loopback origin. */
+  screenFrames?: ScreenFrames;
 }
 
 /**
@@ -150,6 +154,8 @@ export class AirlockHost {
   readonly serverSettings: ServerSettingsRoom;
   /** Removing a server (a remote one's sign-in revoked first). */
   readonly removal: ServerRemovalRoom;
+  /** Servers' screens (MCP Apps): pinned, allowed, and their requests decided. */
+  readonly screens: ScreenRoom;
   /** The core as other apps reach it: the gateway facade, the HTTP gateway, connecting apps. */
   readonly gateway: GatewayRoom;
   /** Answers sampling requests with the person's default model (after the person approved them; see agent/sampling-model.ts). */
@@ -379,6 +385,20 @@ export class AirlockHost {
         }
       },
       whyUnavailable: (server) => this.unavailable(server)?.message,
+    });
+    this.screens = new ScreenRoom({
+      record: (server) => this.record(server),
+      updateRecord: (server, change) => this.updateRecord(server, change),
+      tools: (server) => (this.supervisor.state(server) === 'ready' ? this.supervisor.tools.get(server)?.tools : undefined),
+      ensureReady: async (server) => {
+        if (this.supervisor.state(server) !== 'ready') await this.supervisor.start(server);
+      },
+      readResource: (server, uri) => this.catalog.catalog.readResource(server, uri),
+      callTool: (request) => this.callTool(request),
+      recordRequest: (input) => this.audit.appendServerRequest(input),
+      changes: this.changes,
+      frames: options.screenFrames ?? APP_SCREEN_FRAMES,
+      now: () => performance.now(),
     });
     // The agent is one more caller of the pipeline: it reaches tools only through callTool, and holds no way to answer a confirmation.
     this.agent = new AgentService({
@@ -785,6 +805,7 @@ export class AirlockHost {
       ...this.catalog.ipcHandlers(),
       ...this.registry.ipcHandlers(),
       ...this.serverRequests.ipcHandlers({ shell: 'window' }),
+      ...this.screens.ipcHandlers(shell, recorded),
     };
   }
 

@@ -120,3 +120,35 @@ describe('the client’s io.modelcontextprotocol/ui capability', () => {
     }
   }, 90_000);
 });
+
+describe('airlock show | read | screens (the person’s view of a server’s screens)', () => {
+  it('show lists the tools with screens and what each asks for; read prints the screen’s page inert', () => {
+    const shown = airlock(['show', 'vanilla']);
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.out).toContain('Screens (1)');
+    expect(shown.out).toContain('ui://get-time/mcp-app.html  for get-time');
+    expect(shown.out).toContain('asks for no addresses and no permissions (no network)');
+    expect(shown.out).toMatch(/page sha256 [0-9a-f]{64}, \d+ bytes/);
+    const json = JSON.parse(airlock(['show', 'vanilla', '--json']).out) as { screens: { screens: Array<{ state: string; tools: string[] }> } };
+    expect(json.screens.screens[0]).toMatchObject({ state: 'approved', tools: ['get-time'] });
+    const read = airlock(['read', 'vanilla', 'ui://get-time/mcp-app.html']);
+    expect(read.code, read.err).toBe(0);
+    expect(read.out).toContain('(text/html;profile=mcp-app)');
+    expect(read.out).toContain('<button id="get-time-btn">Get Server Time</button>');
+    // Printed, never run: no terminal escape reaches the screen.
+    expect(read.out).not.toMatch(/\u001b\[/);
+  });
+
+  it('screens discloses an asked-for address as refused, and allows it only when told to (a recorded grant)', () => {
+    const before = airlock(['screens', 'capability']);
+    expect(before.out).toContain('asks to connect to https://api.example.com: refused');
+    const allowed = airlock(['screens', 'capability', '--allow', 'https://api.example.com']);
+    expect(allowed.code, allowed.err).toBe(0);
+    expect(allowed.out).toContain('asks to connect to https://api.example.com: allowed');
+    const bad = airlock(['screens', 'capability', '--allow', "https://x.example.com; script-src 'unsafe-eval'"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toMatch(/not a web address Airlock can allow exactly/);
+    const audit = airlock(['audit', '--json', '--server', 'capability', '--limit', '20']).out;
+    expect(audit).toContain('screens may connect to https://api.example.com');
+  });
+});

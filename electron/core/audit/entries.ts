@@ -176,6 +176,7 @@ export type ChangeKind =
   | 'policy-mode'
   | 'strict-durability'
   | 'tool-approved'
+  | 'screen-approved'
   | 'code-approved'
   | 'server-added'
   | 'server-updated'

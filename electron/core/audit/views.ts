@@ -116,6 +116,7 @@ const CHANGE_WORDS: Record<ChangeKind, string> = {
   'policy-mode': 'policy mode changed',
   'strict-durability': 'strict durability changed',
   'tool-approved': 'tool approved',
+  'screen-approved': 'screen approved',
   'code-approved': 'new code approved',
   'server-added': 'server added',
   'server-updated': 'server updated',
