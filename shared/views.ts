@@ -91,6 +91,10 @@ export const ToolViewSchema = z.object({
    * trust or sandbox — until approved (`servers.approveChange`).
    */
   isNew: z.boolean(),
+  /** The screen (MCP Apps) it names: shown with its result in the console and the chat. */
+  screen: z.object({ uri: z.string() }).optional(),
+  /** Who the server says may call it, when not everyone: `model` (agents), `app` (its screens). */
+  visibility: z.array(z.enum(['model', 'app'])).optional(),
   warnings: z.array(ToolWarningSchema),
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
