@@ -398,6 +398,7 @@ export class AirlockHost {
       recordRequest: (input) => this.audit.appendServerRequest(input),
       changes: this.changes,
       frames: options.screenFrames ?? APP_SCREEN_FRAMES,
+      chat: { fromScreen: (conversation, server, text, kind) => this.agent.fromScreen(conversation, server, text, kind) },
       now: () => performance.now(),
     });
     // The agent is one more caller of the pipeline: it reaches tools only through callTool, and holds no way to answer a confirmation.
