@@ -11,6 +11,7 @@
  * (test/support/screen-origin.ts); the published servers' pages are the
  * servers' own HTML, unchanged.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ import { SCREEN_TEST_BROWSER_ARGS, startScreenOrigin, type ScreenOrigin } from '
 
 const VANILLA = join(REPO, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
 const REACT = join(REPO, 'node_modules/@modelcontextprotocol/server-basic-react/dist/index.js');
+const FIXTURE = join(REPO, 'test/fixtures/screens/screen-fixture.mjs');
 
 let t: RendererHost;
 let origin: ScreenOrigin;
@@ -143,5 +145,63 @@ describe('server-basic-react’s screen', () => {
     await dialog.getByTestId('confirmation-deny').click();
     await dialog.waitFor({ state: 'detached' });
     expect(t.consoleErrors.filter((error) => !/screen|get-time|tool/i.test(error))).toEqual([]);
+  });
+});
+
+describe('the person’s review of a server’s screens', () => {
+  it('shows at install what a screen asks for, refused unless ticked; allowed there, it is saved as the person chose', async () => {
+    const { page } = t;
+    const files = t.folder('review');
+    const html = join(files, 'screen.html');
+    const declare = join(files, 'declare.json');
+    writeFileSync(html, '<!doctype html><p>review</p>');
+    writeFileSync(declare, JSON.stringify({ connectDomains: ['https://api.example.com', 'https://tracker.example.net'], permissions: { microphone: {} } }));
+    await t.open('#/install');
+    await page.getByRole('radio', { name: 'Command on this computer' }).check();
+    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${FIXTURE} --html ${html} --declare ${declare}`);
+    await page.getByRole('button', { name: 'Split into arguments' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByTestId('disclosure').waitFor();
+    await page.getByRole('button', { name: 'Inspect in a locked sandbox' }).click();
+    const report = page.getByTestId('probe-report');
+    await report.waitFor({ timeout: 60_000 });
+    await report.getByRole('tab', { name: /Screens/ }).click();
+    const listed = await page.getByTestId('probe-screens').textContent();
+    expect(listed).toContain('ui://fixture/screen.html');
+    expect(listed).toContain('It asks to connect to https://api.example.com');
+    expect(listed).toContain('It asks for the microphone');
+    await t.harness.screenshot('install-screens');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    const asks = page.getByTestId('install-screens');
+    await asks.waitFor();
+    expect(await asks.getByTestId('screen-domain').count()).toBe(2);
+    for (const box of await asks.getByRole('checkbox').all()) expect(await box.isChecked()).toBe(false);
+    await asks.getByRole('checkbox', { name: /https:\/\/api\.example\.com/ }).check();
+    await page.getByLabel('Name in Airlock').fill('review');
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByTestId('server-detail').waitFor();
+    expect(t.host.record('review').screens?.allowed.connect).toEqual(['https://api.example.com']);
+    expect(t.host.record('review').screens?.permissions).toEqual([]);
+  }, 120_000);
+
+  it('its page’s Screens section shows a changed screen with what changed, and approves it', async () => {
+    const { page } = t;
+    writeFileSync(join(t.folder('review'), 'declare.json'), JSON.stringify({ connectDomains: ['https://api.example.com', 'https://tracker.example.net', 'https://new.example.org'], permissions: { microphone: {} } }));
+    await t.open('#/servers/review/screens');
+    const entry = page.getByTestId('screen-entry');
+    await entry.waitFor();
+    expect(await entry.getAttribute('data-state')).toBe('changed');
+    expect(await page.getByTestId('screen-changes').textContent()).toContain('It now asks to connect to https://new.example.org.');
+    expect(await entry.textContent()).toContain('It asks to connect to https://api.example.com — allowed');
+    expect(await entry.textContent()).toContain('It asks to connect to https://new.example.org — refused');
+    await t.harness.screenshot('server-detail-screens');
+    await page.getByTestId('screen-approve').click();
+    await expect.poll(() => entry.getAttribute('data-state')).toBe('approved');
+    expect(await page.getByTestId('screen-state').textContent()).toBe('Approved');
+    // Approving grants nothing new: the new address stays refused until ticked and saved.
+    expect(t.host.record('review').screens?.allowed.connect).toEqual(['https://api.example.com']);
+    await entry.getByRole('checkbox', { name: /the microphone/ }).check();
+    await page.getByTestId('screens-save').click();
+    await expect.poll(() => t.host.record('review').screens?.permissions).toEqual(['microphone']);
   });
 });

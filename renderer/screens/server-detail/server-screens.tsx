@@ -124,7 +124,8 @@ function ScreensList({ view, onChange, reload }: { view: ServerScreensView; onCh
   );
 }
 
-function Asks({
+/** What one screen asks for, each address and permission with its allow box (the server's claims; unticked: refused). */
+export function Asks({
   screen,
   allowed,
   permissions,
