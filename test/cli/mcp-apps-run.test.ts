@@ -97,6 +97,30 @@ describe.each([
   }, 90_000);
 });
 
+describe('airlock gateway (several servers behind one)', () => {
+  it('names each screen ui://airlock/SERVER/… in the tool’s _meta, and reads it back byte for byte', async () => {
+    const own = await direct([VANILLA, '--stdio']);
+    const gateway = new Client({ name: 'host-behind-gateway', version: '1.0.0' }, { capabilities: UI_CAPABILITY });
+    await gateway.connect(
+      new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dataDir, 'gateway', '--stdio', '--client', 'Screen Host'], env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } as Record<string, string>, stderr: 'pipe' }),
+    );
+    try {
+      const tool = (await gateway.listTools()).tools.find((candidate) => candidate.name === 'vanilla__get-time');
+      const meta = tool?._meta as { ui: { resourceUri: string }; 'ui/resourceUri': string };
+      expect(meta.ui.resourceUri).toBe('ui://airlock/vanilla/get-time/mcp-app.html');
+      expect(meta['ui/resourceUri']).toBe('ui://airlock/vanilla/get-time/mcp-app.html');
+      const read = (await gateway.readResource({ uri: meta.ui.resourceUri })).contents[0] as { text: string; mimeType: string; uri: string };
+      const mine = (await own.readResource({ uri: 'ui://get-time/mcp-app.html' })).contents[0] as { text: string };
+      expect(read.uri).toBe('ui://airlock/vanilla/get-time/mcp-app.html');
+      expect(read.mimeType).toBe('text/html;profile=mcp-app');
+      expect(Buffer.from(read.text).equals(Buffer.from(mine.text))).toBe(true);
+    } finally {
+      await gateway.close();
+      await own.close();
+    }
+  }, 90_000);
+});
+
 describe('the client’s io.modelcontextprotocol/ui capability', () => {
   it('reaches the server, which then offers its screen through Airlock as it does to a direct client', async () => {
     const own = await direct([CAPABILITY]);

@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientLabel, createGatewayServer, type GatewayServerOptions } from '../../../electron/core/gateway/gateway-server';
 import { buildGatewayListing, gatewayToolName, parseGatewayToolName } from '../../../electron/core/gateway/tool-names';
+import { gatewayResourceUri, parseGatewayResourceUri } from '../../../electron/core/gateway/catalog-names';
 import type { GatewayCore } from '../../../electron/core/gateway/gateway-core';
 import { DirectCore, everythingServer, memoryServer } from './support/direct-core';
 import { createWitnessCore, type WitnessCore } from './support/witness-core';
@@ -245,6 +246,15 @@ describe('tool names', () => {
     // Its _meta goes along (a screen, another extension's data); its icons (remote URLs) stay behind.
     expect(listing.tools[1]).toEqual({ name: 'ok__c', inputSchema: schema, _meta: { x: 1 } });
     expect(listing.skipped.map((s) => `${s.server}/${s.tool}`)).toEqual(['ok/a', 'bad_name/a', 'ok/no schema type', 'ok/b']);
+  });
+
+  it('names a server’s screens ui://airlock/SERVER/… (a host takes only ui:// screens), reversibly', () => {
+    expect(gatewayResourceUri('apps', 'ui://get-time/mcp-app.html')).toBe('ui://airlock/apps/get-time/mcp-app.html');
+    expect(parseGatewayResourceUri('ui://airlock/apps/get-time/mcp-app.html')).toEqual({ server: 'apps', uri: 'ui://get-time/mcp-app.html' });
+    expect(parseGatewayResourceUri(gatewayResourceUri('apps', 'demo://x')!)).toEqual({ server: 'apps', uri: 'demo://x' });
+    expect(parseGatewayResourceUri('ui://airlock/')).toBeUndefined();
+    expect(parseGatewayResourceUri('ui://airlock/bad_name/x')).toBeUndefined();
+    expect(parseGatewayResourceUri('ui://other/x')).toBeUndefined();
   });
 
   it('renames the screen a tool names (MCP Apps) as the session names resources, and nothing else in _meta', () => {
