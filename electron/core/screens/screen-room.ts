@@ -156,8 +156,12 @@ export class ScreenRoom {
 
   /** Pins a screen as the person saw it (its fingerprint); refused when it reads back different now. */
   async approve(server: string, uri: string, fingerprint: string, by: ChangeActor): Promise<ServerScreensView> {
+    this.deps.record(server);
     await this.deps.ensureReady(server);
-    const read = await this.#read(server, uri);
+    if (!screensOf((this.deps.tools(server) ?? []).map((tool) => tool.definition)).has(uri)) throw new AirlockError('not-found', `${server}'s tools name no screen ${uri.slice(0, 200)}.`);
+    const read = await this.#read(server, uri).catch((error: unknown) => {
+      throw error instanceof AirlockError ? error : new AirlockError('unavailable', `${server} did not give its screen ${uri.slice(0, 200)}: ${messageOf(error)}`);
+    });
     if (read.fingerprint !== fingerprint) throw new AirlockError('conflict', `The screen ${uri} changed again since you looked at it; review it again.`);
     const approved: ApprovedScreen = {
       fingerprint,
