@@ -110,9 +110,20 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
   useEffect(() => {
     const element = frame.current;
     if (!element) return undefined;
-    const dark = window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
+    const scheme = window.matchMedia?.('(prefers-color-scheme: dark)');
+    const dark = scheme?.matches ?? false;
     const permissions = Object.fromEntries(view.permissions.map((permission) => [permission, {}]));
     const csp = { connectDomains: view.domains.connect, resourceDomains: view.domains.resource, frameDomains: view.domains.frame, baseUriDomains: view.domains.baseUri };
+    const hostContext = {
+      theme: dark ? ('dark' as const) : ('light' as const),
+      displayMode: 'inline' as const,
+      availableDisplayModes: ['inline' as const],
+      containerDimensions: { maxHeight: MAX_HEIGHT },
+      locale: navigator.language,
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      platform: 'desktop' as const,
+      userAgent: 'Airlock',
+    };
     const bridge = new AppBridge(
       null,
       { name: 'Airlock', version: '0.1.0' },
@@ -123,19 +134,13 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
         sandbox: { permissions, csp },
         ...(conversationId ? { message: { text: {} }, updateModelContext: { text: {} } } : {}),
       },
-      {
-        hostContext: {
-          theme: dark ? 'dark' : 'light',
-          displayMode: 'inline',
-          availableDisplayModes: ['inline'],
-          containerDimensions: { maxHeight: MAX_HEIGHT },
-          locale: navigator.language,
-          timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-          platform: 'desktop',
-          userAgent: 'Airlock',
-        },
-      },
+      { hostContext },
     );
+    // The window's theme follows the OS; the screen is told when it changes (once it is listening).
+    const onScheme = (event: MediaQueryListEvent) => {
+      if (initialized.current) bridge.setHostContext({ ...hostContext, theme: event.matches ? 'dark' : 'light' });
+    };
+    scheme?.addEventListener('change', onScheme);
     bridgeRef.current = bridge;
     // Every request names this screen's session; the core decides each.
     bridge.oncalltool = async (params) => {
@@ -190,6 +195,7 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
     });
     return () => {
       closed = true;
+      scheme?.removeEventListener('change', onScheme);
       const teardown = initialized.current ? Promise.race([bridge.teardownResource({}), new Promise((resolve) => setTimeout(resolve, 500))]) : Promise.resolve();
       void teardown.catch(() => undefined).finally(() => {
         void bridge.close().catch(() => undefined);

@@ -89,6 +89,12 @@ describe('server-basic-vanillajs’s screen', () => {
     expect(await t.page.getByTestId('screen-label').textContent()).toContain('vanilla’s screen');
     await t.page.getByTestId('tool-screen').scrollIntoViewIfNeeded();
     await t.viewShot('screen-console-light');
+    // Host context: the screen was told the window's theme, and is told when it changes.
+    expect(await screen.evaluate(() => document.documentElement.getAttribute('data-theme'))).toBe('light');
+    await t.page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => screen.evaluate(() => document.documentElement.getAttribute('data-theme'))).toBe('dark');
+    await t.viewShot('screen-console-dark');
+    await t.page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('calls its tool through Airlock from its button: asked in Airlock’s dialog as “vanilla’s screen”, the result back in the screen', async () => {
