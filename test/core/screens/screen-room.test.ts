@@ -126,13 +126,15 @@ describe('a screen’s tool calls', () => {
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toMatchObject({ count: expect.any(Number) });
     expect(reached('apps', 'app-count')).toBe(before + 1);
-    const decisions = await t.host.auditEntries({ server: 'apps', tool: 'app-count', limit: 5 });
-    expect(decisions.map((entry) => [entry.kind, entry.callerKind, entry.caller])).toEqual(
-      expect.arrayContaining([
-        ['decision', 'screen', "apps's screen"],
-        ['outcome', 'screen', "apps's screen"],
-      ]),
-    );
+    // The outcome is written off the caller's path, right after the result is passed on.
+    await expect
+      .poll(async () => (await t.host.auditEntries({ server: 'apps', tool: 'app-count', limit: 5 })).map((entry) => [entry.kind, entry.callerKind, entry.caller]))
+      .toEqual(
+        expect.arrayContaining([
+          ['decision', 'screen', "apps's screen"],
+          ['outcome', 'screen', "apps's screen"],
+        ]),
+      );
   });
 
   it('are refused, recorded, and reach nothing, for a model-only tool, another server’s tool, or a closed screen', async () => {
