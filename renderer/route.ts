@@ -54,6 +54,11 @@ export function serverHref(name: string, tab?: string): string {
   return `#/servers/${encodeURIComponent(name)}${tab ? `/${encodeURIComponent(tab)}` : ''}`;
 }
 
+/** A server's Screens section (MCP Apps: its tools' screens, what they ask for). */
+export function screenSectionHref(name: string): string {
+  return serverHref(name, 'screens');
+}
+
 export function registryInstallHref(pick: RegistryPick): string {
   const params = new URLSearchParams({ registry: pick.name });
   if (pick.version) params.set('version', pick.version);

@@ -100,6 +100,8 @@ export const ToolCardSchema = z.object({
   contentFrom: z.string().optional(),
   warnings: z.array(ResultWarningSchema),
   durationMs: z.number().optional(),
+  /** The tool's screen (MCP Apps), shown in the card, and the result's structured content it is given (capped). */
+  screen: z.object({ uri: z.string(), structuredContent: z.unknown().optional() }).optional(),
 });
 export type ToolCard = z.infer<typeof ToolCardSchema>;
 
@@ -122,6 +124,13 @@ export type ChatProblem = z.infer<typeof ChatProblemSchema>;
 /** One message of a conversation. An assistant message is one model step: its text and the tool calls it made. */
 export const ChatMessageSchema = z.discriminatedUnion('role', [
   z.object({ id: z.string(), role: z.literal('user'), at: z.string(), text: z.string() }),
+  /**
+   * What a server's screen (MCP Apps) put into the conversation: a message
+   * (the model answers it) or context (the model sees it at its next turn).
+   * The server's words — never the person's: shown and given to the model
+   * as such, and it answers nothing Airlock asks.
+   */
+  z.object({ id: z.string(), role: z.literal('screen'), at: z.string(), server: z.string(), kind: z.enum(['message', 'context']), text: z.string() }),
   z.object({
     id: z.string(),
     role: z.literal('assistant'),

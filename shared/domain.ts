@@ -5,6 +5,7 @@
  * same definition the code is typed with. No Node, Electron or DOM imports.
  */
 import { z } from 'zod';
+import { noScreenDomains, ScreenDomainsSchema, ScreenPermissionSchema } from './screens';
 
 /**
  * A record keyed by names someone else chose — a server's tool and argument
@@ -389,6 +390,38 @@ export function defaultServerRequestSettings(): ServerRequestSettings {
   };
 }
 
+/**
+ * A screen as Airlock pinned it when the person approved it: the sha256 of
+ * its HTML, what it declared, and the fingerprint of all of that. A screen
+ * that reads back different is a change to review before it renders again.
+ */
+export const ApprovedScreenSchema = z.object({
+  fingerprint: ToolFingerprintSchema,
+  htmlSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  domains: ScreenDomainsSchema,
+  permissions: z.array(ScreenPermissionSchema),
+  approvedAt: z.string(),
+});
+export type ApprovedScreen = z.infer<typeof ApprovedScreenSchema>;
+
+/**
+ * What a person decided about one server's screens: the screens approved
+ * (by `ui://` URI) and the addresses and permissions they allowed. An
+ * address a screen asks for that is not here is refused.
+ */
+export const ScreenSettingsSchema = z.object({
+  approved: nameKeyedRecord(z.string(), ApprovedScreenSchema),
+  allowed: ScreenDomainsSchema,
+  permissions: z.array(ScreenPermissionSchema),
+});
+export type ScreenSettings = z.infer<typeof ScreenSettingsSchema>;
+
+/** The default: no screen approved, nothing allowed. */
+export function defaultScreenSettings(): ScreenSettings {
+  return { approved: Object.create(null) as ScreenSettings['approved'], allowed: noScreenDomains(), permissions: [] };
+}
+
+
 /** A server as Airlock keeps it in its store. */
 export const ServerRecordSchema = z.object({
   name: ServerNameSchema,
@@ -410,6 +443,8 @@ export const ServerRecordSchema = z.object({
   serverRequests: ServerRequestSettingsSchema.optional(),
   /** The log level Airlock asks the server for (`logging/setLevel`); absent: the server's own default. */
   logLevel: LogLevelSchema.optional(),
+  /** Its screens (MCP Apps): those approved, and the addresses and permissions allowed them (absent: none). */
+  screens: ScreenSettingsSchema.optional(),
   createdAt: z.string(),
 });
 export type ServerRecord = z.infer<typeof ServerRecordSchema>;
@@ -439,13 +474,17 @@ export type Rule = z.infer<typeof RuleSchema>;
  * - `user`: the person, in Airlock's own window (the tool console);
  * - `cli`: the person, at the `airlock` command line (`airlock call`);
  * - `client`: another AI app through the gateway (`name` is its own label);
- * - `agent`: Airlock's built-in agent (the model the person chose).
+ * - `agent`: Airlock's built-in agent (the model the person chose);
+ * - `screen`: a server's own screen (MCP Apps) in Airlock's window — code
+ *   the server wrote, so it asks as that server would, never as the person
+ *   (a click inside it is not consent to anything).
  */
 export const CallerSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('user') }),
   z.object({ kind: z.literal('cli') }),
   z.object({ kind: z.literal('client'), name: z.string().min(1).max(200) }),
   z.object({ kind: z.literal('agent'), provider: z.string().min(1).max(100), model: z.string().min(1).max(200) }),
+  z.object({ kind: z.literal('screen'), server: ServerNameSchema }),
 ]);
 export type Caller = z.infer<typeof CallerSchema>;
 
@@ -466,6 +505,8 @@ export function callerLabel(caller: unknown): string {
       return text(c.name);
     case 'agent':
       return typeof c.model === 'string' ? `Airlock's agent (${c.model})` : text(c.name);
+    case 'screen':
+      return typeof c.server === 'string' && c.server.length > 0 ? `${c.server}'s screen` : 'a server’s screen';
     default:
       return 'an unknown caller';
   }

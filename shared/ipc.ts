@@ -32,7 +32,11 @@ import {
   ServerRequestViewSchema,
   OrganisationViewSchema,
   AuditExportViewSchema,
+  ScreenCallResultSchema,
+  ScreenOpenViewSchema,
+  ServerScreensViewSchema,
 } from './views';
+import { ScreenDomainsSchema, ScreenPermissionSchema } from './screens';
 import {
   ChatCommandsViewSchema,
   ChatToolsViewSchema,
@@ -310,9 +314,11 @@ export const channels = {
       /** All its plain settings: what the source set, as the person edited it (`--env KEY=VALUE` adds to them). */
       env: PlainEnv.optional(),
       enable: z.boolean(),
+      /** Which of the addresses and permissions its screens ask for the person allows (absent: none). */
+      screens: z.strictObject({ allowed: ScreenDomainsSchema, permissions: z.array(ScreenPermissionSchema).max(8) }).optional(),
     }),
     response: ServerSummarySchema,
-    doc: 'Renderer, the final install step: saves the server with the grants and trust chosen, and starts it if asked.',
+    doc: 'Renderer, the final install step: saves the server with the grants and trust chosen (and what its screens may use), and starts it if asked.',
   },
   'install.cancel': { request: z.strictObject({ draftId: Text(64) }), response: Done, doc: 'Renderer, Cancel at any install step: removes everything the draft created.' },
 
@@ -595,6 +601,53 @@ export const channels = {
     response: RegistrySettingsViewSchema,
     doc: 'Renderer, Settings (and `airlock settings registry URL`): the registry to search (an organisation’s sub-registry); empty or null: the official one.',
   },
+  // ── Screens (MCP Apps): servers' own pages, rendered in the window ─────
+  'screens.list': {
+    request: z.strictObject({ server: ServerNameSchema }),
+    response: ServerScreensViewSchema,
+    doc: 'Renderer, a server’s Screens section (and `airlock show`): each screen its tools name, what it asks for and what is allowed; read from the server when it runs.',
+  },
+  'screens.approve': {
+    request: z.strictObject({ server: ServerNameSchema, uri: Text(2048), fingerprint: Text(64) }),
+    response: ServerScreensViewSchema,
+    doc: 'Renderer, "Approve this screen" (and `airlock screens NAME --approve URI`): pins the screen the person saw (by its fingerprint); refused when it changed again since.',
+  },
+  'screens.setAllowed': {
+    request: z.strictObject({ server: ServerNameSchema, allowed: ScreenDomainsSchema, permissions: z.array(ScreenPermissionSchema).max(8) }),
+    response: ServerScreensViewSchema,
+    doc: 'Renderer, the Screens section’s allow/refuse choices (and `airlock screens NAME allow|refuse`): which asked-for addresses and permissions this server’s screens may use.',
+  },
+  'screens.open': {
+    request: z.strictObject({ server: ServerNameSchema, tool: Text(256) }),
+    response: ScreenOpenViewSchema,
+    doc: 'Renderer, a tool card or the tool console showing a tool’s screen: reads it, checks it is the approved one, and opens a session the screen’s requests name. Window only.',
+  },
+  'screens.frame': {
+    request: z.strictObject({ id: Text(64), key: Text(64) }),
+    response: z.object({ csp: z.string(), permissionsPolicy: z.string() }),
+    doc: 'Main, serving a screen’s frame on its origin: the Content-Security-Policy and Permissions-Policy Airlock built for that session. Window only.',
+  },
+  'screens.callTool': {
+    request: z.strictObject({ id: Text(64), name: Text(256), arguments: z.record(z.string(), z.unknown()).optional() }),
+    response: ScreenCallResultSchema,
+    doc: 'Renderer, relaying a screen’s tools/call: only its own server’s tools visible to apps, through the call pipeline as “NAME’s screen”, rate-limited; refusals come back as error results. Window only.',
+  },
+  'screens.openLink': {
+    request: z.strictObject({ id: Text(64), url: Text(4096) }),
+    response: z.object({ requestId: z.string(), url: z.string() }),
+    doc: 'Renderer, a screen’s ui/open-link: recorded, then shown to the person with its full address outside the screen (nothing opens yet). Window only.',
+  },
+  'screens.answerLink': {
+    request: z.strictObject({ requestId: Text(64), open: z.boolean() }),
+    response: z.object({ url: z.string().optional() }),
+    doc: 'Renderer, the person’s Open or Cancel on a screen’s link: recorded; Open returns the address (main opens it in the system browser, https only). Window only.',
+  },
+  'screens.message': {
+    request: z.strictObject({ id: Text(64), conversationId: Text(128), text: Text(20_000), context: z.boolean().optional() }),
+    response: z.object({ accepted: z.boolean(), reason: z.string().optional() }),
+    doc: 'Renderer, a screen in a chat sending ui/message (or ui/update-model-context with context: true): recorded and put into that conversation as the server’s words, never the person’s. Window only.',
+  },
+  'screens.close': { request: z.strictObject({ id: Text(64) }), response: Done, doc: 'Renderer, a screen’s frame removed: its session ends (later requests naming it are refused).' },
   'links.open': {
     request: z.strictObject({ url: z.string().max(4096).regex(/^https:\/\//i, 'only https links are opened') }),
     response: Done,

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { RegistryDisclosureSchema } from './registry';
 import { GuaranteeViewSchema } from './sandbox-views';
+import { ScreenDomainsSchema, ScreenPermissionSchema } from './screens';
 import {
   CallerSchema,
   ImportOriginSchema,
@@ -91,6 +92,10 @@ export const ToolViewSchema = z.object({
    * trust or sandbox — until approved (`servers.approveChange`).
    */
   isNew: z.boolean(),
+  /** The screen (MCP Apps) it names: shown with its result in the console and the chat. */
+  screen: z.object({ uri: z.string() }).optional(),
+  /** Who the server says may call it, when not everyone: `model` (agents), `app` (its screens). */
+  visibility: z.array(z.enum(['model', 'app'])).optional(),
   warnings: z.array(ToolWarningSchema),
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
@@ -158,7 +163,7 @@ export const AuditEntryViewSchema = z.object({
   /** Who called, worded by kind: "You (console)", "You (command line)", "app “Claude Desktop”", "Airlock's agent (model)". */
   caller: z.string(),
   /** The caller's kind, which only the owner assigns (a client's name is data). */
-  callerKind: z.enum(['user', 'cli', 'client', 'agent', 'unknown']),
+  callerKind: z.enum(['user', 'cli', 'client', 'agent', 'screen', 'unknown']),
   server: z.string(),
   tool: z.string(),
   /** What happened, in words: "allowed", "allowed after you answered in the window", "refused: nobody could be asked", … */
@@ -308,12 +313,98 @@ export const ImportEntryViewSchema = z.object({
 export type ImportEntryView = z.infer<typeof ImportEntryViewSchema>;
 
 /** What the probe in the locked sandbox found. */
+// ── Screens (MCP Apps) ─────────────────────────────────────────────────
+
+/**
+ * One screen of a server (a `ui://` page its tools name), as its page, the
+ * install disclosure and `airlock show` show it: what it asks for (the
+ * server's claims: addresses, permissions) beside what the person allowed,
+ * and whether it is the screen they approved.
+ * - `approved`: it reads back as approved; it renders;
+ * - `new`: never approved (added after install, or not read then);
+ * - `changed`: its HTML or what it asks for differs from what was approved
+ *   (`changes` says how); it does not render until approved again;
+ * - `unreadable`: the server did not give a screen for it (`problem`);
+ * - `not-read`: the server is not running; shown as last approved.
+ */
+export const ScreenViewSchema = z.object({
+  uri: z.string(),
+  /** The tools that name it. */
+  tools: z.array(z.string()),
+  state: z.enum(['approved', 'new', 'changed', 'unreadable', 'not-read']),
+  problem: z.string().optional(),
+  /** What it asks to use, by kind (as it reads now; or as approved when not read). */
+  declared: ScreenDomainsSchema,
+  /** Of those, what the person allowed (the rest are refused). */
+  allowed: ScreenDomainsSchema,
+  permissions: z.object({ asked: z.array(ScreenPermissionSchema), granted: z.array(ScreenPermissionSchema) }),
+  /** The HTML's sha256 and size, as read now (or as approved). */
+  htmlSha256: z.string().optional(),
+  size: z.number().int().optional(),
+  /** What differs from the approved screen, one line each. */
+  changes: z.array(z.string()),
+  /** Addresses Airlock left out (not exact web addresses) and other notes, in words. */
+  notes: z.array(z.string()),
+  /** The fingerprint of the screen as read now: what "Approve" approves. */
+  fingerprint: z.string().optional(),
+  prefersBorder: z.boolean().optional(),
+});
+export type ScreenView = z.infer<typeof ScreenViewSchema>;
+
+/** A server's screens, and everything the person allowed them (an allowed address no screen asks for now included). */
+export const ServerScreensViewSchema = z.object({
+  server: z.string(),
+  screens: z.array(ScreenViewSchema),
+  allowed: ScreenDomainsSchema,
+  permissions: z.array(ScreenPermissionSchema),
+});
+export type ServerScreensView = z.infer<typeof ServerScreensViewSchema>;
+
+/**
+ * A screen opened in Airlock's window: where its frame loads (a page on the
+ * screens' origin, one origin per server), its HTML, and what it may use.
+ * Or, when it cannot render now, why — with the screen to review.
+ */
+export const ScreenOpenViewSchema = z.discriminatedUnion('ready', [
+  z.object({
+    ready: z.literal(true),
+    /** The screen's session: every request it makes names it. */
+    id: z.string(),
+    server: z.string(),
+    tool: z.string(),
+    uri: z.string(),
+    /** The frame's address (Airlock's relay page on this server's screen origin). */
+    frameUrl: z.string(),
+    /** The origin of that page: the only one the window talks to for this screen. */
+    frameOrigin: z.string(),
+    html: z.string(),
+    /** The iframe `allow` list (granted permissions only). */
+    allow: z.string(),
+    /** Addresses it may use (declared ∩ allowed), as the screen is told. */
+    domains: ScreenDomainsSchema,
+    permissions: z.array(ScreenPermissionSchema),
+    prefersBorder: z.boolean().optional(),
+  }),
+  z.object({ ready: z.literal(false), reason: z.string(), screen: ScreenViewSchema.optional() }),
+]);
+export type ScreenOpenView = z.infer<typeof ScreenOpenViewSchema>;
+
+/** What a screen's tool call came back with (a tool result, or Airlock's refusal as an error result). */
+export const ScreenCallResultSchema = z.object({
+  content: z.array(z.unknown()),
+  structuredContent: z.unknown().optional(),
+  isError: z.boolean().optional(),
+});
+export type ScreenCallResult = z.infer<typeof ScreenCallResultSchema>;
+
 export const ProbeReportSchema = z.object({
   serverInfo: z.object({ name: z.string(), version: z.string(), title: z.string().optional() }),
   instructions: z.string().optional(),
   tools: z.array(ToolViewSchema),
   prompts: z.array(z.object({ name: z.string(), description: z.string().optional() })),
   resources: z.array(z.object({ uri: z.string(), name: z.string().optional() })),
+  /** Its tools' screens (MCP Apps), read at the inspection: what each asks for (absent: none). */
+  screens: z.array(ScreenViewSchema).optional(),
   warnings: z.array(z.string()),
   /** The end of the server's stderr during the probe. */
   log: z.array(z.string()),
@@ -678,7 +769,9 @@ export const ServerRequestEntryViewSchema = z.object({
   time: z.string(),
   requestId: z.string(),
   server: z.string(),
-  kind: z.enum(['sampling', 'elicitation', 'roots']),
+  /** `screen`: something a server's screen asked of Airlock's window (`method` says what). */
+  kind: z.enum(['sampling', 'elicitation', 'roots', 'screen']),
+  method: z.string().optional(),
   /** "allowed", "denied", "asked", "relayed to <app>" … */
   decision: z.string(),
   reasons: z.array(z.string()),

@@ -9,6 +9,7 @@ import { registerCallCommands } from './commands/calls';
 import { registerCatalogCommands } from './commands/catalog';
 import { registerChatCommands } from './commands/chat';
 import { registerRunCommand } from './commands/run';
+import { registerScreenCommands } from './commands/screens';
 import { doctor, registerRuntimeCommands } from './commands/doctor';
 import { registerGatewayCommands } from './commands/gateway';
 import { registerRegistryCommands } from './commands/registry';
@@ -102,6 +103,7 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
   registerCallCommands(program, context);
   registerSettingsCommands(program, context);
   registerCatalogCommands(program, context);
+  registerScreenCommands(program, context);
   registerGatewayCommands(program, { ...context, dataDir, version });
   registerRunCommand(program, { ...context, dataDir, version });
   registerRuntimeCommands(program, context);

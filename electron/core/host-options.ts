@@ -9,6 +9,7 @@ import type { EmitEvent } from '../../shared/ipc';
 import type { AuditFileSystem, AuditKey } from './audit';
 import type { AuditExportRoomDeps } from './audit-export/audit-export-room';
 import type { PolicySource } from './managed-policy/policy-sources';
+import type { ScreenFrames } from './screens/screen-frames';
 import type { ShellIdentity } from './ipc/shell-identity';
 import type { RegistryRoomDeps } from './registry/registry-room';
 import type { AirlockSandboxLauncher, SandboxLauncherOptions } from './sandbox/sandbox-launcher';
@@ -89,6 +90,8 @@ export interface HostOptions {
    * URL; absent: the shell's `openExternal`, else sign-in is refused plainly).
    */
   signInPage?: (url: string, server: string) => void;
+  /** Where servers' screens (MCP Apps) load from: the app's `airlock-screen://` scheme by default; the browser tests pass a loopback origin. */
+  screenFrames?: ScreenFrames;
   /**
    * Where the organisation's managed policy is read (tests only: a source of
    * their own, a shorter re-read interval). Default: the OS's admin locations;

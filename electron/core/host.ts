@@ -37,6 +37,8 @@ import { createSandboxLauncher, type AirlockSandboxLauncher } from './sandbox/sa
 import { SecretStore } from './secrets/secret-store';
 import { ServerControlRoom } from './server-control/server-control-room';
 import { SandboxPlanRoom } from './sandbox-plan/sandbox-plan-room';
+import { APP_SCREEN_FRAMES } from './screens/screen-frames';
+import { ScreenRoom } from './screens/screen-room';
 import { ServerRemovalRoom } from './server-removal/server-removal-room';
 import type { SamplingModel } from './server-requests/sampling-model';
 import { ServerRequestsRoom } from './server-requests/server-requests-room';
@@ -73,6 +75,8 @@ export class AirlockHost {
   readonly policy: PolicyRoom;
   readonly serverSettings: ServerSettingsRoom;
   readonly removal: ServerRemovalRoom;
+  /** Servers' screens (MCP Apps): pinned, allowed, and their requests decided. */
+  readonly screens: ScreenRoom;
   readonly sandboxPlan: SandboxPlanRoom;
   readonly runtimes: RuntimesRoom;
   readonly install: InstallFlow;
@@ -333,6 +337,17 @@ export class AirlockHost {
         whyUnavailable: (server) => this.servers.unavailable(server)?.message,
       },
     });
+    this.screens = new ScreenRoom({
+      ...parts,
+      tools: (server) => (this.supervisor.state(server) === 'ready' ? this.supervisor.tools.get(server)?.tools : undefined),
+      ensureReady: async (server) => void (this.supervisor.state(server) !== 'ready' && (await startServer(server))),
+      readResource: (server, uri) => this.catalog.catalog.readResource(server, uri),
+      callTool: (request) => this.calls.call(request),
+      recordRequest: (input) => this.audit.appendServerRequest(input),
+      frames: options.screenFrames ?? APP_SCREEN_FRAMES,
+      chat: { fromScreen: (conversation, server, text, kind) => this.agent.fromScreen(conversation, server, text, kind) },
+      now: () => performance.now(),
+    });
     // The agent is one more caller of the pipeline: it reaches tools only through the calls room, and holds no way to answer a confirmation.
     this.agent = new AgentService({
       ...parts,
@@ -403,6 +418,7 @@ export class AirlockHost {
       ...this.serverRequests.ipcHandlers(shell),
       ...this.organisation.ipcHandlers(shell),
       ...this.auditExport.ipcHandlers(shell),
+      ...this.screens.ipcHandlers(shell),
     };
   }
 

@@ -5,26 +5,34 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, relative, sep } from 'node:path';
 import type { Protocol } from 'electron';
+import { SCREEN_SCHEME } from '../core/screens/screen-frames';
 import { APP_SCHEME } from './window';
 
 /**
- * The page's CSP: scripts and styles only from the app, no network, no frames,
- * no plugins. Server-provided text is rendered as text, so nothing needs more.
+ * The page's CSP: scripts and styles only from the app, no network, no
+ * plugins, and frames only from the screens' origins (`frameSource`: each
+ * server's screens on an origin of their own, never the app's). Server-provided
+ * text is rendered as text, so nothing needs more.
  */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'none'",
-  "media-src 'none'",
-  "object-src 'none'",
-  "frame-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function appContentSecurityPolicy(frameSource: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'none'",
+    "media-src 'none'",
+    "object-src 'none'",
+    `frame-src ${frameSource}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The app's CSP: frames only from `airlock-screen:` (servers' screens). */
+export const CONTENT_SECURITY_POLICY = appContentSecurityPolicy(`${SCREEN_SCHEME}:`);
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -36,13 +44,18 @@ const MIME: Record<string, string> = {
   '.json': 'application/json',
 };
 
+/** Headers on every response from the app's scheme, with frames from `frameSource`. */
+export function appResponseHeaders(frameSource: string) {
+  return {
+    'Content-Security-Policy': appContentSecurityPolicy(frameSource),
+    'X-Content-Type-Options': 'nosniff',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Referrer-Policy': 'no-referrer',
+  } as const;
+}
+
 /** Headers on every response from the app's scheme. */
-export const APP_RESPONSE_HEADERS = {
-  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-  'X-Content-Type-Options': 'nosniff',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Referrer-Policy': 'no-referrer',
-} as const;
+export const APP_RESPONSE_HEADERS = appResponseHeaders(`${SCREEN_SCHEME}:`);
 
 /**
  * Maps a request URL to a file inside `rootDir`, or undefined when it points

@@ -16,12 +16,15 @@ import { registerAppProtocol } from './app-protocol';
 import { registerIpcHandlers, sendEvent } from './ipc';
 import { openUrlHandler } from './open-external';
 import { openLink } from './open-link';
+import { allowScreenPermission, OpenScreenPermissions, registerScreenProtocol, SCREEN_SCHEME, SCREEN_SCHEME_PRIVILEGES } from './screen-protocol';
 import { APP_ORIGIN, APP_SCHEME, APP_URL, hardenSession, hardenWebContents, mainWindowOptions } from './window';
 
 // Must run before `ready`: the app's scheme is standard and secure, so the
 // page gets a real origin and a CSP, and Chromium treats it like https.
 protocol.registerSchemesAsPrivileged([
   { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+  // Servers' screens (MCP Apps): one origin per server, never the app's own.
+  { scheme: SCREEN_SCHEME, privileges: SCREEN_SCHEME_PRIVILEGES },
 ]);
 
 // One data folder for the app and the CLI (see core/data-dir.ts).
@@ -49,7 +52,10 @@ async function main(): Promise<void> {
   // Every webContents, including any a bug or a page might create, gets the same denials.
   app.on('web-contents-created', (_event, contents) => hardenWebContents(contents));
   await app.whenReady();
-  hardenSession(session.defaultSession);
+  // A screen frame gets a device permission only while a screen granted it is open (and Blink's
+  // Permissions Policy, built per server, lets only that server's frames ask).
+  const openScreens = new OpenScreenPermissions();
+  hardenSession(session.defaultSession, (ask) => allowScreenPermission(ask, (permission) => openScreens.granted(permission)));
   registerAppProtocol(protocol, join(app.getAppPath(), 'out/renderer'));
 
   const dataDir = app.getPath('userData');
@@ -95,6 +101,8 @@ async function main(): Promise<void> {
     },
   });
   const handlers = shared.handlers();
+  // The screens' origins serve Airlock's relay page with the headers the core built for each screen.
+  registerScreenProtocol(protocol, { appOrigin: APP_ORIGIN, policy: (id, key) => handlers['screens.frame']({ id, key }) as Promise<{ csp: string; permissionsPolicy: string }> });
   registerIpcHandlers(
     ipcMain,
     {
@@ -109,6 +117,13 @@ async function main(): Promise<void> {
       'requests.openUrl': openUrlHandler(handlers['requests.openUrl'], shell),
       // The system browser of the person at this window, wherever the servers run.
       'links.open': async ({ url }) => (await openLink(shell, url), {}),
+      // A screen's link, after the person saw its address and chose Open (the core recorded both).
+      'screens.answerLink': async (request) => {
+        const answer = await handlers['screens.answerLink'](request);
+        if (answer.url) await openLink(shell, answer.url);
+        return answer;
+      },
+      ...openScreens.wrap(handlers),
     },
     { appOrigin: APP_ORIGIN, logError: (channel, error) => console.error(`[ipc] ${channel}`, error) },
   );

@@ -73,8 +73,20 @@ export function hardenWebContents(contents: HardenableContents): void {
   contents.setWindowOpenHandler(() => ({ action: 'deny' }));
 }
 
-/** Refuses every permission a page can ask for (Electron grants them when no handler is set). */
-export function hardenSession(session: Pick<Session, 'setPermissionRequestHandler' | 'setPermissionCheckHandler'>): void {
-  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+/**
+ * Refuses every permission a page can ask for (Electron grants them when no
+ * handler is set) — except, when `screens` is given, a device permission a
+ * server's screen frame asks for that its server was granted (see
+ * screen-protocol.ts `allowScreenPermission`). Checks (`navigator.permissions`)
+ * always answer no.
+ */
+export function hardenSession(
+  session: Pick<Session, 'setPermissionRequestHandler' | 'setPermissionCheckHandler'>,
+  screens?: (ask: { permission: string; requestingUrl: string | undefined; isMainFrame: boolean; mediaTypes?: readonly string[] }) => boolean,
+): void {
+  session.setPermissionRequestHandler((_contents, permission, callback, details) => {
+    const media = (details as { mediaTypes?: readonly string[] } | undefined)?.mediaTypes;
+    callback(screens ? screens({ permission, requestingUrl: details?.requestingUrl, isMainFrame: details?.isMainFrame ?? true, ...(media ? { mediaTypes: media } : {}) }) : false);
+  });
   session.setPermissionCheckHandler(() => false);
 }

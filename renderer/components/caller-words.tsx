@@ -6,7 +6,8 @@
  * computer can run that command, so it never reads as the window's own "You
  * are about to"; a gateway app is `app “Name”`, its name quoted as data (an
  * app calling itself "You" reads as an app); the built-in agent is named with
- * its model.
+ * its model; a server's screen is "NAME’s screen" — the server's code asking,
+ * whoever clicked inside it.
  */
 import type { Caller } from '../../shared/domain';
 import { InertText } from './inert-text';
@@ -29,6 +30,13 @@ export function CallerName({ caller, fold = 80 }: { caller: Caller; fold?: numbe
         <>
           Airlock's agent (<InertText text={caller.model} fold={fold} />)
         </>
+      );
+    case 'screen':
+      // The server's own code: named as the server's, never as the person.
+      return (
+        <span className="caller-screen">
+          <InertText text={caller.server} fold={fold} />’s screen
+        </span>
       );
   }
 }

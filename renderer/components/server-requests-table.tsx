@@ -15,6 +15,15 @@ const KIND_WORDS: Record<ServerRequestEntryView['kind'], string> = {
   sampling: 'A model’s reply (sampling)',
   elicitation: 'A question for you',
   roots: 'Its folders (roots)',
+  screen: 'From its screen',
+};
+
+/** What a server's screen asked, by method. */
+const SCREEN_METHOD_WORDS: Record<string, string> = {
+  'tools/call': 'Its screen: a tool call',
+  'ui/open-link': 'Its screen: a link to open',
+  'ui/message': 'Its screen: a message for the chat',
+  'ui/update-model-context': 'Its screen: context for the model',
 };
 
 function tone(words: string | undefined): string {
@@ -28,6 +37,7 @@ function tone(words: string | undefined): string {
 function kindOf(entry: ServerRequestEntryView): string {
   const request = entry.request as { mode?: unknown } | undefined;
   if (entry.kind === 'elicitation' && request?.mode === 'url') return 'A web page to open';
+  if (entry.kind === 'screen') return (entry.method && SCREEN_METHOD_WORDS[entry.method]) ?? KIND_WORDS.screen;
   return KIND_WORDS[entry.kind];
 }
 

@@ -5,7 +5,8 @@
  * JSON fallback. JSON-Schema form libraries (rjsf and friends) validate with
  * ajv, which compiles schemas with `new Function` — forbidden by the app's
  * CSP (`script-src 'self'`, no 'unsafe-eval') — so this small form is ours;
- * the core validates the arguments against the schema anyway.
+ * the core validates the arguments against the schema anyway. A tool with
+ * a screen (MCP Apps) shows it under the result (see tool-screen.tsx).
  */
 import { useId, useMemo, useState } from 'react';
 import { ownEntry } from '../../shared/domain';
@@ -15,6 +16,7 @@ import { Badge } from './badges';
 import { argumentsFrom, fieldsOf } from '../schema-form';
 import { InertText, safeJson, visible } from './inert-text';
 import { FieldError } from './field-error';
+import { ToolScreen } from './tool-screen-lazy';
 
 export function ToolConsole({ server, tools }: { server: string; tools: ToolView[] }) {
   const [toolName, setToolName] = useState(tools[0]?.name ?? '');
@@ -46,7 +48,7 @@ function ToolForm({ server, tool }: { server: string; tool: ToolView }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [json, setJson] = useState('{}');
   const [problem, setProblem] = useState<string | undefined>();
-  const [result, setResult] = useState<CallResultView | undefined>();
+  const [result, setResult] = useState<{ view: CallResultView; args: Record<string, unknown>; at: number } | undefined>();
   const action = useAction();
   const formId = useId();
 
@@ -70,8 +72,9 @@ function ToolForm({ server, tool }: { server: string; tool: ToolView }) {
       }
       args = built.value;
     }
-    const value = await action.run(() => invoke('tools.call', { server, tool: tool.name, arguments: args ?? {} }));
-    if (value) setResult(value);
+    const sent = args ?? {};
+    const value = await action.run(() => invoke('tools.call', { server, tool: tool.name, arguments: sent }));
+    if (value) setResult({ view: value, args: sent, at: Date.now() });
   };
 
   return (
@@ -154,7 +157,17 @@ function ToolForm({ server, tool }: { server: string; tool: ToolView }) {
       <button type="submit" className="primary" disabled={action.busy}>
         {action.busy ? 'Calling…' : 'Call'}
       </button>
-      {result && <CallResult result={result} />}
+      {result && <CallResult result={result.view} />}
+      {/* The tool's screen (MCP Apps), after its call: the call's arguments and result go to it. */}
+      {result && tool.screen && (result.view.outcome === 'ok' || result.view.outcome === 'tool-error') && (
+        <ToolScreen
+          key={result.at}
+          server={server}
+          tool={tool.name}
+          input={result.args}
+          result={{ content: result.view.content, ...(result.view.structuredContent !== undefined ? { structuredContent: result.view.structuredContent } : {}), ...(result.view.outcome === 'tool-error' ? { isError: true } : {}) }}
+        />
+      )}
     </form>
   );
 }

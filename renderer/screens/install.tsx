@@ -222,6 +222,7 @@ export function InstallScreen({ example, update, registry }: { example?: string;
           userConfig={configValues(disclosure, config)}
           env={env}
           probed={probe !== undefined}
+          {...(probe?.screens ? { screens: probe.screens } : {})}
           onCancel={cancel}
           onBack={() => setStep(probe ? 'inspect' : 'disclosure')}
           onCommitted={(name) => {

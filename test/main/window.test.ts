@@ -36,7 +36,7 @@ describe('every window is hardened', () => {
     for (const call of constructions) expect(call).toMatch(/^new BrowserWindow\(mainWindowOptions\(/);
     const index = readFileSync(join(mainDir, 'index.ts'), 'utf8');
     expect(index).toMatch(/app\.on\('web-contents-created', \(_event, contents\) => hardenWebContents\(contents\)\)/);
-    expect(index).toMatch(/hardenSession\(session\.defaultSession\)/);
+    expect(index).toMatch(/hardenSession\(session\.defaultSession[,)]/);
   });
 });
 
@@ -131,5 +131,13 @@ describe('the app scheme serves only the renderer folder, with a strict CSP', ()
     expect(CONTENT_SECURITY_POLICY).toContain("connect-src 'none'");
     expect(CONTENT_SECURITY_POLICY).toContain("frame-ancestors 'none'");
     expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-(inline|eval)/);
+    // Frames only from servers' screens, on their own scheme: never the app's own origin, never the web.
+    expect(CONTENT_SECURITY_POLICY).toContain('frame-src airlock-screen:;');
+  });
+
+  it('says the same in the page’s own CSP (its meta tag), which also applies', () => {
+    const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(readFileSync(join(ROOT, 'renderer/index.html'), 'utf8'))![1]!;
+    expect(meta).toContain('frame-src airlock-screen:;');
+    expect(meta).toContain("default-src 'none'");
   });
 });

@@ -7,8 +7,9 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { AirlockHost } from '../../electron/core/host';
-import { HARNESS_URL, lateEmitter, openHarness, SCREENSHOT_DIR, type Harness } from '../support/browser-harness';
+import { AirlockHost, type HostOptions } from '../../electron/core/host';
+import type { IpcHandlers } from '../../shared/ipc';
+import { HARNESS_URL, lateEmitter, openHarness, SCREENSHOT_DIR, type Harness, type HarnessOptions } from '../support/browser-harness';
 import { addLocalServer, type AddServerOptions } from '../support/add-server';
 import { ModelServer } from '../fixtures/model-server/model-server';
 import { openUrlHandler } from '../../electron/main/open-external';
@@ -38,7 +39,7 @@ export interface ChatHost {
   close(): Promise<void>;
 }
 
-export async function openChatHost(): Promise<ChatHost> {
+export async function openChatHost(options: { host?: Partial<HostOptions>; harness?: HarnessOptions; handlers?: (handlers: IpcHandlers) => IpcHandlers } = {}): Promise<ChatHost> {
   const root = mkdtempSync(join(tmpdir(), 'airlock-chat-ui-'));
   const dataDir = join(root, 'data');
   const home = join(root, 'home');
@@ -53,11 +54,13 @@ export async function openChatHost(): Promise<ChatHost> {
     hooks: { emit: emitter.emit, canAsk: () => true, openExternal: async (url) => void opened.push(url) },
     confirmationTimeoutMs: 60_000,
     supervisor: { defaultCall: { timeoutMs: 10_000, maxTotalMs: 20_000 } },
+    ...options.host,
   });
   const model = await ModelServer.start({ apiKey: MODEL_KEY, models: ['claude-sonnet-4-5', 'claude-haiku-4-5'] });
   const handlers = host.ipcHandlers();
   // As electron/main/index.ts wires it: the core checks and records the click, main hands the URL to the system browser.
-  const harness = await openHarness({ ...handlers, 'requests.openUrl': openUrlHandler(handlers['requests.openUrl'], { openExternal: async (url) => void openedUrls.push(url) }) });
+  const wired: IpcHandlers = { ...handlers, 'requests.openUrl': openUrlHandler(handlers['requests.openUrl'], { openExternal: async (url) => void openedUrls.push(url) }) };
+  const harness = await openHarness(options.handlers ? options.handlers(wired) : wired, options.harness);
   emitter.bind((event, payload) => void harness.emit(event, payload).catch(() => undefined));
   const consoleErrors: string[] = [];
   harness.page.on('console', (message) => {

@@ -10,7 +10,7 @@ import type { ConfirmationView } from '../../shared/views';
 import { addLocalServer, type AddServerOptions } from '../support/add-server';
 import { AirlockHost, type HostOptions } from '../../electron/core/host';
 import type { IpcHandlers } from '../../shared/ipc';
-import { HARNESS_URL, lateEmitter, openHarness, SCREENSHOT_DIR, type Harness } from '../support/browser-harness';
+import { HARNESS_URL, lateEmitter, openHarness, SCREENSHOT_DIR, type Harness, type HarnessOptions } from '../support/browser-harness';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const FILESYSTEM_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -66,7 +66,7 @@ export interface RendererHost {
 }
 
 export async function openRendererHost(
-  options: { confirmationTimeoutMs?: number; host?: Partial<HostOptions>; signInPage?: (url: string, server: string) => void } = {},
+  options: { confirmationTimeoutMs?: number; host?: Partial<HostOptions>; signInPage?: (url: string, server: string) => void; harness?: HarnessOptions; handlers?: (handlers: IpcHandlers, host: AirlockHost) => IpcHandlers } = {},
 ): Promise<RendererHost> {
   const root = mkdtempSync(join(tmpdir(), 'airlock-ui-'));
   const dataDir = join(root, 'data');
@@ -83,7 +83,8 @@ export async function openRendererHost(
     ...options.host,
     ...(options.signInPage ? { signInPage: options.signInPage } : {}),
   });
-  const harness = await openHarness(slowed(host.ipcHandlers()));
+  const handlers = host.ipcHandlers();
+  const harness = await openHarness(slowed(options.handlers ? options.handlers(handlers, host) : handlers), options.harness);
   emitter.bind((event, payload) => void late().then(() => harness.emit(event, payload)).catch(() => undefined));
   const consoleErrors: string[] = [];
   harness.page.on('console', (message) => {

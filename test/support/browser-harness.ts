@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { events, type EmitEvent, type EventName, type IpcHandlers, type PayloadOf } from '../../shared/ipc';
-import { APP_RESPONSE_HEADERS, resolveRendererFile } from '../../electron/main/app-protocol';
+import { APP_RESPONSE_HEADERS, appResponseHeaders, resolveRendererFile } from '../../electron/main/app-protocol';
 import { dispatchIpc } from '../../electron/main/ipc';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
@@ -48,7 +48,21 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function openHarness(handlers: IpcHandlers, options: { colorScheme?: 'light' | 'dark' } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  colorScheme?: 'light' | 'dark';
+  /**
+   * Where servers' screens load from (the app's `frame-src`): the app's
+   * `airlock-screen:` cannot be served here, so screen tests serve that
+   * origin from loopback (test/support/screen-origin.ts) and name it here.
+   */
+  frameSource?: string;
+  /** Requests that go out for real instead of being refused: the screens' loopback origin, canary listeners. */
+  passThrough?: (url: string) => boolean;
+  /** More Chromium switches (screen tests: see screen-origin.ts). */
+  browserArgs?: string[];
+}
+
+export async function openHarness(handlers: IpcHandlers, options: HarnessOptions = {}): Promise<Harness> {
   if (!existsSync(join(RENDERER_DIR, 'index.html'))) {
     throw new Error(`The renderer is not built (${RENDERER_DIR}); run \`npm run build\` first.`);
   }
@@ -65,6 +79,7 @@ export async function openHarness(handlers: IpcHandlers, options: { colorScheme?
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...(options.browserArgs ?? []),
     ],
   });
   const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: options.colorScheme ?? 'light' });
@@ -73,16 +88,21 @@ export async function openHarness(handlers: IpcHandlers, options: { colorScheme?
   page.on('request', (request: Request) => {
     if (!request.url().startsWith(`${HARNESS_ORIGIN}/`)) foreignRequests.push(request.url());
   });
-  // Serve the built renderer as the app's scheme does, CSP header included.
+  // Serve the built renderer as the app's scheme does, CSP header included (frames from the screens' origin the test names).
+  const headers = options.frameSource ? appResponseHeaders(options.frameSource) : APP_RESPONSE_HEADERS;
   await context.route('**/*', async (route) => {
     const url = route.request().url();
+    if (options.passThrough?.(url)) return route.continue();
     if (!url.startsWith(`${HARNESS_ORIGIN}/`)) return route.abort('blockedbyclient');
     const file = resolveRendererFile(url.replace(HARNESS_ORIGIN, 'airlock://app'), RENDERER_DIR);
-    if (!file) return route.fulfill({ status: 404, headers: { ...APP_RESPONSE_HEADERS }, body: 'Not found' });
+    if (!file) return route.fulfill({ status: 404, headers: { ...headers }, body: 'Not found' });
+    // The page's own CSP (its meta tag) names the app's screens' scheme; here the screens come from the test's loopback origin.
+    const body = await readFile(file.path);
+    const page = options.frameSource && file.path.endsWith('index.html') ? Buffer.from(body.toString('utf8').replace('frame-src airlock-screen:', `frame-src ${options.frameSource}`)) : body;
     return route.fulfill({
       status: 200,
-      headers: { ...APP_RESPONSE_HEADERS, 'Content-Type': file.mimeType },
-      body: await readFile(file.path),
+      headers: { ...headers, 'Content-Type': file.mimeType },
+      body: page,
     });
   });
   // The preload's stand-in: the same contract checks as main, for the main frame only.
@@ -93,6 +113,8 @@ export async function openHarness(handlers: IpcHandlers, options: { colorScheme?
     return dispatchIpc(handlers, channel, request, (name, error) => console.error(`[harness ipc] ${name}`, error));
   });
   await page.addInitScript(() => {
+    // The preload runs in the main frame only (nodeIntegrationInSubFrames is off): frames — a server's screen — get no bridge.
+    if (window !== window.top) return;
     type Listener = (payload: unknown) => void;
     const listeners = new Map<string, Set<Listener>>();
     const invokeBinding = (window as unknown as { __airlockInvoke: (c: unknown, r: unknown) => Promise<unknown> }).__airlockInvoke;

@@ -7,6 +7,7 @@ import { domainProblem, nameProblem, parseEnvAssignments, pathProblem, writeTrus
 import { isAtOrUnder } from '../../core/sandbox/bwrap-argv';
 import type { SharedHost } from '../../core/ipc/shared-host';
 import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, inert } from '../format';
+import { formatScreens } from './screens';
 import { CliExit, EXIT, withProgress, type CliIo } from '../output';
 import { formatPlatformWeaker, formatSandboxPlan, planPlatform } from '../sandbox-plan-format';
 import { palette } from '../terminal';
@@ -224,6 +225,8 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
         api.invoke('install.probe', { draftId: disclosure.draftId, userConfig, env, profile, trusted: options.trust === true, ...(remoteHost ? headerSecrets(disclosure, secrets) : {}) }),
       );
       if (!quiet && !options.brief) io.out(formatProbe(report, c));
+      // Its screens (MCP Apps): what each asks for, refused until allowed (`airlock screens NAME --allow …`).
+      if (!quiet && !options.brief && report.screens?.length) io.out(formatScreens(report.screens));
     }
     const enable = options.enable !== false && !disclosure.importedFrom;
     const where = disclosure.provenance.kind === 'remote' ? `runs on ${disclosure.provenance.host}, no sandbox${profile.secrets.length ? ` · secrets sent: ${profile.secrets.join(', ')}` : ''}` : grantWords(profile);
@@ -443,7 +446,9 @@ export function registerServerCommands(program: Command, context: CliContext): v
         return;
       }
       const detail = await warmDetail(context, name);
-      out(detail, () => formatDetail(detail, palette(io.colour === true)));
+      // Its tools' screens (MCP Apps): which tools have one and what each asks for.
+      const screens = await (await context.api()).invoke('screens.list', { server: name });
+      out({ ...detail, screens }, () => [formatDetail(detail, palette(io.colour === true)), ...(screens.screens.length ? ['', formatScreens(screens.screens)] : [])].join('\n'));
     });
 
   for (const [verb, description] of [

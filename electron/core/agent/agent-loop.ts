@@ -15,6 +15,7 @@
  */
 import type { Caller } from '../../../shared/domain';
 import { appendText, type AssistantMessage, type ChatMessage, type ToolCard, type TurnStatus } from '../../../shared/chat';
+import { toolScreen } from '../../../shared/screens';
 import type { CallRequest, CallResult } from '../calls/call-pipeline';
 import { toModelMessages } from './history';
 import type { ModelClient, ModelStepEvent } from './model-client';
@@ -225,7 +226,8 @@ export function retryWait(problem: ProviderProblem, tries: { rateLimitRetries: n
 /** A card for a call the model asked for; a call Airlock cannot send is settled at once, with why. */
 function requestedCard(call: Extract<ModelStepEvent, { type: 'tool-call' }>, tool: AgentTool | undefined): ToolCard {
   const args = call.input !== null && typeof call.input === 'object' && !Array.isArray(call.input) ? (call.input as Record<string, unknown>) : {};
-  const card: ToolCard = { id: call.id, modelName: call.name, server: tool?.server ?? '', tool: tool?.definition.name ?? call.name, arguments: args, state: 'requested', warnings: [] };
+  const screen = tool ? toolScreen(tool.definition) : undefined;
+  const card: ToolCard = { id: call.id, modelName: call.name, server: tool?.server ?? '', tool: tool?.definition.name ?? call.name, arguments: args, state: 'requested', warnings: [], ...(screen ? { screen: { uri: screen.uri } } : {}) };
   if (!tool) return settle(card, 'not-sent', `the model asked for a tool this conversation does not offer (“${call.name.slice(0, 100)}”).`);
   if (call.invalid) return settle(card, 'not-sent', `the model's arguments could not be read (${call.invalid.slice(0, 300)}).`);
   if (args !== call.input) return settle(card, 'not-sent', 'the model sent arguments that are not a JSON object.');
@@ -296,8 +298,15 @@ function fillFromResult(card: ToolCard, result: CallResult | { thrown: string },
     const others = knownToolNames.filter((name) => name !== tool.definition.name && name !== card.modelName);
     card.warnings = resultWarnings(text, { otherTools: others });
     if (marksContent({ trusted: tool.serverTrusted }, { openWorld: tool.openWorld })) card.contentFrom = tool.server;
+    // Its screen gets the structured result too (never the model: it reads the text above), within a cap.
+    if (card.screen && result.result.structuredContent !== undefined && JSON.stringify(result.result.structuredContent).length <= MAX_SCREEN_STRUCTURED_CHARS) {
+      card.screen = { ...card.screen, structuredContent: result.result.structuredContent };
+    }
   }
 }
+
+/** Most characters of a result's structured content a card keeps for its screen. */
+const MAX_SCREEN_STRUCTURED_CHARS = 64 * 1024;
 
 /** A tool result as text: its text items, a note for everything else, or its structured content. */
 export function resultText(result: NonNullable<CallResult['result']>): string {

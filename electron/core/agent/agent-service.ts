@@ -33,6 +33,7 @@ import {
 import type { IpcHandlers } from '../../../shared/ipc';
 import type { CallRequest, CallResult } from '../calls/call-pipeline';
 import type { ShellIdentity } from '../ipc/shell-identity';
+import { toolVisibility } from '../../../shared/screens';
 import { AirlockError, messageOf } from '../errors';
 import type { SecretStore } from '../secrets/secret-store';
 import { runTurn, type TurnOutcome } from './agent-loop';
@@ -256,7 +257,7 @@ export class AgentService {
         enabled: server.enabled,
         selected: server.enabled && (selection.servers === null || selection.servers.includes(server.name)),
         tools: tools
-          .filter((tool) => tool.server === server.name)
+          .filter((tool) => tool.server === server.name && toolVisibility(tool.definition._meta).includes('model'))
           .map((tool) => ({ name: tool.definition.name, selected: isSelected(selection, server.name, tool.definition.name), readOnly: tool.readOnly })),
       })),
     };
@@ -295,6 +296,24 @@ export class AgentService {
     this.publish(id, { type: 'message', message });
     this.startTurn(id, client, origin);
     return { messageId: message.id };
+  }
+
+  /**
+   * Puts what a server's screen sent into a conversation, as the server's
+   * words (never the person's): a message starts a turn the model answers;
+   * context is seen at the next turn. Refused while a turn runs (a message)
+   * or when the conversation has no model.
+   */
+  async fromScreen(id: string, server: string, text: string, kind: 'message' | 'context'): Promise<void> {
+    const conversation = this.conversations.get(id);
+    if (!text.trim()) throw new AirlockError('invalid-request', 'The screen sent an empty message.');
+    if (text.length > MAX_MESSAGE_CHARS) throw new AirlockError('invalid-request', `The screen's message is too long (${text.length.toLocaleString('en')} characters).`);
+    if (kind === 'message' && this.turns.has(id)) throw new AirlockError('conflict', 'The model is answering in this conversation; the screen’s message was not added.');
+    const client = kind === 'message' ? this.clientForConversation(conversation) : undefined;
+    const message: ChatMessage = { id: randomUUID(), role: 'screen', at: this.iso(), server, kind, text };
+    this.conversations.appendMessage(id, message);
+    this.publish(id, { type: 'message', message });
+    if (client) this.startTurn(id, client, undefined);
   }
 
   /** Runs the turn again after it failed or was stopped (the person's message is kept; nothing is added). */
@@ -406,7 +425,8 @@ export class AgentService {
   private async runTurn(id: string, client: ModelClient, turn: RunningTurn, origin: string | undefined): Promise<TurnOutcome> {
     const conversation = this.conversations.get(id);
     const selection = conversation.tools;
-    const all = await this.deps.tools(selection.servers);
+    // SECURITY (MCP Apps): a tool its server made for its screens only (`_meta.ui.visibility` without "model") is never offered to the model.
+    const all = (await this.deps.tools(selection.servers)).filter((tool) => toolVisibility(tool.definition._meta).includes('model'));
     const tools = all.filter((tool) => isSelected(selection, tool.server, tool.definition.name));
     const knownToolNames = [...new Set(all.flatMap((tool) => [tool.definition.name, modelToolName(tool.server, tool.definition.name)]))];
     return runTurn(

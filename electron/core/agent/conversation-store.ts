@@ -280,7 +280,7 @@ export function summarise(conversation: StoredConversation, running: boolean, qu
 
 /** The searchable text of a message: what the person and the model wrote. */
 function textsOf(message: ChatMessage): string[] {
-  if (message.role === 'user') return [message.text];
+  if (message.role === 'user' || message.role === 'screen') return [message.text];
   return message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : []));
 }
 

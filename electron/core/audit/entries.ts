@@ -192,6 +192,7 @@ export type ChangeKind =
   | 'strict-durability'
   | 'server-requests'
   | 'tool-approved'
+  | 'screen-approved'
   | 'code-approved'
   | 'server-added'
   | 'server-updated'

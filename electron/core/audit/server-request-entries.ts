@@ -10,14 +10,20 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Verdict } from '../../../shared/domain';
 
-/** The kinds of requests a server may send back. */
-export type ServerRequestAuditKind = 'sampling' | 'elicitation' | 'roots';
+/**
+ * The kinds of requests a server may send back. `screen`: what a server's
+ * screen (MCP Apps) asked of Airlock's window — a tool call refused before
+ * the call pipeline, a link to open, a message for the chat — its method
+ * in the entry's `tool` field.
+ */
+export type ServerRequestAuditKind = 'sampling' | 'elicitation' | 'roots' | 'screen';
 
-/** The MCP method of each kind (the `tool` field of the entry). */
+/** The MCP method of each kind (the `tool` field of the entry), unless the input names its own. */
 export const SERVER_REQUEST_METHODS: Record<ServerRequestAuditKind, string> = {
   sampling: 'sampling/createMessage',
   elicitation: 'elicitation/create',
   roots: 'roots/list',
+  screen: 'ui/request',
 };
 
 /** What `appendServerRequest` takes. Summaries are already redacted by the caller. */
@@ -26,6 +32,8 @@ export interface ServerRequestAuditInput {
   requestId: string;
   server: string;
   kind: ServerRequestAuditKind;
+  /** The request's own method, when the kind has several (`screen`: `tools/call`, `ui/open-link`, `ui/message`…). */
+  method?: string;
   stage: 'decision' | 'outcome';
   /** decision: what the policy said and what happened. */
   verdict?: Verdict;
@@ -80,7 +88,7 @@ export function serverRequestBody(input: ServerRequestAuditInput): Record<string
     type: 'server-request',
     callId: String(input.requestId),
     server: String(input.server),
-    tool: SERVER_REQUEST_METHODS[input.kind] ?? String(input.kind),
+    tool: input.method !== undefined ? String(input.method).slice(0, 100) : SERVER_REQUEST_METHODS[input.kind] ?? String(input.kind),
     kind: input.kind,
     stage: input.stage,
     ...(input.verdict ? { verdict: input.verdict } : {}),

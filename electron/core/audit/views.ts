@@ -123,6 +123,7 @@ const CHANGE_WORDS: Record<ChangeKind, string> = {
   'strict-durability': 'strict durability changed',
   'server-requests': 'what it may ask changed',
   'tool-approved': 'tool approved',
+  'screen-approved': 'screen approved',
   'code-approved': 'new code approved',
   'server-added': 'server added',
   'server-updated': 'server updated',
@@ -197,6 +198,8 @@ export function auditCallerLabel(caller: unknown): string {
       return `app “${text(c.name, 'unnamed')}”`;
     case 'agent':
       return `Airlock's agent (${text(c.model, 'unknown model')})`;
+    case 'screen':
+      return `${text(c.server, 'a server')}'s screen`;
     default:
       return 'an unknown caller';
   }
@@ -204,7 +207,7 @@ export function auditCallerLabel(caller: unknown): string {
 
 function kindOf(caller: unknown): AuditEntryView['callerKind'] {
   const c = (caller && typeof caller === 'object' ? caller : {}) as Record<string, unknown>;
-  if (c.kind === 'user' || c.kind === 'cli' || c.kind === 'client') return c.kind;
+  if (c.kind === 'user' || c.kind === 'cli' || c.kind === 'client' || c.kind === 'screen') return c.kind;
   // Before callers were typed, a gateway client was recorded as { kind: 'agent', name }.
   if (c.kind === 'agent') return typeof c.model === 'string' ? 'agent' : 'client';
   return 'unknown';

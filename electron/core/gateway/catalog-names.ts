@@ -1,7 +1,7 @@
 /**
  * How the gateway names what several servers offer at once: prompts as
  * `server__prompt` (like tools), resources as `airlock://server/<original
- * URI>`. Both are reversible by construction: a server name has no `_`, no
+ * URI>` (screens as `ui://airlock/server/<rest of the original>`). Both are reversible by construction: a server name has no `_`, no
  * `/` and no `:`, so the first `__` of a prompt name and the first `/` after
  * `airlock://` are always the separators, and the original text follows
  * byte for byte (a resource template keeps its `{variables}`, and what a
@@ -13,16 +13,34 @@ import { TOOL_NAME_SEPARATOR } from './tool-names';
 /** The scheme of gateway resource URIs. */
 export const GATEWAY_URI_PREFIX = 'airlock://';
 
+/**
+ * Screens (MCP Apps) keep the `ui://` scheme a host looks for — a host
+ * refuses a screen address that is not `ui://` — so a server's
+ * `ui://rest` is `ui://airlock/<server>/rest` through the gateway.
+ */
+export const GATEWAY_SCREEN_PREFIX = 'ui://airlock/';
+const SCREEN_SCHEME = 'ui://';
+
 const SERVER_NAME = /^[A-Za-z0-9.-]+$/;
 
 /** The gateway URI of a server's resource (or URI template). */
 export function gatewayResourceUri(server: string, uri: string): string | undefined {
   if (!SERVER_NAME.test(server)) return undefined;
+  if (typeof uri === 'string' && uri.startsWith(SCREEN_SCHEME)) return `${GATEWAY_SCREEN_PREFIX}${server}/${uri.slice(SCREEN_SCHEME.length)}`;
   return `${GATEWAY_URI_PREFIX}${server}/${uri}`;
 }
 
 /** The server and original URI a gateway URI stands for; undefined when it is not one. */
 export function parseGatewayResourceUri(uri: string): { server: string; uri: string } | undefined {
+  if (typeof uri === 'string' && uri.startsWith(GATEWAY_SCREEN_PREFIX)) {
+    const rest = uri.slice(GATEWAY_SCREEN_PREFIX.length);
+    const slash = rest.indexOf('/');
+    if (slash <= 0) return undefined;
+    const server = rest.slice(0, slash);
+    const original = rest.slice(slash + 1);
+    if (!SERVER_NAME.test(server) || original === '') return undefined;
+    return { server, uri: `${SCREEN_SCHEME}${original}` };
+  }
   if (typeof uri !== 'string' || !uri.startsWith(GATEWAY_URI_PREFIX)) return undefined;
   const rest = uri.slice(GATEWAY_URI_PREFIX.length);
   const slash = rest.indexOf('/');

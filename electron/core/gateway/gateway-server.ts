@@ -138,7 +138,7 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
   let cached: Promise<GatewayListing> | undefined;
   const listing = (): Promise<GatewayListing> => {
     cached ??= Promise.resolve(core.listTools(servers)).then((tools) => {
-      const built = buildGatewayListing(tools, transparent ? (_server, tool) => ({ ok: true, name: tool }) : undefined);
+      const built = buildGatewayListing(tools, transparent ? (_server, tool) => ({ ok: true, name: tool }) : undefined, (name, uri) => naming.uri(name, uri));
       for (const skipped of built.skipped) log(`gateway: not offering ${skipped.server} › ${skipped.tool}: ${skipped.reason}`);
       return built;
     });

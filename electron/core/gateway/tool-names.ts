@@ -63,12 +63,16 @@ export interface GatewayListing {
  * title, description, input and output schema and annotations exactly as
  * the server sent them — the annotations are hints, as they are everywhere
  * (SECURITY.md rule 1): the client may use them for display, Airlock's own
- * policy decides the call. Everything else a server put on a tool (`_meta`,
- * `icons`, `execution`) stays behind: icons are remote URLs the client would
- * fetch, and task execution is not something the gateway offers.
+ * policy decides the call. Its `_meta` goes along too — it is how a server
+ * says which screen (MCP Apps, `_meta.ui.resourceUri`) shows a tool's result
+ * and who may call it (`_meta.ui.visibility`); a screen's `ui://` address is
+ * renamed as the session names resources (`uri`), so the client reads it back
+ * through this gateway. `icons` and `execution` stay behind: icons are remote
+ * URLs the client would fetch, and task execution is not something the
+ * gateway offers.
  *
  * `name` maps each tool (default `server__tool`; the transparent mode keeps
- * the tool's own name).
+ * the tool's own name); `uri` maps a resource URI (default: unchanged).
  *
  * A tool whose name cannot be mapped, whose definition is not a valid MCP
  * tool, or that a second entry repeats, is skipped and reported, never
@@ -77,6 +81,7 @@ export interface GatewayListing {
 export function buildGatewayListing(
   tools: readonly GatewayTool[],
   name: (server: string, tool: string) => ReturnType<typeof gatewayToolName> = gatewayToolName,
+  uri: (server: string, uri: string) => string | undefined = (_server, original) => original,
 ): GatewayListing {
   const listing: GatewayListing = { tools: [], addresses: new Map(), skipped: [] };
   for (const { server, definition } of tools) {
@@ -95,6 +100,7 @@ export function buildGatewayListing(
     if (definition.description !== undefined) candidate.description = definition.description;
     if (definition.outputSchema !== undefined) candidate.outputSchema = definition.outputSchema;
     if (definition.annotations !== undefined) candidate.annotations = definition.annotations;
+    if (definition._meta !== undefined) candidate._meta = withScreenUris(definition._meta, (original) => uri(server, original));
     // A definition the client's own schema would reject would make the whole list fail there.
     const checked = ToolSchema.safeParse(candidate);
     if (!checked.success) {
@@ -106,4 +112,24 @@ export function buildGatewayListing(
     listing.addresses.set(named.name, { server, tool });
   }
   return listing;
+}
+
+/** The `_meta` keys that name a tool's screen (MCP Apps 2026-01-26: `ui.resourceUri`, and the deprecated flat `ui/resourceUri`). */
+const FLAT_RESOURCE_URI = 'ui/resourceUri';
+
+/**
+ * A tool's `_meta` as it came, except that the screen URIs it names are
+ * renamed by `rename` (left as they are when `rename` has no name for them).
+ * Every other key, and every key inside `ui`, is kept as the server wrote it.
+ */
+export function withScreenUris(meta: Readonly<Record<string, unknown>>, rename: (uri: string) => string | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...meta };
+  const flat = Object.hasOwn(meta, FLAT_RESOURCE_URI) ? meta[FLAT_RESOURCE_URI] : undefined;
+  if (typeof flat === 'string') out[FLAT_RESOURCE_URI] = rename(flat) ?? flat;
+  const ui = Object.hasOwn(meta, 'ui') ? meta.ui : undefined;
+  if (ui !== null && typeof ui === 'object' && !Array.isArray(ui)) {
+    const nested = ui as Record<string, unknown>;
+    if (typeof nested.resourceUri === 'string') out.ui = { ...nested, resourceUri: rename(nested.resourceUri) ?? nested.resourceUri };
+  }
+  return out;
 }

@@ -5,7 +5,8 @@ import { isAbsolute, join, resolve, sep } from 'node:path';
 import type { ServerRecord, ServerSpec, ToolDefinition } from '../../../shared/domain';
 import { APP_LABELS, defaultSandboxProfile, installDirOf, ownEntry } from '../../../shared/domain';
 import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
-import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../../../shared/views';
+import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport, ScreenView } from '../../../shared/views';
+import { noScreenDomains, parseScreenDomain, SCREEN_DOMAIN_KINDS, type ScreenDomains, type ScreenPermission } from '../../../shared/screens';
 import type { z } from 'zod';
 import { AirlockError, messageOf } from '../errors';
 import { envNameProblem, nameProblem, profileProblems } from '../install/checks';
@@ -47,7 +48,8 @@ import { planListing, RegistryPlanError, type RegistryPlan, type RegistryRemoteP
 import type { RegistryEntry } from '../registry/server-json';
 import type { AirlockSandboxLauncher } from '../sandbox/sandbox-launcher';
 import type { SecretStore } from '../secrets/secret-store';
-import { probe, ProbeError } from '../servers/probe';
+import { probe, ProbeError, type ProbedScreen } from '../servers/probe';
+import { readView } from '../screens/screen-room';
 import { pin, type Pinned } from '../catalog/catalog-index';
 import type { AirlockStore } from '../store/store';
 import { toolView, type ToolViewContext } from '../views/views';
@@ -71,6 +73,8 @@ interface Draft {
   probedTools?: Array<{ definition: ToolDefinition; fingerprint: string }>;
   /** Prompts and resource templates seen at inspection, pinned like tools (they become the approved ones). */
   probedCatalog?: { prompts: Pinned<Prompt>[]; resourceTemplates: Pinned<ResourceTemplate>[] };
+  /** Screens read at inspection (MCP Apps): those read become the approved ones, as the person saw them. */
+  probedScreens?: ProbedScreen[];
   /** For an update: the server this draft replaces when committed. */
   replaces?: string;
   /** The entry name an import came under (for proposals: "github" probably talks to GitHub). */
@@ -274,6 +278,7 @@ export class InstallFlow {
       tools: tools.map((tool) => toolView(tool.definition, tool.fingerprint, context)),
       prompts: (result.prompts?.items ?? []).map((prompt) => ({ name: prompt.name, ...(prompt.description ? { description: prompt.description } : {}) })),
       resources: (result.resources?.items ?? []).map((resource) => ({ uri: resource.uri, ...(resource.name ? { name: resource.name } : {}) })),
+      ...(result.screens ? { screens: probedScreenViews(result.screens, record) } : {}),
       warnings: [
         ...(result.tools.truncated ? [`Airlock stopped reading the tool list early (${result.tools.reason}); tools past that point are not shown.`] : []),
         ...(result.tools.duplicateNames.length ? [`The server listed these tools more than once: ${result.tools.duplicateNames.join(', ')}.`] : []),
@@ -283,6 +288,7 @@ export class InstallFlow {
     };
     draft.probed = report;
     draft.probedTools = tools.map((tool) => ({ definition: tool.definition, fingerprint: tool.fingerprint }));
+    draft.probedScreens = result.screens ?? [];
     draft.probedCatalog = {
       prompts: pin(result.prompts?.items ?? [], (prompt) => prompt.name),
       resourceTemplates: pin(result.resourceTemplates?.items ?? [], (template) => template.uriTemplate),
@@ -312,6 +318,7 @@ export class InstallFlow {
     userConfig?: UserConfigValues;
     env?: Record<string, string>;
     enable: boolean;
+    screens?: { allowed: ScreenDomains; permissions: ScreenPermission[] };
   }): Promise<ServerRecord> {
     const draft = this.draft(request.draftId);
     this.refuseCodeArguments(draft, this.specWith(draft, request.userConfig ?? {}, request.env));
@@ -343,6 +350,8 @@ export class InstallFlow {
       enabled: request.enable,
       approvedTools: approvedSet(draft.probedTools ?? [], now),
       ...(draft.probedCatalog ? approvedCatalog(draft.probedCatalog, now) : {}),
+      // The screens the person saw at inspection, and what of their asks they allowed (an update keeps no old screen pin: it was reviewed again).
+      ...screenSettingsAtCommit(draft.probedScreens, request.screens, now),
       // What the person decided about sampling and elicitation, and the log level, carry over an update.
       ...(existing?.serverRequests ? { serverRequests: existing.serverRequests } : {}),
       ...(existing?.logLevel ? { logLevel: existing.logLevel } : {}),
@@ -778,4 +787,49 @@ function codeArgumentsView(found: CodeArgument[], allowed: boolean): Pick<Disclo
 function approvedCatalog(probed: NonNullable<Draft['probedCatalog']>, now: string): Pick<ServerRecord, 'approvedPrompts' | 'approvedResourceTemplates'> {
   const approve = (items: Pinned<unknown>[]) => Object.fromEntries(items.map((item) => [item.key, { fingerprint: item.fingerprint, definition: item.definition as Record<string, unknown>, approvedAt: now }]));
   return { approvedPrompts: approve(probed.prompts), approvedResourceTemplates: approve(probed.resourceTemplates) };
+}
+
+/** The screens read at inspection, as the disclosure shows them (nothing allowed yet: the person chooses at commit). */
+function probedScreenViews(screens: readonly ProbedScreen[], record: ServerRecord): ScreenView[] {
+  return screens.map((screen) =>
+    screen.read
+      ? readView(screen.uri, screen.tools, screen.read, undefined, record)
+      : {
+          uri: screen.uri,
+          tools: screen.tools,
+          state: 'unreadable' as const,
+          problem: screen.problem ?? 'it could not be read',
+          declared: noScreenDomains(),
+          allowed: noScreenDomains(),
+          permissions: { asked: [], granted: [] },
+          changes: [],
+          notes: [],
+        },
+  );
+}
+
+/**
+ * What a new server's record holds about its screens: each screen read at
+ * the inspection approved as it was read (the person saw it in the
+ * disclosure), and the asked-for addresses and permissions the person
+ * allowed — each checked to be an exact web address. None read: nothing.
+ */
+function screenSettingsAtCommit(screens: readonly ProbedScreen[] | undefined, chosen: { allowed: ScreenDomains; permissions: ScreenPermission[] } | undefined, approvedAt: string): Pick<ServerRecord, 'screens'> {
+  const read = (screens ?? []).filter((screen) => screen.read);
+  if (read.length === 0 && !chosen) return {};
+  const approved = Object.create(null) as NonNullable<ServerRecord['screens']>['approved'];
+  for (const screen of read) {
+    const { declaration, htmlSha256, fingerprint } = screen.read!;
+    approved[screen.uri] = { fingerprint, htmlSha256, domains: declaration.domains, permissions: declaration.permissions, approvedAt };
+  }
+  const allowed = noScreenDomains();
+  for (const kind of SCREEN_DOMAIN_KINDS) {
+    for (const raw of chosen?.allowed[kind] ?? []) {
+      const parsed = parseScreenDomain(raw);
+      if (!parsed.ok) throw new AirlockError('invalid-request', `${parsed.reason}. Nothing was saved.`);
+      if (!allowed[kind].includes(parsed.origin)) allowed[kind].push(parsed.origin);
+    }
+    allowed[kind].sort();
+  }
+  return { screens: { approved, allowed, permissions: [...new Set(chosen?.permissions ?? [])].sort() } };
 }

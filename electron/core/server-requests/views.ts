@@ -123,6 +123,7 @@ export function toServerRequestEntryView(record: ServerRequestAuditRecord): Serv
     requestId: decision.callId,
     server: decision.server,
     kind: decision.kind,
+    ...(decision.kind === 'screen' ? { method: decision.tool } : {}),
     decision: verdict,
     reasons: [...(decision.reasons ?? [])],
     ...(answer ? { answeredBy: answerText(answer) } : {}),

@@ -13,6 +13,8 @@ import { LogRing, type LogLine } from './log-ring';
 import { ServerConnection, type ConnectionOptions, type ServerRequestHandlers } from './server-connection';
 import type { TruncationReason } from './paging';
 import { messageOf } from '../errors';
+import { checkResourceSize } from '../catalog/content-checks';
+import { readScreen, screensOf, type ReadScreen } from '../screens/screen-decisions';
 
 /** A listed item with whether Airlock stopped reading early. */
 export interface ProbedList<T> {
@@ -35,11 +37,28 @@ export interface ProbeResult {
   prompts?: ProbedList<Prompt>;
   resources?: ProbedList<Resource>;
   resourceTemplates?: ProbedList<ResourceTemplate>;
+  /**
+   * The screens (MCP Apps) its tools name, each as the server gave it — read
+   * at the probe so the disclosure shows what each asks for and the commit
+   * pins what the person saw — or why it could not be read.
+   */
+  screens?: ProbedScreen[];
   /** Whether the probe ran inside the OS sandbox. */
   sandboxed: boolean;
   /** The server's stderr and Airlock's notes during the probe. */
   log: LogLine[];
 }
+
+/** A screen read at the probe. */
+export interface ProbedScreen {
+  uri: string;
+  tools: string[];
+  read?: ReadScreen;
+  problem?: string;
+}
+
+/** Most screens a probe reads (each is capped by the catalog's resource size too). */
+export const PROBE_SCREENS_MAX = 16;
 
 const refuse = async (): Promise<never> => {
   throw new McpError(ErrorCode.InvalidRequest, 'Airlock is inspecting this server in a locked sandbox and answers no requests now.');
@@ -127,7 +146,7 @@ export async function probe(
 
 /** What a connected server offers, as the disclosure shows it: its tools (fingerprinted), prompts and resources, per its capabilities. */
 export async function readOffer(
-  connection: Pick<ServerConnection, 'capabilities' | 'serverInfo' | 'protocolVersion' | 'instructions' | 'listTools' | 'listPrompts' | 'listResources' | 'listResourceTemplates'>,
+  connection: Pick<ServerConnection, 'capabilities' | 'serverInfo' | 'protocolVersion' | 'instructions' | 'listTools' | 'listPrompts' | 'listResources' | 'listResourceTemplates' | 'readResource'>,
   sandboxed: boolean,
 ): Promise<ProbeResult> {
   const capabilities = connection.capabilities ?? {};
@@ -150,6 +169,19 @@ export async function readOffer(
   if (capabilities.resources) {
     result.resources = await connection.listResources();
     result.resourceTemplates = await connection.listResourceTemplates();
+  }
+  const screens = [...screensOf(tools.items)];
+  if (screens.length) {
+    result.screens = [];
+    for (const [uri, named] of screens.slice(0, PROBE_SCREENS_MAX)) {
+      try {
+        const read = await connection.readResource(uri);
+        checkResourceSize('the server', uri, read);
+        result.screens.push({ uri, tools: named, read: readScreen(uri, read) });
+      } catch (error) {
+        result.screens.push({ uri, tools: named, problem: messageOf(error) });
+      }
+    }
   }
   return result;
 }

@@ -40,6 +40,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ToolDefinition } from '../../../shared/domain';
+import { SCREEN_MIME_TYPE, UI_EXTENSION } from '../../../shared/screens';
 import type { LaunchPlan } from '../sandbox/launcher';
 import { inertLine, LogRing } from './log-ring';
 import { collectPages, DEFAULT_PAGING_LIMITS, type Listing, type PagingLimits } from './paging';
@@ -111,9 +112,16 @@ export interface RequestBounds {
   onProgress?: CallOptions['onProgress'];
 }
 
-/** The client capabilities Airlock declares for a set of handlers: exactly what it answers. */
+/**
+ * The client capabilities Airlock declares for a set of handlers: exactly
+ * what it answers — and, always, the MCP Apps extension: Airlock renders a
+ * tool's screen (`text/html;profile=mcp-app`) in its window and passes it on
+ * to the apps behind its gateway, so a server that offers screens only to a
+ * host that can show them offers them here (and at the inspection, which
+ * declares the same).
+ */
 export function declaredCapabilities(handlers: ServerRequestHandlers | undefined): ClientCapabilities {
-  const capabilities: ClientCapabilities = {};
+  const capabilities: ClientCapabilities = { extensions: { [UI_EXTENSION]: { mimeTypes: [SCREEN_MIME_TYPE] } } };
   if (handlers?.sampling) capabilities.sampling = {};
   if (handlers?.elicitation) capabilities.elicitation = { form: {}, url: {} };
   if (handlers?.roots) capabilities.roots = { listChanged: true };

@@ -12,6 +12,7 @@ import { reviewState } from '../policy/review';
 import { toDiffView, toPolicyPreview, toReadingView } from '../policy/views';
 import type { IndexedTool } from '../servers/tool-index';
 import { toolWarnings } from '../tools/tool-warnings';
+import { toolScreen, toolVisibility } from '../../../shared/screens';
 
 /** How gateway clients see a tool: `server__tool`. */
 export function namespacedToolName(server: string, tool: string): string {
@@ -83,6 +84,7 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
     ...(review.kind === 'approved' ? { approvedAt: review.approved.approvedAt } : {}),
     ...(pendingChange ? { pendingChange } : {}),
     isNew: review.kind === 'new',
+    ...screenOfView(definition),
     warnings: toolWarnings(definition, {
       server: record.name,
       otherServersTools: context.otherServersTools,
@@ -139,4 +141,11 @@ export function serverSummary(
     codeChanged: codeChange !== null,
     ...(status.lastError ? { lastError: status.lastError } : {}),
   };
+}
+
+/** The screen (MCP Apps) a tool names, and who the server says may call it (stated only when not everyone). */
+function screenOfView(definition: ToolDefinition): Pick<ToolView, 'screen' | 'visibility'> {
+  const screen = toolScreen(definition);
+  const visibility = toolVisibility(definition._meta);
+  return { ...(screen ? { screen: { uri: screen.uri } } : {}), ...(visibility.length < 2 ? { visibility } : {}) };
 }

@@ -10,6 +10,7 @@ import { invoke, on, useAction, useQuery } from '../../api';
 import { go } from '../../route';
 import { FieldError } from '../field-error';
 import { InertText } from '../inert-text';
+import { ConversationIdContext } from './conversation-id';
 import { MessageView, usageText } from './message-view';
 import { useComposerContext } from './composer-context';
 import { ToolsPicker } from './tools-picker';
@@ -239,9 +240,11 @@ export function ConversationPane({ id }: { id: string }) {
       ))}
       <div className="chat-messages" data-testid="chat-messages">
         {messages.length === 0 && <p className="muted">Ask something. The model can use the tools of your servers; every call passes Airlock’s policy, and you confirm what needs confirming.</p>}
-        {messages.map((message) => (
-          <MessageView key={message.id} message={message} {...(!running && message.id === lastId ? { onRetry: retry } : {})} />
-        ))}
+        <ConversationIdContext.Provider value={id}>
+          {messages.map((message) => (
+            <MessageView key={message.id} message={message} {...(!running && message.id === lastId ? { onRetry: retry } : {})} />
+          ))}
+        </ConversationIdContext.Provider>
         <div ref={bottom} />
       </div>
       <StatusLine status={status} running={running} />

@@ -77,6 +77,18 @@ function AssistantView({ message, onRetry }: { message: AssistantMessage; onRetr
 
 export const MessageView = memo(function MessageView({ message, onRetry }: { message: ChatMessage; onRetry?: () => void }) {
   if (message.role === 'assistant') return <AssistantView message={message} {...(onRetry ? { onRetry } : {})} />;
+  if (message.role === 'screen') {
+    // A server's screen wrote this: the server's words, quoted as such — never "You".
+    return (
+      <article className="chat-message chat-screen" aria-label={`${message.server}’s screen says`} data-testid="screen-message" data-kind={message.kind}>
+        <div className="chat-who">
+          <InertText text={message.server} />’s screen {message.kind === 'context' ? '(context for the model)' : ''}
+        </div>
+        <p className="content-from small">The server’s words, not yours: the model is told so, and they approve nothing.</p>
+        <InertText text={message.text} block fold={4000} className="chat-user-text" />
+      </article>
+    );
+  }
   return (
     <article className="chat-message chat-user" aria-label="You said" data-testid="user-message">
       <div className="chat-who">You</div>

@@ -3,12 +3,15 @@
  * tool, the arguments (and the ones a person edited), Airlock's decision and
  * why, and the result — the server's text, inert, collapsed when long, marked
  * "content from <server>" when it comes from an untrusted server or an
- * open-world tool, with any poisoning signals right beside it.
+ * open-world tool, with any poisoning signals right beside it — and the
+ * tool's screen (MCP Apps), when it has one, under it.
  */
-import { memo } from 'react';
+import { memo, useContext } from 'react';
 import type { ToolCard } from '../../../shared/chat';
 import { Badge } from '../badges';
 import { InertText, safeJson } from '../inert-text';
+import { ToolScreen, type ScreenToolResult } from '../tool-screen-lazy';
+import { ConversationIdContext } from './conversation-id';
 
 /** Results longer than this start collapsed. */
 const COLLAPSE_AT = 600;
@@ -59,7 +62,19 @@ function Arguments({ value, label }: { value: Record<string, unknown>; label: st
   );
 }
 
+/** The tool's screen (MCP Apps) in its card: the call's arguments, then its result — or why there is none. */
+function CardScreen({ card, conversationId }: { card: ToolCard; conversationId: string }) {
+  const done = card.state === 'done';
+  const result: ScreenToolResult | undefined = !done
+    ? undefined
+    : (card.outcome === 'ok' || card.outcome === 'tool-error') && card.result
+      ? { content: [{ type: 'text', text: card.result.text }], ...(card.screen?.structuredContent !== undefined ? { structuredContent: card.screen.structuredContent } : {}), ...(card.result.isError ? { isError: true } : {}) }
+      : { cancelled: card.message ?? 'The call was not made.' };
+  return <ToolScreen server={card.server} tool={card.tool} input={card.sentArguments ?? card.arguments} {...(result ? { result } : {})} conversationId={conversationId} />;
+}
+
 export const ToolCardView = memo(function ToolCardView({ card }: { card: ToolCard }) {
+  const conversationId = useContext(ConversationIdContext);
   const running = stateLabel(card);
   const long = (card.result?.text.length ?? 0) > COLLAPSE_AT;
   return (
@@ -127,6 +142,9 @@ export const ToolCardView = memo(function ToolCardView({ card }: { card: ToolCar
         </div>
       )}
       {card.durationMs !== undefined && <p className="small muted">{card.durationMs} ms</p>}
+      {card.screen && conversationId && card.state !== 'requested' && (card.state !== 'done' || card.outcome === 'ok' || card.outcome === 'tool-error' || card.outcome === 'unknown') && (
+        <CardScreen card={card} conversationId={conversationId} />
+      )}
     </section>
   );
 });

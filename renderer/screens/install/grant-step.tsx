@@ -1,7 +1,9 @@
 /** Install step 4: name, secrets, trust, what a call of each tool will do with these choices, then save (and start). */
 import { useEffect, useId, useState } from 'react';
 import { ServerNameSchema } from '../../../shared/domain';
-import type { Disclosure, ToolView } from '../../../shared/views';
+import type { Disclosure, ScreenView, ToolView } from '../../../shared/views';
+import { noScreenDomains, type ScreenDomains, type ScreenPermission } from '../../../shared/screens';
+import { Asks } from '../server-detail/server-screens';
 import { invoke, useAction } from '../../api';
 import { InertText } from '../../components/inert-text';
 import { ProfileEditor, type EditableProfile } from '../../components/profile-editor';
@@ -15,6 +17,7 @@ export function GrantStep({
   userConfig,
   env,
   probed,
+  screens,
   onCancel,
   onBack,
   onCommitted,
@@ -26,6 +29,8 @@ export function GrantStep({
   env: Record<string, string>;
   /** It was inspected: what each tool's call will do can be shown for these choices. */
   probed: boolean;
+  /** Its screens as read at the inspection (MCP Apps): what they ask for, to allow or leave refused. */
+  screens?: ScreenView[];
   onCancel: () => void;
   onBack: () => void;
   onCommitted: (name: string) => void;
@@ -35,6 +40,8 @@ export function GrantStep({
   const [enable, setEnable] = useState(d.replaces?.enabled ?? true);
   const [secrets, setSecrets] = useState<Record<string, string>>({});
   const [showGrants, setShowGrants] = useState(false);
+  const [screenAllowed, setScreenAllowed] = useState<ScreenDomains>(noScreenDomains());
+  const [screenPermissions, setScreenPermissions] = useState<ScreenPermission[]>([]);
   const action = useAction();
   const ids = { name: useId(), nameError: useId(), trust: useId() };
   const nameCheck = ServerNameSchema.safeParse(name);
@@ -44,7 +51,17 @@ export function GrantStep({
     const given = Object.fromEntries(Object.entries(secrets).filter(([, v]) => v !== ''));
     const profileWithSecrets: EditableProfile = { ...profile, secrets: [...new Set([...profile.secrets, ...Object.keys(given)])] };
     const value = await action.run(() =>
-      invoke('install.commit', { draftId: d.draftId, name, profile: profileWithSecrets, trusted, secrets: given, enable, env, ...(userConfig ? { userConfig } : {}) }),
+      invoke('install.commit', {
+        draftId: d.draftId,
+        name,
+        profile: profileWithSecrets,
+        trusted,
+        secrets: given,
+        enable,
+        env,
+        ...(userConfig ? { userConfig } : {}),
+        ...(screens?.length ? { screens: { allowed: screenAllowed, permissions: screenPermissions } } : {}),
+      }),
     );
     if (value) onCommitted(value.name);
   };
@@ -69,6 +86,28 @@ export function GrantStep({
         {showGrants ? 'Hide permissions' : 'Change permissions'}
       </button>
       {showGrants && <ProfileEditor profile={profile} onChange={onProfile} proposals={d.proposals} />}
+      {screens && screens.some((screen) => screen.state !== 'unreadable') && (
+        <fieldset className="install-screens" data-testid="install-screens">
+          <legend>What its screens ask for</legend>
+          <p className="muted small">Pages the server wrote, shown with its tools’ results. Each address or permission stays refused unless you tick it.</p>
+          {screens.map((screen) => (
+            <div key={screen.uri}>
+              <p className="small">
+                <code>
+                  <InertText text={screen.uri} />
+                </code>
+              </p>
+              <Asks
+                screen={screen}
+                allowed={screenAllowed}
+                permissions={screenPermissions}
+                onToggle={(kind, origin, on) => setScreenAllowed({ ...screenAllowed, [kind]: on ? [...new Set([...screenAllowed[kind], origin])].sort() : screenAllowed[kind].filter((item) => item !== origin) })}
+                onTogglePermission={(permission, on) => setScreenPermissions(on ? [...new Set([...screenPermissions, permission])].sort() : screenPermissions.filter((item) => item !== permission))}
+              />
+            </div>
+          ))}
+        </fieldset>
+      )}
 
       <div className="field-row">
         <label htmlFor={ids.name}>Name in Airlock</label>

@@ -5,6 +5,7 @@ import { Badge } from '../../components/badges';
 import { InertText } from '../../components/inert-text';
 import { Tabs } from '../../components/tabs';
 import { ToolCard } from '../../components/tool-reading';
+import { SCREEN_DOMAIN_KINDS, SCREEN_DOMAIN_WORDS, SCREEN_PERMISSION_WORDS } from '../../../shared/screens';
 
 export function ProbeView({ probe }: { probe: ProbeReport }) {
   const [tab, setTab] = useState('tools');
@@ -24,6 +25,16 @@ export function ProbeView({ probe }: { probe: ProbeReport }) {
         </>
       ),
     },
+    ...(probe.screens?.length
+      ? [
+          {
+            id: 'screens',
+            label: 'Screens',
+            badge: probe.screens.length,
+            render: () => <ProbeScreens screens={probe.screens!} />,
+          },
+        ]
+      : []),
     {
       id: 'about',
       label: 'About it',
@@ -117,6 +128,53 @@ export function ProbeView({ probe }: { probe: ProbeReport }) {
         </ul>
       )}
       <Tabs tabs={tabs} selected={tab} onSelect={setTab} label="What the inspection found" testId="probe-tabs" />
+    </div>
+  );
+}
+
+/** The screens its tools name (MCP Apps), as read at the inspection: what each asks for, nothing allowed yet. */
+function ProbeScreens({ screens }: { screens: NonNullable<ProbeReport['screens']> }) {
+  return (
+    <div data-testid="probe-screens">
+      <p className="muted small">
+        Pages the server wrote, shown with its tools’ results in Airlock’s window — on an origin of their own, in a sandbox, with no access to Airlock. What each asks for is the server’s claim: nothing is allowed unless you allow it in the last step (or later, on its Screens section). A screen that changes after you add the server is not shown again until you approve it.
+      </p>
+      {screens.map((screen) => (
+        <section key={screen.uri} className="panel screen-entry" aria-label={`Screen ${screen.uri}`}>
+          <h3>
+            <code>
+              <InertText text={screen.uri} />
+            </code>
+          </h3>
+          <p className="small">
+            Shown for <InertText text={screen.tools.join(', ')} />
+            {screen.htmlSha256 && <span className="muted"> · page sha256 {screen.htmlSha256.slice(0, 16)}…{screen.size !== undefined ? `, ${screen.size.toLocaleString('en')} bytes` : ''}</span>}
+          </p>
+          {screen.problem && (
+            <p className="notice notice-error small">
+              It could not be read: <InertText text={screen.problem} />
+            </p>
+          )}
+          <ul className="screen-asks">
+            {SCREEN_DOMAIN_KINDS.flatMap((kind) =>
+              screen.declared[kind].map((origin) => (
+                <li key={`${kind} ${origin}`}>
+                  It asks to {SCREEN_DOMAIN_WORDS[kind]} <code>{origin}</code>
+                </li>
+              )),
+            )}
+            {screen.permissions.asked.map((permission) => (
+              <li key={permission}>It asks for {SCREEN_PERMISSION_WORDS[permission]}</li>
+            ))}
+            {!screen.problem && SCREEN_DOMAIN_KINDS.every((kind) => screen.declared[kind].length === 0) && screen.permissions.asked.length === 0 && <li>It asks for no addresses and no permissions: it cannot reach the network.</li>}
+          </ul>
+          {screen.notes.map((note) => (
+            <p key={note} className="small muted">
+              <InertText text={note} />
+            </p>
+          ))}
+        </section>
+      ))}
     </div>
   );
 }

@@ -1,6 +1,7 @@
 /**
  * The sections of a server's page, one tab each: Overview · Tools · Try a
- * tool · Resources · Prompts · Permissions · Asks back · Activity · Log.
+ * tool · Screens (when its tools have any) · Resources · Prompts ·
+ * Permissions · Asks back · Activity · Log.
  * `serverSections()` returns them as a list, so a feature that adds a section
  * adds an entry here and nothing else changes.
  */
@@ -27,6 +28,7 @@ import { pendingCount } from './catalog-parts';
 import { CodeChanged, PendingChange, PendingNewTool, RemoveServer, SecretsEditor, UnsandboxedConsent } from './parts';
 import { Prompts } from './prompts';
 import { Resources } from './resources';
+import { ServerScreens } from './server-screens';
 
 /** What every section gets: the server, a way to show the core's newer answer, and to reload. */
 export interface SectionContext {
@@ -48,6 +50,8 @@ export function serverSections(context: SectionContext): TabSpec[] {
     { id: 'overview', label: 'Overview', attention, render: () => <Overview {...context} /> },
     { id: 'tools', label: 'Tools', badge: s.tools.length, attention: pending > 0, render: () => <Tools {...context} /> },
     { id: 'try', label: 'Try a tool', render: () => <ToolConsole server={s.name} tools={s.tools} /> },
+    // Its tools' screens (MCP Apps), when any tool names one.
+    ...(s.tools.some((tool) => tool.screen) ? [{ id: 'screens', label: 'Screens', render: () => <ServerScreens server={s.name} /> }] : []),
     {
       id: 'resources',
       label: 'Resources',

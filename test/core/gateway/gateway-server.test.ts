@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientLabel, createGatewayServer, type GatewayServerOptions } from '../../../electron/core/gateway/gateway-server';
 import { buildGatewayListing, gatewayToolName, parseGatewayToolName } from '../../../electron/core/gateway/tool-names';
+import { gatewayResourceUri, parseGatewayResourceUri } from '../../../electron/core/gateway/catalog-names';
 import type { GatewayCore } from '../../../electron/core/gateway/gateway-core';
 import { DirectCore, everythingServer, memoryServer } from './support/direct-core';
 import { createWitnessCore, type WitnessCore } from './support/witness-core';
@@ -242,8 +243,33 @@ describe('tool names', () => {
       { server: 'ok', definition: { name: 'c', inputSchema: schema, _meta: { x: 1 }, icons: [{ src: 'https://evil.example/i.png' }] } },
     ]);
     expect(listing.tools.map((t) => t.name)).toEqual(['ok__a', 'ok__c']);
-    expect(listing.tools[1]).toEqual({ name: 'ok__c', inputSchema: schema });
+    // Its _meta goes along (a screen, another extension's data); its icons (remote URLs) stay behind.
+    expect(listing.tools[1]).toEqual({ name: 'ok__c', inputSchema: schema, _meta: { x: 1 } });
     expect(listing.skipped.map((s) => `${s.server}/${s.tool}`)).toEqual(['ok/a', 'bad_name/a', 'ok/no schema type', 'ok/b']);
+  });
+
+  it('names a server’s screens ui://airlock/SERVER/… (a host takes only ui:// screens), reversibly', () => {
+    expect(gatewayResourceUri('apps', 'ui://get-time/mcp-app.html')).toBe('ui://airlock/apps/get-time/mcp-app.html');
+    expect(parseGatewayResourceUri('ui://airlock/apps/get-time/mcp-app.html')).toEqual({ server: 'apps', uri: 'ui://get-time/mcp-app.html' });
+    expect(parseGatewayResourceUri(gatewayResourceUri('apps', 'demo://x')!)).toEqual({ server: 'apps', uri: 'demo://x' });
+    expect(parseGatewayResourceUri('ui://airlock/')).toBeUndefined();
+    expect(parseGatewayResourceUri('ui://airlock/bad_name/x')).toBeUndefined();
+    expect(parseGatewayResourceUri('ui://other/x')).toBeUndefined();
+  });
+
+  it('renames the screen a tool names (MCP Apps) as the session names resources, and nothing else in _meta', () => {
+    const schema = { type: 'object' };
+    const meta = { ui: { resourceUri: 'ui://app/screen.html', visibility: ['app'], csp: { connectDomains: ['https://a.example'] } }, 'ui/resourceUri': 'ui://app/screen.html', other: { kept: true } };
+    const namespaced = buildGatewayListing([{ server: 'apps', definition: { name: 'show', inputSchema: schema, _meta: meta } }], undefined, (server, uri) => `airlock://${server}/${uri}`);
+    expect(namespaced.tools[0]!._meta).toEqual({
+      ui: { resourceUri: 'airlock://apps/ui://app/screen.html', visibility: ['app'], csp: { connectDomains: ['https://a.example'] } },
+      'ui/resourceUri': 'airlock://apps/ui://app/screen.html',
+      other: { kept: true },
+    });
+    // The server's own object is not changed (the core's copy stays as the server sent it).
+    expect(meta.ui.resourceUri).toBe('ui://app/screen.html');
+    const transparent = buildGatewayListing([{ server: 'apps', definition: { name: 'show', inputSchema: schema, _meta: meta } }], (_server, tool) => ({ ok: true, name: tool }));
+    expect(transparent.tools[0]!._meta).toEqual(meta);
   });
 
   it('cleans client labels shown in confirmations', () => {

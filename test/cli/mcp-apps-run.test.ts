@@ -1,0 +1,178 @@
+/**
+ * Nothing of MCP Apps is lost in transit: a client of `airlock run NAME`
+ * sees each tool's `_meta` (its screen, `_meta.ui.resourceUri`) and reads
+ * the screen's `ui://` resource back byte for byte — the same as a direct
+ * client of the same published server (`server-basic-vanillajs`,
+ * `server-basic-react`, run in the real sandbox) — and a server that offers
+ * its screen only to a host that can show one (it checks the client's
+ * `io.modelcontextprotocol/ui` capability) offers it through Airlock too.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REPO = join(import.meta.dirname, '../..');
+const BIN = join(REPO, 'bin/airlock.js');
+const VANILLA = join(REPO, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
+const REACT = join(REPO, 'node_modules/@modelcontextprotocol/server-basic-react/dist/index.js');
+const CAPABILITY = join(REPO, 'test/fixtures/screens/ui-capability.mjs');
+const UI_CAPABILITY = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+
+let root: string;
+let dataDir: string;
+let home: string;
+
+function airlock(args: string[]) {
+  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 90_000, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+/** A client of the server itself, declaring what a screen-showing host declares. */
+async function direct(argv: string[]): Promise<Client> {
+  const client = new Client({ name: 'direct-host', version: '1.0.0' }, { capabilities: UI_CAPABILITY });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: argv, stderr: 'pipe', env: { ...process.env, HOME: home } as Record<string, string> }));
+  return client;
+}
+
+/** A client of `airlock run NAME` over stdio, as another app's config entry runs it. */
+async function throughAirlock(name: string): Promise<Client> {
+  const client = new Client({ name: 'host-behind-airlock', version: '1.0.0' }, { capabilities: UI_CAPABILITY });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dataDir, 'run', name, '--no-terminal', '--client', 'Screen Host'], env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } as Record<string, string>, stderr: 'pipe' }),
+  );
+  return client;
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'airlock-mcp-apps-run-'));
+  dataDir = join(root, 'data');
+  home = join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  for (const [name, argv] of [
+    ['vanilla', [VANILLA, '--stdio']],
+    ['react', [REACT, '--stdio']],
+    ['capability', [CAPABILITY]],
+  ] as const) {
+    const added = airlock(['add', name, '--yes', '--', process.execPath, ...argv]);
+    expect(added.code, added.err).toBe(0);
+  }
+}, 180_000);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe.each([
+  ['vanilla', VANILLA],
+  ['react', REACT],
+])('airlock run %s (a published MCP Apps server)', (name, script) => {
+  it('gives each tool its _meta (the screen it names) and the screen’s HTML byte for byte, as the server itself does', async () => {
+    const own = await direct([script, '--stdio']);
+    const relayed = await throughAirlock(name);
+    try {
+      const ownTools = (await own.listTools()).tools;
+      const relayedTools = (await relayed.listTools()).tools;
+      expect(ownTools.length).toBeGreaterThan(0);
+      for (const tool of ownTools) {
+        const seen = relayedTools.find((candidate) => candidate.name === tool.name);
+        expect(seen, tool.name).toBeDefined();
+        expect(seen!._meta).toEqual(tool._meta);
+      }
+      const uri = (ownTools[0]!._meta as { ui: { resourceUri: string } }).ui.resourceUri;
+      expect(uri).toMatch(/^ui:\/\//);
+      const ownRead = await own.readResource({ uri });
+      const relayedRead = await relayed.readResource({ uri });
+      expect(relayedRead.contents).toHaveLength(ownRead.contents.length);
+      const [mine, theirs] = [ownRead.contents[0] as { text: string; mimeType: string; uri: string }, relayedRead.contents[0] as { text: string; mimeType: string; uri: string }];
+      expect(theirs.uri).toBe(mine.uri);
+      expect(theirs.mimeType).toBe('text/html;profile=mcp-app');
+      expect(theirs.text.length).toBeGreaterThan(10_000);
+      expect(Buffer.from(theirs.text).equals(Buffer.from(mine.text))).toBe(true);
+      expect(relayedRead.contents[0]).toEqual(ownRead.contents[0]);
+    } finally {
+      await relayed.close();
+      await own.close();
+    }
+  }, 90_000);
+});
+
+describe('airlock gateway (several servers behind one)', () => {
+  it('names each screen ui://airlock/SERVER/… in the tool’s _meta, and reads it back byte for byte', async () => {
+    const own = await direct([VANILLA, '--stdio']);
+    const gateway = new Client({ name: 'host-behind-gateway', version: '1.0.0' }, { capabilities: UI_CAPABILITY });
+    await gateway.connect(
+      new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dataDir, 'gateway', '--stdio', '--client', 'Screen Host'], env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } as Record<string, string>, stderr: 'pipe' }),
+    );
+    try {
+      const tool = (await gateway.listTools()).tools.find((candidate) => candidate.name === 'vanilla__get-time');
+      const meta = tool?._meta as { ui: { resourceUri: string }; 'ui/resourceUri': string };
+      expect(meta.ui.resourceUri).toBe('ui://airlock/vanilla/get-time/mcp-app.html');
+      expect(meta['ui/resourceUri']).toBe('ui://airlock/vanilla/get-time/mcp-app.html');
+      const read = (await gateway.readResource({ uri: meta.ui.resourceUri })).contents[0] as { text: string; mimeType: string; uri: string };
+      const mine = (await own.readResource({ uri: 'ui://get-time/mcp-app.html' })).contents[0] as { text: string };
+      expect(read.uri).toBe('ui://airlock/vanilla/get-time/mcp-app.html');
+      expect(read.mimeType).toBe('text/html;profile=mcp-app');
+      expect(Buffer.from(read.text).equals(Buffer.from(mine.text))).toBe(true);
+    } finally {
+      await gateway.close();
+      await own.close();
+    }
+  }, 90_000);
+});
+
+describe('the client’s io.modelcontextprotocol/ui capability', () => {
+  it('reaches the server, which then offers its screen through Airlock as it does to a direct client', async () => {
+    const own = await direct([CAPABILITY]);
+    const relayed = await throughAirlock('capability');
+    try {
+      const ownTools = (await own.listTools()).tools;
+      const relayedTools = (await relayed.listTools()).tools;
+      expect(ownTools.map((tool) => tool.name)).toEqual(['told-capabilities', 'with-screen']);
+      expect(relayedTools.map((tool) => tool.name)).toEqual(['told-capabilities', 'with-screen']);
+      expect(relayedTools[1]!._meta).toEqual({ ui: { resourceUri: 'ui://capability/screen.html', visibility: ['model', 'app'] } });
+      const told = await relayed.callTool({ name: 'told-capabilities', arguments: {} });
+      const capabilities = JSON.parse((told.content as Array<{ text: string }>)[0]!.text) as typeof UI_CAPABILITY;
+      expect(capabilities.extensions['io.modelcontextprotocol/ui']).toEqual({ mimeTypes: ['text/html;profile=mcp-app'] });
+      // The resource's own _meta (the addresses the screen asks for) comes through unchanged.
+      const read = await relayed.readResource({ uri: 'ui://capability/screen.html' });
+      expect(read.contents[0]).toEqual((await own.readResource({ uri: 'ui://capability/screen.html' })).contents[0]);
+      expect(read.contents[0]!._meta).toEqual({ ui: { csp: { connectDomains: ['https://api.example.com'] }, prefersBorder: true } });
+    } finally {
+      await relayed.close();
+      await own.close();
+    }
+  }, 90_000);
+});
+
+describe('airlock show | read | screens (the person’s view of a server’s screens)', () => {
+  it('show lists the tools with screens and what each asks for; read prints the screen’s page inert', () => {
+    const shown = airlock(['show', 'vanilla']);
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.out).toContain('Screens (1)');
+    expect(shown.out).toContain('ui://get-time/mcp-app.html  for get-time');
+    expect(shown.out).toContain('asks for no addresses and no permissions (no network)');
+    expect(shown.out).toMatch(/page sha256 [0-9a-f]{64}, \d+ bytes/);
+    const json = JSON.parse(airlock(['show', 'vanilla', '--json']).out) as { screens: { screens: Array<{ state: string; tools: string[] }> } };
+    expect(json.screens.screens[0]).toMatchObject({ state: 'approved', tools: ['get-time'] });
+    const read = airlock(['read', 'vanilla', 'ui://get-time/mcp-app.html']);
+    expect(read.code, read.err).toBe(0);
+    expect(read.out).toContain('(text/html;profile=mcp-app)');
+    expect(read.out).toContain('<button id="get-time-btn">Get Server Time</button>');
+    // Printed, never run: no terminal escape reaches the screen.
+    expect(read.out).not.toMatch(/\u001b\[/);
+  });
+
+  it('screens discloses an asked-for address as refused, and allows it only when told to (a recorded grant)', () => {
+    const before = airlock(['screens', 'capability']);
+    expect(before.out).toContain('asks to connect to https://api.example.com: refused');
+    const allowed = airlock(['screens', 'capability', '--allow', 'https://api.example.com']);
+    expect(allowed.code, allowed.err).toBe(0);
+    expect(allowed.out).toContain('asks to connect to https://api.example.com: allowed');
+    const bad = airlock(['screens', 'capability', '--allow', "https://x.example.com; script-src 'unsafe-eval'"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toMatch(/not a web address Airlock can allow exactly/);
+    const audit = airlock(['audit', '--json', '--server', 'capability', '--limit', '20']).out;
+    expect(audit).toContain('screens may connect to https://api.example.com');
+  });
+});
