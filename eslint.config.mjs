@@ -38,7 +38,7 @@ export default tseslint.config(
       '@typescript-eslint/ban-ts-comment': 'error',
       'no-debugger': 'error',
       'no-var': 'error',
-      'prefer-const': 'error',
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
     },
   },

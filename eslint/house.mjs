@@ -24,7 +24,7 @@ export const floors = [
     may: ['renderer/', 'shared/'],
     node: false,
     electron: false,
-    packages: ['react', 'react-dom', 'react-markdown', 'remark-gfm', '@modelcontextprotocol/sdk/shared/uriTemplate.js', '@modelcontextprotocol/ext-apps'],
+    packages: ['react', 'react-dom', 'react-markdown', 'remark-gfm', '@modelcontextprotocol/sdk/shared/uriTemplate.js', '@modelcontextprotocol/ext-apps', '@modelcontextprotocol/client', '@modelcontextprotocol/core'],
   },
   {
     name: 'preload',

@@ -9,7 +9,7 @@
  * line and paragraph separators (U+2028, U+2029), which break a line as
  * newline does but look like nothing.
  */
-// eslint-disable-next-line no-control-regex
+ 
 export const HIDDEN = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u2028\u2029\u202A-\u202E\u2060-\u2069\u206A-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDC7F]/g;
 
 /**

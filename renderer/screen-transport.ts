@@ -17,7 +17,7 @@ export class FrameTransport implements Transport {
   readonly #listener = (event: MessageEvent) => {
     if (event.source !== this.frame.contentWindow || event.origin !== this.origin) return;
     const parsed = JSONRPCMessageSchema.safeParse(event.data);
-    if (parsed.success) this.onmessage?.(parsed.data as JSONRPCMessage);
+    if (parsed.success) this.onmessage?.(parsed.data);
     else this.onerror?.(new Error('The screen sent a message that is not JSON-RPC.'));
   };
 

@@ -26,12 +26,12 @@ export function nameKeyedRecord<K extends z.ZodType<string>, V extends z.ZodType
       for (const [name, member] of Object.entries(input)) {
         const checkedKey = key.safeParse(name);
         if (!checkedKey.success) {
-          for (const issue of checkedKey.error.issues) ctx.addIssue({ ...issue, path: [name], message: `the name: ${issue.message}` } as never);
+          for (const issue of checkedKey.error.issues) ctx.addIssue({ ...issue, path: [name], message: `the name: ${issue.message}` });
           continue;
         }
         const checked = value.safeParse(member);
         if (!checked.success) {
-          for (const issue of checked.error.issues) ctx.addIssue({ ...issue, path: [name, ...issue.path] } as never);
+          for (const issue of checked.error.issues) ctx.addIssue({ ...issue, path: [name, ...issue.path] });
           continue;
         }
         Object.defineProperty(out, name, { value: checked.data, enumerable: true, writable: true, configurable: true });

@@ -20,8 +20,8 @@
 import { randomInt } from 'node:crypto';
 import stringWidth from 'string-width';
 import type { ConfirmationView } from '../../shared/views';
-import { oneLine, renderCall, targetPhrase, type CallToRender } from '../core/approvals/call-rendering';
-import { inertText } from '../core/servers/log-ring';
+import { oneLine, renderCall, targetPhrase, type CallToRender } from '../core/approvals';
+import { inertText } from '../core/servers';
 
 /** Letters and digits that cannot be mistaken for one another (no 0/O, 1/I/L, 2/Z, 5/S, 8/B). */
 const CODE_ALPHABET = 'ACDEFGHJKMNPQRTUVWXY34679';

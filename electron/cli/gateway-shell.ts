@@ -67,7 +67,7 @@ export async function openGatewayShell(options: GatewayShellOptions): Promise<Ga
         void terminal
           .ask(`\n── Airlock: ${inert(question.server)} wants to reach ${inert(question.host)}:${question.port}, which it has no permission for.\nTo allow this time, type the code “${code}” (anything else denies): `)
           .then((answer) => host.approvals.answerNetwork(question.id, judgeTerminalAnswer(answer ?? '', code) === 'allow', false, 'terminal'))
-          .catch(() => {});
+          .catch(() => {}); // A terminal that cannot ask leaves the question to its deadline, recorded as unanswered.
       }
     },
     createHost: (hooks) => new AirlockHost({ dataDir: options.dataDir, version: options.version, hooks }),

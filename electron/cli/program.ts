@@ -17,7 +17,7 @@ import { registerServerCommands, type CliContext } from './commands/servers';
 import { registerSettingsCommands } from './commands/settings';
 import { CliExit, EXIT, type CliIo } from './output';
 import { fitToTerminal } from './server-text';
-import { inertText } from '../core/servers/log-ring';
+import { inertText } from '../core/servers';
 import { terminalConfirmations } from './terminal-confirmations';
 import type { ConfirmationView } from '../../shared/views';
 
@@ -128,13 +128,13 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
     if (io.signal?.aborted) stop();
     else io.signal?.addEventListener('abort', stop, { once: true });
   });
-  interrupted.catch(() => {});
+  interrupted.catch(() => {}); // Observed so it never counts as unhandled; the command's own await reports it.
   try {
     await Promise.race([program.parseAsync(argv, { from: 'user' }), interrupted]);
   } catch (error) {
     exitCode = exitCodeFor(error, io, json());
   } finally {
-    if (shared) await (await shared.catch(() => undefined))?.close();
+    if (shared) await (await shared.catch(() => undefined))?.close(); // A core that never opened has nothing to close; its failure was already reported.
   }
   return exitCode;
 }

@@ -16,7 +16,7 @@
  *   continued row keeps its gutter, or is marked `↪` as a continuation.
  */
 import stringWidth from 'string-width';
-import { inertLine, inertText } from '../core/servers/log-ring';
+import { inertLine, inertText } from '../core/servers';
 
 /** The gutter every row of a quoted text carries after its indent. */
 export const QUOTE = '┆ ';
@@ -73,8 +73,8 @@ export function quoteBlock(text: string, options: QuoteOptions = {}): string[] {
     const line = shown.slice(start, match.index);
     const body = expandTabs(inertText(line));
     rows.push(body.length > 0 ? `${prefix}${body}` : prefix.trimEnd());
-    end = Math.min(match.index! + match[0].length, shown.length);
-    start = match.index! + match[0].length;
+    end = Math.min(match.index + match[0].length, shown.length);
+    start = match.index + match[0].length;
     lines += 1;
   }
   const hidden = all.length - [...shown.slice(0, end)].length;

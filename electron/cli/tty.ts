@@ -15,9 +15,7 @@ import { WriteStream } from 'node:tty';
 import type { ServerRequestView } from '../../shared/views';
 import type { AirlockHost } from '../core/host';
 import type { ShellIdentity } from '../core/ipc/shell-identity';
-import { isRoutedTo } from '../core/server-requests/request-queue';
-import { answererOf } from '../core/server-requests/server-requests-room';
-import { toServerRequestView } from '../core/server-requests/views';
+import { answererOf, isRoutedTo, toServerRequestView } from '../core/server-requests';
 import { judgeTerminalAnswer, newAnswerCode } from './confirmation-prompt';
 import { inert } from './format';
 import { fitToTerminal, quoteBlock } from './server-text';
@@ -55,7 +53,7 @@ export function openTerminal(): Terminal | undefined {
   return {
     ask(question, signal) {
       const next = queue.then(() => rl.question(question, signal ? { signal } : {}));
-      queue = next.catch(() => {});
+      queue = next.catch(() => {}); // Each question's own promise reports its failure; the queue only keeps them in order.
       return next.then((answer) => answer.trim());
     },
     columns: () => size?.columns || 80,

@@ -24,7 +24,7 @@ import { ManagedPolicyRoom } from './managed-policy/managed-policy-room';
 import { defaultPolicySource } from './managed-policy/policy-sources';
 import { WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { isContained } from './policy/containment';
-import { PolicyRoom } from './policy/policy-room';
+import { PolicyRoom } from './rules/policy-room';
 import { modelBoundContext, modelBoundResult } from './redaction/model-bound';
 import { recordLookup, serverSecretValues, type ServerSecretsDeps } from './redaction/server-secrets';
 import { remoteSupport } from './registry/install-plan';

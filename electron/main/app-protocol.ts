@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, relative, sep } from 'node:path';
 import type { Protocol } from 'electron';
-import { SCREEN_SCHEME } from '../core/screens/screen-frames';
+import { SCREEN_SCHEME } from '../core/screens';
 import { APP_SCHEME } from './window';
 
 /**

@@ -9,9 +9,8 @@ import type { EmitEvent, PayloadOf } from '../../shared/ipc';
 import { defaultDataDir } from '../core/data-dir';
 import { AirlockHost } from '../core/host';
 import { SharedHost } from '../core/ipc/shared-host';
-import { findExecutable } from '../core/sandbox/capability';
-import type { SecretCipher } from '../core/secrets/secret-store';
-import type { StoreBackend } from '../core/store/store';
+import { findExecutable } from '../core/sandbox';
+import type { SecretCipher } from '../core/secrets';
 import { registerAppProtocol } from './app-protocol';
 import { registerIpcHandlers, sendEvent } from './ipc';
 import { openUrlHandler } from './open-external';
@@ -81,7 +80,7 @@ async function main(): Promise<void> {
         dataDir,
         version: app.getVersion(),
         hooks: { ...hooks, log: (message, error) => console.error(message, error) },
-        storeBackend: (options) => new ElectronStore(options) as unknown as StoreBackend,
+        storeBackend: (options) => new ElectronStore(options),
         ...(cipher() ? { secretCipher: cipher() } : {}),
         // Electron's own binary cannot run Node servers (the RunAsNode fuse is off): use the user's node.
         ...(nodePath ? { nodePath } : {}),

@@ -11,9 +11,9 @@
  * `window.airlock`, no Node, and no IPC (the IPC wrapper refuses subframes).
  */
 import type { Protocol } from 'electron';
-import { SCREEN_SCHEME, screenFrameResponse, type ScreenFrameLookup } from '../core/screens/screen-frames';
+import { SCREEN_SCHEME, screenFrameResponse, type ScreenFrameLookup } from '../core/screens';
 
-export { SCREEN_SCHEME } from '../core/screens/screen-frames';
+export { SCREEN_SCHEME } from '../core/screens';
 
 /** The privileges of the screens' scheme: a standard, secure scheme, so each host is an origin and gets its CSP. */
 export const SCREEN_SCHEME_PRIVILEGES = { standard: true, secure: true } as const;
@@ -89,11 +89,11 @@ export class OpenScreenPermissions {
         const view = await open(request);
         if (view.ready && view.id) this.#open.set(view.id, [...(view.permissions ?? [])]);
         return view;
-      }) as H['screens.open'],
+      }),
       'screens.close': (async (request: { id: string }) => {
         this.#open.delete(request.id);
         return close(request);
-      }) as H['screens.close'],
+      }),
     };
   }
 

@@ -104,7 +104,7 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
     if (!current || sentResult.current || !initialized.current) return;
     sentResult.current = true;
     if ('cancelled' in current) void bridge.sendToolCancelled({ reason: current.cancelled });
-    else void bridge.sendToolResult({ content: current.content as never, ...(current.structuredContent !== undefined ? { structuredContent: current.structuredContent as Record<string, unknown> } : {}), ...(current.isError ? { isError: true } : {}) });
+    else void bridge.sendToolResult({ content: current.content as never, ...(current.structuredContent !== undefined ? { structuredContent: current.structuredContent } : {}), ...(current.isError ? { isError: true } : {}) });
   };
 
   useEffect(() => {
@@ -197,12 +197,13 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
       closed = true;
       scheme?.removeEventListener('change', onScheme);
       const teardown = initialized.current ? Promise.race([bridge.teardownResource({}), new Promise((resolve) => setTimeout(resolve, 500))]) : Promise.resolve();
-      void teardown.catch(() => undefined).finally(() => {
-        void bridge.close().catch(() => undefined);
+      void teardown.catch(() => undefined).finally(() => { // A screen that does not answer its teardown is closed anyway.
+        void bridge.close().catch(() => undefined); // The frame is going away; a bridge that fails to close holds nothing.
         void invoke('screens.close', { id: view.id });
       });
     };
     // The session is this screen's for its life: a new one opens with a new view.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- one bridge per opened screen (view.id); input and result reach it through their own effects.
   }, [view.id]);
 
   useEffect(() => {

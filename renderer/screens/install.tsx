@@ -106,6 +106,7 @@ export function InstallScreen({ example, update, registry }: { example?: string;
     else if (update) void prepare({ kind: 'update', server: update, range: 'latest' });
     // A listing picked on Find servers: disclosed like any other source.
     else if (registry) void prepare({ kind: 'registry', name: registry.name, ...(registry.version ? { version: registry.version } : {}), ...(registry.option !== undefined ? { option: registry.option } : {}) });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- prepared once per source the route names; `prepare` is a new function each render and must not prepare again.
   }, [example, update, registry?.name, registry?.version, registry?.option]);
 
   const cancel = () => {

@@ -15,9 +15,9 @@ import { airlockPlugin, forgetImports } from '../../eslint/airlock-rules.mjs';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 /** ESLint with only Airlock's rules (no type information needed). */
-function linter(): ESLint {
+function linter(cwd = ROOT): ESLint {
   return new ESLint({
-    cwd: ROOT,
+    cwd,
     overrideConfigFile: true,
     overrideConfig: [
       {
@@ -30,8 +30,8 @@ function linter(): ESLint {
   });
 }
 
-async function problems(code: string, filePath: string): Promise<string[]> {
-  const [result] = await linter().lintText(code, { filePath });
+async function problems(code: string, filePath: string, cwd = ROOT): Promise<string[]> {
+  const [result] = await linter(cwd).lintText(code, { filePath });
   return result!.messages.map((message) => `${message.ruleId}: ${message.message}`);
 }
 
@@ -65,10 +65,10 @@ describe('the house, as a lint rule', () => {
     writeFileSync(join(dir, 'a.ts'), "import { b } from './b';\nexport const a = 1;\n");
     writeFileSync(join(dir, 'b.ts'), "import { c } from './c';\nexport const b = 2;\n");
     writeFileSync(join(dir, 'c.ts'), "import type { a } from './a';\nexport const c = 3;\n");
-    expect((await problems("import { b } from './b';\nexport const a = 1;\n", join(dir, 'a.ts'))).join('\n')).toMatch(/closes a circle: .*b\.ts → .*c\.ts imports .*a\.ts again/);
+    expect((await problems("import { b } from './b';\nexport const a = 1;\n", join(dir, 'a.ts'), dir)).join('\n')).toMatch(/closes a circle: .*b\.ts → .*c\.ts imports .*a\.ts again/);
     writeFileSync(join(dir, 'c.ts'), 'export const c = 3;\n');
     forgetImports();
-    expect(await problems("import { b } from './b';\nexport const a = 1;\n", join(dir, 'a.ts'))).toEqual([]);
+    expect(await problems("import { b } from './b';\nexport const a = 1;\n", join(dir, 'a.ts'), dir)).toEqual([]);
   });
 
   it('refuses a dropped failure with no word of why, and an empty catch', async () => {

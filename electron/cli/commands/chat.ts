@@ -21,7 +21,7 @@ import type { AirlockHost } from '../../core/host';
 import { SharedHost } from '../../core/ipc/shared-host';
 import { listOffers, readChatLine, usesCommands } from '../chat-line';
 import { inert, quoteBlock } from '../format';
-import { inertText } from '../../core/servers/log-ring';
+import { inertText } from '../../core/servers';
 import { CliExit, EXIT } from '../output';
 import { terminalConfirmations } from '../terminal-confirmations';
 import type { CliContext } from './servers';
@@ -67,7 +67,7 @@ function openChatTerminal(): ChatTerminal | undefined {
   return {
     ask(question, signal) {
       const next = queue.then(() => rl.question(question, signal ? { signal } : {}));
-      queue = next.catch(() => {});
+      queue = next.catch(() => {}); // Each question's own promise reports its failure; the queue only keeps them in order.
       return next.then((answer) => answer.trim());
     },
     columns: () => (output as NodeJS.WriteStream).columns || 80,
@@ -226,7 +226,7 @@ export function registerChatCommands(program: Command, context: CliContext & { d
       process.stdout.on('error', (error: NodeJS.ErrnoException) => {
         if (error.code !== 'EPIPE') return;
         readerGone = true;
-        if (current) void shared.invoke('chat.stop', { id: current }).catch(() => {});
+        if (current) void shared.invoke('chat.stop', { id: current }).catch(() => {}); // Best effort: the turn ends with the process anyway.
       });
       try {
         if (shared.mode === 'client' && !json) note(`Another Airlock process runs the servers${terminal ? ': confirmations are asked here and in the Airlock app, when it runs' : ': confirmations appear in the Airlock app'}.`);
@@ -270,7 +270,7 @@ export function registerChatCommands(program: Command, context: CliContext & { d
             if (update.event.type === 'turn' && !update.event.running) finish(update.event.outcome);
           };
           updates.add(listener);
-          const offInterrupt = terminal?.onInterrupt(() => void shared.invoke('chat.stop', { id: conversation.id }).catch(() => {}));
+          const offInterrupt = terminal?.onInterrupt(() => void shared.invoke('chat.stop', { id: conversation.id }).catch(() => {})); // Best effort: a turn that cannot be stopped ends on its own, and says so.
           try {
             await shared.invoke('chat.send', { id: conversation.id, ...message });
             return await ended;

@@ -82,7 +82,7 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
     .action(async (app: string, options: { move?: boolean; perServer?: boolean; undo?: boolean }) => {
       const yes = context.yes();
       if (app !== 'claude' && app !== 'vscode' && app !== 'cursor') throw new CliExit(EXIT.usage, 'Say which app: claude, vscode or cursor.');
-      const target = app as ConnectApp;
+      const target = app;
       const label = APP_LABELS[target];
       const environment = { env: io.env, ...(io.env.HOME ? { home: io.env.HOME } : {}) };
       if (options.undo) {

@@ -3,11 +3,11 @@ import type { Command } from 'commander';
 import type { SandboxProfile } from '../../../shared/domain';
 import { signOutWords, type InstallSource } from '../../../shared/ipc';
 import type { Disclosure, ServerSummary } from '../../../shared/views';
-import { domainProblem, nameProblem, parseEnvAssignments, pathProblem, writeTrustedProblem } from '../../core/install/checks';
-import { isAtOrUnder } from '../../core/sandbox/bwrap-argv';
+import { domainProblem, nameProblem, parseEnvAssignments, pathProblem, writeTrustedProblem } from '../../core/install';
+import { isAtOrUnder } from '../../core/sandbox';
 import type { SharedHost } from '../../core/ipc/shared-host';
 import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, inert } from '../format';
-import { formatScreens } from './screens';
+import { formatScreens } from '../screen-format';
 import { CliExit, EXIT, withProgress, type CliIo } from '../output';
 import { formatPlatformWeaker, formatSandboxPlan, planPlatform } from '../sandbox-plan-format';
 import { palette } from '../terminal';
@@ -250,7 +250,7 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
     }
     return summary;
   } catch (error) {
-    await api.invoke('install.cancel', { draftId: disclosure.draftId }).catch(() => {});
+    await api.invoke('install.cancel', { draftId: disclosure.draftId }).catch(() => {}); // The install's own failure is what the person is told; a draft left behind is swept when Airlock stops.
     throw error;
   }
 }
@@ -597,7 +597,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
 export async function warmDetail(context: CliContext, name: string) {
   const api = await context.api();
   const host = api.localHost;
-  if (host && host.servers.record(name).enabled) await host.supervisor.start(name).catch(() => {});
+  if (host && host.servers.record(name).enabled) await host.supervisor.start(name).catch(() => {}); // A server that cannot start is shown as such by the page read next.
   return api.invoke('servers.get', { name });
 }
 

@@ -100,7 +100,7 @@ export function registerSettingsCommands(program: Command, context: CliContext):
         headers[header.slice(0, at).trim()] = header.slice(at + 1);
       }
       const api = await context.api();
-      await api.invoke('audit.setExport', url === 'off' ? { endpoint: null } : { endpoint: url, ...(options.protocol ? { protocol: options.protocol as 'http/protobuf' | 'http/json' } : {}), headers });
+      await api.invoke('audit.setExport', url === 'off' ? { endpoint: null } : { endpoint: url, ...(options.protocol ? { protocol: options.protocol } : {}), headers });
       await show();
     });
 }

@@ -330,7 +330,7 @@ export class AgentService {
     const turn = this.turns.get(id);
     if (!turn) return;
     turn.controller.abort();
-    await Promise.race([turn.done.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000))]);
+    await Promise.race([turn.done.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000))]); // The turn's failure is in its conversation; this only waits for it to end.
   }
 
   /** Resolves when the conversation's turn ends (at once when none runs). */

@@ -351,7 +351,7 @@ export class ConfirmationRegistry {
       );
     }
 
-    let args: Record<string, unknown> = cloneJson(request.arguments) as Record<string, unknown>;
+    let args: Record<string, unknown> = cloneJson(request.arguments);
     let edited = false;
     if (answer.editedArguments !== undefined) {
       const e = answer.editedArguments;

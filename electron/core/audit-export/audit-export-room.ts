@@ -54,7 +54,7 @@ export class AuditExportRoom {
 
   /** The target in force now (or why the environment's is not usable). */
   target(): ExportTarget | { problem: string } | undefined {
-    const setting = this.deps.store.read().settings.auditExport as ExportSetting | undefined;
+    const setting = this.deps.store.read().settings.auditExport;
     return resolveTarget({
       policy: this.deps.organisation.otlpTarget(),
       setting,

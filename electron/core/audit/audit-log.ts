@@ -466,7 +466,7 @@ export class AuditLog {
       if (body[field] === undefined) continue;
       body[field] = 'withheld' in hidden ? WITHHELD : redactArguments(body[field], { secrets: hidden.values }).value;
     }
-    for (const field of ['detail', 'answerer'] as const) if (typeof body[field] === 'string') body[field] = this.#text(String(input.server), body[field] as string);
+    for (const field of ['detail', 'answerer'] as const) if (typeof body[field] === 'string') body[field] = this.#text(String(input.server), body[field]);
     return this.#append(body, 'flushed') as unknown as Promise<ServerRequestAuditEntry>;
   }
 
@@ -866,7 +866,7 @@ export class AuditLog {
     // A reader sees the head that names everything this process wrote.
     this.#writeDueHead();
     return () => {
-      release!();
+      release();
       this.#readerGate = null;
       open();
     };

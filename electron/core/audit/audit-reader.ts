@@ -25,13 +25,11 @@ import {
   checkHead,
   damagedRunBytes,
   lineHashMatches,
-  type AnchorEntry,
   type AuditEntry,
   type ChangeEntry,
   type DecisionEntry,
   type NetworkEntry,
   type OutcomeEntry,
-  type RepairEntry,
   type SandboxRefusalEntry,
 } from './entries';
 
@@ -170,7 +168,8 @@ async function openFile(dir: string, file: SnapshotFile): Promise<fs.FileHandle>
 }
 
 async function closeAll(files: SnapshotFile[]): Promise<void> {
-  await Promise.all(files.map((f) => f.handle?.close().catch(() => undefined)));
+  // A file that fails to close was only read: nothing is lost.
+  await Promise.all(files.flatMap((f) => (f.handle ? [f.handle.close().catch(() => undefined)] : [])));
 }
 
 const CHUNK = 1024 * 1024;
@@ -251,7 +250,7 @@ function parseEntry(bytes: Buffer): { entry: AuditEntry; text: string } | undefi
 // True when `entry` is a well-formed repair entry for exactly the damaged lines starting at `line`.
 function repairs(entry: AuditEntry, line: number, damaged: Buffer[]): boolean {
   if (entry.type !== 'repair') return false;
-  const r = entry as RepairEntry;
+  const r = entry;
   const run = damagedRunBytes(damaged);
   return (
     r.damagedLine === line &&
@@ -407,7 +406,7 @@ export async function verifyAudit(context: ReaderContext, mark?: VerifiedMark): 
               }
             }
             if (entry.type === 'anchor') {
-              const anchor = entry as AnchorEntry;
+              const anchor = entry;
               if (FAILING_FINDINGS.has(anchor.finding)) {
                 problem = { ...where, kind: ANCHOR_KIND[anchor.finding] ?? 'end-unconfirmed', message: `Found by Airlock at ${anchor.time}: ${String(anchor.detail)}` };
                 return false;

@@ -432,7 +432,7 @@ export function lineHashMatches(line: string, entry: { hash: string }): boolean 
     const hashed = sha256Hex(line.slice(0, at) + line.slice(at + field.length));
     if (hashed === entry.hash) return true;
   }
-  return hashOf(entry as AuditEntry) === entry.hash;
+  return hashOf(entry) === entry.hash;
 }
 
 // ── The head: where the log ended, anchored by a key ─────────────────────

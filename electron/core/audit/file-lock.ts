@@ -127,5 +127,5 @@ export async function breakIfStale(lockPath: string, staleMs: number): Promise<v
   } else if (!holderDead && !old) return;
   // Take over only if it is still the same lock we judged.
   const again = await fs.readFile(lockPath, 'utf8').catch(() => null);
-  if (again === content) await fs.unlink(lockPath).catch(() => undefined);
+  if (again === content) await fs.unlink(lockPath).catch(() => undefined); // Another process may have removed it first; the lock is free either way.
 }

@@ -68,7 +68,7 @@ export class CatalogRoom {
     const pinned = kind === 'prompt' ? listing?.prompts.find((p) => p.key === key) : listing?.resourceTemplates.find((t) => t.key === key);
     if (!pinned) throw new AirlockError('not-found', `${name} does not offer ${kind === 'prompt' ? 'a prompt named' : 'the resource template'} ${key} right now.`);
     if (pinned.fingerprint !== fingerprint) throw new AirlockError('conflict', `It changed again since you looked at it; review the new change.`);
-    const approved: ApprovedDefinition = { fingerprint, definition: structuredClone(pinned.definition) as Record<string, unknown>, approvedAt: new Date(this.deps.now()).toISOString() };
+    const approved: ApprovedDefinition = { fingerprint, definition: structuredClone(pinned.definition), approvedAt: new Date(this.deps.now()).toISOString() };
     this.deps.updateRecord(name, (record) =>
       kind === 'prompt'
         ? { ...record, approvedPrompts: { ...record.approvedPrompts, [key]: approved } }

@@ -127,7 +127,7 @@ export class Catalog {
 
   /** The server's catalog as last listed, after any listing in progress. */
   async current(server: string): Promise<ServerCatalog | undefined> {
-    await this.#listings.get(server)?.running?.catch(() => undefined);
+    await this.#listings.get(server)?.running?.catch(() => undefined); // A listing that failed reported it itself; this only waits for it to end.
     return this.#index.get(server);
   }
 
@@ -245,7 +245,7 @@ export class Catalog {
     const subscribers = this.#subscriptions.get(server)?.get(uri);
     if (!subscribers?.delete(subscriber) || subscribers.size > 0) return;
     this.#subscriptions.get(server)?.delete(uri);
-    await this.#request(server, (connection) => connection.unsubscribeResource(uri)).catch(() => undefined);
+    await this.#request(server, (connection) => connection.unsubscribeResource(uri)).catch(() => undefined); // The subscriber is forgotten whatever the server says; a server gone has no subscription.
   }
 
   /** Who subscribed to a URI (gateway sessions forward updates only for their own). */
@@ -272,7 +272,7 @@ export class Catalog {
       for (const uri of [...byUri.keys()]) if (byUri.get(uri)?.has(subscriber)) await this.unsubscribe(server, uri, subscriber);
     }
     for (const [server, levels] of this.#levels) {
-      if (levels.delete(subscriber)) await this.#applyLogLevel(server).catch(() => undefined);
+      if (levels.delete(subscriber)) await this.#applyLogLevel(server).catch(() => undefined); // A server that cannot take its level keeps its own; its next start applies Airlock's.
     }
   }
 
@@ -338,7 +338,7 @@ export class Catalog {
     this.#listings.set(server, listing);
     const previous = listing.running ?? Promise.resolve();
     const run = previous
-      .catch(() => undefined)
+      .catch(() => undefined) // The previous listing's failure was reported by it; this one runs regardless.
       .then(() => this.#list(server, kinds))
       .catch((error: unknown) => this.deps.note(server, `listing ${kinds.join(' and ')} failed: ${messageOf(error)}`));
     listing.running = run;

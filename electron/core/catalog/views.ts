@@ -19,7 +19,7 @@ function pinnedFields(record: ServerRecord, kind: 'prompt' | 'resource-template'
     fingerprint: pinned.fingerprint,
     ...(approved && !changed ? { approvedAt: approved.approvedAt } : {}),
     ...(changed
-      ? { pendingChange: { diff: toDiffView(diffToolDefinitions(approved.definition as unknown as ToolDefinition, pinned.definition as unknown as ToolDefinition)) } }
+      ? { pendingChange: { diff: toDiffView(diffToolDefinitions(approved.definition as unknown as ToolDefinition, pinned.definition as ToolDefinition)) } }
       : {}),
     isNew: !approved,
   };
@@ -101,7 +101,7 @@ export function toResourceReadView(server: string, uri: string, result: ReadReso
         ...(text !== undefined && blob === undefined ? { text } : {}),
         ...(blob !== undefined ? { blob } : {}),
         bytes: blob !== undefined ? base64Bytes(blob) : Buffer.byteLength(text ?? '', 'utf8'),
-        warnings: contentWarnings(item as { mimeType?: string; text?: unknown; blob?: unknown }),
+        warnings: contentWarnings(item),
       };
     }),
   };

@@ -88,7 +88,7 @@ export class CodePins {
     // Nothing changed since the hashes were taken (a stat each): nothing to read or wait for.
     let files: CodeObservation['files'] | undefined = this.rememberedFiles(pinned);
     files ??= await Promise.all(
-      pinned.map(async (file) => ({ role: file.role, path: file.path, current: await this.deps.hasher.sha256(file.path).catch(() => null) })),
+      pinned.map(async (file) => ({ role: file.role, path: file.path, current: await this.deps.hasher.sha256(file.path).catch(() => null) })), // A file that cannot be read counts as changed (null), which asks again: fail closed.
     );
     const observation = { files, checkedAt: this.deps.now() };
     const atStart = when === 'start' ? observation : (this.observed.get(server)?.atStart ?? observation);

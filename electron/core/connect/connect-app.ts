@@ -519,7 +519,7 @@ async function writeAtomically(path: string, content: string): Promise<void> {
   try {
     await rename(temp, path);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await unlink(temp).catch(() => undefined); // The temporary file may not exist; the error that matters is thrown below.
     throw error;
   }
 }

@@ -276,7 +276,7 @@ export function relayCatalog(server: Server, options: CatalogRelayOptions): () =
       }
       case 'elicitation-complete': {
         if (!server.getClientCapabilities()?.elicitation?.url) return;
-        await server.notification({ method: 'notifications/elicitation/complete', params: { elicitationId: change.elicitationId } }).catch(() => undefined);
+        await server.notification({ method: 'notifications/elicitation/complete', params: { elicitationId: change.elicitationId } }).catch(() => undefined); // The client may be gone; a lost completion notice is harmless (the question already ended).
         return;
       }
     }
@@ -284,7 +284,7 @@ export function relayCatalog(server: Server, options: CatalogRelayOptions): () =
   const subscription = catalog.onDidChange((change) => void onChange(change).catch((error: unknown) => log(`gateway: relaying a change failed: ${messageOf(error)}`)));
   return () => {
     subscription.dispose();
-    void catalog.release(session.subscriber).catch(() => undefined);
+    void catalog.release(session.subscriber).catch(() => undefined); // Releasing after the session ended: a server gone has nothing to release.
   };
 }
 
@@ -340,7 +340,7 @@ function progressTo(extra: Extra, token: string | number | undefined) {
     onProgress: (progress: { progress: number; total?: number; message?: string }) => {
       if (!(progress.progress > last)) return;
       last = progress.progress;
-      void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...progress } }).catch(() => undefined);
+      void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...progress } }).catch(() => undefined); // Progress is best effort in MCP; a client gone misses only progress.
     },
   };
 }

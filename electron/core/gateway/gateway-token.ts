@@ -54,7 +54,7 @@ export async function loadOrCreateGatewayToken(dataDir: string, platform: NodeJS
     await rename(temp, path);
     return token;
   } finally {
-    await unlink(temp).catch(() => undefined);
+    await unlink(temp).catch(() => undefined); // The temporary file may already be renamed or gone.
   }
 }
 
@@ -66,7 +66,7 @@ export async function rotateGatewayToken(dataDir: string): Promise<string> {
   try {
     await rename(temp, join(dataDir, GATEWAY_TOKEN_FILE));
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await unlink(temp).catch(() => undefined); // The temporary file may not exist; the error that matters is thrown below.
     throw error;
   }
   return token;

@@ -376,7 +376,7 @@ export class InstallFlow {
         // Saved, but turned off: it must not keep restarting, and nothing may call it "added and running".
         await this.deps.stopServer(name).catch(() => {});
         const off = { ...record, enabled: false };
-        this.deps.store.update((data) => (data.servers[name] ? { ...data, servers: { ...data.servers, [name]: { ...data.servers[name]!, enabled: false } } } : data));
+        this.deps.store.update((data) => (data.servers[name] ? { ...data, servers: { ...data.servers, [name]: { ...data.servers[name], enabled: false } } } : data));
         this.deps.onDidChange();
         return off;
       }

@@ -459,7 +459,7 @@ async function importEntry(
     env[name] = substitute(raw, `env.${name}`);
   }
   let command = substitute(value.command, 'command');
-  let args = ((value.args as string[] | undefined) ?? []).map((arg, index) => substitute(arg, `args[${index}]`));
+  let args = ((value.args) ?? []).map((arg, index) => substitute(arg, `args[${index}]`));
   const cwd = typeof value.cwd === 'string' ? substitute(value.cwd, 'cwd') : undefined;
   if (refusal) return unsupported(refusal);
   const userConfigFields = [...userConfig.values()];
@@ -481,7 +481,7 @@ async function importEntry(
     );
   }
   if (python) {
-    const originalArgv = [value.command, ...((value.args as string[] | undefined) ?? [])];
+    const originalArgv = [value.command, ...((value.args) ?? [])];
     return importable({
       kind: 'pypi',
       pypi: {
@@ -514,8 +514,8 @@ async function importEntry(
         env: { ...env },
         secrets,
         userConfig: userConfigFields,
-        originalArgv: [value.command, ...((value.args as string[] | undefined) ?? [])],
-        originalRisks: analyzeCommandLine([value.command, ...((value.args as string[] | undefined) ?? [])]),
+        originalArgv: [value.command, ...((value.args) ?? [])],
+        originalRisks: analyzeCommandLine([value.command, ...((value.args) ?? [])]),
         warnings,
       },
     });

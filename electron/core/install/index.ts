@@ -5,6 +5,7 @@
  * and the MCPB unpack are separate steps the caller takes after consent.
  */
 export * from './candidate';
+export * from './checks';
 export * from './command-line-risk';
 export * from './config-import';
 export * from './jsonc';

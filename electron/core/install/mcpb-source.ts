@@ -67,7 +67,7 @@ export function validateMcpbManifest(raw: unknown): ManifestValidation {
   }
   const schema = MANIFEST_SCHEMAS[declared as keyof typeof MANIFEST_SCHEMAS];
   const result = schema.safeParse(raw);
-  if (result.success) return { ok: true, manifest: result.data as McpbManifestAny, manifestVersion: declared };
+  if (result.success) return { ok: true, manifest: result.data, manifestVersion: declared };
   return { ok: false, problems: flattenIssues(result.error.issues) };
 }
 

@@ -77,7 +77,7 @@ function runNpm(args: string[], options: NpmOptions & { cwd?: string }, defaultT
         if (error) {
           (error as Error & { stdout?: string; stderr?: string }).stdout = String(stdout);
           (error as Error & { stdout?: string; stderr?: string }).stderr = String(stderr);
-          reject(error);
+          reject(error instanceof Error ? error : new Error(String(error)));
         } else resolvePromise(String(stdout));
       },
     );

@@ -102,7 +102,7 @@ function run(command: string, args: string[], options: PythonOptions & { cwd?: s
       (error, stdout, stderr) => {
         if (error) {
           Object.assign(error, { stdout: String(stdout), stderr: String(stderr) });
-          reject(error);
+          reject(error instanceof Error ? error : new Error(String(error)));
         } else resolvePromise(String(stdout));
       },
     );

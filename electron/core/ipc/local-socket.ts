@@ -619,7 +619,7 @@ export class OwnerClient {
 /** A hello as the owner accepts it: known fields, bounded, the label made inert. */
 function readHello(params: unknown): (PeerHello & { proof: string; nonce: string }) | undefined {
   if (!isPlainObject(params)) return undefined;
-  const { role, terminal, label, proof, nonce } = params as Record<string, unknown>;
+  const { role, terminal, label, proof, nonce } = params;
   if (role !== 'cli' && role !== 'gateway' && role !== 'app') return undefined;
   if (typeof proof !== 'string' || typeof nonce !== 'string' || nonce.length < 16 || nonce.length > 200) return undefined;
   const text = typeof label === 'string' ? inertText(label.slice(0, 100)) : '';

@@ -164,7 +164,7 @@ export class SharedHost {
         if (disposed) registered.dispose();
         else Object.assign(handle, { id: registered.id, dispose: registered.dispose });
       })
-      .catch(() => undefined);
+      .catch(() => undefined); // An app not registered is not asked: the request goes to Airlock's own model or the person.
     return handle;
   }
 

@@ -173,6 +173,6 @@ export function parseWindowsAcls(output: string): WindowsAcl[] {
   return list.map((item) => {
     const acl = item as Partial<WindowsAcl>;
     if (typeof acl.path !== 'string' || typeof acl.owner !== 'string') throw new Error('the ACL listing has no path or owner');
-    return { path: acl.path, owner: acl.owner, rules: Array.isArray(acl.rules) ? acl.rules : acl.rules ? [acl.rules as never] : [] };
+    return { path: acl.path, owner: acl.owner, rules: Array.isArray(acl.rules) ? acl.rules : acl.rules ? [acl.rules] : [] };
   });
 }

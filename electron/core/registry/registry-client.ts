@@ -149,11 +149,11 @@ export class RegistryClient {
       throw new RegistryError(`Airlock could not reach ${origin} (${cause?.code ?? cause?.message ?? (error as Error).message}). Check your connection or the registry address in Settings.`, 'unreachable');
     }
     if (response.status === 404) {
-      await response.body?.cancel().catch(() => undefined);
+      await response.body?.cancel().catch(() => undefined); // Cancelling a body Airlock will not read; the status is what is reported.
       throw new RegistryError(what ? `The registry at ${origin} has no server ${what}.` : `${origin} has no MCP Registry API here (404). Check the registry address.`, 'not-found');
     }
     if (!response.ok) {
-      await response.body?.cancel().catch(() => undefined);
+      await response.body?.cancel().catch(() => undefined); // Cancelling a body Airlock will not read; the status is what is reported.
       throw new RegistryError(`${origin} answered ${response.status} ${response.statusText}. Try again later.`, 'unreachable');
     }
     let text: string;
@@ -186,7 +186,7 @@ export class RegistryClient {
       if (done) break;
       size += value.byteLength;
       if (size > max) {
-        await reader.cancel().catch(() => undefined);
+        await reader.cancel().catch(() => undefined); // Cancelling a body past its cap; the cap is what is reported.
         throw new RegistryError(`${origin} sent more than ${Math.round(max / 1024 / 1024)} MiB for one answer; Airlock stopped reading.`, 'format');
       }
       chunks.push(value);

@@ -134,7 +134,7 @@ export function readEntry(raw: unknown): RegistryEntry {
     throw new RegistryFormatError(`${name} is not a valid server.json: ${issues(parsed.error)}`);
   }
   const meta = (record._meta ?? {}) as Record<string, unknown>;
-  const official = (meta && typeof meta === 'object' ? (meta as Record<string, unknown>)[OFFICIAL_META] : undefined) as Record<string, unknown> | undefined;
+  const official = (meta && typeof meta === 'object' ? (meta)[OFFICIAL_META] : undefined) as Record<string, unknown> | undefined;
   const status = RegistryStatusSchema.safeParse(official?.status);
   const text = (value: unknown) => (typeof value === 'string' && value.length <= 64 ? value : undefined);
   return {

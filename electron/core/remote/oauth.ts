@@ -252,7 +252,7 @@ export class RemoteOAuth {
    */
   async authorize(challenge: Challenge, broker: SignInBroker | undefined, signal?: AbortSignal): Promise<void> {
     if (this.inflight) {
-      await this.inflight.catch(() => undefined);
+      await this.inflight.catch(() => undefined); // A refresh that failed is reported to its own caller; this only waits for it to end.
       if (!challenge.stepUp && this.accessToken()) return;
     }
     const run = this.authorizeNow(challenge, broker, signal);
@@ -520,16 +520,16 @@ export class RemoteOAuth {
         const pre = options.preRegistered;
         // SECURITY: once used, a client registered by hand (and its secret) stays bound to that sign-in service: the SDK
         // discards a client stamped for another, so a server naming a new one cannot have the secret sent there.
-        return pre ? ({ client_id: pre.clientId, ...(pre.clientSecret ? { client_secret: pre.clientSecret } : {}), ...(bundle?.clientIssuer ? { issuer: bundle.clientIssuer } : {}) } as OAuthClientInformationMixed) : undefined;
+        return pre ? ({ client_id: pre.clientId, ...(pre.clientSecret ? { client_secret: pre.clientSecret } : {}), ...(bundle?.clientIssuer ? { issuer: bundle.clientIssuer } : {}) }) : undefined;
       },
       saveClientInformation: (information) => {
         const fresh = oauth.attempt?.fresh;
-        if (fresh && !fresh.saved) fresh.client = { ...information } as Record<string, unknown>;
+        if (fresh && !fresh.saved) fresh.client = { ...information };
         else {
           const pre = options.preRegistered;
           const issuer = (information as { issuer?: unknown }).issuer;
           const bound = pre && information.client_id === pre.clientId && typeof issuer === 'string' ? { clientIssuer: issuer } : {};
-          update((bundle) => ({ ...bundle, client: { ...information } as Record<string, unknown>, ...bound }));
+          update((bundle) => ({ ...bundle, client: { ...information }, ...bound }));
         }
       },
       tokens: (): OAuthTokens | undefined => {

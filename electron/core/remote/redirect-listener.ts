@@ -55,7 +55,7 @@ export async function openRedirectListener(options: { expectedState: () => strin
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
   let settle!: { resolve: (code: string) => void; reject: (error: Error) => void };
   const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
-  code.catch(() => undefined);
+  code.catch(() => undefined); // Observed so an abandoned sign-in is not an unhandled rejection; whoever awaits it gets the error.
   let done = false;
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');

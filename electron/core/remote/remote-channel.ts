@@ -67,11 +67,11 @@ export class RemoteChannel implements ConnectionChannel {
     this.closing ??= (async () => {
       const transport = this.transport;
       if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
-        await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+        await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())]); // Ending a session the server may already have dropped; the connection closes either way.
       }
-      await transport.close().catch(() => undefined);
+      await transport.close().catch(() => undefined); // Closing a transport that may already be closed.
       this.end('closed');
-      await this.release?.().catch(() => undefined);
+      await this.release?.().catch(() => undefined); // Releasing a slot that may already be free.
     })();
     return this.closing;
   }
@@ -122,7 +122,7 @@ export async function openRemoteConnection(options: OpenRemoteOptions): Promise<
       }
     }
   } catch (error) {
-    await options.release().catch(() => undefined);
+    await options.release().catch(() => undefined); // Releasing a slot that may already be free; the error that matters is thrown below.
     throw plain(error, options.url);
   }
 }
@@ -150,7 +150,7 @@ async function attempt(options: OpenRemoteOptions, wire: RemoteWire): Promise<Se
     }
     if (options.signal?.aborted) throw new ChannelError('The connection was stopped while it opened.', 'interrupted', false);
   } catch (error) {
-    await connection.close().catch(() => undefined);
+    await connection.close().catch(() => undefined); // Closing a connection that may never have opened; the error that matters is thrown below.
     throw error;
   } finally {
     options.signal?.removeEventListener('abort', onAbort);

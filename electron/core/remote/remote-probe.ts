@@ -31,6 +31,6 @@ export async function probeRemote(link: RemoteLink, options: { timeoutMs?: numbe
     throw new ProbeError(abort.signal.aborted ? `inspecting the server did not finish within ${Math.round(timeoutMs / 1000)} s` : message, log.snapshot(), abort.signal.aborted);
   } finally {
     clearTimeout(timer);
-    await connection?.close().catch(() => undefined);
+    await connection?.close().catch(() => undefined); // Closing a connection that may never have opened.
   }
 }

@@ -82,7 +82,7 @@ export class RemoteRoom {
     } catch (error) {
       throw new AirlockError('unavailable', messageOf(error));
     }
-    if (record.enabled) await this.deps.restartServer(name).catch(() => undefined);
+    if (record.enabled) await this.deps.restartServer(name).catch(() => undefined); // A server that fails to restart shows it on its page.
     this.deps.emitServers();
     return link.oauth.status();
   }

@@ -108,7 +108,7 @@ export function createSafeFetch(options: SafeFetchOptions): SafeFetch {
     // A signal of the caller's own is often one for the whole connection (the SDK's transport passes
     // the same one to every request): each request gets its own that follows it, so what the fetch
     // attaches for one request goes with that request instead of piling up on the connection's signal.
-    const signal = bounded ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([init!.signal as AbortSignal]);
+    const signal = bounded ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([init.signal as AbortSignal]);
     let answer;
     try {
       answer = await undiciFetch(url, { ...(init as object), redirect: 'manual', signal, dispatcher: agent } as never);

@@ -7,6 +7,7 @@
  * as each platform can — and says, row by row, what that launch guarantees;
  * the supervisor spawns the plan and calls `dispose()` after the process has exited.
  */
+export { isAtOrUnder } from './bwrap-argv';
 export { checkSandboxSupport, findExecutable, type CapabilityProbe } from './capability';
 export { SandboxInitError, SandboxProfileError, SandboxUnavailableError } from './errors';
 export { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimits, type SandboxLauncher } from './launcher';

@@ -15,7 +15,8 @@ import { findExecutable } from './executables';
 import { SandboxProfileError } from './errors';
 import { checkPinned } from './grant-pins';
 import type { LaunchContext } from './launcher';
-import type { FileRules } from './platform/backend';
+import type { FileRuleParts, FileRules } from './platform/backend';
+export type { FileRuleParts } from './platform/backend';
 import { ROOT_PLACEHOLDER_DIRS, TRUSTED_NAMES } from './trusted-files';
 
 /** The secrets the profile grants, and only those. */
@@ -207,40 +208,6 @@ function projectOf(script: string, homeDir: string): string[] {
     dir = dirname(dir);
   }
   return found;
-}
-
-/** What the file rules of one launch are made of (each already resolved on the machine it runs on). */
-export interface FileRuleParts {
-  homeDir: string;
-  /** The platform's credential paths (`PlatformBackend.secretPaths`). */
-  secretPaths: readonly string[];
-  /** Every Airlock data folder of this user. */
-  dataFolders: readonly string[];
-  /** Files hidden wherever they are (the audit log's key where it was moved). */
-  hiddenFiles: readonly string[];
-  /** The folder holding every launch's temp folders (the other servers'). */
-  hiddenRuntime: string;
-  /** sandbox-runtime's shared scratch folder, as this platform spells it. */
-  scratchFolders: readonly string[];
-  serverDataDir: string;
-  /** The persistent data folder when the profile grants one (canonical), else absent. */
-  dataDir?: string;
-  /** Read grants (canonical). */
-  read: readonly string[];
-  /** Write grants (canonical). */
-  write: readonly string[];
-  /** The installed server's own folder inside Airlock's data. */
-  codeDir?: string;
-  /** Its working folder, runtime and project found under the home folder. */
-  codeDirs: readonly string[];
-  /** The launch's own writable folder. */
-  writable: string;
-  /** Paths inside write grants the person let it change trusted files in. */
-  exempt: readonly string[];
-  /** Trusted entries at the top of the write grants now. */
-  existingTrusted: readonly string[];
-  /** Reads a backend needs besides (Linux: the proxy's socket). */
-  extraReadAllowed?: readonly string[];
 }
 
 /**

@@ -59,30 +59,12 @@ import { createServer as createNetServer, connect as netConnect, isIP, type Serv
 import { unlink } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
 import { basicPasswordMatches, CHALLENGE, handleSocks5 } from './socks5';
+import type { NetworkDecision, Verdict } from './network-decision';
+export type { NetworkDecision, Verdict } from './network-decision';
 import { isPublicAddress } from '../net/address-ranges';
 
 /** Asks the person whether a server may reach a host it was not granted. */
 export type NetworkRequestHandler = (serverName: string, host: string, port: number) => Promise<boolean>;
-
-/** One decision the proxy took, for the audit log. */
-export interface NetworkDecision {
-  serverName: string;
-  host: string;
-  port: number;
-  allowed: boolean;
-  reason:
-    | 'granted'
-    | 'user-allowed'
-    | 'user-denied'
-    | 'not-granted'
-    | 'ask-failed'
-    | 'too-many-questions'
-    | 'malformed-host'
-    | 'non-public-address'
-    | 'unresolvable'
-    /** The connection came without this server's credential (its proxy is on a loopback port other programs can reach). */
-    | 'no-credential';
-}
 
 /** What one server's proxy enforces. */
 export interface ServerNetworkPolicy {
@@ -174,8 +156,6 @@ export function isNonPublicAddress(address: string): boolean {
 type Answer = 'yes' | 'no' | 'failed' | 'too-many';
 const ANSWER_REASON = { no: 'user-denied', failed: 'ask-failed', 'too-many': 'too-many-questions' } as const;
 
-/** What `decide` answered for one request (the address to dial when allowed). */
-export type Verdict = { allowed: true; address: string; reason: NetworkDecision['reason'] } | { allowed: false; reason: NetworkDecision['reason'] };
 
 /**
  * Starts one server's proxy on `socketPath` (a Unix socket the launcher binds
@@ -183,7 +163,7 @@ export type Verdict = { allowed: true; address: string; reason: NetworkDecision[
  */
 export async function startServerProxy(socketPath: string, policy: ServerNetworkPolicy): Promise<ServerProxy> {
   const proxy = createProxyServer(policy);
-  await unlink(socketPath).catch(() => undefined);
+  await unlink(socketPath).catch(() => undefined); // A socket left from before may not exist.
   await new Promise<void>((resolve, reject) => {
     proxy.server.once('error', reject);
     proxy.server.listen(socketPath, () => {
@@ -199,7 +179,7 @@ export async function startServerProxy(socketPath: string, policy: ServerNetwork
       return proxy.openConnections();
     },
     close() {
-      closed ??= proxy.close().then(() => unlink(socketPath).catch(() => undefined));
+      closed ??= proxy.close().then(() => unlink(socketPath).catch(() => undefined)); // The socket may already be gone.
       return closed;
     },
   };

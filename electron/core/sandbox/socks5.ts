@@ -11,7 +11,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Verdict } from './network-proxy';
+import type { Verdict } from './network-decision';
 
 /** The header a 407 answer carries. */
 export const CHALLENGE = 'Proxy-Authenticate: Basic realm="airlock"';

@@ -68,7 +68,7 @@ export async function screenFrameResponse(method: string, url: URL, key: string 
   if (url.pathname !== '/relay.html') return NOT_FOUND;
   const id = url.searchParams.get('screen');
   if (!id || !/^[0-9a-f]{32}$/.test(id)) return NOT_FOUND;
-  const policy = await lookup.policy(id, key).catch(() => undefined);
+  const policy = await lookup.policy(id, key).catch(() => undefined); // An unknown or closed screen gets the not-found page (fail closed).
   if (!policy) return NOT_FOUND;
   return { status: 200, headers: { ...screenResponseHeaders(policy), 'Content-Type': 'text/html; charset=utf-8' }, body: relayPage(lookup.appOrigin) };
 }

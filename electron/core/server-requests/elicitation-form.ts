@@ -218,7 +218,7 @@ export function checkFormAnswer(form: ElicitationForm, content: unknown): FormPr
 /** The allowed values of an enum field (SEP-1330: enum, oneOf/const, legacy enumNames, multi-select). */
 export function enumOptions(field: Record<string, unknown>): Array<{ value: string; title: string }> | undefined {
   const fromList = (list: unknown, titles?: unknown) =>
-    Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string').map((value, i) => ({ value, title: Array.isArray(titles) && typeof titles[i] === 'string' ? (titles[i] as string) : value })) : undefined;
+    Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string').map((value, i) => ({ value, title: Array.isArray(titles) && typeof titles[i] === 'string' ? (titles[i]) : value })) : undefined;
   const fromConsts = (list: unknown) =>
     Array.isArray(list)
       ? list.filter((o): o is { const: string; title?: string } => !!o && typeof o === 'object' && typeof (o as { const?: unknown }).const === 'string').map((o) => ({ value: o.const, title: typeof o.title === 'string' ? o.title : o.const }))

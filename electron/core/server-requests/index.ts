@@ -6,4 +6,5 @@ export * from './rate-window';
 export * from './request-queue';
 export * from './sampling-model';
 export * from './server-request-pipeline';
+export { answererOf, serverRequestChanges, ServerRequestsRoom, type ServerRequestsRoomDeps } from './server-requests-room';
 export * from './views';

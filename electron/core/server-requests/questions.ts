@@ -103,7 +103,7 @@ export function acceptSamplingRequest(question: SamplingRequestQuestion): (raw: 
     if (raw.params === undefined || choice === 'deny' || choice === 'deny-always') return { ok: true, answer: { choice, params: question.params, edited: false } };
     const parsed = CreateMessageRequestParamsSchema.safeParse(raw.params);
     if (!parsed.success) return { ok: false, message: `The edited request is not a valid sampling request: ${parsed.error.issues[0]?.message ?? 'invalid'}.` };
-    const params = parsed.data as SamplingParams;
+    const params = parsed.data;
     if (params.tools || params.toolChoice || params.task) return { ok: false, message: 'The edited request may not add tools or tasks.' };
     if (params.maxTokens > question.limits.maxTokens || params.maxTokens < 1) return { ok: false, message: `maxTokens must be between 1 and ${question.limits.maxTokens}.` };
     if ((params.includeContext ?? 'none') !== 'none' && !question.limits.allowContext) return { ok: false, message: 'This server may not ask for context; set includeContext to none.' };
@@ -128,7 +128,7 @@ export function acceptElicitationForm(question: ElicitationFormQuestion): (raw: 
     if (!isObject(raw) || !['accept', 'decline', 'cancel'].includes(raw.action as string)) return { ok: false, message: 'Accept, decline or cancel.' };
     if (raw.action !== 'accept') return { ok: true, answer: { result: { action: raw.action as 'decline' | 'cancel' } } };
     const content = raw.content ?? {};
-    const problems = checkFormAnswer(question.requestedSchema as never, content);
+    const problems = checkFormAnswer(question.requestedSchema, content);
     if (problems.length > 0) return { ok: false, message: `The answer does not fit the form: ${problems.map((p) => `${p.field || 'answer'} ${p.message}`).join('; ')}.` };
     return { ok: true, answer: { result: { action: 'accept', content: content as NonNullable<ElicitResult['content']> } } };
   };

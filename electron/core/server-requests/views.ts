@@ -1,7 +1,7 @@
 /** The views of questions about servers' requests, and of their audit entries (headlines in Airlock's words). */
 import type { ServerRequestEntryView, ServerRequestView } from '../../../shared/views';
 import type { ServerRequestAuditRecord } from '../audit/server-request-entries';
-import { enumOptions, secretLookingFields, type ElicitationForm } from './elicitation-form';
+import { enumOptions, secretLookingFields } from './elicitation-form';
 import type { ServerQuestion } from './questions';
 import type { QueuedQuestion } from './request-queue';
 
@@ -34,7 +34,7 @@ export function toServerRequestView(entry: QueuedQuestion<ServerQuestion>): Serv
         ...(p.temperature !== undefined ? { temperature: p.temperature } : {}),
         ...(p.stopSequences !== undefined ? { stopSequences: [...p.stopSequences] } : {}),
         ...(p.modelPreferences !== undefined ? { modelPreferences: structuredClone(p.modelPreferences) } : {}),
-        params: structuredClone(p) as Record<string, unknown>,
+        params: structuredClone(p),
         limits: { ...q.limits },
       };
     }
@@ -45,17 +45,17 @@ export function toServerRequestView(entry: QueuedQuestion<ServerQuestion>): Serv
         headline: `${q.answererLabel} answered ${q.server}. Check the answer before it goes back to the server.`,
         answererLabel: q.answererLabel,
         messages: q.params.messages.map((m) => ({ role: m.role, content: structuredClone(m.content) })),
-        result: structuredClone(q.result) as Record<string, unknown>,
+        result: structuredClone(q.result),
       };
     case 'elicitation-form': {
       const required = new Set(q.requestedSchema.required ?? []);
       // The flag reads the message too (as well as what the pipeline found in the fields).
-      const secret = new Set([...q.secretFields, ...secretLookingFields(q.requestedSchema as ElicitationForm, q.message)]);
+      const secret = new Set([...q.secretFields, ...secretLookingFields(q.requestedSchema, q.message)]);
       const fields: FieldView[] = Object.entries(q.requestedSchema.properties ?? {}).map(([key, raw]) => {
         const field = raw as Record<string, unknown>;
         const options = enumOptions(field);
         const type: FieldView['type'] = options ? (field.type === 'array' ? 'choices' : 'choice') : ((['string', 'number', 'integer', 'boolean'].includes(field.type as string) ? field.type : 'string') as FieldView['type']);
-        const num = (name: string) => (typeof field[name] === 'number' ? { [name]: field[name] as number } : {});
+        const num = (name: string) => (typeof field[name] === 'number' ? { [name]: field[name] } : {});
         return {
           key,
           type,
@@ -80,7 +80,7 @@ export function toServerRequestView(entry: QueuedQuestion<ServerQuestion>): Serv
         headline: `${q.server} asks you${q.during ? ` (while ${q.during} runs one of its tools)` : ''}. Answer only if you want to; you can decline.`,
         message: q.message,
         fields,
-        requestedSchema: structuredClone(q.requestedSchema) as Record<string, unknown>,
+        requestedSchema: structuredClone(q.requestedSchema),
       };
     }
     case 'elicitation-url':

@@ -77,7 +77,7 @@ export class ServerSettingsRoom {
     if (changed.length) this.deps.changes.record({ change: 'grants', by, server: name, changes: changed });
     // Its roots are its folders: say they changed (the restart below then gives it the new ones).
     if (JSON.stringify([before.read, before.write]) !== JSON.stringify([profile.filesystem.read, profile.filesystem.write])) {
-      await this.deps.sendRootsListChanged(name).catch(() => undefined);
+      await this.deps.sendRootsListChanged(name).catch(() => undefined); // A server that is not running is told its roots at its next start.
     }
     await this.deps.restartIfRunning(record.name);
     return this.deps.detail(name);

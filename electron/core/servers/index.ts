@@ -16,7 +16,7 @@ export {
   type LifecycleSnapshot,
   type LifecycleTransition,
 } from './lifecycle';
-export { DEFAULT_LOG_RING_LIMITS, LogRing, type LogLine, type LogRingLimits, type LogSource } from './log-ring';
+export { DEFAULT_LOG_RING_LIMITS, inertLine, inertText, LogRing, type LogLine, type LogRingLimits, type LogSource } from './log-ring';
 export { DEFAULT_PAGING_LIMITS, type Listing, type PagingLimits, type TruncationReason } from './paging';
 export { probe, ProbeError, type ProbedList, type ProbeOptions, type ProbeResult } from './probe';
 export { isProcessGroupAlive, processGroupMembers } from './process-group';

@@ -109,7 +109,7 @@ export async function probe(
       reject(new Error(`the probe did not finish within ${timeoutMs} ms`));
     }, timeoutMs);
   });
-  deadline.catch(() => undefined);
+  deadline.catch(() => undefined); // Observed so it is never unhandled; the race below reports it.
   // The launcher is inside the deadline too; a plan that arrives late is disposed unused.
   const planning = launcher.plan(spec, profile, context);
   let plan: Awaited<typeof planning>;
@@ -117,7 +117,7 @@ export async function probe(
     plan = await Promise.race([planning, deadline]);
   } catch (error) {
     clearTimeout(timer);
-    planning.then((late) => late.dispose()).catch(() => undefined);
+    planning.then((late) => late.dispose()).catch(() => undefined); // A plan that arrives after the deadline is disposed if it can be; the deadline is what is reported.
     const message = messageOf(error);
     throw new ProbeError(`probing the server failed: ${message}`, log.snapshot(), timedOut);
   }
@@ -128,19 +128,19 @@ export async function probe(
     await connection.connect();
     return readOffer(connection, plan.sandboxed);
   })();
-  work.catch(() => undefined);
+  work.catch(() => undefined); // Observed so it is never unhandled; the race below reports it.
   try {
     const result = await Promise.race([work, deadline]);
     await connection.close();
     result.log = log.snapshot();
     return result;
   } catch (error) {
-    await connection.close().catch(() => undefined);
+    await connection.close().catch(() => undefined); // Closing a connection that may never have opened; the probe's failure is thrown below.
     const message = messageOf(error);
     throw new ProbeError(`probing the server failed: ${message}`, log.snapshot(), timedOut);
   } finally {
     clearTimeout(timer);
-    await plan.dispose().catch(() => undefined);
+    await plan.dispose().catch(() => undefined); // The plan's own clean-up; a launch folder left is swept at the next start.
   }
 }
 

@@ -207,7 +207,7 @@ class StdioChannel implements ConnectionChannel {
 
 /** Is `value` a ready-made channel (a remote server's) rather than a launch plan? */
 function isChannel(value: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd'> | ConnectionChannel): value is ConnectionChannel {
-  return 'transport' in value && typeof (value as ConnectionChannel).close === 'function';
+  return 'transport' in value && typeof (value).close === 'function';
 }
 
 /**
@@ -482,7 +482,7 @@ export class ServerConnection {
   /** Stops the server (stdin, SIGTERM, SIGKILL to its group; or ends its remote session) and closes the client. */
   async close(): Promise<void> {
     await this.channel.close();
-    await this.client.close().catch(() => undefined);
+    await this.client.close().catch(() => undefined); // The process is already stopped; the client may have closed with it.
   }
 
   private requestOptions(bounds: RequestBounds) {

@@ -183,7 +183,7 @@ export class ProcessStdioTransport implements Transport {
         // e.g. a NUL byte in an argument or variable
         this.resolveExit({ code: null, signal: null });
         this.finish();
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
         return;
       }
       this.child = child;

@@ -487,7 +487,7 @@ export class Supervisor {
     } finally {
       this.endSession(entry, session, outcome);
       if (connection) {
-        await connection.close().catch(() => undefined);
+        await connection.close().catch(() => undefined); // The session is over; a connection that fails to close is already stopped.
         entry.lastStats = connection.channel.stats();
       }
       if (plan) {
@@ -581,7 +581,7 @@ export class Supervisor {
       if (!session.cancelled) outcome = this.failure(entry, connection, error);
     } finally {
       this.endSession(entry, session, outcome);
-      if (connection) await connection.close().catch(() => undefined);
+      if (connection) await connection.close().catch(() => undefined); // The session is over; a connection that fails to close is already stopped.
       // The caller's `finally` dispatches shutdown-complete.
     }
   }

@@ -69,7 +69,7 @@ export function storeOptions(dataDir: string) {
 
 export type StoreBackendFactory = (options: ReturnType<typeof storeOptions>) => StoreBackend;
 
-const confFactory: StoreBackendFactory = (options) => new Conf(options) as unknown as StoreBackend;
+const confFactory: StoreBackendFactory = (options) => new Conf(options);
 
 /** A temporary file an interrupted save left behind is removed once it is this old (ms). */
 const STALE_TEMP_MS = 60_000;
@@ -158,7 +158,7 @@ export class AirlockStore {
   update(change: (current: StoreData) => StoreData): StoreData {
     const next = StoreDataSchema.parse(change(this.read()));
     try {
-      this.backend.set(next as unknown as Record<string, unknown>);
+      this.backend.set(next);
     } catch (error) {
       this.cached = undefined;
       if (isDiskFull(error)) {

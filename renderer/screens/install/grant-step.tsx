@@ -77,6 +77,7 @@ export function GrantStep({
     return () => {
       live = false;
     };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `previewKey` stands for the profile, trust and secrets set (compared by value, not by identity).
   }, [previewKey, probed]);
 
   return (

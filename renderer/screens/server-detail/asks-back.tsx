@@ -74,7 +74,7 @@ function RequestSettingsForm({ name, saved, onSaved }: { name: string; saved: Se
     setDraft(saved);
     setNumbers(numbersOf(saved));
   };
-  // eslint-disable-next-line react-hooks/exhaustive-deps
+   
   useEffect(reset, [saved]);
   const ids = { tokens: useId(), samplingRate: useId(), questionRate: useId() };
   const whole = (text: string, min: number, max: number) => (/^\d+$/.test(text.trim()) && Number(text) >= min && Number(text) <= max ? Number(text) : undefined);

@@ -68,6 +68,40 @@ export interface GuaranteeFacts {
   runningAsRoot: boolean;
 }
 
+/** What the file rules of one launch are made of (each already resolved on the machine it runs on). */
+export interface FileRuleParts {
+  homeDir: string;
+  /** The platform's credential paths (`PlatformBackend.secretPaths`). */
+  secretPaths: readonly string[];
+  /** Every Airlock data folder of this user. */
+  dataFolders: readonly string[];
+  /** Files hidden wherever they are (the audit log's key where it was moved). */
+  hiddenFiles: readonly string[];
+  /** The folder holding every launch's temp folders (the other servers'). */
+  hiddenRuntime: string;
+  /** sandbox-runtime's shared scratch folder, as this platform spells it. */
+  scratchFolders: readonly string[];
+  serverDataDir: string;
+  /** The persistent data folder when the profile grants one (canonical), else absent. */
+  dataDir?: string;
+  /** Read grants (canonical). */
+  read: readonly string[];
+  /** Write grants (canonical). */
+  write: readonly string[];
+  /** The installed server's own folder inside Airlock's data. */
+  codeDir?: string;
+  /** Its working folder, runtime and project found under the home folder. */
+  codeDirs: readonly string[];
+  /** The launch's own writable folder. */
+  writable: string;
+  /** Paths inside write grants the person let it change trusted files in. */
+  exempt: readonly string[];
+  /** Trusted entries at the top of the write grants now. */
+  existingTrusted: readonly string[];
+  /** Reads a backend needs besides (Linux: the proxy's socket). */
+  extraReadAllowed?: readonly string[];
+}
+
 /**
  * The file rules of one launch, platform-neutral, every path canonical
  * (symlinks resolved) in the target platform's spelling. Later rules win
@@ -176,7 +210,7 @@ export interface PlatformPlan {
 export interface LaunchRequest {
   input: PlanInput;
   /** The pieces the input's file rules were made of, for a backend that builds its own (Linux: bubblewrap's mounts). */
-  parts: import('../launch-inputs').FileRuleParts;
+  parts: FileRuleParts;
   /** The launch's folder (its writable folder, the privilege filter, the launch record live in it). */
   launchRoot: string;
   /** The person should know this (for the server's log). */

@@ -336,7 +336,7 @@ function baseConfig(tools: LinuxTools): SandboxRuntimeConfig {
     ripgrep: { command: tools.rg },
     // The library scans Airlock's working folder for dotfiles to protect; one level is enough.
     mandatoryDenySearchDepth: 1,
-  } as SandboxRuntimeConfig;
+  };
 }
 
 /** Runs bubblewrap once with the namespaces every plan uses; throws with its own words if it cannot. */

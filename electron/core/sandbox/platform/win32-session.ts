@@ -95,7 +95,7 @@ export class Win32Session implements BackendSession {
 
   async close(): Promise<void> {
     if (this.live > 0 && this.ready) {
-      const sid = await this.ready.catch(() => undefined);
+      const sid = await this.ready.catch(() => undefined); // A sandbox that never became ready has no grants to take back.
       if (sid) this.revokeAll(sid);
     }
     this.live = 0;

@@ -16,9 +16,9 @@ import { changeActorOf, type ShellIdentity } from '../ipc/shell-identity';
 import { AirlockError } from '../errors';
 import type { IndexedTool } from '../servers/tool-index';
 import type { AirlockStore } from '../store/store';
-import { readTool } from './annotations';
+import { readTool } from '../policy/annotations';
 import type { OrganisationGuard } from '../managed-policy/managed-policy-room';
-import type { CodeChange } from './decide';
+import type { CodeChange } from '../policy/decide';
 
 export interface PolicyRoomDeps {
   store: Pick<AirlockStore, 'read' | 'update'>;
@@ -66,7 +66,7 @@ export class PolicyRoom {
    */
   async addRule(request: { server: string; tool: string; effect: 'allow' | 'deny'; fingerprint: string; confirmDestructive?: boolean }, by: ChangeActor = 'window'): Promise<RuleView> {
     const record = this.deps.record(request.server);
-    if (record.enabled) await this.deps.startServer(request.server).catch(() => {});
+    if (record.enabled) await this.deps.startServer(request.server).catch(() => {}); // Started only to list its tools; a tool it does not list gets no rule (refused below).
     const listed = this.deps.lookupTool(request.server, request.tool);
     const definition = listed?.definition ?? ownEntry(record.approvedTools, request.tool)?.definition;
     const fingerprint = listed?.fingerprint ?? ownEntry(record.approvedTools, request.tool)?.fingerprint;
