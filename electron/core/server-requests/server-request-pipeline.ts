@@ -2,8 +2,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   CreateMessageResultSchema,
   ElicitResultSchema,
-  ErrorCode,
-  McpError,
   type CreateMessageRequest,
   type CreateMessageResult,
   type ElicitRequest,
@@ -28,6 +26,7 @@ import type { QueueAnswerer, QueueOutcome, RequestQueue } from './request-queue'
 import { RateWindow } from './rate-window';
 import type { SamplingModel } from './sampling-model';
 import { messageOf } from '../errors';
+import { internalError, invalidParams, invalidRequest, userRejected } from '../mcp-errors';
 
 type SamplingParams = CreateMessageRequest['params'];
 type ElicitParams = ElicitRequest['params'];
@@ -136,11 +135,11 @@ export class ServerRequestPipeline {
     );
     if (decision.decidedBy === 'unsupported') {
       await this.#logRefusal(requestId, server, 'sampling', decision, samplingSummary(params), started);
-      throw new McpError(ErrorCode.InvalidParams, `Airlock refused this sampling request: ${decision.reasons.join(' ')}`);
+      throw invalidParams(`Airlock refused this sampling request: ${decision.reasons.join(' ')}`);
     }
     if (decision.verdict === 'deny') {
       await this.#logRefusal(requestId, server, 'sampling', decision, samplingSummary(params), started, undefined, recent);
-      throw new McpError(-1, `Airlock refused this sampling request: ${decision.reasons.join(' ')}`);
+      throw userRejected(`Airlock refused this sampling request: ${decision.reasons.join(' ')}`);
     }
 
     let sent = params;
@@ -190,7 +189,7 @@ export class ServerRequestPipeline {
     });
     if (final === 'deny') {
       await this.#outcome(requestId, server, 'sampling', 'refused', started, undefined, denial);
-      throw new McpError(-1, denial);
+      throw userRejected(denial);
     }
 
     // What the model sees: the request as allowed, with the person's secrets for this server taken out.
@@ -204,7 +203,7 @@ export class ServerRequestPipeline {
     } catch (error) {
       const message = `${answererLabel} could not answer: ${messageOf(error)}`;
       await this.#outcome(requestId, server, 'sampling', 'failed', started, undefined, message);
-      throw new McpError(ErrorCode.InternalError, message);
+      throw internalError(message);
     }
 
     let review: ServerRequestAuditInput['answer'] = null;
@@ -216,7 +215,7 @@ export class ServerRequestPipeline {
       if (outcome.kind !== 'answered' || outcome.answer.choice === 'refuse') {
         const why = outcome.kind === 'answered' ? 'A person refused the model’s answer in Airlock.' : outcome.kind === 'expired' ? 'Nobody approved the model’s answer in time.' : `The request was withdrawn (${outcome.reason}).`;
         await this.#outcome(requestId, server, 'sampling', 'refused', started, review, why, resultSummary(result));
-        throw new McpError(-1, `Airlock did not return the model's answer: ${why}`);
+        throw userRejected(`Airlock did not return the model's answer: ${why}`);
       }
       result = outcome.answer.result;
     }
@@ -242,7 +241,7 @@ export class ServerRequestPipeline {
     const summary = elicitationSummary(params, secretFields);
     if (decision.decidedBy === 'unsupported') {
       await this.#logRefusal(requestId, server, 'elicitation', decision, summary, started);
-      throw new McpError(ErrorCode.InvalidParams, `Airlock refused this question: ${decision.reasons.join(' ')}`);
+      throw invalidParams(`Airlock refused this question: ${decision.reasons.join(' ')}`);
     }
     if (decision.verdict === 'deny') {
       const action = decision.decidedBy === 'no-approver' ? 'cancel' : 'decline';
@@ -301,7 +300,7 @@ export class ServerRequestPipeline {
     const recent = this.#counted(server, 'roots');
     if (recent >= ROOTS_PER_MINUTE) {
       if (recent === ROOTS_PER_MINUTE) this.deps.note?.(server, `more than ${ROOTS_PER_MINUTE} roots requests a minute: refusing the rest of this minute`);
-      throw new McpError(ErrorCode.InvalidRequest, `Airlock answers at most ${ROOTS_PER_MINUTE} roots requests a minute.`);
+      throw invalidRequest(`Airlock answers at most ${ROOTS_PER_MINUTE} roots requests a minute.`);
     }
     const decision = decideServerRequest({ kind: 'roots' }, { known: record !== undefined, blocked: record ? !record.enabled : true, settings, sessionGrant: false, recentCount: 0, sampler: 'none', relay: false, canAsk: false, mode });
     const roots = decision.verdict === 'allow' && record ? rootsFromGrants(record.profile) : [];
@@ -317,7 +316,7 @@ export class ServerRequestPipeline {
       decidedBy: decision.decidedBy,
       response: roots.map((root) => root.uri),
     });
-    if (decision.verdict !== 'allow') throw new McpError(ErrorCode.InvalidRequest, `Airlock refused: ${decision.reasons.join(' ')}`);
+    if (decision.verdict !== 'allow') throw invalidRequest(`Airlock refused: ${decision.reasons.join(' ')}`);
     return { roots };
   }
 
