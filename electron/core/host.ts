@@ -116,51 +116,23 @@ export class AirlockHost {
       onDidAppend: () => this.auditExport.nudge(),
     });
     const changes = this.activity.changes;
-    // Read before anything starts: a server the policy forbids never starts, not even once.
-    this.organisation = new ManagedPolicyRoom({
-      source: options.managedPolicy?.source ?? defaultPolicySource(),
-      homeDir: options.homeDir ?? homedir(),
-      records: () => this.servers.records(),
-      serverState: (name) => this.supervisor.state(name),
-      stopServer,
-      startServer,
-      changes,
-      didChange: () => {
-        emitServers();
-        if (this.organisation.lock('httpGateway')) void this.gateway.stopHttp().catch((error: unknown) => log('could not stop the HTTP gateway', error));
-        this.auditExport.nudge();
-      },
-      ...(hooks.log ? { log: hooks.log } : {}),
-      ...(options.managedPolicy?.pollMs !== undefined ? { pollMs: options.managedPolicy.pollMs } : {}),
-    });
-    const organisation = this.organisation;
-    this.auditExport = new AuditExportRoom({
-      store: this.store,
-      secrets: this.secrets,
-      auditDir: join(dataDir, 'audit'),
-      stateFile: join(dataDir, 'audit-export.json'),
-      version: options.version,
-      organisation: {
-        otlpTarget: () => organisation.otlpTarget(),
-        lockView: () => organisation.view().locks.find((lock) => lock.setting === 'otlp'),
-        refuse: (what) => organisation.refuse('otlp', what),
-      },
-      changes,
-      env: options.auditExport?.env ?? process.env,
-      ...(hooks.log ? { log: hooks.log } : {}),
-      ...(options.auditExport?.tuning ? { tuning: options.auditExport.tuning } : {}),
-    });
     // What most rooms ask for, under the names their Deps use (each room takes only what it declares).
     const parts = {
       dataDir,
       ...home,
       store: this.store,
-      state: () => this.store.read(),
+      // What calls and servers' requests are decided on: the store as the organisation's policy reads it.
+      state: () => this.organisation.decidedState(this.store.read()),
+      audit: this.audit,
+      ensureReady: async (server: string) => void (this.supervisor.state(server) !== 'ready' && (await startServer(server))),
+      note: (server: string, text: string) => this.supervisor.note(server, text),
+      serverDataDir: (server: string) => this.servers.serverDataDir(server),
       secrets: this.secrets,
       changes,
       sessionGrants: this.sessionGrants,
       emit: hooks.emit,
       log,
+      records: () => this.servers.records(),
       record,
       updateRecord,
       lookupTool,
@@ -174,6 +146,29 @@ export class AirlockHost {
       detail: (server: string) => this.servers.detail(server),
       summary: (server: ServerRecord) => this.servers.summary(server),
     };
+    // Read before anything starts: a server the policy forbids never starts, not even once.
+    this.organisation = new ManagedPolicyRoom({
+      ...parts,
+      source: options.managedPolicy?.source ?? defaultPolicySource(),
+      homeDir: options.homeDir ?? homedir(),
+      serverState: (name) => this.supervisor.state(name),
+      didChange: () => {
+        emitServers();
+        if (this.organisation.lock('httpGateway')) void this.gateway.stopHttp().catch((error: unknown) => log('could not stop the HTTP gateway', error));
+        this.auditExport.nudge();
+      },
+      ...(options.managedPolicy?.pollMs !== undefined ? { pollMs: options.managedPolicy.pollMs } : {}),
+    });
+    const organisation = this.organisation;
+    this.auditExport = new AuditExportRoom({
+      ...parts,
+      auditDir: join(dataDir, 'audit'),
+      stateFile: join(dataDir, 'audit-export.json'),
+      version: options.version,
+      organisation,
+      env: options.auditExport?.env ?? process.env,
+      ...(options.auditExport?.tuning ? { tuning: options.auditExport.tuning } : {}),
+    });
     this.app = new AppRoom({
       ...parts,
       version: options.version,
@@ -222,7 +217,6 @@ export class AirlockHost {
       ...parts,
       supervisor: this.supervisor,
       codePins: this.codePins,
-      audit: this.audit,
       remote: { link: (name, server) => this.remote.link(name, server) },
       sandbox: () => this.app.sandbox,
       limits: () => this.launcher.limits(),
@@ -234,15 +228,12 @@ export class AirlockHost {
       withConnection: (server, use) => this.supervisor.withConnection(server, use),
       status: (server) => this.supervisor.status(server),
       start: startServer,
-      note: (server, text) => this.supervisor.note(server, text),
       records: () => this.store.read().servers,
       now: () => Date.now(),
     });
     this.serverRequests = new ServerRequestsRoom({
       ...parts,
-      state: () => organisation.decidedState(this.store.read()),
       refuseSamplingWithoutReview: (server) => organisation.refuse('samplingWithoutReview', `let ${server}'s sampling requests run without review`, server),
-      audit: this.audit,
       // SECURITY: invariant 1 in reverse — a server's question is routed to this process's own shell, when it can ask; only it (and the window) may answer.
       askers: () => ((hooks.canAsk?.() ?? false) ? [this.ownShell.origin] : []),
       recordChange: (input) => changes.record(input),
@@ -252,7 +243,6 @@ export class AirlockHost {
         available: () => this.samplingModel.available?.() ?? true,
         createMessage: (params, callOptions) => this.samplingModel.createMessage(params, callOptions),
       },
-      note: (server, text) => this.supervisor.note(server, text),
       // Steady, not the wall clock: it times requests and the per-minute caps.
       now: () => performance.now(),
       questionTimeoutMs: options.confirmationTimeoutMs ?? 120_000,
@@ -266,8 +256,6 @@ export class AirlockHost {
     this.gateway = new GatewayRoom({
       ...parts,
       ...(options.gatewayCommand ? { gatewayCommand: options.gatewayCommand } : {}),
-      log: (message) => log(message),
-      records: () => this.servers.records(),
       supervisor: this.supervisor,
       serverRequests: this.serverRequests,
       catalog: this.catalog.gateway(),
@@ -291,9 +279,8 @@ export class AirlockHost {
       forgetCatalog: (server) => this.catalog.catalog.forget(server),
       remote: this.remote,
       codePins: this.codePins,
-      serverDataDir: (server) => this.servers.serverDataDir(server),
     });
-    this.sandboxPlan = new SandboxPlanRoom({ ...parts, records: () => this.store.read().servers, launcher: this.launcher, serverDataDir: (server) => this.servers.serverDataDir(server) });
+    this.sandboxPlan = new SandboxPlanRoom({ ...parts, records: () => this.store.read().servers, launcher: this.launcher });
     this.runtimes = new RuntimesRoom({
       ...parts,
       ...nodePath,
@@ -318,15 +305,12 @@ export class AirlockHost {
       record,
       pipeline: {
         ...parts,
-        state: () => organisation.decidedState(this.store.read()),
         organisation: { facts: (record) => organisation.callFacts(record), revision: () => organisation.revision },
-        ensureReady: async (server) => void (this.supervisor.state(server) !== 'ready' && (await this.supervisor.start(server))),
         toolsSettled: (server) => this.supervisor.toolsSettled(server),
         secretValues: (server, known) => serverSecretValues(secretsOf, server, known),
         callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
         saveRule: (rule, answeredIn) => this.policy.saveRule(rule, actorOfShell(answeredIn), 'confirmation'),
         confirmations: this.confirmations,
-        audit: this.audit,
         sandboxAvailable: () => this.app.sandbox.supported,
         codeChange: (server, known) => this.codePins.check(server, known.provenance, 'call'),
         // A call that came through no shell of its own (the agent, the app's own HTTP gateway) can only be asked in the window.
@@ -340,7 +324,6 @@ export class AirlockHost {
     this.screens = new ScreenRoom({
       ...parts,
       tools: (server) => (this.supervisor.state(server) === 'ready' ? this.supervisor.tools.get(server)?.tools : undefined),
-      ensureReady: async (server) => void (this.supervisor.state(server) !== 'ready' && (await startServer(server))),
       readResource: (server, uri) => this.catalog.catalog.readResource(server, uri),
       callTool: (request) => this.calls.call(request),
       recordRequest: (input) => this.audit.appendServerRequest(input),

@@ -26,7 +26,7 @@ export interface AuditExportRoomDeps {
   store: Pick<AirlockStore, 'read' | 'update'>;
   secrets: { set(owner: string, name: string, value: string): void; delete(owner: string, name: string): void; values(owner: string, names: readonly string[]): Record<string, string> };
   /** What the organisation's policy says (`audit.otlp`), and its lock as the views show it. */
-  organisation: { otlpTarget(): OtlpTarget | undefined; lockView(): OrganisationLockView | undefined; refuse(what: string): void };
+  organisation: { otlpTarget(): OtlpTarget | undefined; view(): { locks: readonly OrganisationLockView[] }; refuse(setting: 'otlp', what: string): void };
   changes: Pick<ChangeRecorder, 'record'>;
   env: Readonly<Record<string, string | undefined>>;
   log?(message: string, error?: unknown): void;
@@ -77,12 +77,12 @@ export class AuditExportRoom {
   }
 
   view(): AuditExportView {
-    return toView(this.exporter.status(), this.deps.organisation.lockView());
+    return toView(this.exporter.status(), this.deps.organisation.view().locks.find((lock) => lock.setting === 'otlp'));
   }
 
   /** Saves the person's setting (null: off). Refused when the organisation's policy sets the export. */
   configure(request: { endpoint: string | null; protocol?: 'http/protobuf' | 'http/json'; headers?: Record<string, string> }, by: 'window' | 'command-line'): AuditExportView {
-    this.deps.organisation.refuse(request.endpoint === null ? 'turn off streaming the audit log' : `stream the audit log to ${request.endpoint}`);
+    this.deps.organisation.refuse('otlp', request.endpoint === null ? 'turn off streaming the audit log' : `stream the audit log to ${request.endpoint}`);
     const before = this.deps.store.read().settings.auditExport;
     const names = Object.keys(request.headers ?? {});
     for (const old of before?.headerNames ?? []) if (!names.includes(old)) this.deps.secrets.delete(EXPORT_SECRETS, old);
