@@ -74,7 +74,8 @@ export function ProbeView({ probe }: { probe: ProbeReport }) {
             <ul>
               {probe.prompts.map((prompt, i) => (
                 <li key={i}>
-                  <code><InertText text={prompt.name} /></code> {prompt.description && <InertText text={prompt.description} fold={300} />}
+                  <code><InertText text={prompt.name} /></code>
+                  {prompt.description && <InertText text={prompt.description} quoted fold={300} />}
                 </li>
               ))}
             </ul>
