@@ -125,7 +125,8 @@ describe('a screen’s tool calls', () => {
     const result = await t.host.screens.callTool(screen.id, 'app-count', {});
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toMatchObject({ count: expect.any(Number) });
-    expect(reached('apps', 'app-count')).toBe(before + 1);
+    // The server's stderr line travels on its own pipe: it can arrive after the result does.
+    await expect.poll(() => reached('apps', 'app-count')).toBe(before + 1);
     // The outcome is written off the caller's path, right after the result is passed on.
     await expect
       .poll(async () => (await t.host.activity.entries({ server: 'apps', tool: 'app-count', limit: 5 })).map((entry) => [entry.kind, entry.callerKind, entry.caller]))
