@@ -20,6 +20,7 @@ const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
 function tableRows(markdown: string): string[][] {
   return markdown
     .split('\n')
+    .map((line) => line.trimEnd()) // a checkout on Windows may end lines with \r\n
     .filter((line) => line.startsWith('|') && !line.startsWith('|---'))
     .map((line) =>
       line
@@ -31,7 +32,8 @@ function tableRows(markdown: string): string[][] {
 }
 const rows = tableRows(text);
 /** The README's table under "What the sandbox guarantees". */
-const readmeRows = tableRows(readme.split(/^## /m).find((section) => section.startsWith('What the sandbox guarantees\n')) ?? '');
+// (A checkout on Windows may end lines with \r\n.)
+const readmeRows = tableRows(readme.split(/^## /m).find((section) => /^What the sandbox guarantees\r?\n/.test(section)) ?? '');
 
 describe('docs/sandbox.md', () => {
   it('has one row per guarantee, in order, and a column per platform', () => {
