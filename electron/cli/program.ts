@@ -15,6 +15,7 @@ import { registerGatewayCommands } from './commands/gateway';
 import { registerRegistryCommands } from './commands/registry';
 import { registerServerCommands, type CliContext } from './commands/servers';
 import { registerSettingsCommands } from './commands/settings';
+import { COMMAND_DOCS } from './docs-pointers';
 import { CliExit, EXIT, type CliIo } from './output';
 import { fitToTerminal } from './server-text';
 import { inertText } from '../core/servers';
@@ -122,6 +123,8 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
       exitCode = await doctor(await openApi(), io, json());
     });
 
+  addDocsPointers(program);
+
   // The first Ctrl-C ends the command here; `finally` then removes drafts and stops servers.
   const interrupted = new Promise<never>((_, reject) => {
     const stop = () => reject(new CliExit(EXIT.interrupted, 'Stopped (Ctrl-C). Nothing more was done; anything half-installed was removed.'));
@@ -137,6 +140,15 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
     if (shared) await (await shared.catch(() => undefined))?.close(); // A core that never opened has nothing to close; its failure was already reported.
   }
   return exitCode;
+}
+
+/** "See docs/…" after the help of the program and of each command that has a page. */
+function addDocsPointers(program: Command): void {
+  program.addHelpText('after', '\nSee docs/command-line.md for every command, its options and exit codes.');
+  for (const command of program.commands) {
+    const page = COMMAND_DOCS[command.name()];
+    if (page) command.addHelpText('after', `\nSee ${page}.`);
+  }
 }
 
 /** `-y`/`--yes` written after `--` belongs to the server's command line, not to Airlock. */

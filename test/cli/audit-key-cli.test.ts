@@ -1,6 +1,6 @@
 /**
  * What each shell promises about the end of the audit log (task L, item 5;
- * README "The end is anchored"): the app builds its host without an audit
+ * docs/activity-log.md, "What it can prove, and what it cannot"): the app builds its host without an audit
  * key of its own (electron/main/index.ts passes no `audit` option), so it
  * uses the same file key as the command line, and each confirms the end the
  * other wrote. The keychain-sealed key the core also supports would make

@@ -54,6 +54,23 @@ describe('airlock', () => {
     expect(code).toBe(0);
   });
 
+  it('doctor says which Node runs it and what that is enough for, and points to the page for each part', () => {
+    const { code, out } = airlock(['doctor']);
+    expect(code).toBe(0);
+    expect(out).toContain(`Node: ${process.version} runs this command.\n  Enough for the command line and the tests (Node ${pkg.engines.node}).\n`);
+    expect(out).toMatch(new RegExp(`  (Enough for the desktop app|Not enough for the desktop app \\(\`npm start\` needs Node) ${pkg.desktopApp.node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    for (const line of ['See docs/sandbox.md', 'See docs/finding-servers.md#the-programs-servers-run-with.', 'See README.md#what-it-needs.', 'See docs/organisations.md.', 'See docs/where-things-are-kept.md.']) {
+      expect(out).toContain(`\n  ${line}`);
+    }
+    const json = JSON.parse(airlock(['doctor', '--json']).out);
+    expect(json.nodeSupport).toMatchObject({ version: process.version, commandLine: { range: pkg.engines.node, enough: true } });
+  });
+
+  it('--help ends with the page that lists every command; a command\'s help with its topic\'s page', () => {
+    expect(airlock(['--help']).out).toMatch(/\nSee docs\/command-line\.md for every command, its options and exit codes\.\n$/);
+    expect(airlock(['help', 'gateway']).out).toMatch(/\nSee docs\/using-from-other-apps\.md\.\n$/);
+  });
+
   it('doctor --json is one parseable document with the data folder given by --data-dir', () => {
     const other = join(dataDir, 'elsewhere');
     const { code, out } = airlock(['--data-dir', other, 'doctor', '--json']);

@@ -1,59 +1,79 @@
 /**
- * The README is the front door (task L, item 6): every link inside it leads
- * somewhere — each `](#anchor)` to a heading (GitHub's slugs), each relative
- * link and image to a file in the repository — and it reads in order: what
- * Airlock is, set-up, what you see, permissions and how a call is decided,
- * the activity log, security, then the command line. The activity log and
- * what servers ask back are not buried under Security.
+ * The README is the front door: it reads in the order a newcomer needs —
+ * what Airlock is and why, what it needs (the sandbox's tools before any
+ * command that needs them), how to run it, a first server, what the sandbox
+ * guarantees, what has run where, where to go next. The side-by-side with
+ * other hosts links each of Airlock's cells to the page that proves it; a
+ * server's own screen is shown; the Node versions it states are
+ * package.json's. Links, commands and words are checked for every page in
+ * docs-pages.test.ts; the sandbox table in sandbox-doc.test.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const text = readFileSync(join(REPO, 'README.md'), 'utf8');
-// Headings outside code blocks.
 const withoutCode = text.replace(/```[\s\S]*?```/g, '');
 const headings = [...withoutCode.matchAll(/^(#{1,6}) (.+)$/gm)].map((m) => ({ level: m[1]!.length, title: m[2]!.trim() }));
+const packageJson = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { engines: { node: string }; desktopApp: { node: string } };
 
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes. */
-function slug(title: string): string {
-  return title
-    .toLowerCase()
-    .replace(/[`*_]/g, '')
-    .replace(/[^\p{L}\p{N}\s-]/gu, '')
-    .replace(/\s/g, '-');
+/** The rows of the first table under a second-level heading, split into cells. */
+function tableUnder(title: string): string[][] {
+  const section = withoutCode.split(/^## /m).find((part) => part.startsWith(`${title}\n`)) ?? '';
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('|') && !line.startsWith('|---'))
+    .map((line) => line.replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim()));
 }
 
 describe('README', () => {
-  it('every in-page link names a heading that exists', () => {
-    const anchors = new Set(headings.map((h) => slug(h.title)));
-    const links = [...withoutCode.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]!);
-    expect(links.length).toBeGreaterThan(0);
-    expect(links.filter((link) => !anchors.has(link))).toEqual([]);
-  });
-
-  it('every relative link and image names a file in the repository', () => {
-    const targets = [...withoutCode.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:/i.test(target));
-    expect(targets.length).toBeGreaterThan(0);
-    expect(targets.filter((target) => !existsSync(join(REPO, target)))).toEqual([]);
-  });
-
-  it('reads in order, and the activity log and what servers ask back are their own places, not under Security', () => {
-    const top = headings.filter((h) => h.level === 2).map((h) => h.title);
-    const at = (title: string) => top.indexOf(title);
-    for (const title of ['Set up', 'What you see', 'What each permission means', 'The activity log', 'Security', 'The command line', 'Limits']) expect(at(title)).toBeGreaterThanOrEqual(0);
-    expect(at('Set up')).toBeLessThan(at('What you see'));
-    expect(at('What you see')).toBeLessThan(at('What each permission means'));
-    expect(at('What each permission means')).toBeLessThan(at('The activity log'));
-    expect(at('The activity log')).toBeLessThan(at('Security'));
-    // Each third-level heading's section: the second-level heading above it.
-    const parentOf = (title: string) => {
-      const index = headings.findIndex((h) => h.title === title);
-      return headings.slice(0, index).reverse().find((h) => h.level === 2)?.title;
-    };
-    expect(parentOf('What servers ask back')).toBe('What each permission means');
-    expect(parentOf('How a call is decided')).toBe('What each permission means');
+  it('has one title and reads in order: why, what it needs, run it, a first server, guarantees, what has run where, where next', () => {
     expect(headings.filter((h) => h.level === 1)).toHaveLength(1);
+    const order = ['Why Airlock', 'What it needs', 'Run it', 'Your first server in a minute', 'What the sandbox guarantees', 'What has run where', 'Where to go next'];
+    const top = headings.filter((h) => h.level === 2).map((h) => h.title);
+    expect(order.map((title) => top.indexOf(title))).toEqual([...order.map((title) => top.indexOf(title))].sort((a, b) => a - b));
+    for (const title of order) expect(top).toContain(title);
+  });
+
+  it('installs the sandbox tools before any command that needs them', () => {
+    expect(text.indexOf('sudo apt-get install -y bubblewrap socat ripgrep')).toBeLessThan(text.indexOf('npm start'));
+    expect(text.indexOf('windows-install')).toBeLessThan(text.indexOf('npm start'));
+  });
+
+  it('gives the two commands — one runs the app, one runs the tests — and the one that puts `airlock` on the PATH', () => {
+    const block = text.match(/## Run it[\s\S]*?```sh\n([\s\S]*?)```/)![1]!;
+    expect(block).toMatch(/^npm start\b/m);
+    expect(block).toMatch(/^npm test\b/m);
+    expect(block).toMatch(/^npm run build && npm link\b/m);
+    expect(text).toContain('bash .ci/run');
+  });
+
+  it('compares with Claude Desktop, VS Code and Goose, each of its own cells linked to the page that says more', () => {
+    const rows = tableUnder('Why Airlock');
+    expect(rows[0]!.slice(1)).toEqual(['Airlock', 'Claude Desktop', 'VS Code', 'Goose']);
+    expect(rows.length).toBeGreaterThanOrEqual(5);
+    for (const row of rows.slice(1)) expect(row[1]).toMatch(/\]\(docs\/[a-z-]+\.md(#[a-z0-9-]+)?\)/);
+  });
+
+  it("shows a server's own screen (MCP Apps) and a confirmation", () => {
+    expect(text).toMatch(/!\[[^\]]+\]\(docs\/screenshots\/screen-[a-z-]+\.png\)/);
+    expect(text).toMatch(/!\[[^\]]+\]\(docs\/screenshots\/confirmation-dialog-[a-z-]+\.png\)/);
+  });
+
+  it("states package.json's Node versions: what the command line and tests need, and what the app needs", () => {
+    expect(text).toContain(`\`${packageJson.engines.node}\``);
+    const app = semver.minVersion(packageJson.desktopApp.node)!;
+    expect(text).toContain(`The desktop app needs Node ${app.major}.${app.minor} or later`);
+    const commandLine = semver.minVersion(packageJson.engines.node)!;
+    expect(text).toContain(`Node ${commandLine.major}.${commandLine.minor} or later`);
+  });
+
+  it('shows the first server with the commands a newcomer types: doctor, add, call, audit', () => {
+    const session = text.match(/## Your first server in a minute[\s\S]*?```text\n([\s\S]*?)```/)![1]!;
+    const typed = [...session.matchAll(/^\$ airlock (\S+)/gm)].map((m) => m[1]);
+    expect(typed).toEqual(['doctor', 'add', 'call', 'audit', 'audit']);
+    expect(session).toContain('Allowed once.');
   });
 });

@@ -3,7 +3,9 @@
  * and the sentence the platform's backend states for that row (a change to
  * either without the other fails here), and the macOS and Windows columns
  * say "not yet verified on a real machine" for as long as the backends say
- * so themselves.
+ * so themselves. The README's short table is held to the same words: each
+ * cell is the state the backend states, and the README says "not yet
+ * verified on a real machine" while a backend says so.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -12,16 +14,26 @@ import { GUARANTEE_ROWS, platformBackend, SANDBOX_PLATFORMS } from '../../electr
 
 const REPO = resolve(import.meta.dirname, '../..');
 const text = readFileSync(join(REPO, 'docs/sandbox.md'), 'utf8');
-const rows = text
-  .split('\n')
-  .filter((line) => line.startsWith('|') && !line.startsWith('|---'))
-  .map((line) =>
-    line
-      .replace(/^\|/, '')
-      .replace(/\|$/, '')
-      .split(/(?<!\\)\|/)
-      .map((cell) => cell.trim().replace(/\\\|/g, '|')),
-  );
+const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+
+/** The table's rows, split into cells (a `\|` inside a cell is a character, not a border). */
+function tableRows(markdown: string): string[][] {
+  return markdown
+    .split('\n')
+    .map((line) => line.trimEnd()) // a checkout on Windows may end lines with \r\n
+    .filter((line) => line.startsWith('|') && !line.startsWith('|---'))
+    .map((line) =>
+      line
+        .replace(/^\|/, '')
+        .replace(/\|$/, '')
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim().replace(/\\\|/g, '|')),
+    );
+}
+const rows = tableRows(text);
+/** The README's table under "What the sandbox guarantees". */
+// (A checkout on Windows may end lines with \r\n.)
+const readmeRows = tableRows(readme.split(/^## /m).find((section) => /^What the sandbox guarantees\r?\n/.test(section)) ?? '');
 
 describe('docs/sandbox.md', () => {
   it('has one row per guarantee, in order, and a column per platform', () => {
@@ -41,5 +53,22 @@ describe('docs/sandbox.md', () => {
     for (const [column, platform] of SANDBOX_PLATFORMS.entries()) {
       expect(rows[0]![column + 1]!.includes('not yet verified on a real machine')).toBe(!platformBackend(platform)!.verifiedOnRealMachine);
     }
+  });
+});
+
+describe('README.md, "What the sandbox guarantees"', () => {
+  it('has the same rows, in order, and a column per platform', () => {
+    expect(readmeRows[0]!.slice(1).map((cell) => cell.split(' ')[0])).toEqual(['Linux', 'macOS', 'Windows']);
+    expect(readmeRows.slice(1).map((row) => row[0])).toEqual(GUARANTEE_ROWS.map((row) => row.label));
+  });
+
+  it.each(SANDBOX_PLATFORMS.map((platform, column) => [platform, column + 1] as const))('each %s cell is the state its backend states', (platform, column) => {
+    const stated = platformBackend(platform)!.guarantees({ runningAsRoot: false });
+    expect(readmeRows.slice(1).map((row) => row[column])).toEqual(GUARANTEE_ROWS.map((row) => stated.find((candidate) => candidate.row === row.id)!.state));
+  });
+
+  it('says "not yet verified on a real machine" for as long as a backend says so', () => {
+    const unverified = SANDBOX_PLATFORMS.filter((platform) => !platformBackend(platform)!.verifiedOnRealMachine);
+    expect(readme.includes('not yet verified on a real machine')).toBe(unverified.length > 0);
   });
 });

@@ -4,6 +4,8 @@ import type { RuntimeView } from '../../../shared/views';
 import type { SharedHost } from '../../core/ipc/shared-host';
 import { CliExit, EXIT, type CliIo } from '../output';
 import { formatGuarantees } from '../sandbox-plan-format';
+import { DOCTOR_DOCS as DOCS } from '../docs-pointers';
+import { nodeSupport, nodeSupportLines } from '../node-support';
 import { palette, type Palette } from '../terminal';
 import { auditExportLines, organisationLines } from './settings';
 import type { CliContext } from './servers';
@@ -16,7 +18,8 @@ export async function doctor(api: SharedHost, io: CliIo, json: boolean): Promise
   const runtimes = await api.invoke('runtimes.list', {});
   const organisation = await api.invoke('organisation.get', {});
   const auditExport = await api.invoke('audit.exportStatus', {});
-  const report = { sandbox, guarantees, runtimes, organisation, auditExport, dataDir: info.dataDir, notices: info.notices, node: process.version, owner: api.mode === 'owner' ? 'this process' : 'another Airlock process' };
+  const node = nodeSupport();
+  const report = { sandbox, guarantees, runtimes, organisation, auditExport, dataDir: info.dataDir, notices: info.notices, node: process.version, nodeSupport: node, owner: api.mode === 'owner' ? 'this process' : 'another Airlock process' };
   const c = palette(io.colour === true && !json);
   if (json) {
     io.out(JSON.stringify(report, null, 2));
@@ -24,11 +27,17 @@ export async function doctor(api: SharedHost, io: CliIo, json: boolean): Promise
     io.out(formatSandbox(sandbox, c));
     const rows = formatGuarantees(guarantees, c);
     if (rows) io.out(rows);
+    io.out(`  ${DOCS.sandbox}`);
     io.out(formatRuntimes(runtimes, c));
     io.out(formatPython(runtimes, c));
+    io.out(`  ${DOCS.runtimes}`);
+    io.out(nodeSupportLines(node).join('\n'));
+    io.out(`  ${DOCS.node}`);
     io.out(organisationLines(organisation).join('\n'));
     io.out(auditExportLines(auditExport).join('\n'));
+    io.out(`  ${DOCS.organisation}`);
     io.out(`Data folder: ${report.dataDir}`);
+    io.out(`  ${DOCS.dataFolder}`);
     for (const notice of report.notices) io.out(`${notice.level === 'error' ? c.danger('ERROR') : notice.level.toUpperCase()}: ${notice.message}`);
   }
   if (!sandbox.supported) return EXIT.sandboxUnavailable;
