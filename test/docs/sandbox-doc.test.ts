@@ -12,18 +12,28 @@ import { GUARANTEE_ROWS, platformBackend, SANDBOX_PLATFORMS } from '../../electr
 
 const REPO = resolve(import.meta.dirname, '../..');
 const text = readFileSync(join(REPO, 'docs/sandbox.md'), 'utf8');
-const rows = text
-  .split('\n')
-  .filter((line) => line.startsWith('|') && !line.startsWith('|---'))
-  .map((line) =>
-    line
-      .replace(/^\|/, '')
-      .replace(/\|$/, '')
-      .split(/(?<!\\)\|/)
-      .map((cell) => cell.trim().replace(/\\\|/g, '|')),
-  );
+
+/** The table's rows as cells; a checkout with CRLF line endings reads the same (.gitattributes asks for LF; this does not rely on it). */
+function tableRows(markdown: string): string[][] {
+  return markdown
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('|') && !line.startsWith('|---'))
+    .map((line) =>
+      line
+        .replace(/^\|/, '')
+        .replace(/\|$/, '')
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim().replace(/\\\|/g, '|')),
+    );
+}
+const rows = tableRows(text);
 
 describe('docs/sandbox.md', () => {
+  it('reads the same from a checkout with CRLF line endings (the Windows runner without eol=lf)', () => {
+    expect(tableRows(text.replace(/\n/g, '\r\n'))).toEqual(rows);
+    expect(rows[0]).toHaveLength(4);
+  });
+
   it('has one row per guarantee, in order, and a column per platform', () => {
     expect(rows[0]!.slice(1).map((cell) => cell.split(' ')[0])).toEqual(['Linux', 'macOS', 'Windows']);
     expect(rows.slice(1).map((row) => row[0])).toEqual(GUARANTEE_ROWS.map((row) => row.label));
