@@ -16,7 +16,8 @@
  *   what another was granted, and reach another's proxy port (so each
  *   proxy demands its own server's credential: loopback-proxy.ts);
  * - a file grant is an access entry for that user, added when a server
- *   with it starts, and taken back only when no sandboxed server runs;
+ *   with it starts and taken back when the last running server with it
+ *   stops (win32-session.ts) — meanwhile every sandboxed server can use it;
  * - DNS lookups are not fenced (they go through Windows' DNS service);
  * - no process, memory or CPU limits.
  *
@@ -152,7 +153,7 @@ export function win32Plan(input: PlanInput, srtWin: SrtWinSpawn = SRT_WIN): Plat
 
 const WIN32_NOTES = [
   "Every sandboxed server runs as the same Windows user (srt-sandbox): one can read what another was granted, and its temporary and data folders.",
-  'A grant is given to that user when a server with it starts, and taken back only when no sandboxed server is running.',
+  'A grant is given to that user when a server with it starts, and taken back when the last running server that has it stops: meanwhile every sandboxed server can use it.',
   'DNS lookups are not fenced: a server can send data out in the names it looks up.',
   "Its settings and secrets reach it on srt-win's command line, which other programs of your Windows account can read.",
   'No process, memory or CPU limits.',
