@@ -163,7 +163,7 @@ function win32Guarantees(facts: GuaranteeFacts): Guarantee[] {
   void facts;
   return [
     guarantee('home-hidden', 'weaker', "The sandbox's Windows user cannot read your user folder except what is granted — but every sandboxed server is that same user, so each can read what any other was granted."),
-    guarantee('credentials-denied', 'enforced', 'The credential paths that exist when it starts are denied to the sandbox’s user (NTFS deny entries), also beneath a grant.'),
+    guarantee('credentials-denied', 'weaker', 'The credential paths that exist when it starts are denied to the sandbox’s user (NTFS deny entries), also beneath a grant; one created after it started, beneath a grant, is readable (srt-win can deny only a path that exists).'),
     guarantee('data-folders-hidden', 'weaker', "Airlock's data folders are denied; the other sandboxed servers' temporary and data folders are not (one shared Windows user)."),
     guarantee('writes-only-grants', 'weaker', "Writes only where the sandbox's Windows user was granted — which is every running sandboxed server's write grants together."),
     guarantee('protected-files', 'weaker', 'Only what exists at the top of each write grant when it starts (.git, .envrc, .vscode, …) is write-denied; a file made deeper, or later, is not.'),
