@@ -5,7 +5,7 @@
  */
 import type { SandboxSupport } from '../../../shared/domain';
 import { type CapabilityProbe } from './executables';
-import { platformBackend } from './platform';
+import { platformBackend, thisMachine } from './platform';
 
 export { findExecutable, findSandboxTool, SYSTEM_TOOL_DIRS, type CapabilityProbe } from './executables';
 
@@ -15,7 +15,7 @@ export { findExecutable, findSandboxTool, SYSTEM_TOOL_DIRS, type CapabilityProbe
  * the Settings screen and the refusal to start a server.
  */
 export function checkSandboxSupport(
-  probe: CapabilityProbe = { platform: process.platform, pathEnv: process.env.PATH },
+  probe: CapabilityProbe = thisMachine(),
 ): SandboxSupport {
   const backend = platformBackend(probe.platform);
   if (!backend) {

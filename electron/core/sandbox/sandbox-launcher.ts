@@ -25,7 +25,7 @@ import type { SandboxLauncherOptions } from './launcher-options';
 import { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimits, type SandboxLauncher } from './launcher';
 import { startLoopbackProxy, type LoopbackProxy } from './loopback-proxy';
 import { startServerProxy, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
-import { isSandboxPlatform, platformBackend, type BackendSession, type Guarantee, type PlanInput, type PlatformBackend, type PlatformPlan, type ProxyEndpoint, type SandboxPlatform, weakerThan } from './platform';
+import { hostFacts, isSandboxPlatform, platformBackend, thisMachine, type BackendSession, type Guarantee, type PlanInput, type PlatformBackend, type PlatformPlan, type ProxyEndpoint, type SandboxPlatform, weakerThan } from './platform';
 import { SANDBOX_PROXY_PORT } from './platform/linux-launch';
 import { buildServerEnv, dataSettingsFor, probeProfile } from './profiles';
 import { claimRunFolder, sweepCrashedRuns } from './runtime-sweep';
@@ -77,9 +77,6 @@ export const SHOWN_CREDENTIAL = '«per-launch credential»';
 /** The proxy port a shown plan carries for a backend whose port is chosen at each start. */
 export const SHOWN_PORT = 0;
 
-/** Whether this process is root (Linux: servers then run as nobody, and the process limit does not bind). */
-const runningAsRoot = () => process.geteuid?.() === 0;
-
 /**
  * Creates the launcher the supervisor and the install probe use. Fails closed:
  * `plan()` throws `SandboxUnavailableError` when the sandbox cannot run (unless
@@ -103,7 +100,7 @@ const runningAsRoot = () => process.geteuid?.() === 0;
  * (that folder, and only it, becomes readable).
  */
 export function createSandboxLauncher(options: SandboxLauncherOptions = {}): AirlockSandboxLauncher {
-  const probe: CapabilityProbe = options.capabilityProbe ?? { platform: process.platform, pathEnv: process.env.PATH };
+  const probe: CapabilityProbe = options.capabilityProbe ?? thisMachine();
   const backend = platformBackend(probe.platform);
   const homeDir = canonical(options.homeDir ?? homedir());
   const hostEnv = options.hostEnv ?? process.env;
@@ -126,7 +123,8 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     const limits: ResourceLimits = { ...DEFAULT_LIMITS, ...options.limits };
     delete limits.unenforced;
     // What this platform does not set or enforce, carried with the limits to the server's page.
-    if (backend && Object.keys(backend.unenforcedLimits).length > 0) limits.unenforced = { ...backend.unenforcedLimits };
+    const unenforced = backend?.unenforcedLimits(hostFacts()) ?? {};
+    if (Object.keys(unenforced).length > 0) limits.unenforced = { ...unenforced };
     return limits;
   };
 
@@ -252,7 +250,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         ...(request.proxy ? { proxy: request.proxy } : {}),
       },
       limits: limitsNow(),
-      facts: { runningAsRoot: runningAsRoot() },
+      facts: hostFacts(),
     };
     return { input, parts };
   };
@@ -461,7 +459,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     return chosen.plan(input);
   };
 
-  const guarantees = (): Guarantee[] => backend?.guarantees({ runningAsRoot: runningAsRoot() }) ?? [];
+  const guarantees = (): Guarantee[] => backend?.guarantees(hostFacts()) ?? [];
 
   return {
     platform: probe.platform,
@@ -472,7 +470,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     verifiedOnRealMachine: () => backend?.verifiedOnRealMachine ?? false,
     weakerThanLinux: () => {
       if (!backend || backend.platform === 'linux') return [];
-      const linux = platformBackend('linux')!.guarantees({ runningAsRoot: runningAsRoot() });
+      const linux = platformBackend('linux')!.guarantees(hostFacts());
       return weakerThan(guarantees(), linux);
     },
     describe,

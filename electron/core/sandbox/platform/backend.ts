@@ -266,8 +266,8 @@ export interface PlatformBackend {
   guarantees(facts: GuaranteeFacts): Guarantee[];
   /** The credential paths under `homeDir` (and the system's) for this platform, in its path spelling. */
   secretPaths(homeDir: string): string[];
-  /** The limits this platform does not set or enforce, with why (shown on the server's page). */
-  readonly unenforcedLimits: Partial<Record<import('../launcher').LimitKind, string>>;
+  /** The limits this platform does not set, or the OS does not enforce for this machine's facts, with why (shown on the server's page). */
+  unenforcedLimits(facts: GuaranteeFacts): Partial<Record<import('../launcher').LimitKind, string>>;
   /** sandbox-runtime's shared scratch folder as this platform spells it (hidden from every server). */
   readonly scratchFolders: readonly string[];
   /** Extensions an executable name may need here (Windows' PATHEXT), from Airlock's environment. */

@@ -284,10 +284,10 @@ export const darwinBackend: PlatformBackend = {
     }
     return [...new Set([...[...SECRET_HOME_PATHS, ...DARWIN_SECRET_HOME_PATHS].map((rel) => `${homeDir}/${rel}`), ...DARWIN_SYSTEM_SECRET_PATHS, ...hostKeys])];
   },
-  unenforcedLimits: {
+  unenforcedLimits: () => ({
     processes: 'Not set on macOS: it counts every process of your user, not only this server\'s, so the limit would stop your other programs too.',
     memoryBytes: 'Set, but macOS does not enforce it for most of the memory a program allocates.',
-  },
+  }),
   scratchFolders: ['/tmp/claude', '/private/tmp/claude'],
   executableExtensions: () => [],
   isPrivateFolder: (info, uid) => info.isDirectory() && (uid === undefined || info.uid === uid) && (info.mode & 0o077) === 0,

@@ -117,7 +117,13 @@ export const linuxBackend: PlatformBackend = {
   mechanism: 'bubblewrap + seccomp (through sandbox-runtime)',
   verifiedOnRealMachine: true,
   proxyTransport: { kind: 'unix-socket' },
-  unenforcedLimits: {},
+  unenforcedLimits: (facts) =>
+    facts.runningAsRoot
+      ? {
+          processes:
+            'Does not hold here: Airlock runs as root, and Linux does not apply the process limit to processes that are root outside their sandbox. Run Airlock as a normal user for it to hold.',
+        }
+      : {},
   scratchFolders: ['/tmp/claude'],
   support: linuxSupport,
   guarantees: linuxGuarantees,

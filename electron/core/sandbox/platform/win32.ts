@@ -227,12 +227,12 @@ export const win32Backend: PlatformBackend = {
   mechanism: 'srt-win (sandbox-runtime, alpha)',
   verifiedOnRealMachine: false,
   proxyTransport: { kind: 'tcp', portRange: WINDOWS_PROXY_PORT_RANGE },
-  unenforcedLimits: {
+  unenforcedLimits: () => ({
     processes: 'Not set on Windows: srt-win sets no process limit.',
     memoryBytes: 'Not set on Windows: srt-win sets no memory limit.',
     cpuSeconds: 'Not set on Windows: srt-win sets no CPU limit.',
     openFiles: 'Not set on Windows: srt-win sets no limit on open files.',
-  },
+  }),
   scratchFolders: [],
   support: win32Support,
   guarantees: win32Guarantees,
