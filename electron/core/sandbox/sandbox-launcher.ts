@@ -63,8 +63,8 @@ export interface AirlockSandboxLauncher extends SandboxLauncher {
   verifiedOnRealMachine(): boolean;
   /** The rows where this platform's sandbox holds less than Linux's, for the install disclosure (empty on Linux). */
   weakerThanLinux(): Guarantee[];
-  /** Whether this machine can sandbox (as `checkSandboxSupport`, with this launcher's probe). */
-  support(): SandboxSupport;
+  /** Whether this machine can sandbox (as `checkSandboxSupport`, with this launcher's probe); `fresh`: not a cached answer. */
+  support(check?: { fresh?: boolean }): SandboxSupport;
   /** The resource limits every sandboxed server it plans runs under (each plan carries them too). */
   limits(): ResourceLimits;
   /** Closes every proxy still open and removes the runtime folder. Call on shutdown. */
@@ -128,7 +128,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     return limits;
   };
 
-  const support = (): SandboxSupport => checkSandboxSupport(probe);
+  const support = (check: { fresh?: boolean } = {}): SandboxSupport => checkSandboxSupport(probe, check);
 
   const getSession = (chosen: PlatformBackend): BackendSession => {
     session ??= chosen.openSession({

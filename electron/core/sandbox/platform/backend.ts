@@ -260,8 +260,13 @@ export interface PlatformBackend {
   readonly verifiedOnRealMachine: boolean;
   /** How servers reach their proxy here: a Unix socket, or a loopback port (in a fixed range where the OS fences the rest). */
   readonly proxyTransport: { kind: 'unix-socket' } | { kind: 'tcp'; portRange?: readonly [number, number] };
-  /** Whether this machine can sandbox servers with this backend, and if not, exactly what is missing and the fix. */
-  support(probe: CapabilityProbe): SandboxSupport;
+  /**
+   * Whether this machine can sandbox servers with this backend, and if not,
+   * exactly what is missing and the fix. A backend whose check is costly
+   * (Windows: it runs srt-win) may answer "ready" from its last check of
+   * the same probe; `fresh` asks the OS again (Settings' "Check again").
+   */
+  support(probe: CapabilityProbe, check?: { fresh?: boolean }): SandboxSupport;
   /** What a launch here guarantees, row by row. */
   guarantees(facts: GuaranteeFacts): Guarantee[];
   /** The credential paths under `homeDir` (and the system's) for this platform, in its path spelling. */

@@ -41,7 +41,7 @@ import {
 } from '@anthropic-ai/sandbox-runtime/dist/sandbox/windows-sandbox-utils.js';
 import type { SandboxSupport } from '../../../../shared/domain';
 import { SandboxInitError } from '../errors';
-import type { CapabilityProbe } from '../executables';
+import type { CapabilityProbe, WindowsSandboxState } from '../executables';
 import { SECRET_HOME_PATHS } from '../profiles';
 import { guarantee, type Guarantee, type GuaranteeFacts, type PlanInput, type PlatformBackend, type PlatformPlan } from './backend';
 import { Win32Session } from './win32-session';
@@ -176,9 +176,20 @@ function win32Guarantees(facts: GuaranteeFacts): Guarantee[] {
   ];
 }
 
-function win32Support(probe: CapabilityProbe): SandboxSupport {
-  void probe;
-  const undo = `It creates ${WINDOWS_INSTALL_CREATES}; \`${WINDOWS_UNINSTALL_COMMAND}\` removes it all again.`;
+/** The last "ready" answer per probe: the check runs srt-win, and support() is asked at every start. */
+const readyFor = new WeakMap<CapabilityProbe, SandboxSupport>();
+
+function win32Support(probe: CapabilityProbe, check: { fresh?: boolean } = {}): SandboxSupport {
+  const cached = check.fresh ? undefined : readyFor.get(probe);
+  if (cached) return cached;
+  const answer = win32SupportNow(probe);
+  if (answer.supported) readyFor.set(probe, answer);
+  else readyFor.delete(probe);
+  return answer;
+}
+
+function win32SupportNow(probe: CapabilityProbe): SandboxSupport {
+  const undo = `It creates ${WINDOWS_INSTALL_CREATES}; the command ${WINDOWS_UNINSTALL_COMMAND} removes it all again.`;
   if (!existsSync(SRT_WIN.exe)) {
     return {
       supported: false,
@@ -188,9 +199,9 @@ function win32Support(probe: CapabilityProbe): SandboxSupport {
       summary: `The sandbox cannot run: its helper ${SRT_WIN.exe} is missing. Servers will not start until it is there.`,
     };
   }
-  let status: ReturnType<typeof checkWindowsSandboxStatus>;
+  let status: WindowsSandboxState;
   try {
-    status = checkWindowsSandboxStatus({ srtWin: SRT_WIN });
+    status = probe.windowsSandboxStatus ? probe.windowsSandboxStatus() : checkWindowsSandboxStatus({ srtWin: SRT_WIN });
   } catch (error) {
     return {
       supported: false,
@@ -217,7 +228,7 @@ function win32Support(probe: CapabilityProbe): SandboxSupport {
     supported: true,
     platform: 'win32',
     missing: [],
-    summary: `The sandbox is ready (srt-win, alpha: the sandbox user and its firewall filters are installed; the filters are tested before the first server starts). Not yet verified on a real Windows machine by Airlock's own tests. ${undo}`,
+    summary: `The sandbox is ready (srt-win, alpha: the sandbox user is installed, and its firewall filters ${status.wfp.state === 'installed' ? 'are installed' : 'are there unless srt-win says otherwise (reading them needs administrator rights)'}; the filters are tested before the first server starts). Not yet verified on a real Windows machine by Airlock's own tests. ${undo}`,
   };
 }
 
