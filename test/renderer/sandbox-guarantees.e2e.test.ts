@@ -116,3 +116,34 @@ describe('Settings on a Windows computer whose sandbox is not installed yet (the
     expect(t.consoleErrors).toEqual([]);
   });
 });
+
+describe('the install disclosure on a Windows computer (the Windows backend): the rows that matter to this server', () => {
+  let t: RendererHost;
+
+  beforeAll(async () => {
+    const ready: WindowsSandboxState = { user: { provisioned: true, sid: 'S-1-5-21-1-2-3-1001', credPresent: true }, wfp: { state: 'installed' } };
+    t = await openRendererHost({ host: { launcherOptions: { capabilityProbe: { platform: 'win32', pathEnv: '', windowsSandboxStatus: () => ready } } } });
+  });
+  afterAll(() => t?.close());
+
+  it('leaves out the files protected inside write grants until the person gives it a write grant, then shows that row', async () => {
+    const { page } = t;
+    await t.open('#/install');
+    await page.getByRole('radio', { name: 'Command on this computer' }).check();
+    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${SERVER}`);
+    await page.getByRole('button', { name: 'Split into arguments' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByTestId('disclosure').waitFor();
+    const weaker = page.getByTestId('platform-weaker');
+    await weaker.waitFor();
+    // The shared identity: it matters to every server, grants or none.
+    expect(await weaker.getByTestId('guarantee-writes-only-grants').getAttribute('data-state')).toBe('weaker');
+    expect(await weaker.getByTestId('guarantee-protected-files').count()).toBe(0);
+
+    await page.getByLabel('Add a folder to change').fill(t.folder('proj'));
+    await page.getByRole('button', { name: 'Add a folder to change' }).click();
+    await weaker.getByTestId('guarantee-protected-files').waitFor();
+    expect(await weaker.getByTestId('guarantee-protected-files').textContent()).toContain('Only what exists at the top of each write grant');
+    expect(t.consoleErrors).toEqual([]);
+  });
+});

@@ -40,7 +40,7 @@ export const GUARANTEE_ROWS = [
   { id: 'credentials-denied', label: 'Credentials denied' },
   { id: 'data-folders-hidden', label: 'Other data folders hidden' },
   { id: 'writes-only-grants', label: 'Writes only to grants' },
-  { id: 'protected-files', label: 'Protected files inside grants' },
+  { id: 'protected-files', label: 'Protected files inside grants', onlyWith: 'write-grants' },
   { id: 'network-allowlist', label: 'Per-server network allowlist' },
   { id: 'network-questions', label: 'Run-time network questions' },
   { id: 'ipc-isolation', label: 'IPC isolation' },
@@ -48,6 +48,14 @@ export const GUARANTEE_ROWS = [
   { id: 'resource-limits', label: 'Resource limits' },
   { id: 'violation-reporting', label: 'Violation reporting' },
 ] as const;
+
+/**
+ * What a row's guarantee is about, when it is about only some servers: the
+ * files protected inside write grants matter to a server only if it has a
+ * write grant. Every other row matters to every server (on Windows even a
+ * server with no grant shares one identity with those that have some).
+ */
+export type GuaranteeScope = 'write-grants';
 
 /** One row's id (`home-hidden`, …). */
 export type GuaranteeRowId = (typeof GUARANTEE_ROWS)[number]['id'];
@@ -60,6 +68,8 @@ export interface Guarantee {
   state: GuaranteeState;
   /** How it holds, or how it is weaker, or why it does not hold: one or two sentences. */
   how: string;
+  /** Present when the row matters only to a server whose profile has this (the install disclosure shows it only then). */
+  onlyWith?: GuaranteeScope;
 }
 
 /** Facts about this machine and this launch that change a guarantee (the same backend says more or less). */
@@ -296,6 +306,6 @@ export function weakerThan(guarantees: readonly Guarantee[], reference: readonly
 
 /** A guarantee row, labelled from the table. */
 export function guarantee(row: GuaranteeRowId, state: GuaranteeState, how: string): Guarantee {
-  const label = GUARANTEE_ROWS.find((candidate) => candidate.id === row)!.label;
-  return { row, label, state, how };
+  const entry: { label: string; onlyWith?: GuaranteeScope } = GUARANTEE_ROWS.find((candidate) => candidate.id === row)!;
+  return { row, label: entry.label, state, how, ...(entry.onlyWith ? { onlyWith: entry.onlyWith } : {}) };
 }
