@@ -69,6 +69,8 @@ export const SandboxPlanViewSchema = z.object({
   /** The complete Seatbelt profile (macOS). */
   profileText: z.string().optional(),
   notes: z.array(z.string()),
+  /** What of the launch is made only when it starts (its proxy's port; Linux: bubblewrap's mounts), in words; shown as «…» placeholders above. */
+  atStart: z.array(z.string()).optional(),
   /** Computed on another platform than the one it is for (paths are this machine's). */
   foreign: z.boolean(),
 });

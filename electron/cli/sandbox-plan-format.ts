@@ -49,6 +49,10 @@ export function formatSandboxPlan(plan: SandboxPlanView, c: Palette): string {
     for (const note of plan.notes) lines.push(`  - ${note}`);
   }
   lines.push('', 'Launch (no shell in front of it; secrets and the proxy credential shown as placeholders):');
+  if (plan.atStart?.length) {
+    lines.push('  Made only when it starts (shown as «…» or XXXXXX below):');
+    for (const part of plan.atStart) lines.push(`  - ${part}`);
+  }
   const args = plan.profileText !== undefined ? plan.launch.args.map((arg) => (arg === plan.profileText ? '<the profile below>' : arg)) : plan.launch.args;
   lines.push(`  ${[plan.launch.command, ...args].map((word) => inert(quoteWord(word))).join(' ')}`);
   lines.push('  environment:');

@@ -74,8 +74,22 @@ export interface AirlockSandboxLauncher extends SandboxLauncher {
 /** What a shown plan carries instead of a secret's value or the proxy's credential. */
 export const SHOWN_SECRET = '«secret»';
 export const SHOWN_CREDENTIAL = '«per-launch credential»';
-/** The proxy port a shown plan carries for a backend whose port is chosen at each start. */
+/** The proxy port a shown plan is computed with, for a backend whose port is chosen at each start (then shown as `SHOWN_PORT_TEXT`). */
 export const SHOWN_PORT = 0;
+/** How a shown plan writes the proxy's port that is chosen at each start. */
+export const SHOWN_PORT_TEXT = '«port chosen at start»';
+
+/** A shown plan with its loopback proxy port (computed as `SHOWN_PORT`) written as chosen at start, everywhere it appears. */
+function showPortChosenAtStart(plan: PlatformPlan): PlatformPlan {
+  const show = (text: string) => text.replace(/\b(127\.0\.0\.1|localhost):0(?![0-9])/g, `$1:${SHOWN_PORT_TEXT}`);
+  return {
+    ...plan,
+    ...(plan.network.endpoint ? { network: { ...plan.network, endpoint: show(plan.network.endpoint) } } : {}),
+    launch: { command: plan.launch.command, args: plan.launch.args.map(show), env: Object.fromEntries(Object.entries(plan.launch.env).map(([name, value]) => [name, show(value)])) },
+    ...(plan.profileText !== undefined ? { profileText: show(plan.profileText) } : {}),
+    atStart: [...(plan.atStart ?? []), "its proxy's port on 127.0.0.1: a free one is chosen at each start (and put in its proxy variables and, on macOS, in the profile's one network rule)."],
+  };
+}
 
 /**
  * Creates the launcher the supervisor and the install probe use. Fails closed:
@@ -418,7 +432,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       ? undefined
       : chosen.proxyTransport.kind === 'unix-socket'
         ? { kind: 'unix-socket', socketPath: join(writable, '..', 'proxy.sock') }
-        : { kind: 'tcp', host: '127.0.0.1', port: chosen.proxyTransport.portRange?.[0] ?? SHOWN_PORT, credential: { user: 'airlock', token: SHOWN_CREDENTIAL } };
+        : { kind: 'tcp', host: '127.0.0.1', port: SHOWN_PORT, credential: { user: 'airlock', token: SHOWN_CREDENTIAL } };
     const dataDir = profile.filesystem.persistentData ? canonical(paths.serverDataDir) : undefined;
     const shownSecrets = Object.fromEntries(profile.secrets.map((name) => [name, SHOWN_SECRET]));
     const proxyEnv = proxyUrls(endpoint, true);
@@ -456,7 +470,8 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       exempt: writeTrustedExemptions(profile, paths.write, () => {}),
       extraReadAllowed: endpoint?.kind === 'unix-socket' ? [endpoint.socketPath] : [],
     });
-    return chosen.plan(input);
+    const plan = chosen.plan(input);
+    return endpoint?.kind === 'tcp' ? showPortChosenAtStart(plan) : plan;
   };
 
   const guarantees = (): Guarantee[] => backend?.guarantees(hostFacts()) ?? [];

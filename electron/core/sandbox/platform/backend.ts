@@ -214,6 +214,8 @@ export interface PlatformPlan {
   profileText?: string;
   /** What this platform cannot give that Linux does, for this launch, in plain words. */
   notes: string[];
+  /** What of the launch is made only when it starts, in words (a shown plan carries «…» placeholders for it). */
+  atStart?: string[];
 }
 
 /** What one launch asks of a backend's session: the plan's input, and what only the launch has. */

@@ -139,7 +139,7 @@ export function win32Plan(input: PlanInput, srtWin: SrtWinSpawn = SRT_WIN): Plat
       writeDenied: denyWrite,
     },
     network: {
-      ...(proxy ? { endpoint: `127.0.0.1:${proxy.port} (its own proxy, in the range the firewall filter permits)` } : {}),
+      ...(proxy ? { endpoint: `127.0.0.1:${proxy.port} (its own proxy, on a port in ${WINDOWS_PROXY_PORT_RANGE[0]}–${WINDOWS_PROXY_PORT_RANGE[1]}, the range the firewall filter permits)` } : {}),
       allowedHosts: [...input.network.allowedHosts],
       questions: input.network.questions,
     },
