@@ -384,9 +384,11 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       const cwd = spec.cwd ?? home;
       const command = resolveCommand(spec.command, env.PATH, cwd, backend?.executableExtensions(hostEnv) ?? []);
 
+      // How the supervisor ends the whole tree where the OS has no process groups (Windows), sandboxed or not.
+      const endTree = backend?.endProcessTree ? { endTree: (pid: number) => backend.endProcessTree!(pid, hostEnv) } : {};
       if (!sandboxable) {
         // Consent recorded in the profile: same scrubbed environment, no walls.
-        return { command, args: [...spec.args], env, cwd, sandboxed: false, onNote, dispose };
+        return { command, args: [...spec.args], env, cwd, sandboxed: false, onNote, ...endTree, dispose };
       }
 
       // SECURITY (invariant 5): every Airlock data folder of this user, not
@@ -412,7 +414,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       });
       const launch = await getSession(backend).launch({ input, parts, launchRoot: launchDir, note });
       started = launch;
-      return { command: launch.command, args: launch.args, env: launch.env, cwd, sandboxed: true, limits, onNote, dispose };
+      return { command: launch.command, args: launch.args, env: launch.env, cwd, sandboxed: true, limits, onNote, ...endTree, dispose };
     } catch (error) {
       await dispose();
       throw error;

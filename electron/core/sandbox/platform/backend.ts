@@ -287,6 +287,12 @@ export interface PlatformBackend {
   unenforcedLimits(facts: GuaranteeFacts): Partial<Record<import('../launcher').LimitKind, string>>;
   /** sandbox-runtime's shared scratch folder as this platform spells it (hidden from every server). */
   readonly scratchFolders: readonly string[];
+  /**
+   * Where the OS has no process groups (Windows): how to end a launched
+   * process and everything it started, by force (`env`: Airlock's own, to
+   * find the system's tools). Absent: the supervisor signals the POSIX group.
+   */
+  endProcessTree?(pid: number, env: NodeJS.ProcessEnv): void;
   /** Extensions an executable name may need here (Windows' PATHEXT), from Airlock's environment. */
   executableExtensions(env: NodeJS.ProcessEnv): string[];
   /** Whether a folder Airlock made for its runtime is private to this user (a shared temp folder must not be trusted blindly). */

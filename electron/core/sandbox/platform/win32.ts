@@ -29,6 +29,7 @@
  * pure (tested on `path.win32` paths on Linux); provisioning, the egress
  * check and the grants are win32-session.ts.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { win32 } from 'node:path';
 import {
@@ -232,6 +233,30 @@ function win32SupportNow(probe: CapabilityProbe): SandboxSupport {
   };
 }
 
+/** Runs one system tool to its end (a stand-in in tests: taskkill exists only on Windows). */
+export type RunTool = (file: string, args: readonly string[]) => void;
+
+const runTool: RunTool = (file, args) => {
+  // Synchronous on purpose: while it runs, the event loop cannot take the exit of the process
+  // being ended, so its handle stays open and its pid cannot be given to another process.
+  spawnSync(file, [...args], { stdio: 'ignore', windowsHide: true, shell: false, timeout: 10_000 });
+};
+
+/**
+ * Ends a server started here, and everything it started: `taskkill /PID
+ * <pid> /T /F` (Windows' own, from its system folder, never from PATH) ends
+ * srt-win and the processes it started that this user may end; srt-win's
+ * job object is kill-on-close, so srt-win's end ends every process in the
+ * sandbox (they run as the sandbox's user). Returns the command it ran.
+ */
+export function endWindowsProcessTree(pid: number, env: NodeJS.ProcessEnv, run: RunTool = runTool): string[] {
+  if (!Number.isSafeInteger(pid) || pid <= 0) throw new RangeError(`not a process id: ${pid}`);
+  const systemRoot = env.SystemRoot ?? env.SYSTEMROOT ?? 'C:\\Windows';
+  const command = [win32.join(systemRoot, 'System32', 'taskkill.exe'), '/PID', String(pid), '/T', '/F'];
+  run(command[0]!, command.slice(1));
+  return command;
+}
+
 /** The Windows backend. */
 export const win32Backend: PlatformBackend = {
   platform: 'win32',
@@ -250,6 +275,7 @@ export const win32Backend: PlatformBackend = {
   secretPaths: (homeDir) => [
     ...new Set([...SECRET_HOME_PATHS.map((rel) => win32.join(homeDir, ...rel.split('/'))), ...WINDOWS_SECRET_HOME_PATHS.map((rel) => win32.join(homeDir, rel))]),
   ],
+  endProcessTree: (pid, env) => void endWindowsProcessTree(pid, env),
   executableExtensions: (env) => (env.PATHEXT ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean),
   // %TEMP% is the user's own (its access list, not mode bits, keeps it private).
   isPrivateFolder: (info) => info.isDirectory(),
