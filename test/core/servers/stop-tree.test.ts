@@ -12,32 +12,15 @@
  * way the supervisor, the transport and the fixture servers are real, and
  * "no process left" is checked from outside by pid.
  */
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LaunchPlan } from '../../../electron/core/sandbox/launcher';
 import { endWindowsProcessTree, win32Backend } from '../../../electron/core/sandbox/platform/win32';
 import { createSandboxLauncher } from '../../../electron/core/sandbox/sandbox-launcher';
 import { defaultSandboxProfile } from '../../../shared/domain';
+import { isLive as alive } from '../sandbox/sandbox-harness';
 import { fixtureSpec, recordDir, supervised } from './support/fixtures';
 import { makeSupervisor } from './support/harness';
 import { PassThroughLauncher, testContext } from './support/pass-through-launcher';
-
-/** Whether a pid names a live process: /proc where there is one (a zombie is not live), else a signal-0 probe (EPERM: alive, another user's). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || process.platform === 'linux') return false;
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** A pass-through launcher whose plans end their tree as Windows does (the real one on Windows). */
 class TreeEndingLauncher extends PassThroughLauncher {
