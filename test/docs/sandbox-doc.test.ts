@@ -52,4 +52,16 @@ describe('docs/sandbox.md', () => {
       expect(rows[0]![column + 1]!.includes('not yet verified on a real machine')).toBe(!platformBackend(platform)!.verifiedOnRealMachine);
     }
   });
+
+  it('says where the suite has run: Linux on every change; each platform not verified on a real machine, that its workflow has not run yet', () => {
+    const section = text.split(/\r?\n## /).find((part) => part.startsWith('Where this has been tested'));
+    expect(section).toBeDefined();
+    const name: Record<string, string> = { linux: 'Linux', darwin: 'macOS', win32: 'Windows' };
+    for (const platform of SANDBOX_PLATFORMS) {
+      const line = section!.split('\n').find((candidate) => candidate.startsWith(`- **${name[platform]}:**`));
+      expect(line, platform).toBeDefined();
+      if (platformBackend(platform)!.verifiedOnRealMachine) expect(line).not.toMatch(/not yet verified/);
+      else expect(line).toMatch(/It has not run yet: until it passes, .* is "not yet verified on a real machine"/);
+    }
+  });
 });
