@@ -23,6 +23,7 @@ export default tseslint.config(
       'airlock/layers': 'error',
       'airlock/no-cycles': 'error',
       'airlock/explained-catch': 'error',
+      'airlock/platform-seam': 'error',
       // An empty catch (or block) says why it is safe, in a comment inside it.
       'no-empty': ['error', { allowEmptyCatch: false }],
       // Promises: a forgotten one hides a failure; `void` says "on purpose".

@@ -7,12 +7,15 @@
  *   policy is pure; the sandbox and the supervisor never decide calls);
  * - `airlock/no-cycles`: no file imports, however indirectly, a file that
  *   imports it (type-only imports count: a circle of types is a circle of
- *   knowledge).
+ *   knowledge);
+ * - `airlock/platform-seam`: only the sandbox's platform seam, and the few
+ *   files house.mjs names with their reason, ask which OS this is or
+ *   whether Airlock runs as root.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { coreFaces, coreRules, floors } from './house.mjs';
+import { coreFaces, coreRules, floors, platformQuestions } from './house.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const NODE_BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
@@ -214,8 +217,55 @@ const explainedCatch = {
   },
 };
 
-/** The plugin: `airlock/layers`, `airlock/no-cycles`, `airlock/explained-catch`. */
-export const airlockPlugin = { meta: { name: 'airlock' }, rules: { layers, 'no-cycles': noCycles, 'explained-catch': explainedCatch } };
+/** Whether `file` (a repository path) may ask which OS this is, or whether it runs as root. */
+export function mayAskPlatform(file) {
+  return file.startsWith(platformQuestions.seam) || platformQuestions.allowed.some((entry) => entry.path === file);
+}
+
+const OS_MODULES = new Set(['os', 'node:os']);
+
+const platformSeam = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Only the platform seam (and the files house.mjs names) asks which OS this is.' },
+    schema: [],
+    messages: {
+      asks: '{{what}} asks which OS (or which user) this is: the sandbox asks only in electron/core/sandbox/platform/ (a backend says what holds); elsewhere add the file to platformQuestions in eslint/house.mjs with its reason.',
+    },
+  },
+  create(context) {
+    const file = repoPath(context.filename);
+    if (!floorOf(file) || mayAskPlatform(file)) return {};
+    /** Names bound to the os module (`import os from 'node:os'`, `import * as os …`) and to its `platform` (`import { platform } …`). */
+    const osNames = new Set();
+    const platformNames = new Set();
+    const report = (node, what) => context.report({ node, messageId: 'asks', data: { what } });
+    return {
+      ImportDeclaration(node) {
+        if (!OS_MODULES.has(node.source.value)) return;
+        for (const specifier of node.specifiers) {
+          if (specifier.type === 'ImportSpecifier') {
+            const imported = specifier.imported.type === 'Identifier' ? specifier.imported.name : specifier.imported.value;
+            if (imported === 'platform' || imported === 'type') {
+              platformNames.add(specifier.local.name);
+              report(specifier, `os.${imported}`);
+            }
+          } else osNames.add(specifier.local.name);
+        }
+      },
+      MemberExpression(node) {
+        if (node.object.type !== 'Identifier' || node.computed || node.property.type !== 'Identifier') return;
+        const { name } = node.object;
+        const property = node.property.name;
+        if (name === 'process' && (property === 'platform' || property === 'geteuid')) report(node, `process.${property}`);
+        else if (osNames.has(name) && (property === 'platform' || property === 'type')) report(node, `os.${property}`);
+      },
+    };
+  },
+};
+
+/** The plugin: `airlock/layers`, `airlock/no-cycles`, `airlock/explained-catch`, `airlock/platform-seam`. */
+export const airlockPlugin = { meta: { name: 'airlock' }, rules: { layers, 'no-cycles': noCycles, 'explained-catch': explainedCatch, 'platform-seam': platformSeam } };
 
 /** Forgets the files read (a test that changes files between runs). */
 export function forgetImports() {

@@ -95,3 +95,28 @@ export const coreRules = [
     why: 'the supervisor runs servers; it never decides calls',
   },
 ];
+
+/**
+ * Who may ask which OS Airlock runs on (`process.platform`, `os.platform()`)
+ * or whether it runs as root (`process.geteuid`). Inside the sandbox only
+ * its platform seam may (electron/core/sandbox/platform/: it picks the
+ * backend, and the backend says what holds); everywhere else only the files
+ * below, each for a reason that is not the sandbox's. A new question about
+ * the OS goes into the seam, or into this list with its reason.
+ */
+export const platformQuestions = {
+  seam: 'electron/core/sandbox/platform/',
+  allowed: [
+    { path: 'electron/cli/tty.ts', why: "the terminal's own device (no /dev/tty on Windows)" },
+    { path: 'electron/core/app/app-room.ts', why: 'the app tells its window which OS it is on' },
+    { path: 'electron/core/data-dir.ts', why: "where each OS keeps an app's data" },
+    { path: 'electron/core/gateway/gateway-token.ts', why: 'file permissions of the gateway token on each OS' },
+    { path: 'electron/core/install/config-import.ts', why: 'where other AI apps keep their configuration on each OS' },
+    { path: 'electron/core/install/local-command.ts', why: 'how a command is looked up on each OS' },
+    { path: 'electron/core/install/mcpb-source.ts', why: "an MCPB bundle's declared platforms" },
+    { path: 'electron/core/ipc/local-socket.ts', why: 'a named pipe on Windows, a Unix socket elsewhere' },
+    { path: 'electron/core/managed-policy/managed-policy-room.ts', why: "how often the organisation's policy is read on each OS" },
+    { path: 'electron/core/managed-policy/policy-sources.ts', why: "where each OS keeps the organisation's policy" },
+    { path: 'electron/core/runtimes/runtimes.ts', why: "a login shell's PATH (none on Windows)" },
+  ],
+};

@@ -20,8 +20,19 @@ export const GuaranteeViewSchema = z.object({
   state: z.enum(['enforced', 'weaker', 'not enforced']),
   /** One or two sentences: how it holds, how it is weaker, or why it does not hold. */
   how: z.string(),
+  /** The row matters only to a server with this in its profile (`write-grants`: the files protected inside its write grants). */
+  onlyWith: z.enum(['write-grants']).optional(),
 });
 export type GuaranteeView = z.infer<typeof GuaranteeViewSchema>;
+
+/**
+ * The rows that matter to a server with this profile: a row about the
+ * files inside write grants only when it has one. The install disclosure
+ * shows these (the CLI's, and the window's as the person edits the grants).
+ */
+export function guaranteesFor<T extends Pick<GuaranteeView, 'onlyWith'>>(rows: readonly T[], profile: { filesystem: { write: readonly string[] } }): T[] {
+  return rows.filter((row) => row.onlyWith === undefined || (row.onlyWith === 'write-grants' && profile.filesystem.write.length > 0));
+}
 
 /** This machine's sandbox, row by row, and where it holds less than Linux's. */
 export const SandboxGuaranteesViewSchema = z.object({
@@ -58,6 +69,8 @@ export const SandboxPlanViewSchema = z.object({
   /** The complete Seatbelt profile (macOS). */
   profileText: z.string().optional(),
   notes: z.array(z.string()),
+  /** What of the launch is made only when it starts (its proxy's port; Linux: bubblewrap's mounts), in words; shown as «…» placeholders above. */
+  atStart: z.array(z.string()).optional(),
   /** Computed on another platform than the one it is for (paths are this machine's). */
   foreign: z.boolean(),
 });

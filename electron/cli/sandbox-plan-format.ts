@@ -7,7 +7,7 @@
  * come from the person's own grants and settings; they are shown inert
  * (control characters made visible) like everything else the CLI prints.
  */
-import type { GuaranteeView, SandboxGuaranteesView, SandboxPlanView } from '../../shared/sandbox-views';
+import { guaranteesFor, type GuaranteeView, type SandboxGuaranteesView, type SandboxPlanView } from '../../shared/sandbox-views';
 import { inertText as inert } from '../core/servers';
 import { CliExit, EXIT } from './output';
 import type { Palette } from './terminal';
@@ -49,6 +49,10 @@ export function formatSandboxPlan(plan: SandboxPlanView, c: Palette): string {
     for (const note of plan.notes) lines.push(`  - ${note}`);
   }
   lines.push('', 'Launch (no shell in front of it; secrets and the proxy credential shown as placeholders):');
+  if (plan.atStart?.length) {
+    lines.push('  Made only when it starts (shown as «…» or XXXXXX below):');
+    for (const part of plan.atStart) lines.push(`  - ${part}`);
+  }
   const args = plan.profileText !== undefined ? plan.launch.args.map((arg) => (arg === plan.profileText ? '<the profile below>' : arg)) : plan.launch.args;
   lines.push(`  ${[plan.launch.command, ...args].map((word) => inert(quoteWord(word))).join(' ')}`);
   lines.push('  environment:');
@@ -68,9 +72,15 @@ export function formatGuarantees(view: SandboxGuaranteesView, c: Palette): strin
   return lines.join('\n');
 }
 
-/** For the disclosure: where this computer's sandbox holds less than Linux's (the person decides knowing it). */
-export function formatPlatformWeaker(rows: readonly GuaranteeView[], c: Palette): string {
-  return [c.warn('On this computer the sandbox holds less than on Linux. For this server:'), ...rows.map((row) => formatGuarantee(row, c))].join('\n');
+/**
+ * For the disclosure: where this computer's sandbox holds less than
+ * Linux's, the rows that matter to this server with these grants (the
+ * person decides knowing it); empty when none does.
+ */
+export function formatPlatformWeaker(rows: readonly GuaranteeView[], profile: { filesystem: { write: readonly string[] } }, c: Palette): string {
+  const apply = guaranteesFor(rows, profile);
+  if (apply.length === 0) return '';
+  return [c.warn('On this computer the sandbox holds less than on Linux. For this server:'), ...apply.map((row) => formatGuarantee(row, c))].join('\n');
 }
 
 /** The platform `--platform` names, or a usage error that lists the three. */

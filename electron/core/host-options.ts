@@ -54,8 +54,8 @@ export interface HostOptions {
   storeBackend?: StoreBackendFactory;
   /** How secrets are sealed at rest (Electron's safeStorage in the app). */
   secretCipher?: SecretCipher;
-  /** How to check the sandbox (tests pass a PATH without bwrap). */
-  checkSandbox?: () => SandboxSupport;
+  /** How to check the sandbox (tests pass a PATH without bwrap); default: the launcher's backend. `fresh`: not from a cached answer. */
+  checkSandbox?: (check?: { fresh?: boolean }) => SandboxSupport;
   /** The launcher (tests may pass one with options); default: the OS sandbox. */
   launcher?: AirlockSandboxLauncher;
   launcherOptions?: SandboxLauncherOptions;

@@ -31,7 +31,6 @@ import { remoteSupport } from './registry/install-plan';
 import { RegistryRoom } from './registry/registry-room';
 import { RemoteRoom } from './remote/remote-room';
 import { RuntimesRoom } from './runtimes';
-import { checkSandboxSupport } from './sandbox/capability';
 import { dataFolderRegistryPath } from './sandbox/data-folders';
 import { createSandboxLauncher, type AirlockSandboxLauncher } from './sandbox/sandbox-launcher';
 import { SecretStore } from './secrets/secret-store';
@@ -169,10 +168,26 @@ export class AirlockHost {
       env: options.auditExport?.env ?? process.env,
       ...(options.auditExport?.tuning ? { tuning: options.auditExport.tuning } : {}),
     });
+    this.launcher =
+      options.launcher ??
+      createSandboxLauncher({
+        ...home,
+        onNetworkRequest: (server, host, port) => this.approvals.askNetwork(server, host, port),
+        // SECURITY: a contained server is never asked about: its read-only tools run unasked
+        // because it has no network, and a run-time "allow" must not end that quietly.
+        mayAsk: (_server, profile) => !isContained(profile),
+        // SECURITY (invariant 5): the audit key stays out of every server's reach, wherever it was moved.
+        ...(this.activity.keyFile ? { hiddenFiles: [this.activity.keyFile] } : {}),
+        onViolation: (server, text) => this.activity.recordSandboxRefusal(server, text),
+        // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host.
+        onNetworkDecision: (decision) => (this.activity.recordNetwork(decision), this.calls.noteNetworkDecision(decision)),
+        ...options.launcherOptions,
+      });
     this.app = new AppRoom({
       ...parts,
       version: options.version,
-      checkSandbox: options.checkSandbox ?? (() => checkSandboxSupport()),
+      // What the launcher's backend says of this machine (the same answer the refusal to start reads).
+      checkSandbox: options.checkSandbox ?? ((check) => this.launcher.support(check)),
       notices: () => [...this.store.notices, ...this.activity.notices, ...organisation.notices],
       flushWindowMs: () => this.audit.flushWindowMs,
       effectiveMode: (mode) => organisation.effectiveMode(mode),
@@ -189,21 +204,6 @@ export class AirlockHost {
       refusesHost: (host) => organisation.refusesHost(host),
       didChangeServers: emitServers,
     });
-    this.launcher =
-      options.launcher ??
-      createSandboxLauncher({
-        ...home,
-        onNetworkRequest: (server, host, port) => this.approvals.askNetwork(server, host, port),
-        // SECURITY: a contained server is never asked about: its read-only tools run unasked
-        // because it has no network, and a run-time "allow" must not end that quietly.
-        mayAsk: (_server, profile) => !isContained(profile),
-        // SECURITY (invariant 5): the audit key stays out of every server's reach, wherever it was moved.
-        ...(this.activity.keyFile ? { hiddenFiles: [this.activity.keyFile] } : {}),
-        onViolation: (server, text) => this.activity.recordSandboxRefusal(server, text),
-        // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host.
-        onNetworkDecision: (decision) => (this.activity.recordNetwork(decision), this.calls.noteNetworkDecision(decision)),
-        ...options.launcherOptions,
-      });
     const codeHasher = new CodeHasher({ dataDir });
     this.codePins = new CodePins({ hasher: codeHasher, now: () => Date.now() });
     this.supervisor = new Supervisor({

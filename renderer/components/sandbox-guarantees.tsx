@@ -6,7 +6,7 @@
  * on a real machine. The install disclosure shows only the rows weaker
  * than Linux (`PlatformWeaker`).
  */
-import type { GuaranteeView, SandboxGuaranteesView } from '../../shared/sandbox-views';
+import { guaranteesFor, type GuaranteeView, type SandboxGuaranteesView } from '../../shared/sandbox-views';
 import { useQuery } from '../api';
 import { Badge } from './badges';
 
@@ -66,9 +66,14 @@ function GuaranteesFor({ view }: { view: SandboxGuaranteesView }) {
   );
 }
 
-/** For the install disclosure: where this computer's sandbox holds less than Linux's, for this server (nothing on Linux). */
-export function PlatformWeaker({ rows }: { rows: readonly GuaranteeView[] | undefined }) {
-  if (!rows || rows.length === 0) return null;
+/**
+ * For the install disclosure: where this computer's sandbox holds less than
+ * Linux's, the rows that matter to this server with the grants now chosen
+ * (nothing on Linux); it follows the person's edits to the grants.
+ */
+export function PlatformWeaker({ rows: all, profile }: { rows: readonly GuaranteeView[] | undefined; profile: { filesystem: { write: readonly string[] } } }) {
+  const rows = all ? guaranteesFor(all, profile) : [];
+  if (rows.length === 0) return null;
   return (
     <div className="notice notice-warning" data-testid="platform-weaker">
       <p>

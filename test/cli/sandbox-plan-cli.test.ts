@@ -59,6 +59,9 @@ describe('airlock show --sandbox-plan', () => {
     expect(plan.files.writeAllowed).toContain(proj);
     expect(plan.network).toMatchObject({ allowedHosts: ['api.github.com'], endpoint: expect.stringContaining('127.0.0.1:3128') });
     expect(plan.launch.env.API_KEY).toBe('«secret»');
+    // bubblewrap's mounts are made at start: a placeholder that says so, and the words for it (no invented argv).
+    expect(plan.launch.args).toContain("«bubblewrap's mounts, made at start»");
+    expect(plan.atStart.join(' ')).toMatch(/bubblewrap's mount options: sandbox-runtime makes them at each start/);
   });
 
   it('for macOS: the whole Seatbelt profile, which — evaluated — hides home and credentials, and lets it write only its grant', () => {
@@ -76,6 +79,12 @@ describe('airlock show --sandbox-plan', () => {
     expect(profile.mayCreate(join(notes, 'x'))).toBe(false);
     expect(profile.mayConnect('93.184.216.34', 443)).toBe(false);
     expect(plan.launch.env.HTTP_PROXY).toContain('«per-launch credential»');
+    // Its proxy's port is chosen at each start: shown as such, never as a port 0 it would not use.
+    expect(plan.network.endpoint).toMatch(/^127\.0\.0\.1:«port chosen at start» /);
+    expect(plan.launch.env.HTTP_PROXY).toMatch(/@127\.0\.0\.1:«port chosen at start»$/);
+    expect(plan.profileText).toContain('(remote ip "localhost:«port chosen at start»")');
+    expect(plan.profileText).not.toMatch(/localhost:0\b/);
+    expect(plan.atStart.join(' ')).toMatch(/a free one is chosen at each start/);
   });
 
   it('for Windows: the srt-win argv, with a deny for the credential paths', () => {
@@ -84,6 +93,8 @@ describe('airlock show --sandbox-plan', () => {
     expect(plan.launch.args.slice(0, 3)).toEqual(['--srt-win', 'exec', '--quiet']);
     expect(plan.launch.args.filter((_: string, i: number, all: string[]) => all[i - 1] === '--deny-read').length).toBeGreaterThan(50);
     expect(plan.guarantees.find((row: { row: string }) => row.row === 'resource-limits')).toMatchObject({ state: 'not enforced' });
+    expect(plan.network.endpoint).toMatch(/^127\.0\.0\.1:«port chosen at start» \(its own proxy, on a port in 60080–60089/);
+    expect(JSON.stringify(plan.launch)).not.toMatch(/127\.0\.0\.1:(0|60080)\b/);
   });
 
   it('in words: the guarantees marked, the rules, the profile; macOS and Windows said to be not yet verified on a real machine', () => {
@@ -97,6 +108,9 @@ describe('airlock show --sandbox-plan', () => {
     expect(mac.out).toContain('Not yet verified on a real macOS machine');
     expect(mac.out).toMatch(/Home folder hidden\s+weaker/);
     expect(mac.out).not.toContain(SECRET_VALUE);
+    expect(mac.out).toContain('Made only when it starts (shown as «…» or XXXXXX below):');
+    expect(mac.out).toContain('its traffic goes to 127.0.0.1:«port chosen at start»');
+    expect(linux.out).toMatch(/Made only when it starts[^]*bubblewrap's mount options/);
   });
 
   it('refuses --platform without --sandbox-plan, and a platform it has no sandbox for (exit 2)', () => {

@@ -16,11 +16,10 @@ const REPO = resolve(import.meta.dirname, '../..');
 const text = readFileSync(join(REPO, 'docs/sandbox.md'), 'utf8');
 const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
 
-/** The table's rows, split into cells (a `\|` inside a cell is a character, not a border). */
+/** The table's rows as cells; a checkout with CRLF line endings reads the same (.gitattributes asks for LF; this does not rely on it). */
 function tableRows(markdown: string): string[][] {
   return markdown
-    .split('\n')
-    .map((line) => line.trimEnd()) // a checkout on Windows may end lines with \r\n
+    .split(/\r?\n/)
     .filter((line) => line.startsWith('|') && !line.startsWith('|---'))
     .map((line) =>
       line
@@ -36,6 +35,11 @@ const rows = tableRows(text);
 const readmeRows = tableRows(readme.split(/^## /m).find((section) => /^What the sandbox guarantees\r?\n/.test(section)) ?? '');
 
 describe('docs/sandbox.md', () => {
+  it('reads the same from a checkout with CRLF line endings (the Windows runner without eol=lf)', () => {
+    expect(tableRows(text.replace(/\n/g, '\r\n'))).toEqual(rows);
+    expect(rows[0]).toHaveLength(4);
+  });
+
   it('has one row per guarantee, in order, and a column per platform', () => {
     expect(rows[0]!.slice(1).map((cell) => cell.split(' ')[0])).toEqual(['Linux', 'macOS', 'Windows']);
     expect(rows.slice(1).map((row) => row[0])).toEqual(GUARANTEE_ROWS.map((row) => row.label));
@@ -52,6 +56,18 @@ describe('docs/sandbox.md', () => {
   it('says "not yet verified on a real machine" for each platform whose backend says so', () => {
     for (const [column, platform] of SANDBOX_PLATFORMS.entries()) {
       expect(rows[0]![column + 1]!.includes('not yet verified on a real machine')).toBe(!platformBackend(platform)!.verifiedOnRealMachine);
+    }
+  });
+
+  it('says where the suite has run: Linux on every change; each platform not verified on a real machine, that its workflow has not run yet', () => {
+    const section = text.split(/\r?\n## /).find((part) => part.startsWith('Where this has been tested'));
+    expect(section).toBeDefined();
+    const name: Record<string, string> = { linux: 'Linux', darwin: 'macOS', win32: 'Windows' };
+    for (const platform of SANDBOX_PLATFORMS) {
+      const line = section!.split('\n').find((candidate) => candidate.startsWith(`- **${name[platform]}:**`));
+      expect(line, platform).toBeDefined();
+      if (platformBackend(platform)!.verifiedOnRealMachine) expect(line).not.toMatch(/not yet verified/);
+      else expect(line).toMatch(/It has not run yet: until it passes, .* is "not yet verified on a real machine"/);
     }
   });
 });

@@ -4,7 +4,7 @@
  * one, with ESLint's own engine. `npm test` runs the linter on the whole tree
  * (npm run lint); this test proves that run can fail.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ESLint } from 'eslint';
@@ -24,7 +24,7 @@ function linter(cwd = ROOT): ESLint {
         files: ['**/*.ts', '**/*.tsx'],
         languageOptions: { parser: tseslint.parser },
         plugins: { airlock: airlockPlugin },
-        rules: { 'airlock/layers': 'error', 'airlock/no-cycles': 'error', 'airlock/explained-catch': 'error', 'no-empty': ['error', { allowEmptyCatch: false }] },
+        rules: { 'airlock/layers': 'error', 'airlock/no-cycles': 'error', 'airlock/explained-catch': 'error', 'airlock/platform-seam': 'error', 'no-empty': ['error', { allowEmptyCatch: false }] },
       },
     ],
   });
@@ -77,5 +77,39 @@ describe('the house, as a lint rule', () => {
     expect((await problems('try { JSON.parse("x"); } catch {}\n', file)).join('\n')).toMatch(/no-empty/);
     expect(await problems('// Nothing to do: the caller already reported it.\nvoid Promise.resolve().catch(() => {});\n', file)).toEqual([]);
     expect(await problems('try { JSON.parse("x"); } catch {\n  // Not JSON: the default stands.\n}\n', file)).toEqual([]);
+  });
+
+  it.each([
+    ['the sandbox launcher asking which OS', 'electron/core/sandbox/sandbox-launcher.ts', 'export const p = process.platform;\n', /process\.platform asks which OS/],
+    ['a view asking whether Airlock is root', 'electron/core/views/resource-limits.ts', 'export const root = process.geteuid?.() === 0;\n', /process\.geteuid asks which OS \(or which user\)/],
+    ['the supervisor importing os.platform', 'electron/core/servers/bad.ts', "import { platform } from 'node:os';\nexport const p = platform();\n", /os\.platform asks/],
+    ['the renderer-facing core reading os.type through the module', 'electron/core/bad.ts', "import os from 'node:os';\nexport const t = os.type();\n", /os\.type asks/],
+  ])('refuses %s outside the platform seam', async (_what, file, code, message) => {
+    expect((await problems(code, join(ROOT, file))).join('\n')).toMatch(message);
+  });
+
+  it('lets the platform seam, and the files house.mjs names with a reason, ask', async () => {
+    expect(await problems('export const p = process.platform;\n', join(ROOT, 'electron/core/sandbox/platform/index.ts'))).toEqual([]);
+    expect(await problems('export const p = process.platform;\n', join(ROOT, 'electron/core/data-dir.ts'))).toEqual([]);
+    expect(await problems("import { homedir } from 'node:os';\nexport const h = homedir();\n", join(ROOT, 'electron/core/sandbox/bad.ts'))).toEqual([]);
+  });
+
+  it('finds no question about the OS outside the seam in the tree as it is (npm test runs this rule over every source file)', async () => {
+    const files = (dir: string): string[] =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? files(`${dir}/${entry.name}`) : /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [`${dir}/${entry.name}`] : [],
+      );
+    // Only this rule (the import graph of no-cycles is the slow part of the full lint).
+    const seamOnly = new ESLint({
+      cwd: ROOT,
+      overrideConfigFile: true,
+      overrideConfig: [{ files: ['**/*.ts', '**/*.tsx'], languageOptions: { parser: tseslint.parser }, plugins: { airlock: airlockPlugin }, rules: { 'airlock/platform-seam': 'error' } }],
+    });
+    const found: string[] = [];
+    for (const file of [...files('electron'), ...files('shared'), ...files('renderer')]) {
+      const [result] = await seamOnly.lintText(readFileSync(join(ROOT, file), 'utf8'), { filePath: join(ROOT, file) });
+      found.push(...result!.messages.filter((message) => message.ruleId === 'airlock/platform-seam').map((message) => `${file}:${message.line}: ${message.message}`));
+    }
+    expect(found).toEqual([]);
   });
 });

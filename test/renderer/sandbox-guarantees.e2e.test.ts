@@ -5,9 +5,14 @@
  * less (a host whose launcher is the macOS backend's — the rows are data,
  * so they render here), the install disclosure says where, before the
  * person decides, and the Permissions page says it is not yet verified on
- * a real machine.
+ * a real machine. On a Windows computer (the Windows backend, its srt-win
+ * `status` a stand-in: srt-win runs only on Windows), Settings guides the
+ * one-time install: what is missing, the command, what it creates and how
+ * to remove it, and "Check again" once it is done.
  */
 import { join } from 'node:path';
+import type { WindowsSandboxState } from '../../electron/core/sandbox/executables';
+import { WINDOWS_INSTALL_COMMAND, WINDOWS_UNINSTALL_COMMAND } from '../../electron/core/sandbox/platform/win32';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRendererHost, REPO, type RendererHost } from './renderer-support';
 
@@ -76,5 +81,69 @@ describe('a computer whose sandbox holds less than Linux (the macOS backend)', (
     await table.waitFor();
     expect(await table.getByTestId('guarantees-unverified').textContent()).toContain('Not yet verified on a real macOS machine');
     expect(await table.getByTestId('guarantee-home-hidden').getAttribute('data-state')).toBe('weaker');
+  });
+});
+
+describe('Settings on a Windows computer whose sandbox is not installed yet (the Windows backend)', () => {
+  let t: RendererHost;
+  const srtWin: { state: WindowsSandboxState } = { state: { user: { provisioned: false, credPresent: false }, wfp: { state: 'absent' } } };
+
+  beforeAll(async () => {
+    t = await openRendererHost({ host: { launcherOptions: { capabilityProbe: { platform: 'win32', pathEnv: '', windowsSandboxStatus: () => srtWin.state } } } });
+  });
+  afterAll(() => t?.close());
+
+  it('says what is missing, the command that installs it, what it creates and how to remove it; after the install, Check again says ready', async () => {
+    const { page } = t;
+    await t.open('#/settings');
+    const panel = page.getByTestId('sandbox-status');
+    await panel.waitFor();
+    const text = (await panel.textContent()) ?? '';
+    expect(await panel.getAttribute('class')).toContain('panel-danger');
+    expect(text).toContain("Missing: the sandbox user (srt-sandbox), the sandbox user's password, the firewall filters");
+    expect(text).toContain(`To fix it, run ${WINDOWS_INSTALL_COMMAND}, then check again.`);
+    expect(text).toContain('a local Windows user "srt-sandbox"');
+    expect(text).toContain(`the command ${WINDOWS_UNINSTALL_COMMAND} removes it all again`);
+
+    srtWin.state = { user: { provisioned: true, sid: 'S-1-5-21-1-2-3-1001', credPresent: true }, wfp: { state: 'installed' } };
+    await panel.getByRole('button', { name: 'Check again' }).click();
+    await page.locator('[data-testid="sandbox-status"].panel-ok').waitFor();
+    const ready = (await panel.textContent()) ?? '';
+    expect(ready).toContain('The sandbox is ready (srt-win, alpha');
+    expect(ready).toContain(WINDOWS_UNINSTALL_COMMAND);
+    expect(ready).not.toContain('Missing:');
+    expect(await page.getByTestId('sandbox-guarantees').getByTestId('guarantees-unverified').textContent()).toContain('Not yet verified on a real Windows machine');
+    expect(t.consoleErrors).toEqual([]);
+  });
+});
+
+describe('the install disclosure on a Windows computer (the Windows backend): the rows that matter to this server', () => {
+  let t: RendererHost;
+
+  beforeAll(async () => {
+    const ready: WindowsSandboxState = { user: { provisioned: true, sid: 'S-1-5-21-1-2-3-1001', credPresent: true }, wfp: { state: 'installed' } };
+    t = await openRendererHost({ host: { launcherOptions: { capabilityProbe: { platform: 'win32', pathEnv: '', windowsSandboxStatus: () => ready } } } });
+  });
+  afterAll(() => t?.close());
+
+  it('leaves out the files protected inside write grants until the person gives it a write grant, then shows that row', async () => {
+    const { page } = t;
+    await t.open('#/install');
+    await page.getByRole('radio', { name: 'Command on this computer' }).check();
+    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${SERVER}`);
+    await page.getByRole('button', { name: 'Split into arguments' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByTestId('disclosure').waitFor();
+    const weaker = page.getByTestId('platform-weaker');
+    await weaker.waitFor();
+    // The shared identity: it matters to every server, grants or none.
+    expect(await weaker.getByTestId('guarantee-writes-only-grants').getAttribute('data-state')).toBe('weaker');
+    expect(await weaker.getByTestId('guarantee-protected-files').count()).toBe(0);
+
+    await page.getByLabel('Add a folder to change').fill(t.folder('proj'));
+    await page.getByRole('button', { name: 'Add a folder to change' }).click();
+    await weaker.getByTestId('guarantee-protected-files').waitFor();
+    expect(await weaker.getByTestId('guarantee-protected-files').textContent()).toContain('Only what exists at the top of each write grant');
+    expect(t.consoleErrors).toEqual([]);
   });
 });

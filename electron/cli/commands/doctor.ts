@@ -11,7 +11,7 @@ import { auditExportLines, organisationLines } from './settings';
 import type { CliContext } from './servers';
 
 /** `airlock doctor`: can this machine run Airlock's sandbox, which node/python/uv will servers use, is the data folder healthy? */
-export async function doctor(api: SharedHost, io: CliIo, json: boolean): Promise<number> {
+export async function doctor(api: Pick<SharedHost, 'invoke' | 'mode'>, io: CliIo, json: boolean): Promise<number> {
   const sandbox = await api.invoke('sandbox.status', {});
   const guarantees = await api.invoke('sandbox.guarantees', {});
   const info = await api.invoke('app.info', {});

@@ -194,7 +194,6 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
     if (!quiet && !options.brief) io.out(formatDisclosure({ ...disclosure, env }, c));
     // SECURITY (invariant 7): code from outside the pinned program is refused, as NODE_OPTIONS is, unless allowed (the core refuses it too).
     if (disclosure.codeArguments?.length && !disclosure.codeArgumentsAllowed) throw new CliExit(EXIT.usage, codeArgumentsRefusal(disclosure.codeArguments));
-    if (!quiet && !options.brief && disclosure.platformWeaker?.length) io.out(formatPlatformWeaker(disclosure.platformWeaker, c));
     const proposals = options.acceptProposals ? disclosure.proposals : [];
     let profile = applyGrants(disclosure.profile, {
       ...options,
@@ -202,6 +201,9 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
       write: [...(options.write ?? []), ...proposals.filter((p) => p.kind === 'write').map((p) => p.value)],
       domain: [...(options.domain ?? []), ...proposals.filter((p) => p.kind === 'domain').map((p) => p.value)],
     });
+    // Where this computer's sandbox holds less than Linux's, for this server with the grants it gets.
+    const weaker = !quiet && !options.brief && disclosure.platformWeaker?.length ? formatPlatformWeaker(disclosure.platformWeaker, profile, c) : '';
+    if (weaker) io.out(weaker);
     if (!options.acceptProposals && !quiet && !options.brief) {
       const offered = formatProposals(disclosure.proposals.filter((p) => !granted(profile, p)), c);
       if (offered) io.out(offered);

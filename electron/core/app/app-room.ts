@@ -16,8 +16,8 @@ export interface AppRoomDeps {
   version: string;
   dataDir: string;
   store: Pick<AirlockStore, 'read'>;
-  /** Checks whether the OS sandbox can run here (tests pass one without bwrap). */
-  checkSandbox(): SandboxSupport;
+  /** Checks whether the OS sandbox can run here (tests pass one without bwrap); `fresh`: ask the OS again, not a cached answer. */
+  checkSandbox(check?: { fresh?: boolean }): SandboxSupport;
   /** Start-up problems the person must see, from every room that has some. */
   notices(): AppNotice[];
   /** The audit log's flush window (ms), for the settings page. */
@@ -56,7 +56,7 @@ export class AppRoom {
 
   /** Checks the sandbox again (after the person installed what was missing) and tells every shell. */
   recheckSandbox(): SandboxSupport {
-    this.#sandbox = this.deps.checkSandbox();
+    this.#sandbox = this.deps.checkSandbox({ fresh: true });
     this.deps.emit('sandbox.didChange', this.#sandbox);
     return this.#sandbox;
   }

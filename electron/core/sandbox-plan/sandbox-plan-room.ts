@@ -59,6 +59,7 @@ export class SandboxPlanRoom {
       launch: plan.launch,
       ...(plan.profileText !== undefined ? { profileText: plan.profileText } : {}),
       notes: plan.notes,
+      ...(plan.atStart?.length ? { atStart: plan.atStart } : {}),
       foreign: plan.platform !== this.deps.launcher.platform,
     };
   }

@@ -5,7 +5,7 @@
  */
 import type { SandboxSupport } from '../../../shared/domain';
 import { type CapabilityProbe } from './executables';
-import { platformBackend } from './platform';
+import { platformBackend, thisMachine } from './platform';
 
 export { findExecutable, findSandboxTool, SYSTEM_TOOL_DIRS, type CapabilityProbe } from './executables';
 
@@ -14,9 +14,7 @@ export { findExecutable, findSandboxTool, SYSTEM_TOOL_DIRS, type CapabilityProbe
  * missing and the command that fixes it. The same truth feeds `airlock doctor`,
  * the Settings screen and the refusal to start a server.
  */
-export function checkSandboxSupport(
-  probe: CapabilityProbe = { platform: process.platform, pathEnv: process.env.PATH },
-): SandboxSupport {
+export function checkSandboxSupport(probe: CapabilityProbe = thisMachine(), check: { fresh?: boolean } = {}): SandboxSupport {
   const backend = platformBackend(probe.platform);
   if (!backend) {
     return {
@@ -26,5 +24,5 @@ export function checkSandboxSupport(
       summary: `Airlock cannot sandbox servers on ${probe.platform}; servers will not start unless you allow one to run unsandboxed.`,
     };
   }
-  return backend.support(probe);
+  return backend.support(probe, check);
 }

@@ -12,6 +12,19 @@ export interface CapabilityProbe {
   pathEnv: string | undefined;
   /** Where system tools (prlimit) are also looked for (default `SYSTEM_TOOL_DIRS`; tests pass none). */
   systemDirs?: readonly string[];
+  /**
+   * Windows: what srt-win's `status` reports. Absent: the packaged srt-win
+   * is run. Tests pass a stand-in (srt-win runs only on Windows).
+   */
+  windowsSandboxStatus?(): WindowsSandboxState;
+}
+
+/** What srt-win's `status` reports that the capability check reads (sandbox-runtime's `WindowsSandboxStatus`, in part). */
+export interface WindowsSandboxState {
+  /** The sandbox's Windows user: made, its SID, and its password readable by this process. */
+  user: { provisioned: boolean; sid?: string; credPresent: boolean };
+  /** The firewall filters: `cannot-read` without elevation (the egress check before the first server then proves them). */
+  wfp: { state: 'absent' | 'installed' | 'cannot-read' };
 }
 
 /** Tools that live in the system's own folders, where an app started from the desktop (with a short PATH) may not look. */

@@ -71,6 +71,13 @@ export interface LaunchPlan {
    * the returned function is called.
    */
   onNote?(listener: (text: string) => void): () => void;
+  /**
+   * Where the OS has no process groups (Windows): ends the process the plan
+   * started and everything it started, by force. Set by the platform's
+   * backend; absent, the supervisor signals the POSIX process group.
+   * Call it only while that process has not exited (its pid is still its own).
+   */
+  endTree?(pid: number): void;
   dispose(): Promise<void>;
 }
 

@@ -25,7 +25,7 @@ import type { SandboxLauncherOptions } from './launcher-options';
 import { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimits, type SandboxLauncher } from './launcher';
 import { startLoopbackProxy, type LoopbackProxy } from './loopback-proxy';
 import { startServerProxy, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
-import { isSandboxPlatform, platformBackend, type BackendSession, type Guarantee, type PlanInput, type PlatformBackend, type PlatformPlan, type ProxyEndpoint, type SandboxPlatform, weakerThan } from './platform';
+import { hostFacts, isSandboxPlatform, platformBackend, thisMachine, type BackendSession, type Guarantee, type PlanInput, type PlatformBackend, type PlatformPlan, type ProxyEndpoint, type SandboxPlatform, weakerThan } from './platform';
 import { SANDBOX_PROXY_PORT } from './platform/linux-launch';
 import { buildServerEnv, dataSettingsFor, probeProfile } from './profiles';
 import { claimRunFolder, sweepCrashedRuns } from './runtime-sweep';
@@ -63,8 +63,8 @@ export interface AirlockSandboxLauncher extends SandboxLauncher {
   verifiedOnRealMachine(): boolean;
   /** The rows where this platform's sandbox holds less than Linux's, for the install disclosure (empty on Linux). */
   weakerThanLinux(): Guarantee[];
-  /** Whether this machine can sandbox (as `checkSandboxSupport`, with this launcher's probe). */
-  support(): SandboxSupport;
+  /** Whether this machine can sandbox (as `checkSandboxSupport`, with this launcher's probe); `fresh`: not a cached answer. */
+  support(check?: { fresh?: boolean }): SandboxSupport;
   /** The resource limits every sandboxed server it plans runs under (each plan carries them too). */
   limits(): ResourceLimits;
   /** Closes every proxy still open and removes the runtime folder. Call on shutdown. */
@@ -74,11 +74,22 @@ export interface AirlockSandboxLauncher extends SandboxLauncher {
 /** What a shown plan carries instead of a secret's value or the proxy's credential. */
 export const SHOWN_SECRET = '«secret»';
 export const SHOWN_CREDENTIAL = '«per-launch credential»';
-/** The proxy port a shown plan carries for a backend whose port is chosen at each start. */
+/** The proxy port a shown plan is computed with, for a backend whose port is chosen at each start (then shown as `SHOWN_PORT_TEXT`). */
 export const SHOWN_PORT = 0;
+/** How a shown plan writes the proxy's port that is chosen at each start. */
+export const SHOWN_PORT_TEXT = '«port chosen at start»';
 
-/** Whether this process is root (Linux: servers then run as nobody, and the process limit does not bind). */
-const runningAsRoot = () => process.geteuid?.() === 0;
+/** A shown plan with its loopback proxy port (computed as `SHOWN_PORT`) written as chosen at start, everywhere it appears. */
+function showPortChosenAtStart(plan: PlatformPlan): PlatformPlan {
+  const show = (text: string) => text.replace(/\b(127\.0\.0\.1|localhost):0(?![0-9])/g, `$1:${SHOWN_PORT_TEXT}`);
+  return {
+    ...plan,
+    ...(plan.network.endpoint ? { network: { ...plan.network, endpoint: show(plan.network.endpoint) } } : {}),
+    launch: { command: plan.launch.command, args: plan.launch.args.map(show), env: Object.fromEntries(Object.entries(plan.launch.env).map(([name, value]) => [name, show(value)])) },
+    ...(plan.profileText !== undefined ? { profileText: show(plan.profileText) } : {}),
+    atStart: [...(plan.atStart ?? []), "its proxy's port on 127.0.0.1: a free one is chosen at each start (and put in its proxy variables and, on macOS, in the profile's one network rule)."],
+  };
+}
 
 /**
  * Creates the launcher the supervisor and the install probe use. Fails closed:
@@ -103,7 +114,7 @@ const runningAsRoot = () => process.geteuid?.() === 0;
  * (that folder, and only it, becomes readable).
  */
 export function createSandboxLauncher(options: SandboxLauncherOptions = {}): AirlockSandboxLauncher {
-  const probe: CapabilityProbe = options.capabilityProbe ?? { platform: process.platform, pathEnv: process.env.PATH };
+  const probe: CapabilityProbe = options.capabilityProbe ?? thisMachine();
   const backend = platformBackend(probe.platform);
   const homeDir = canonical(options.homeDir ?? homedir());
   const hostEnv = options.hostEnv ?? process.env;
@@ -126,11 +137,12 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     const limits: ResourceLimits = { ...DEFAULT_LIMITS, ...options.limits };
     delete limits.unenforced;
     // What this platform does not set or enforce, carried with the limits to the server's page.
-    if (backend && Object.keys(backend.unenforcedLimits).length > 0) limits.unenforced = { ...backend.unenforcedLimits };
+    const unenforced = backend?.unenforcedLimits(hostFacts()) ?? {};
+    if (Object.keys(unenforced).length > 0) limits.unenforced = { ...unenforced };
     return limits;
   };
 
-  const support = (): SandboxSupport => checkSandboxSupport(probe);
+  const support = (check: { fresh?: boolean } = {}): SandboxSupport => checkSandboxSupport(probe, check);
 
   const getSession = (chosen: PlatformBackend): BackendSession => {
     session ??= chosen.openSession({
@@ -252,7 +264,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         ...(request.proxy ? { proxy: request.proxy } : {}),
       },
       limits: limitsNow(),
-      facts: { runningAsRoot: runningAsRoot() },
+      facts: hostFacts(),
     };
     return { input, parts };
   };
@@ -372,9 +384,11 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       const cwd = spec.cwd ?? home;
       const command = resolveCommand(spec.command, env.PATH, cwd, backend?.executableExtensions(hostEnv) ?? []);
 
+      // How the supervisor ends the whole tree where the OS has no process groups (Windows), sandboxed or not.
+      const endTree = backend?.endProcessTree ? { endTree: (pid: number) => backend.endProcessTree!(pid, hostEnv) } : {};
       if (!sandboxable) {
         // Consent recorded in the profile: same scrubbed environment, no walls.
-        return { command, args: [...spec.args], env, cwd, sandboxed: false, onNote, dispose };
+        return { command, args: [...spec.args], env, cwd, sandboxed: false, onNote, ...endTree, dispose };
       }
 
       // SECURITY (invariant 5): every Airlock data folder of this user, not
@@ -400,7 +414,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       });
       const launch = await getSession(backend).launch({ input, parts, launchRoot: launchDir, note });
       started = launch;
-      return { command: launch.command, args: launch.args, env: launch.env, cwd, sandboxed: true, limits, onNote, dispose };
+      return { command: launch.command, args: launch.args, env: launch.env, cwd, sandboxed: true, limits, onNote, ...endTree, dispose };
     } catch (error) {
       await dispose();
       throw error;
@@ -420,7 +434,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       ? undefined
       : chosen.proxyTransport.kind === 'unix-socket'
         ? { kind: 'unix-socket', socketPath: join(writable, '..', 'proxy.sock') }
-        : { kind: 'tcp', host: '127.0.0.1', port: chosen.proxyTransport.portRange?.[0] ?? SHOWN_PORT, credential: { user: 'airlock', token: SHOWN_CREDENTIAL } };
+        : { kind: 'tcp', host: '127.0.0.1', port: SHOWN_PORT, credential: { user: 'airlock', token: SHOWN_CREDENTIAL } };
     const dataDir = profile.filesystem.persistentData ? canonical(paths.serverDataDir) : undefined;
     const shownSecrets = Object.fromEntries(profile.secrets.map((name) => [name, SHOWN_SECRET]));
     const proxyEnv = proxyUrls(endpoint, true);
@@ -458,10 +472,11 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       exempt: writeTrustedExemptions(profile, paths.write, () => {}),
       extraReadAllowed: endpoint?.kind === 'unix-socket' ? [endpoint.socketPath] : [],
     });
-    return chosen.plan(input);
+    const plan = chosen.plan(input);
+    return endpoint?.kind === 'tcp' ? showPortChosenAtStart(plan) : plan;
   };
 
-  const guarantees = (): Guarantee[] => backend?.guarantees({ runningAsRoot: runningAsRoot() }) ?? [];
+  const guarantees = (): Guarantee[] => backend?.guarantees(hostFacts()) ?? [];
 
   return {
     platform: probe.platform,
@@ -472,7 +487,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     verifiedOnRealMachine: () => backend?.verifiedOnRealMachine ?? false,
     weakerThanLinux: () => {
       if (!backend || backend.platform === 'linux') return [];
-      const linux = platformBackend('linux')!.guarantees({ runningAsRoot: runningAsRoot() });
+      const linux = platformBackend('linux')!.guarantees(hostFacts());
       return weakerThan(guarantees(), linux);
     },
     describe,

@@ -175,19 +175,31 @@ export async function waitForProcessGroupExit(pgid: number, timeoutMs: number, p
   }
 }
 
-const liveGroups = new Set<number>();
+/** Each live group, and how to end it where the OS has no groups (the plan's `endTree`). */
+const liveGroups = new Map<number, ((pid: number) => void) | undefined>();
 let exitHookInstalled = false;
 
 /**
  * Remembers a group so that, if Airlock itself exits without stopping its
- * servers, they are killed rather than left running detached.
+ * servers, they are killed rather than left running detached — with
+ * `end` where the OS has no process groups (Windows).
  */
-export function trackProcessGroup(pgid: number): void {
-  liveGroups.add(pgid);
+export function trackProcessGroup(pgid: number, end?: (pid: number) => void): void {
+  liveGroups.set(pgid, end);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once('exit', () => {
-      for (const group of liveGroups) signalProcessGroup(group, 'SIGKILL');
+      for (const [group, endTree] of liveGroups) {
+        if (!endTree) {
+          signalProcessGroup(group, 'SIGKILL');
+          continue;
+        }
+        try {
+          endTree(group);
+        } catch {
+          // Airlock is exiting: there is no one left to tell, and the next start sweeps what is left.
+        }
+      }
     });
   }
 }

@@ -206,7 +206,7 @@ class StdioChannel implements ConnectionChannel {
 }
 
 /** Is `value` a ready-made channel (a remote server's) rather than a launch plan? */
-function isChannel(value: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd'> | ConnectionChannel): value is ConnectionChannel {
+function isChannel(value: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd' | 'endTree'> | ConnectionChannel): value is ConnectionChannel {
   return 'transport' in value && typeof (value).close === 'function';
 }
 
@@ -234,7 +234,7 @@ export class ServerConnection {
    * launch plan it runs that process on stdio; given a channel (a remote
    * server's) it talks over that.
    */
-  constructor(plan: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd'> | ConnectionChannel, options: ConnectionOptions = {}) {
+  constructor(plan: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd' | 'endTree'> | ConnectionChannel, options: ConnectionOptions = {}) {
     this.options = options;
     this.paging = { ...DEFAULT_PAGING_LIMITS, ...options.paging };
     const now = options.now ?? Date.now;
@@ -308,7 +308,7 @@ export class ServerConnection {
   }
 
   /** Creates a connection and connects it. */
-  static async open(plan: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd'>, options: ConnectionOptions = {}): Promise<ServerConnection> {
+  static async open(plan: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd' | 'endTree'>, options: ConnectionOptions = {}): Promise<ServerConnection> {
     const connection = new ServerConnection(plan, options);
     await connection.connect();
     return connection;

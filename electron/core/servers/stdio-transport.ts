@@ -126,7 +126,7 @@ export class ProcessStdioTransport implements Transport {
   };
 
   constructor(
-    private readonly plan: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd'>,
+    private readonly plan: Pick<LaunchPlan, 'command' | 'args' | 'env' | 'cwd' | 'endTree'>,
     options: ProcessStdioTransportOptions = {},
   ) {
     this.limits = { ...DEFAULT_STDIO_LIMITS, ...options.limits };
@@ -190,7 +190,7 @@ export class ProcessStdioTransport implements Transport {
       let spawned = false;
       child.once('spawn', () => {
         spawned = true;
-        if (child.pid !== undefined) trackProcessGroup(child.pid);
+        if (child.pid !== undefined) trackProcessGroup(child.pid, this.plan.endTree?.bind(this.plan));
         resolve();
       });
       child.on('error', (error) => {
@@ -273,6 +273,10 @@ export class ProcessStdioTransport implements Transport {
     const pgid = child.pid;
     const exitedWithin = (ms: number) =>
       Promise.race([this.exitPromise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    if (this.plan.endTree) {
+      await this.endTreeShutdown(child, pgid, exitedWithin);
+      return;
+    }
     // Descendants that left the group (setsid) are found by parent links while those
     // links exist, i.e. before the server exits; they get the same signals as the group.
     const escaped = new Map<number, ProcessIdentity>();
@@ -306,6 +310,37 @@ export class ProcessStdioTransport implements Transport {
     }
     await exitedWithin(this.timings.killMs);
     untrackProcessGroup(pgid);
+    this.finish();
+  }
+
+  /**
+   * The stop where the OS has no process groups (Windows): close stdin,
+   * wait; then, if it has not exited, the plan's `endTree` (the platform's
+   * way to end it and everything it started: there, srt-win's job object
+   * ends every process in the sandbox) and a kill of the process itself;
+   * wait. SECURITY: no orphans — the tree is ended while the pid is still
+   * this server's (before its exit), never after.
+   */
+  private async endTreeShutdown(child: ChildProcessWithoutNullStreams, pid: number, exitedWithin: (ms: number) => Promise<boolean>): Promise<void> {
+    if (!this.exitInfo) {
+      try {
+        child.stdin.end();
+      } catch {
+        // already closed
+      }
+      await exitedWithin(this.timings.graceMs);
+    }
+    if (!this.exitInfo) {
+      try {
+        this.plan.endTree!(pid);
+      } catch (error) {
+        this.log.push('airlock', `ending the server's processes failed: ${(error as Error).message}`);
+      }
+      child.kill('SIGKILL');
+      this.log.push('airlock', 'the server did not stop when its input closed; it and everything it started were ended');
+      await exitedWithin(this.timings.termMs + this.timings.killMs);
+    }
+    untrackProcessGroup(pid);
     this.finish();
   }
 

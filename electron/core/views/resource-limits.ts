@@ -1,10 +1,11 @@
 /**
  * The resource limits a sandboxed server runs under, in words a person can
  * read on the server's page and in `airlock show` — and honestly: a limit
- * the kernel does not apply here says so, with why. Linux does not apply
- * RLIMIT_NPROC to processes whose real user is root, and when Airlock runs
- * as root its servers' processes are root to the kernel outside their
- * namespace (the process limit then does not hold; the others do).
+ * the platform's sandbox does not set, or the OS does not enforce here,
+ * says so with why. Which ones those are is the sandbox backend's to say
+ * (`ResourceLimits.unenforced`: macOS's process count, every limit on
+ * Windows, the process count on Linux when Airlock runs as root); this
+ * file only words the rows.
  */
 import type { ResourceLimitView } from '../../../shared/views';
 import type { ResourceLimits } from '../sandbox/launcher';
@@ -39,25 +40,19 @@ export function secondsInWords(seconds: number): string {
 
 /**
  * The limits as rows, in the order a person thinks of them (processes,
- * memory, CPU time, open files). `runningAsRoot`: Airlock's effective user
- * is root (then the process limit does not hold).
+ * memory, CPU time, open files); a limit the sandbox says does not hold
+ * carries its why.
  */
-export function resourceLimitViews(limits: ResourceLimits, runningAsRoot: boolean): ResourceLimitView[] {
-  // What the platform's sandbox says it does not set or enforce (macOS, Windows) comes first.
-  const unenforced = (kind: keyof NonNullable<ResourceLimits['unenforced']>) => {
+export function resourceLimitViews(limits: ResourceLimits): ResourceLimitView[] {
+  const holds = (kind: keyof NonNullable<ResourceLimits['unenforced']>) => {
     const why = limits.unenforced?.[kind];
     return why ? { holds: false, note: why } : { holds: true };
   };
-  const processes = limits.unenforced?.processes
-    ? unenforced('processes')
-    : runningAsRoot
-      ? { holds: false, note: 'Does not hold here: Airlock runs as root, and Linux does not apply the process limit to processes that are root outside their sandbox. Run Airlock as a normal user for it to hold.' }
-      : { holds: true };
   return [
-    { kind: 'processes', label: 'Processes and threads', value: `${count(limits.processes)}, counting everything it starts`, ...processes },
-    { kind: 'memory', label: 'Memory', value: `${bytesInWords(limits.memoryBytes)} of writable memory per process (more is refused)`, ...unenforced('memoryBytes') },
-    { kind: 'cpu', label: 'CPU time', value: `${secondsInWords(limits.cpuSeconds)} per process, then that process is stopped`, ...unenforced('cpuSeconds') },
-    { kind: 'openFiles', label: 'Open files', value: `${count(limits.openFiles)} per process`, ...unenforced('openFiles') },
+    { kind: 'processes', label: 'Processes and threads', value: `${count(limits.processes)}, counting everything it starts`, ...holds('processes') },
+    { kind: 'memory', label: 'Memory', value: `${bytesInWords(limits.memoryBytes)} of writable memory per process (more is refused)`, ...holds('memoryBytes') },
+    { kind: 'cpu', label: 'CPU time', value: `${secondsInWords(limits.cpuSeconds)} per process, then that process is stopped`, ...holds('cpuSeconds') },
+    { kind: 'openFiles', label: 'Open files', value: `${count(limits.openFiles)} per process`, ...holds('openFiles') },
   ];
 }
 
@@ -74,5 +69,5 @@ export function serverLimitsView(
   if (running && status.sandboxed === false) return { limits: [], limitsNote: 'None: it runs without a sandbox, and the limits are set inside it.' };
   const limits = running && status.limits ? status.limits : nextLaunch?.();
   if (!limits) return { limits: [], limitsNote: NO_SANDBOX_LIMITS_NOTE };
-  return { limits: resourceLimitViews(limits, process.geteuid?.() === 0) };
+  return { limits: resourceLimitViews(limits) };
 }

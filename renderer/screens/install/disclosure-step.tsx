@@ -203,7 +203,7 @@ function LocalParts({
       )}
       <h3>Permissions</h3>
       <p className="muted small">Nothing beyond the defaults is granted until you choose it here; you can change it again at any time on the server’s page.</p>
-      <PlatformWeaker rows={d.platformWeaker} />
+      <PlatformWeaker rows={d.platformWeaker} profile={profile} />
       <ProfileEditor profile={profile} onChange={onProfile} proposals={d.proposals} busy={busy} />
     </>
   );

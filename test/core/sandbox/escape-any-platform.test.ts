@@ -5,20 +5,39 @@
  * every one, checked from outside (the files, the listeners). The
  * Linux-only details (bubblewrap's argv, EROFS) stay in escape.test.ts.
  *
+ * Besides: a server installed in Airlock's own data folder (it reads its
+ * code there, and nothing else of that folder); the limits the backend says
+ * hold, holding (ulimit on macOS, rlimits on Linux; Windows sets none);
+ * Seatbelt's refusals reaching the server's log and the audit log (macOS
+ * only: no other platform has such a stream); and a stop that leaves no
+ * process of a server that outlives its input (macOS, Windows — on Linux
+ * the sandbox's pid namespace hides its pids; lifecycle.test.ts covers it).
+ *
  * With AIRLOCK_REQUIRE_SANDBOX=1, a machine that cannot sandbox FAILS the
  * first test with what is missing; without it the suite is skipped.
  */
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSandboxProfile, type SandboxProfile } from '../../../shared/domain';
+import { AuditLog } from '../../../electron/core/audit/audit-log';
+import { SandboxRefusalRecorder } from '../../../electron/core/audit/sandbox-refusal-record';
+import { toActivityViews } from '../../../electron/core/audit/views';
+import type { LaunchPlan } from '../../../electron/core/sandbox/launcher';
 import { createSandboxLauncher, type AirlockSandboxLauncher } from '../../../electron/core/sandbox/sandbox-launcher';
+import { ProcessStdioTransport } from '../../../electron/core/servers/stdio-transport';
 import { sandboxRequirement } from './require-sandbox';
-import { call, canaryListener, connect, ESCAPE_SERVER, makeWorld } from './sandbox-harness';
+import { call, canaryListener, connect, ESCAPE_SERVER, isLive, makeWorld, until } from './sandbox-harness';
+
+const LIMITS_SERVER = join(import.meta.dirname, '../../fixtures/escape/limits-server.mjs');
 
 const probeLauncher = createSandboxLauncher();
 const requirement = sandboxRequirement(probeLauncher.support());
+/** The limits this platform's backend says it does not set or the OS does not enforce here. */
+const unenforced = probeLauncher.limits().unenforced ?? {};
 await probeLauncher.close();
 
 describe(`the sandbox on ${process.platform}`, () => {
@@ -40,6 +59,11 @@ describe.skipIf(!requirement.run)(`a hostile server, sandboxed on ${process.plat
   let grantedProxy: string;
   let readGrant: string;
   let writeGrant: string;
+  let planGranted: LaunchPlan;
+  let audit: AuditLog;
+  let recorder: SandboxRefusalRecorder;
+  /** Every refusal the OS's sandbox reported (macOS), by server, in order. */
+  const refusals: Array<{ server: string; text: string }> = [];
 
   beforeAll(async () => {
     world = await makeWorld();
@@ -59,7 +83,17 @@ describe.skipIf(!requirement.run)(`a hostile server, sandboxed on ${process.plat
     await mkdir(join(writeGrant, '.git'), { recursive: true });
     await writeFile(join(writeGrant, '.git', 'config'), '[core]\n');
     process.env.AIRLOCK_TEST_CANARY_SECRET = 'canary-must-not-leak';
-    launcher = createSandboxLauncher({ homeDir: world.home, runtimeDir: world.runtimeDir });
+    audit = new AuditLog({ dir: join(world.base, 'audit') });
+    recorder = new SandboxRefusalRecorder(audit);
+    launcher = createSandboxLauncher({
+      homeDir: world.home,
+      runtimeDir: world.runtimeDir,
+      // As the host wires it: into the audit log (Activity), and kept here to wait on.
+      onViolation: (server, text) => {
+        refusals.push({ server, text });
+        recorder.record(server, text);
+      },
+    });
     const profile: SandboxProfile = {
       ...defaultSandboxProfile(),
       filesystem: { read: [readGrant], write: [writeGrant], persistentData: false },
@@ -67,7 +101,7 @@ describe.skipIf(!requirement.run)(`a hostile server, sandboxed on ${process.plat
       secrets: ['API_KEY'],
     };
     const spec = { command: process.execPath, args: [ESCAPE_SERVER], env: {} };
-    const planGranted = await launcher.plan(spec, profile, world.context('granted', { secrets: { API_KEY: 'granted-secret', OTHER: 'not granted' } }));
+    planGranted = await launcher.plan(spec, profile, world.context('granted', { secrets: { API_KEY: 'granted-secret', OTHER: 'not granted' } }));
     grantedProxy = planGranted.env.HTTP_PROXY!;
     const planPlain = await launcher.plan(spec, defaultSandboxProfile(), world.context('plain'));
     expect([planGranted.sandboxed, planPlain.sandboxed]).toEqual([true, true]);
@@ -78,6 +112,8 @@ describe.skipIf(!requirement.run)(`a hostile server, sandboxed on ${process.plat
     delete process.env.AIRLOCK_TEST_CANARY_SECRET;
     await Promise.all([granted?.close(), plain?.close()]);
     await launcher?.close();
+    await recorder?.flush();
+    await audit?.close();
     await canary?.close();
     await api?.close();
     await rm(world.base, { recursive: true, force: true });
@@ -144,5 +180,86 @@ describe.skipIf(!requirement.run)(`a hostile server, sandboxed on ${process.plat
     expect((await call(granted.client, 'read_env', { name: 'OTHER' })).value).toBeNull();
     expect((await call(granted.client, 'read_env', { name: 'API_KEY' })).value).toBe('granted-secret');
     expect((await call(plain.client, 'read_env', { name: 'API_KEY' })).value).toBeNull();
+  });
+
+  it("runs a server installed in Airlock's data folder: it reads its own code there, and nothing else of that folder", async () => {
+    const pkg = join(world.airlockDataDir, 'servers', 'installed', 'pkg');
+    await mkdir(pkg, { recursive: true });
+    await writeFile(join(pkg, 'package.json'), '{"name":"installed","version":"1.0.0","type":"module"}\n');
+    // Its entry point lives in the data folder (every Airlock data folder is denied to reads); the rest of its code is the fixture's.
+    await writeFile(join(pkg, 'server.mjs'), `import ${JSON.stringify(pathToFileURL(ESCAPE_SERVER).href)};\n`);
+    const plan = await launcher.plan({ command: process.execPath, args: [join(pkg, 'server.mjs')], env: {}, cwd: pkg }, defaultSandboxProfile(), world.context('installed'));
+    expect(plan.sandboxed).toBe(true);
+    const installed = await connect(plan);
+    try {
+      expect(await call(installed.client, 'read_file', { path: join(pkg, 'package.json') })).toMatchObject({ ok: true, text: expect.stringContaining('"installed"') });
+      expect(await call(installed.client, 'read_file', { path: join(world.airlockDataDir, 'store.json') })).toMatchObject({ ok: false });
+      expect(await call(installed.client, 'read_file', { path: join(world.home, '.ssh', 'id_rsa') })).toMatchObject({ ok: false });
+    } finally {
+      await installed.close();
+    }
+  });
+
+  it.skipIf(process.platform !== 'darwin')("Seatbelt's refusals reach the server's own log and the audit log, attributed to it (macOS)", { timeout: 120_000 }, async () => {
+    const notes: string[] = [];
+    const stop = planGranted.onNote?.((text) => notes.push(text));
+    expect(await call(granted.client, 'read_file', { path: join(world.home, '.ssh', 'id_rsa') })).toMatchObject({ ok: false });
+    // `log stream` reports a refusal a moment after it happens: wait for it (the test's timeout bounds the wait).
+    await until(() => refusals.some((refusal) => refusal.server === 'granted'));
+    await until(() => notes.some((note) => note.startsWith('The sandbox refused: ')));
+    stop?.();
+    await recorder.flush();
+    const rows = (await audit.readActivity({})).flatMap(toActivityViews).filter((row) => row.kind === 'sandbox');
+    expect(rows.some((row) => row.server === 'granted' && row.verdict === 'refused by the sandbox')).toBe(true);
+    expect(rows.every((row) => row.server === 'granted' || row.server === 'plain' || row.server === 'installed')).toBe(true);
+    expect((await audit.verify()).ok).toBe(true);
+  });
+
+  it.skipIf(process.platform === 'linux')('a stop leaves no process of a server that outlives its input, its child included (macOS, Windows)', { timeout: 60_000 }, async () => {
+    const plan = await launcher.plan({ command: process.execPath, args: [ESCAPE_SERVER], env: {} }, defaultSandboxProfile(), world.context('stopper'));
+    // The supervisor's own transport and its stop sequence (POSIX group signals on macOS; the plan's endTree on Windows).
+    const transport = new ProcessStdioTransport(plan, { shutdown: { graceMs: 500, termMs: 2000, killMs: 5000 } });
+    const client = new Client({ name: 'sandbox-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { pid, child } = await call(client, 'linger', {});
+      expect([isLive(pid), isLive(child)]).toEqual([true, true]);
+      await transport.close();
+      await until(() => !isLive(pid) && !isLive(child));
+      expect(transport.log.snapshot().some((line) => /ended|killed/.test(line.text))).toBe(true);
+    } finally {
+      await transport.close();
+      await plan.dispose();
+    }
+  });
+});
+
+describe.skipIf(!requirement.run)(`the limits the backend says hold, on ${process.platform}`, () => {
+  let world: Awaited<ReturnType<typeof makeWorld>>;
+  let launcher: AirlockSandboxLauncher;
+  let server: Awaited<ReturnType<typeof connect>>;
+  const skipAll = unenforced.openFiles !== undefined && unenforced.cpuSeconds !== undefined;
+
+  beforeAll(async () => {
+    if (skipAll) return;
+    world = await makeWorld('limits');
+    launcher = createSandboxLauncher({ homeDir: world.home, runtimeDir: world.runtimeDir, limits: { openFiles: 512, cpuSeconds: 3 } });
+    server = await connect(await launcher.plan({ command: process.execPath, args: [LIMITS_SERVER], env: {} }, defaultSandboxProfile(), world.context('limits')));
+  });
+  afterAll(async () => {
+    await server?.close();
+    await launcher?.close();
+    if (world) await rm(world.base, { recursive: true, force: true });
+  });
+
+  it.skipIf(unenforced.openFiles !== undefined)('open files: no more than the limit', async () => {
+    const opened = await call(server.client, 'open_files', { count: 2000 });
+    expect(opened.opened).toBeLessThan(512);
+    expect(opened.error).toBe('EMFILE');
+  });
+
+  it.skipIf(unenforced.cpuSeconds !== undefined)('CPU time: a child that spins is stopped by the kernel', { timeout: 90_000 }, async () => {
+    const burnt = await call(server.client, 'burn_cpu', {});
+    expect(['SIGXCPU', 'SIGKILL']).toContain(burnt.signal);
   });
 });

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSandboxProfile } from '../../../shared/domain';
 import { DEFAULT_LIMITS } from '../../../electron/core/sandbox/launcher';
+import { hostFacts, platformBackend } from '../../../electron/core/sandbox/platform';
 import { createSandboxLauncher, type AirlockSandboxLauncher } from '../../../electron/core/sandbox/sandbox-launcher';
 import { call, connect, makeWorld } from './sandbox-harness';
 
@@ -32,8 +33,11 @@ describe('resource limits per server', () => {
     await rm(world.base, { recursive: true, force: true });
   });
 
-  it('the plan says which limits the server runs under', () => {
-    expect(plan.limits).toEqual(limits);
+  it('the plan says which limits the server runs under, and which of them the backend says do not hold here', () => {
+    const unenforced = platformBackend('linux')!.unenforcedLimits(hostFacts());
+    expect(plan.limits).toEqual({ ...limits, ...(Object.keys(unenforced).length > 0 ? { unenforced } : {}) });
+    // As root the process count does not hold (Linux does not count root's processes); as a normal user every limit does.
+    expect(plan.limits?.unenforced?.processes !== undefined).toBe(process.geteuid?.() === 0);
   });
 
   it('the kernel holds the server to them (as /proc/self/limits shows inside)', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -80,4 +81,30 @@ export async function canaryListener(): Promise<{ port: number; connections: () 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
   return { port, connections: () => count, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/**
+ * Whether a pid names a live process, seen from outside: /proc where there
+ * is one (a zombie is not live), else a signal-0 probe (EPERM means it
+ * lives, as another user: Windows' sandbox user).
+ */
+export function isLive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || process.platform === 'linux') return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Resolves once `check` holds, looking again every 50 ms (the test's own timeout bounds the wait). */
+export async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 50));
 }

@@ -40,7 +40,7 @@ export const GUARANTEE_ROWS = [
   { id: 'credentials-denied', label: 'Credentials denied' },
   { id: 'data-folders-hidden', label: 'Other data folders hidden' },
   { id: 'writes-only-grants', label: 'Writes only to grants' },
-  { id: 'protected-files', label: 'Protected files inside grants' },
+  { id: 'protected-files', label: 'Protected files inside grants', onlyWith: 'write-grants' },
   { id: 'network-allowlist', label: 'Per-server network allowlist' },
   { id: 'network-questions', label: 'Run-time network questions' },
   { id: 'ipc-isolation', label: 'IPC isolation' },
@@ -48,6 +48,14 @@ export const GUARANTEE_ROWS = [
   { id: 'resource-limits', label: 'Resource limits' },
   { id: 'violation-reporting', label: 'Violation reporting' },
 ] as const;
+
+/**
+ * What a row's guarantee is about, when it is about only some servers: the
+ * files protected inside write grants matter to a server only if it has a
+ * write grant. Every other row matters to every server (on Windows even a
+ * server with no grant shares one identity with those that have some).
+ */
+export type GuaranteeScope = 'write-grants';
 
 /** One row's id (`home-hidden`, …). */
 export type GuaranteeRowId = (typeof GUARANTEE_ROWS)[number]['id'];
@@ -60,6 +68,8 @@ export interface Guarantee {
   state: GuaranteeState;
   /** How it holds, or how it is weaker, or why it does not hold: one or two sentences. */
   how: string;
+  /** Present when the row matters only to a server whose profile has this (the install disclosure shows it only then). */
+  onlyWith?: GuaranteeScope;
 }
 
 /** Facts about this machine and this launch that change a guarantee (the same backend says more or less). */
@@ -204,6 +214,8 @@ export interface PlatformPlan {
   profileText?: string;
   /** What this platform cannot give that Linux does, for this launch, in plain words. */
   notes: string[];
+  /** What of the launch is made only when it starts, in words (a shown plan carries «…» placeholders for it). */
+  atStart?: string[];
 }
 
 /** What one launch asks of a backend's session: the plan's input, and what only the launch has. */
@@ -260,16 +272,27 @@ export interface PlatformBackend {
   readonly verifiedOnRealMachine: boolean;
   /** How servers reach their proxy here: a Unix socket, or a loopback port (in a fixed range where the OS fences the rest). */
   readonly proxyTransport: { kind: 'unix-socket' } | { kind: 'tcp'; portRange?: readonly [number, number] };
-  /** Whether this machine can sandbox servers with this backend, and if not, exactly what is missing and the fix. */
-  support(probe: CapabilityProbe): SandboxSupport;
+  /**
+   * Whether this machine can sandbox servers with this backend, and if not,
+   * exactly what is missing and the fix. A backend whose check is costly
+   * (Windows: it runs srt-win) may answer "ready" from its last check of
+   * the same probe; `fresh` asks the OS again (Settings' "Check again").
+   */
+  support(probe: CapabilityProbe, check?: { fresh?: boolean }): SandboxSupport;
   /** What a launch here guarantees, row by row. */
   guarantees(facts: GuaranteeFacts): Guarantee[];
   /** The credential paths under `homeDir` (and the system's) for this platform, in its path spelling. */
   secretPaths(homeDir: string): string[];
-  /** The limits this platform does not set or enforce, with why (shown on the server's page). */
-  readonly unenforcedLimits: Partial<Record<import('../launcher').LimitKind, string>>;
+  /** The limits this platform does not set, or the OS does not enforce for this machine's facts, with why (shown on the server's page). */
+  unenforcedLimits(facts: GuaranteeFacts): Partial<Record<import('../launcher').LimitKind, string>>;
   /** sandbox-runtime's shared scratch folder as this platform spells it (hidden from every server). */
   readonly scratchFolders: readonly string[];
+  /**
+   * Where the OS has no process groups (Windows): how to end a launched
+   * process and everything it started, by force (`env`: Airlock's own, to
+   * find the system's tools). Absent: the supervisor signals the POSIX group.
+   */
+  endProcessTree?(pid: number, env: NodeJS.ProcessEnv): void;
   /** Extensions an executable name may need here (Windows' PATHEXT), from Airlock's environment. */
   executableExtensions(env: NodeJS.ProcessEnv): string[];
   /** Whether a folder Airlock made for its runtime is private to this user (a shared temp folder must not be trusted blindly). */
@@ -291,6 +314,6 @@ export function weakerThan(guarantees: readonly Guarantee[], reference: readonly
 
 /** A guarantee row, labelled from the table. */
 export function guarantee(row: GuaranteeRowId, state: GuaranteeState, how: string): Guarantee {
-  const label = GUARANTEE_ROWS.find((candidate) => candidate.id === row)!.label;
-  return { row, label, state, how };
+  const entry: { label: string; onlyWith?: GuaranteeScope } = GUARANTEE_ROWS.find((candidate) => candidate.id === row)!;
+  return { row, label: entry.label, state, how, ...(entry.onlyWith ? { onlyWith: entry.onlyWith } : {}) };
 }

@@ -238,7 +238,7 @@ function darwinGuarantees(facts: GuaranteeFacts): Guarantee[] {
     guarantee('ipc-isolation', 'weaker', 'Unix sockets and System V IPC are refused and only a fixed list of system services can be looked up, but POSIX shared memory and semaphores are open to every program of yours (Seatbelt has no IPC namespace).'),
     guarantee('privilege', 'weaker', 'Setting setuid or setgid bits is refused, but macOS has no "no new privileges": the server can run the system’s setuid programs (they stay inside the sandbox).'),
     guarantee('resource-limits', 'weaker', 'Open files, CPU time and memory are set with ulimit before the server starts; macOS does not enforce the memory limit for most allocations, and the process count is not limited (macOS counts every process of your user).'),
-    guarantee('violation-reporting', 'enforced', "Every refusal Seatbelt logs for this server (from `log stream`) goes to its log and the audit log, as do its proxy's refusals."),
+    guarantee('violation-reporting', 'weaker', "The refusals Seatbelt logs for this server (read from `log stream`) go to its log and the audit log, as do its proxy's refusals — but only while `log stream` runs: if it cannot start, the server's log says so and Seatbelt's refusals are not reported."),
   ];
 }
 
@@ -284,10 +284,10 @@ export const darwinBackend: PlatformBackend = {
     }
     return [...new Set([...[...SECRET_HOME_PATHS, ...DARWIN_SECRET_HOME_PATHS].map((rel) => `${homeDir}/${rel}`), ...DARWIN_SYSTEM_SECRET_PATHS, ...hostKeys])];
   },
-  unenforcedLimits: {
+  unenforcedLimits: () => ({
     processes: 'Not set on macOS: it counts every process of your user, not only this server\'s, so the limit would stop your other programs too.',
     memoryBytes: 'Set, but macOS does not enforce it for most of the memory a program allocates.',
-  },
+  }),
   scratchFolders: ['/tmp/claude', '/private/tmp/claude'],
   executableExtensions: () => [],
   isPrivateFolder: (info, uid) => info.isDirectory() && (uid === undefined || info.uid === uid) && (info.mode & 0o077) === 0,

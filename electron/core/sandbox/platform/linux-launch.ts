@@ -57,6 +57,13 @@ export const SANDBOX_UNPRIVILEGED_ID = 65534;
  * arguments, and no shell stays in the process tree.
  */
 export const SECCOMP_FD_SCRIPT = 'exec 3<"$1" || exit 126; shift; exec "$@"';
+
+/**
+ * Inside the sandbox, with a network proxy: socat bridges 127.0.0.1:3128 to
+ * the proxy's socket (it must start before seccomp: it opens the Unix
+ * socket), then the server replaces the shell, so no shell stays around.
+ */
+export const PROXY_BRIDGE_SCRIPT = `"$1" TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$2" >/dev/null 2>&1 & shift 2; exec "$@"`;
 const SECCOMP_FD = '3';
 
 /** The tools a Linux launch runs, pinned at the first launch. */
@@ -147,9 +154,7 @@ export function assembleBwrapArgv(input: {
     ? [
         SHELL,
         '-c',
-        // socat must start before seccomp (it opens the Unix socket);
-        // the server replaces the shell, so no shell stays around.
-        `"$1" TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$2" >/dev/null 2>&1 & shift 2; exec "$@"`,
+        PROXY_BRIDGE_SCRIPT,
         'airlock-net',
         input.tools.socat,
         input.proxySocketPath,

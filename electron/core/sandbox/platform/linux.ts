@@ -13,7 +13,7 @@ import { findSandboxTool, type CapabilityProbe } from '../executables';
 import { secretPathsUnder } from '../profiles';
 import { TRUSTED_NAMES } from '../trusted-files';
 import { guarantee, type Guarantee, type GuaranteeFacts, type PlanInput, type PlatformBackend, type PlatformPlan } from './backend';
-import { LinuxSession, prlimitArgs, SANDBOX_PROXY_PORT, SECCOMP_FD_SCRIPT } from './linux-launch';
+import { LinuxSession, prlimitArgs, PROXY_BRIDGE_SCRIPT, SANDBOX_PROXY_PORT, SECCOMP_FD_SCRIPT } from './linux-launch';
 
 /**
  * What the sandbox needs on Linux: bubblewrap isolates the filesystem and
@@ -60,6 +60,9 @@ function linuxGuarantees(facts: GuaranteeFacts): Guarantee[] {
   ];
 }
 
+/** Where the shown Linux launch has bubblewrap's mount options (made at each start). */
+export const SHOWN_MOUNTS = "«bubblewrap's mounts, made at start»";
+
 /** The plan as data: the rules, and the launch's shape (the exact argv is made at each start). */
 function linuxPlan(input: PlanInput): PlatformPlan {
   const proxy = input.network.proxy?.kind === 'unix-socket' ? input.network.proxy : undefined;
@@ -93,7 +96,7 @@ function linuxPlan(input: PlanInput): PlatformPlan {
         'airlock-sandbox',
         'privilege.bpf',
         'bwrap',
-        '<the mounts sandbox-runtime makes at start for the rules above, and the trusted files held read-only>',
+        SHOWN_MOUNTS,
         '--cap-drop',
         'ALL',
         '--unshare-ipc',
@@ -102,12 +105,16 @@ function linuxPlan(input: PlanInput): PlatformPlan {
         '--seccomp',
         '3',
         '--',
-        ...(proxy ? ['/bin/sh', '-c', `socat TCP-LISTEN:${SANDBOX_PROXY_PORT} → the proxy's socket; exec "$@"`, 'airlock-net', 'socat', proxy.socketPath] : []),
+        ...(proxy ? ['/bin/sh', '-c', PROXY_BRIDGE_SCRIPT, 'airlock-net', 'socat', proxy.socketPath] : []),
         ...server,
       ],
       env: input.env,
     },
     notes: [],
+    atStart: [
+      "bubblewrap's mount options: sandbox-runtime makes them at each start from the file rules above, as the paths are on this machine then (a folder that does not exist yet is hidden differently), and the trusted files inside each write grant that exist then are held read-only — so the exact list is known only at start.",
+      'the full paths of bwrap, socat, prlimit and apply-seccomp (found on PATH at the first start, then kept), of the privilege filter (privilege.bpf, in the launch\'s folder), and the launch\'s folder names (shown with XXXXXX).',
+    ],
   };
 }
 
@@ -117,7 +124,13 @@ export const linuxBackend: PlatformBackend = {
   mechanism: 'bubblewrap + seccomp (through sandbox-runtime)',
   verifiedOnRealMachine: true,
   proxyTransport: { kind: 'unix-socket' },
-  unenforcedLimits: {},
+  unenforcedLimits: (facts) =>
+    facts.runningAsRoot
+      ? {
+          processes:
+            'Does not hold here: Airlock runs as root, and Linux does not apply the process limit to processes that are root outside their sandbox. Run Airlock as a normal user for it to hold.',
+        }
+      : {},
   scratchFolders: ['/tmp/claude'],
   support: linuxSupport,
   guarantees: linuxGuarantees,

@@ -9,7 +9,9 @@
  * denies only for paths that exist (srt-win would otherwise create
  * placeholders for the missing ones in the person's home folder), and the
  * plan's argv. The grants are one set for every sandboxed server (one
- * Windows user): they are taken back when no sandboxed server runs.
+ * Windows user): while servers run, the sandbox's user holds exactly the
+ * union of their grants — when one stops (or restarts with a grant
+ * removed), what no running server needs is taken back.
  *
  * Not yet verified on a real Windows machine: written from sandbox-runtime
  * 0.0.78's own files; the CI workflow runs it on windows-latest.
@@ -49,10 +51,20 @@ export interface Win32Planner {
   portRange: readonly [number, number];
 }
 
+/** The places one live launch was given: what the sandbox's user must keep while it runs. */
+interface LaunchGrants {
+  serverName: string;
+  read: readonly string[];
+  write: readonly string[];
+  note(text: string): void;
+}
+
 export class Win32Session implements BackendSession {
   private ready: Promise<string> | undefined;
+  /** What srt-win holds for this Airlock process now (one set for the one Windows user). */
   private readonly granted = { read: new Set<string>(), write: new Set<string>() };
-  private live = 0;
+  /** Every live launch's own places: the grants are always their union, never more. */
+  private readonly launches = new Set<LaunchGrants>();
 
   constructor(
     _options: SessionOptions,
@@ -63,25 +75,27 @@ export class Win32Session implements BackendSession {
   async launch(request: LaunchRequest): Promise<StartedLaunch> {
     const sid = await this.ensureReady();
     const { input } = request;
-    const read = input.files.readAllowed.filter((path) => !this.granted.read.has(path));
-    const write = input.files.writeAllowed.filter((path) => !this.granted.write.has(path));
-    this.live += 1;
+    const own: LaunchGrants = { serverName: input.serverName, read: [...input.files.readAllowed], write: [...input.files.writeAllowed], note: request.note };
+    this.launches.add(own);
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
-      this.live -= 1;
-      if (this.live === 0) this.revokeAll(sid);
+      this.launches.delete(own);
+      this.narrowTo(sid, own);
     };
     try {
+      const read = own.read.filter((path) => !this.granted.read.has(path));
+      const write = own.write.filter((path) => !this.granted.write.has(path));
       if (read.length > 0 || write.length > 0) {
+        // Recorded first: a grant that fails part-way may hold some of them, and the release below takes them back.
+        for (const path of read) this.granted.read.add(path);
+        for (const path of write) this.granted.write.add(path);
         try {
           this.srt.grant({ sandboxUserSid: sid, read, write, srtWin: this.planner.srtWin });
         } catch (error) {
           throw new SandboxInitError(`Windows could not give the sandbox's user access to ${input.serverName}'s folders: ${(error as Error).message}`, { cause: error });
         }
-        for (const path of read) this.granted.read.add(path);
-        for (const path of write) this.granted.write.add(path);
       }
       // srt-win makes a placeholder for a deny target that does not exist; only existing ones are denied.
       const files = { ...input.files, readDenied: input.files.readDenied.filter((path) => this.srt.exists(path)) };
@@ -94,23 +108,55 @@ export class Win32Session implements BackendSession {
   }
 
   async close(): Promise<void> {
-    if (this.live > 0 && this.ready) {
+    this.launches.clear();
+    if (this.ready) {
       const sid = await this.ready.catch(() => undefined); // A sandbox that never became ready has no grants to take back.
-      if (sid) this.revokeAll(sid);
+      if (sid) this.narrowTo(sid);
     }
-    this.live = 0;
   }
 
-  private revokeAll(sid: string): void {
-    if (this.granted.read.size === 0 && this.granted.write.size === 0) return;
+  /**
+   * SECURITY (invariant 5): after a launch ends, the sandbox's user keeps
+   * exactly what the launches still running need. srt-win takes back only
+   * all of this process's grants at once, so when something is no longer
+   * needed — a server stopped, or restarted with a grant removed — every
+   * grant is taken back and the live launches' union given again. Until it
+   * is, those servers are refused their folders: narrower, never wider.
+   */
+  private narrowTo(sid: string, ended?: LaunchGrants): void {
+    const keep = { read: new Set<string>(), write: new Set<string>() };
+    for (const launch of this.launches) {
+      for (const path of launch.read) keep.read.add(path);
+      for (const path of launch.write) keep.write.add(path);
+    }
+    const surplus = [...this.granted.read].some((path) => !keep.read.has(path)) || [...this.granted.write].some((path) => !keep.write.has(path));
+    if (!surplus) return;
+    let outcome: ReturnType<SrtWinOperations['revoke']>;
     try {
-      this.srt.revoke({ sandboxUserSid: sid, srtWin: this.planner.srtWin });
+      outcome = this.srt.revoke({ sandboxUserSid: sid, srtWin: this.planner.srtWin });
     } catch {
-      // Taking access back can only narrow it: if srt-win fails here the entries stay as they were
-      // (readable to the sandbox's user) until the next revoke, and no server runs meanwhile.
+      outcome = undefined; // revokeWindowsAcl reports a failed srt-win by returning nothing; a throw means the same
+    }
+    if (outcome === undefined) {
+      // Nothing was taken back: keep the record as it is, so the next server that stops tries again.
+      const text = "Windows could not take back the sandbox's access to folders no running server needs (srt-win failed); Airlock tries again when the next server stops.";
+      for (const launch of [...(ended ? [ended] : []), ...this.launches]) launch.note(text);
+      return;
     }
     this.granted.read.clear();
     this.granted.write.clear();
+    if (keep.read.size === 0 && keep.write.size === 0) return;
+    // Recorded first, as in launch(): whatever a failed grant left is taken back when it is no longer needed.
+    for (const path of keep.read) this.granted.read.add(path);
+    for (const path of keep.write) this.granted.write.add(path);
+    try {
+      this.srt.grant({ sandboxUserSid: sid, read: [...keep.read], write: [...keep.write], srtWin: this.planner.srtWin });
+    } catch (error) {
+      // Fail closed: the live servers lose their folders rather than keep a grant that was taken back.
+      for (const launch of this.launches) {
+        launch.note(`Windows could not give the sandbox's user ${launch.serverName}'s folders again after another server stopped (${(error as Error).message}); it is refused them until it restarts.`);
+      }
+    }
   }
 
   /** Once per launcher: provisioned, and the firewall filter proven to block. Fails closed with the fix. */

@@ -16,7 +16,8 @@
  *   what another was granted, and reach another's proxy port (so each
  *   proxy demands its own server's credential: loopback-proxy.ts);
  * - a file grant is an access entry for that user, added when a server
- *   with it starts, and taken back only when no sandboxed server runs;
+ *   with it starts and taken back when the last running server with it
+ *   stops (win32-session.ts) — meanwhile every sandboxed server can use it;
  * - DNS lookups are not fenced (they go through Windows' DNS service);
  * - no process, memory or CPU limits.
  *
@@ -28,6 +29,7 @@
  * pure (tested on `path.win32` paths on Linux); provisioning, the egress
  * check and the grants are win32-session.ts.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { win32 } from 'node:path';
 import {
@@ -40,7 +42,7 @@ import {
 } from '@anthropic-ai/sandbox-runtime/dist/sandbox/windows-sandbox-utils.js';
 import type { SandboxSupport } from '../../../../shared/domain';
 import { SandboxInitError } from '../errors';
-import type { CapabilityProbe } from '../executables';
+import type { CapabilityProbe, WindowsSandboxState } from '../executables';
 import { SECRET_HOME_PATHS } from '../profiles';
 import { guarantee, type Guarantee, type GuaranteeFacts, type PlanInput, type PlatformBackend, type PlatformPlan } from './backend';
 import { Win32Session } from './win32-session';
@@ -138,7 +140,7 @@ export function win32Plan(input: PlanInput, srtWin: SrtWinSpawn = SRT_WIN): Plat
       writeDenied: denyWrite,
     },
     network: {
-      ...(proxy ? { endpoint: `127.0.0.1:${proxy.port} (its own proxy, in the range the firewall filter permits)` } : {}),
+      ...(proxy ? { endpoint: `127.0.0.1:${proxy.port} (its own proxy, on a port in ${WINDOWS_PROXY_PORT_RANGE[0]}–${WINDOWS_PROXY_PORT_RANGE[1]}, the range the firewall filter permits)` } : {}),
       allowedHosts: [...input.network.allowedHosts],
       questions: input.network.questions,
     },
@@ -152,7 +154,7 @@ export function win32Plan(input: PlanInput, srtWin: SrtWinSpawn = SRT_WIN): Plat
 
 const WIN32_NOTES = [
   "Every sandboxed server runs as the same Windows user (srt-sandbox): one can read what another was granted, and its temporary and data folders.",
-  'A grant is given to that user when a server with it starts, and taken back only when no sandboxed server is running.',
+  'A grant is given to that user when a server with it starts, and taken back when the last running server that has it stops: meanwhile every sandboxed server can use it.',
   'DNS lookups are not fenced: a server can send data out in the names it looks up.',
   "Its settings and secrets reach it on srt-win's command line, which other programs of your Windows account can read.",
   'No process, memory or CPU limits.',
@@ -162,7 +164,7 @@ function win32Guarantees(facts: GuaranteeFacts): Guarantee[] {
   void facts;
   return [
     guarantee('home-hidden', 'weaker', "The sandbox's Windows user cannot read your user folder except what is granted — but every sandboxed server is that same user, so each can read what any other was granted."),
-    guarantee('credentials-denied', 'enforced', 'The credential paths that exist when it starts are denied to the sandbox’s user (NTFS deny entries), also beneath a grant.'),
+    guarantee('credentials-denied', 'weaker', 'The credential paths that exist when it starts are denied to the sandbox’s user (NTFS deny entries), also beneath a grant; one created after it started, beneath a grant, is readable (srt-win can deny only a path that exists).'),
     guarantee('data-folders-hidden', 'weaker', "Airlock's data folders are denied; the other sandboxed servers' temporary and data folders are not (one shared Windows user)."),
     guarantee('writes-only-grants', 'weaker', "Writes only where the sandbox's Windows user was granted — which is every running sandboxed server's write grants together."),
     guarantee('protected-files', 'weaker', 'Only what exists at the top of each write grant when it starts (.git, .envrc, .vscode, …) is write-denied; a file made deeper, or later, is not.'),
@@ -175,9 +177,20 @@ function win32Guarantees(facts: GuaranteeFacts): Guarantee[] {
   ];
 }
 
-function win32Support(probe: CapabilityProbe): SandboxSupport {
-  void probe;
-  const undo = `It creates ${WINDOWS_INSTALL_CREATES}; \`${WINDOWS_UNINSTALL_COMMAND}\` removes it all again.`;
+/** The last "ready" answer per probe: the check runs srt-win, and support() is asked at every start. */
+const readyFor = new WeakMap<CapabilityProbe, SandboxSupport>();
+
+function win32Support(probe: CapabilityProbe, check: { fresh?: boolean } = {}): SandboxSupport {
+  const cached = check.fresh ? undefined : readyFor.get(probe);
+  if (cached) return cached;
+  const answer = win32SupportNow(probe);
+  if (answer.supported) readyFor.set(probe, answer);
+  else readyFor.delete(probe);
+  return answer;
+}
+
+function win32SupportNow(probe: CapabilityProbe): SandboxSupport {
+  const undo = `It creates ${WINDOWS_INSTALL_CREATES}; the command ${WINDOWS_UNINSTALL_COMMAND} removes it all again.`;
   if (!existsSync(SRT_WIN.exe)) {
     return {
       supported: false,
@@ -187,9 +200,9 @@ function win32Support(probe: CapabilityProbe): SandboxSupport {
       summary: `The sandbox cannot run: its helper ${SRT_WIN.exe} is missing. Servers will not start until it is there.`,
     };
   }
-  let status: ReturnType<typeof checkWindowsSandboxStatus>;
+  let status: WindowsSandboxState;
   try {
-    status = checkWindowsSandboxStatus({ srtWin: SRT_WIN });
+    status = probe.windowsSandboxStatus ? probe.windowsSandboxStatus() : checkWindowsSandboxStatus({ srtWin: SRT_WIN });
   } catch (error) {
     return {
       supported: false,
@@ -216,8 +229,32 @@ function win32Support(probe: CapabilityProbe): SandboxSupport {
     supported: true,
     platform: 'win32',
     missing: [],
-    summary: `The sandbox is ready (srt-win, alpha: the sandbox user and its firewall filters are installed; the filters are tested before the first server starts). Not yet verified on a real Windows machine by Airlock's own tests. ${undo}`,
+    summary: `The sandbox is ready (srt-win, alpha: the sandbox user is installed, and its firewall filters ${status.wfp.state === 'installed' ? 'are installed' : 'are there unless srt-win says otherwise (reading them needs administrator rights)'}; the filters are tested before the first server starts). Not yet verified on a real Windows machine by Airlock's own tests. ${undo}`,
   };
+}
+
+/** Runs one system tool to its end (a stand-in in tests: taskkill exists only on Windows). */
+export type RunTool = (file: string, args: readonly string[]) => void;
+
+const runTool: RunTool = (file, args) => {
+  // Synchronous on purpose: while it runs, the event loop cannot take the exit of the process
+  // being ended, so its handle stays open and its pid cannot be given to another process.
+  spawnSync(file, [...args], { stdio: 'ignore', windowsHide: true, shell: false, timeout: 10_000 });
+};
+
+/**
+ * Ends a server started here, and everything it started: `taskkill /PID
+ * <pid> /T /F` (Windows' own, from its system folder, never from PATH) ends
+ * srt-win and the processes it started that this user may end; srt-win's
+ * job object is kill-on-close, so srt-win's end ends every process in the
+ * sandbox (they run as the sandbox's user). Returns the command it ran.
+ */
+export function endWindowsProcessTree(pid: number, env: NodeJS.ProcessEnv, run: RunTool = runTool): string[] {
+  if (!Number.isSafeInteger(pid) || pid <= 0) throw new RangeError(`not a process id: ${pid}`);
+  const systemRoot = env.SystemRoot ?? env.SYSTEMROOT ?? 'C:\\Windows';
+  const command = [win32.join(systemRoot, 'System32', 'taskkill.exe'), '/PID', String(pid), '/T', '/F'];
+  run(command[0]!, command.slice(1));
+  return command;
 }
 
 /** The Windows backend. */
@@ -226,18 +263,19 @@ export const win32Backend: PlatformBackend = {
   mechanism: 'srt-win (sandbox-runtime, alpha)',
   verifiedOnRealMachine: false,
   proxyTransport: { kind: 'tcp', portRange: WINDOWS_PROXY_PORT_RANGE },
-  unenforcedLimits: {
+  unenforcedLimits: () => ({
     processes: 'Not set on Windows: srt-win sets no process limit.',
     memoryBytes: 'Not set on Windows: srt-win sets no memory limit.',
     cpuSeconds: 'Not set on Windows: srt-win sets no CPU limit.',
     openFiles: 'Not set on Windows: srt-win sets no limit on open files.',
-  },
+  }),
   scratchFolders: [],
   support: win32Support,
   guarantees: win32Guarantees,
   secretPaths: (homeDir) => [
     ...new Set([...SECRET_HOME_PATHS.map((rel) => win32.join(homeDir, ...rel.split('/'))), ...WINDOWS_SECRET_HOME_PATHS.map((rel) => win32.join(homeDir, rel))]),
   ],
+  endProcessTree: (pid, env) => void endWindowsProcessTree(pid, env),
   executableExtensions: (env) => (env.PATHEXT ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean),
   // %TEMP% is the user's own (its access list, not mode bits, keeps it private).
   isPrivateFolder: (info) => info.isDirectory(),

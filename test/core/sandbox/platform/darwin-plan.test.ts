@@ -196,8 +196,10 @@ describe('the macOS launch', () => {
       ['ipc-isolation', 'weaker'],
       ['privilege', 'weaker'],
       ['resource-limits', 'weaker'],
-      ['violation-reporting', 'enforced'],
+      ['violation-reporting', 'weaker'],
     ]);
+    // The refusals come from `log stream`, which may not start (the session then only notes it): said, not claimed.
+    expect(plan.guarantees.find((row) => row.row === 'violation-reporting')?.how).toMatch(/only while `log stream` runs.*cannot start/);
     expect(plan.limits.find((limit) => limit.kind === 'processes')).toMatchObject({ applied: false });
   });
 });

@@ -83,7 +83,7 @@ describe('the Windows plan: srt-win exec', () => {
   it('states its real limits, row by row', () => {
     expect(plan.guarantees.map((row) => [row.row, row.state])).toEqual([
       ['home-hidden', 'weaker'],
-      ['credentials-denied', 'enforced'],
+      ['credentials-denied', 'weaker'],
       ['data-folders-hidden', 'weaker'],
       ['writes-only-grants', 'weaker'],
       ['protected-files', 'weaker'],
@@ -96,6 +96,8 @@ describe('the Windows plan: srt-win exec', () => {
     ]);
     expect(plan.notes.join(' ')).toMatch(/same Windows user/);
     expect(plan.notes.join(' ')).toMatch(/DNS lookups are not fenced/);
+    // Only the credential paths that exist at start can be denied (the session drops the rest): said, not claimed.
+    expect(plan.guarantees.find((row) => row.row === 'credentials-denied')?.how).toMatch(/exist when it starts.*created after it started.*readable/);
     expect(plan.limits.every((limit) => !limit.applied)).toBe(true);
   });
 });

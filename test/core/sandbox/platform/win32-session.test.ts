@@ -2,12 +2,16 @@
  * The Windows session's rules, on Linux: srt-win's processes only run on
  * Windows, so its four operations (user status, the egress check, ACL grant
  * and revoke) are stand-ins that record what the session asked; the
- * session's own logic is the real one. It must fail closed before the first
- * server — not provisioned, or a firewall filter that does not block — with
- * the exact command that fixes it; grant each launch's folders to the one
- * shared sandbox user, additively; take the grants back only when no
- * sandboxed server runs; and deny only credential paths that exist (srt-win
- * would make placeholders for the rest in the person's home folder).
+ * session's own logic is the real one. The stand-in keeps what srt-win
+ * would hold for Airlock's process (a grant adds, a revoke takes back all
+ * of it, as `srt-win acl revoke --holder-pid` does). The session must fail
+ * closed before the first server — not provisioned, or a firewall filter
+ * that does not block — with the exact command that fixes it; grant each
+ * launch's folders to the one shared sandbox user; hold exactly the union
+ * of the running launches' grants (a stopped server's, or a grant removed
+ * by a restart, taken back while others run); and deny only credential
+ * paths that exist (srt-win would make placeholders for the rest in the
+ * person's home folder).
  */
 import { describe, expect, it } from 'vitest';
 import { SandboxInitError } from '../../../../electron/core/sandbox/errors';
@@ -20,6 +24,8 @@ const SID = 'S-1-5-21-1-2-3-1001';
 function srtWin(overrides: Partial<SrtWinOperations> = {}) {
   const calls: string[] = [];
   const granted: Array<{ read: readonly string[]; write: readonly string[] }> = [];
+  /** What srt-win holds for Airlock's process now: each path with its access. */
+  const held = new Map<string, 'read' | 'write'>();
   const existing = new Set<string>();
   const operations: SrtWinOperations = {
     userStatus: (async () => {
@@ -33,15 +39,18 @@ function srtWin(overrides: Partial<SrtWinOperations> = {}) {
     grant: (options) => {
       calls.push('grant');
       granted.push({ read: options.read, write: options.write });
+      for (const path of options.read) if (!held.has(path)) held.set(path, 'read');
+      for (const path of options.write) held.set(path, 'write');
     },
     revoke: (options) => {
       calls.push(`revoke ${options.sandboxUserSid}`);
+      held.clear();
       return [];
     },
     exists: (path) => existing.has(path),
     ...overrides,
   };
-  return { operations, calls, granted, existing };
+  return { operations, calls, granted, held, existing };
 }
 
 const planner = { plan: (input: Parameters<typeof win32Plan>[0]) => win32Plan(input), srtWin: SRT_WIN, portRange: WINDOWS_PROXY_PORT_RANGE };
@@ -70,7 +79,7 @@ describe('the Windows session', () => {
     expect(working.calls.filter((call) => call.startsWith('verify'))).toEqual([`verify ${WINDOWS_PROXY_PORT_RANGE.join('-')}`]);
   });
 
-  it('grants each launch its folders additively, and takes them back only when no sandboxed server runs', async () => {
+  it('grants each launch its folders, and holds exactly what the running launches need: a stopped server\'s grants go while another runs', async () => {
     const fake = srtWin();
     const session = new Win32Session(options, planner, fake.operations);
     const world = windowsWorld();
@@ -80,10 +89,84 @@ describe('the Windows session', () => {
     expect(fake.granted[0]).toMatchObject({ read: expect.arrayContaining([world.readGrant, world.codeDir]), write: expect.arrayContaining([world.writeGrant, world.writable]) });
     // The second grants only what is new; what the first has stays granted (one Windows user for both).
     expect(fake.granted[1]).toEqual({ read: ['C:\\Users\\ann\\Music'], write: [other.files.writeAllowed[0]] });
+    expect(fake.held.get(world.readGrant)).toBe('read');
+
     await first.dispose?.();
-    expect(fake.calls).not.toContain(`revoke ${SID}`);
+    // The first's own grants are gone although the second still runs; the second keeps all of its own.
+    expect(fake.held.has(world.readGrant)).toBe(false);
+    expect(fake.held.has(world.writable)).toBe(false);
+    expect(new Set(fake.held.keys())).toEqual(new Set([...other.files.readAllowed, ...other.files.writeAllowed]));
+    expect(fake.held.get(world.writeGrant)).toBe('write');
+
     await second.dispose?.();
-    expect(fake.calls.filter((call) => call === `revoke ${SID}`)).toHaveLength(1);
+    expect(fake.held.size).toBe(0);
+  });
+
+  it('a server restarted with a grant removed loses it at once, even while another server with other grants runs', async () => {
+    const fake = srtWin();
+    const session = new Win32Session(options, planner, fake.operations);
+    const world = windowsWorld();
+    const music = 'C:\\Users\\ann\\Music';
+    const bystander = await session.launch(request(planInputFor(win32Backend, { ...world, readGrant: music, writeGrant: 'C:\\Users\\ann\\scratch', writable: `${world.runtimeParent}\\run-1\\other-2\\w` })));
+    const before = await session.launch(request());
+    expect(fake.held.get(world.writeGrant)).toBe('write');
+    // The person removes its write grant: the server stops, then starts without it.
+    await before.dispose?.();
+    const narrowed = planInputFor(win32Backend, world);
+    narrowed.files = { ...narrowed.files, writeAllowed: narrowed.files.writeAllowed.filter((path) => path !== world.writeGrant) };
+    const after = await session.launch(request(narrowed));
+    expect(fake.held.has(world.writeGrant)).toBe(false);
+    expect(fake.held.get(world.readGrant)).toBe('read');
+    expect(fake.held.get(music)).toBe('read');
+    await after.dispose?.();
+    await bystander.dispose?.();
+    expect(fake.held.size).toBe(0);
+  });
+
+  it('takes nothing back while every grant is still needed (two launches with the same grants)', async () => {
+    const fake = srtWin();
+    const session = new Win32Session(options, planner, fake.operations);
+    const one = await session.launch(request());
+    const two = await session.launch(request());
+    await one.dispose?.();
+    expect(fake.calls.filter((call) => call.startsWith('revoke'))).toEqual([]);
+    await two.dispose?.();
+    expect(fake.calls.filter((call) => call.startsWith('revoke'))).toHaveLength(1);
+    expect(fake.held.size).toBe(0);
+  });
+
+  it('when srt-win cannot take access back, the servers\' logs say so and the next stop tries again', async () => {
+    let failing = true;
+    const fake = srtWin();
+    const realRevoke = fake.operations.revoke;
+    fake.operations.revoke = (opts) => (failing ? undefined : realRevoke(opts));
+    const session = new Win32Session(options, planner, fake.operations);
+    const world = windowsWorld();
+    const notes: string[] = [];
+    const stays = await session.launch({ ...request(planInputFor(win32Backend, { ...world, readGrant: 'C:\\Users\\ann\\Music' })), note: (text) => notes.push(text) });
+    const goes = await session.launch(request());
+    await goes.dispose?.();
+    expect(notes.join('\n')).toMatch(/could not take back.*tries again when the next server stops/);
+    expect(fake.held.has(world.readGrant)).toBe(true);
+    failing = false;
+    await stays.dispose?.();
+    expect(fake.held.size).toBe(0);
+  });
+
+  it('when srt-win cannot give the running servers their folders again, they are refused them (narrower), and told', async () => {
+    const fake = srtWin();
+    const session = new Win32Session(options, planner, fake.operations);
+    const world = windowsWorld();
+    const notes: string[] = [];
+    const stays = await session.launch({ ...request(planInputFor(win32Backend, { ...world, readGrant: 'C:\\Users\\ann\\Music' })), note: (text) => notes.push(text) });
+    const goes = await session.launch(request());
+    fake.operations.grant = () => {
+      throw new Error('acl grant exited 5');
+    };
+    await goes.dispose?.();
+    expect(fake.held.size).toBe(0);
+    expect(notes.join('\n')).toMatch(/could not give the sandbox's user files's folders again.*acl grant exited 5.*refused them until it restarts/s);
+    await stays.dispose?.();
   });
 
   it('denies only the credential paths that exist, and spawns srt-win with the plan', async () => {
