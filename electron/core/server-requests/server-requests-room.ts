@@ -74,7 +74,7 @@ export class ServerRequestsRoom {
       onDidAppend: (seq) => deps.emit('audit.didAppend', { seq }),
       note: deps.note,
     });
-    // The event goes to the window (a terminal in another process is routed nothing it could show).
+    // Emitted as the window sees it; every other shell is sent its own list instead (ipc/shell-events.ts).
     this.#disposers.push(this.queue.onDidChange(() => deps.emit('requests.didChange', this.pending(WINDOW_ANSWERER))));
   }
 

@@ -138,6 +138,26 @@ describe('a server question is answered only by the shell it was routed to', () 
     await call;
   });
 
+  it('the events another process is sent carry none of the questions routed elsewhere (a page, a form, a sampling request)', async () => {
+    const from = peer.messages.length;
+    const events = () => peer.messages.slice(from).filter((message) => typeof message.event === 'string');
+    const url = host.calls.call({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url: 'https://example.com/secret-path?token=abc', message: 'Sign in please' }, caller: { kind: 'cli' }, origin: 'local' });
+    const page = await nextQuestion('elicitation-url');
+    const sampling = host.calls.call({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'the words of a private prompt', maxTokens: 50 }, caller: { kind: 'cli' }, origin: 'local' });
+    const asked = await nextQuestion('sampling-request');
+    // The peer is told that something changed (its own list, empty), so a shell stays live, but nothing of the questions.
+    await peer.waitFor((message) => message.event === 'requests.didChange' && peer.messages.indexOf(message) >= from);
+    expect(terminalAnswer(page.id, { action: 'decline' })).toEqual({ accepted: true });
+    expect(terminalAnswer(asked.id, { choice: 'deny' })).toEqual({ accepted: true });
+    await Promise.all([url, sampling]);
+    await host.audit.flush();
+    const seen = JSON.stringify(events());
+    for (const word of ['example.com', 'secret-path', 'Sign in please', 'private prompt', page.id, asked.id]) expect(seen).not.toContain(word);
+    for (const event of events().filter((message) => message.event === 'requests.didChange')) expect(event.payload).toEqual([]);
+    // And no network question, ever.
+    expect(events().some((message) => message.event === 'network.didChange')).toBe(false);
+  });
+
   it('a change to what a server may ask, from another process, is a change entry by the command line', async () => {
     const always = { ...defaultServerRequestSettings(), sampling: { ...defaultServerRequestSettings().sampling, rule: 'always' as const } };
     expect(value(await ipc('requests.setSettings', { name: 'everything', settings: always }))).toMatchObject({ sampling: { rule: 'always' } });
