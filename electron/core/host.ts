@@ -237,6 +237,7 @@ export class AirlockHost {
       // SECURITY: invariant 1 in reverse — a server's question is routed to this process's own shell, when it can ask; only it (and the window) may answer.
       askers: () => ((hooks.canAsk?.() ?? false) ? [this.ownShell.origin] : []),
       recordChange: (input) => changes.record(input),
+      ownShell: () => this.ownShell,
       secretValues: (server) => serverSecretValues(secretsOf, server),
       // The shell's model if it passes one, else the person's default model in Settings › Models (read when asked).
       samplingModel: options.samplingModel ?? {

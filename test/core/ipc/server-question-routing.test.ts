@@ -158,14 +158,42 @@ describe('a server question is answered only by the shell it was routed to', () 
     expect(events().some((message) => message.event === 'network.didChange')).toBe(false);
   });
 
-  it('a change to what a server may ask, from another process, is a change entry by the command line', async () => {
-    const always = { ...defaultServerRequestSettings(), sampling: { ...defaultServerRequestSettings().sampling, rule: 'always' as const } };
-    expect(value(await ipc('requests.setSettings', { name: 'everything', settings: always }))).toMatchObject({ sampling: { rule: 'always' } });
-    await host.changes.settled();
-    const change = (await host.activity.entries({ limit: 50 })).find((row) => row.kind === 'change' && row.server === 'everything');
-    expect(change).toMatchObject({ kind: 'change', server: 'everything' });
-    expect(JSON.stringify(change)).toContain('sampling: always (was ask)');
-    expect(JSON.stringify(change)).toMatch(/command line/);
-    host.serverRequests.setSettings('everything', defaultServerRequestSettings(), 'window');
+  it('another process may narrow what a server may ask, never widen it: "always", more tokens, context, relayed questions are refused and recorded', async () => {
+    const defaults = defaultServerRequestSettings();
+    const changeEntries = async () => {
+      await host.changes.settled();
+      return (await host.activity.entries({ limit: 200 })).filter((row) => row.kind === 'change' && row.server === 'everything');
+    };
+    const before = (await changeEntries()).length;
+    const wider: Array<[string, typeof defaults]> = [
+      ['sampling always', { ...defaults, sampling: { ...defaults.sampling, rule: 'always' } }],
+      ['more tokens', { ...defaults, sampling: { ...defaults.sampling, maxTokens: 100_000 } }],
+      ['context from other servers', { ...defaults, sampling: { ...defaults.sampling, allowContext: true } }],
+      ['more a minute', { ...defaults, elicitation: { ...defaults.elicitation, perMinute: 600 } }],
+      ['questions to the client app', { ...defaults, elicitation: { ...defaults.elicitation, answer: 'client' } }],
+    ];
+    for (const [what, settings] of wider) {
+      const reply = await ipc('requests.setSettings', { name: 'everything', settings });
+      expect(reply.result, what).toMatchObject({ ok: false, code: 'forbidden-sender' });
+      expect(host.serverRequests.settings('everything'), what).toEqual(defaults);
+    }
+    // Every refusal is on record, saying what was asked and that it was not changed.
+    const refused = (await changeEntries()).slice(0, (await changeEntries()).length - before);
+    expect(refused).toHaveLength(wider.length);
+    expect(JSON.stringify(refused)).toContain('sampling: always (was ask)');
+    expect(JSON.stringify(refused)).toMatch(/not changed/);
+
+    // Narrowing is always allowed (and recorded as the command line's change).
+    const never = { ...defaults, sampling: { ...defaults.sampling, rule: 'never' as const } };
+    expect(value(await ipc('requests.setSettings', { name: 'everything', settings: never }))).toMatchObject({ sampling: { rule: 'never' } });
+    const [latest] = await changeEntries();
+    expect(JSON.stringify(latest)).toContain('sampling: never (was ask)');
+    expect(JSON.stringify(latest)).toMatch(/command line/);
+    expect(JSON.stringify(latest)).not.toMatch(/not changed/);
+
+    // The owner's own terminal may widen (as may the window).
+    host.ipcHandlers(host.ownShell)['requests.setSettings']({ name: 'everything', settings: wider[0]![1] });
+    expect(host.serverRequests.settings('everything').sampling.rule).toBe('always');
+    host.serverRequests.setSettings('everything', defaults, 'window');
   });
 });
