@@ -26,6 +26,7 @@ import { WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { isContained } from './policy/containment';
 import { PolicyRoom } from './rules/policy-room';
 import { modelBoundContext, modelBoundResult } from './redaction/model-bound';
+import { GivenSecrets } from './redaction/given-secrets';
 import { recordLookup, serverSecretValues, type ServerSecretsDeps } from './redaction/server-secrets';
 import { remoteSupport } from './registry/install-plan';
 import { RegistryRoom } from './registry/registry-room';
@@ -105,7 +106,9 @@ export class AirlockHost {
     this.store = new AirlockStore(dataDir, options.storeBackend);
     this.secrets = new SecretStore(dataDir, options.secretCipher, dataFolderRegistryPath(process.env, options.homeDir));
     // SECURITY: invariant 5 — one redaction, of every value the person gave the server, in every entry and model request.
-    const secretsOf: ServerSecretsDeps = { record: recordLookup(() => this.store.read().servers), secrets: this.secrets };
+    const given = new GivenSecrets();
+    this.disposers.push(this.secrets.onDidRead((owner, values) => given.note(owner, values)));
+    const secretsOf: ServerSecretsDeps = { record: recordLookup(() => this.store.read().servers), secrets: this.secrets, given };
     this.activity = new AuditRoom({
       dataDir,
       ...home,
