@@ -25,7 +25,7 @@ import { defaultPolicySource } from './managed-policy/policy-sources';
 import { WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { isContained } from './policy/containment';
 import { PolicyRoom } from './rules/policy-room';
-import { modelBoundContext, modelBoundResult } from './redaction/model-bound';
+import { modelBoundContext, modelBoundResult, modelBoundText } from './redaction/model-bound';
 import { GivenSecrets } from './redaction/given-secrets';
 import { recordLookup, serverSecretValues, type ServerSecretsDeps } from './redaction/server-secrets';
 import { remoteSupport } from './registry/install-plan';
@@ -332,7 +332,8 @@ export class AirlockHost {
       callTool: (request) => this.calls.call(request),
       recordRequest: (input) => this.audit.appendServerRequest(input),
       frames: options.screenFrames ?? APP_SCREEN_FRAMES,
-      chat: { fromScreen: (conversation, server, text, kind) => this.agent.fromScreen(conversation, server, text, kind) },
+      // SECURITY: invariant 5 — a screen's words reach the conversation and the model with the person's secrets for its server taken out.
+      chat: { fromScreen: (conversation, server, text, kind) => this.agent.fromScreen(conversation, server, modelBoundText(secretsOf, server, text), kind) },
       now: () => performance.now(),
     });
     // The agent is one more caller of the pipeline: it reaches tools only through the calls room, and holds no way to answer a confirmation.
