@@ -19,6 +19,7 @@ import { readServerRequestEntries } from '../../../electron/core/audit/server-re
 import { AirlockHost } from '../../../electron/core/host';
 import { ownerEndpoint } from '../../../electron/core/ipc/local-socket';
 import { SharedHost } from '../../../electron/core/ipc/shared-host';
+import { WINDOW_SHELL } from '../../../electron/core/ipc/shell-identity';
 import { answererOf } from '../../../electron/core/server-requests/server-requests-room';
 import { addLocalServer } from '../../support/add-server';
 import { RawPeer } from '../../support/raw-peer';
@@ -116,6 +117,28 @@ describe('a server question is answered only by the shell it was routed to', () 
     expect(modelSaw).toEqual([]);
     const [latest] = await readServerRequestEntries(host.audit, { kind: 'sampling' });
     expect(latest!.decision).toMatchObject({ final: 'deny', answer: { how: 'deny', by: 'terminal' } });
+  });
+
+  it('an "always" answer to a sampling request is a change entry made by whoever answered — the window, or the owner’s own terminal', async () => {
+    for (const [by, shell, actor] of [
+      ['the window', answererOf(WINDOW_SHELL), 'window'],
+      ['the owner terminal', answererOf(host.ownShell), 'command line'],
+    ] as const) {
+      const call = host.calls.call({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 50 }, caller: { kind: 'cli' }, origin: 'local' });
+      const question = await nextQuestion('sampling-request');
+      if (question.kind !== 'sampling-request') throw new Error('wrong question');
+      expect(host.serverRequests.answer(question.id, { choice: 'allow-always', params: question.params }, shell), by).toEqual({ accepted: true });
+      const reply = await nextQuestion('sampling-response');
+      expect(host.serverRequests.answer(reply.id, { choice: 'approve' }, shell)).toEqual({ accepted: true });
+      await call;
+      expect(host.serverRequests.settings('everything').sampling.rule).toBe('always');
+      await host.changes.settled();
+      const [change] = (await host.activity.entries({ limit: 200 })).filter((row) => row.kind === 'change' && row.server === 'everything');
+      expect(JSON.stringify(change), by).toContain('sampling: always (was ask)');
+      expect(change, by).toMatchObject({ caller: expect.stringContaining(actor) });
+      expect(JSON.stringify(change), by).toMatch(/answer/i);
+      host.serverRequests.setSettings('everything', defaultServerRequestSettings(), 'window');
+    }
   });
 
   it('a web page to open: another process cannot have it opened (nor learn its address)', async () => {
