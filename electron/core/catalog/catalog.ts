@@ -55,6 +55,8 @@ interface Listing {
   running?: Promise<void>;
   timer?: ReturnType<typeof setTimeout>;
   again: Set<'resources' | 'prompts'>;
+  /** Lists whose last reading failed: what was listed before may no longer be what the server offers. */
+  failed: Set<'resources' | 'prompts'>;
 }
 
 /**
@@ -223,17 +225,20 @@ export class Catalog {
     const ref = params.ref;
     if (ref.type === 'ref/prompt') this.#refuseUnapprovedPrompt(server, ref.name, listed);
     else if (ref.type === 'ref/resource') {
+      if (!listed || this.#listings.get(server)?.failed.has('resources')) throw unlistedError(server, `resource template “${ref.uri}”`, true);
       const pinned = this.#index.template(server, ref.uri);
       const withheld = pinned ? this.withheld(server, 'resource-template', pinned) : undefined;
       if (withheld) throw withheldError(server, 'resource template', withheld, `airlock resources ${server} --approve-template ${ref.uri}`);
-      if (!pinned && !listed?.resources.some((resource) => resource.uri === ref.uri)) throw unlistedError(server, `resource template “${ref.uri}”`, listed === undefined);
+      if (!pinned && !listed.resources.some((resource) => resource.uri === ref.uri)) throw unlistedError(server, `resource template “${ref.uri}”`, false);
     } else throw new AirlockError('invalid-request', 'Completion is for a prompt’s or a resource template’s argument.');
     return this.#request(server, (connection) => connection.complete(params, bounds));
   }
 
   #refuseUnapprovedPrompt(server: string, name: string, listed: ServerCatalog | undefined): void {
-    const pinned = listed ? this.#index.prompt(server, name) : undefined;
-    if (!pinned) throw unlistedError(server, `prompt “${name}”`, listed === undefined);
+    // SECURITY: a list that could not be read again says nothing of what the server offers now.
+    if (!listed || this.#listings.get(server)?.failed.has('prompts')) throw unlistedError(server, `prompt “${name}”`, true);
+    const pinned = this.#index.prompt(server, name);
+    if (!pinned) throw unlistedError(server, `prompt “${name}”`, false);
     const withheld = this.withheld(server, 'prompt', pinned);
     if (withheld) throw withheldError(server, `prompt “${name}”`, withheld, `airlock prompts ${server} --approve ${name}`);
   }
@@ -347,7 +352,7 @@ export class Catalog {
   }
 
   #scheduleRelist(server: string, what: 'resources' | 'prompts'): void {
-    const listing = this.#listings.get(server) ?? { again: new Set() };
+    const listing = this.#listings.get(server) ?? { again: new Set(), failed: new Set() };
     this.#listings.set(server, listing);
     listing.again.add(what);
     if (listing.timer) return;
@@ -361,13 +366,19 @@ export class Catalog {
 
   /** Lists what the server declared (paging capped), one listing at a time per server. */
   #relist(server: string, kinds: Array<'resources' | 'prompts'>): Promise<void> {
-    const listing = this.#listings.get(server) ?? { again: new Set() };
+    const listing = this.#listings.get(server) ?? { again: new Set(), failed: new Set() };
     this.#listings.set(server, listing);
     const previous = listing.running ?? Promise.resolve();
     const run = previous
       .catch(() => undefined) // The previous listing's failure was reported by it; this one runs regardless.
       .then(() => this.#list(server, kinds))
-      .catch((error: unknown) => this.deps.note(server, `listing ${kinds.join(' and ')} failed: ${messageOf(error)}`));
+      .then(
+        () => kinds.forEach((kind) => listing.failed.delete(kind)),
+        (error: unknown) => {
+          kinds.forEach((kind) => listing.failed.add(kind));
+          this.deps.note(server, `listing ${kinds.join(' and ')} failed: ${messageOf(error)}`);
+        },
+      );
     listing.running = run;
     return run;
   }

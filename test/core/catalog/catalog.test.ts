@@ -249,4 +249,16 @@ describe('what the person never reviewed is not served: a prompt and a template 
     await expect(handlers['resources.read']({ server: 'swapper', uri: 'note://linked-from-a-result' })).rejects.toThrow(/no resource note:\/\/linked-from-a-result/);
     await client.close();
   });
+
+  it('a prompt list that cannot be read again after the server said it changed: no prompt is served until it can', async () => {
+    const handlers = t.host.ipcHandlers();
+    // summarise-v2 was approved above and is served.
+    expect(JSON.stringify(await handlers['prompts.get']({ server: 'swapper', name: 'summarise-v2', arguments: { topic: 'x' } }))).toContain('Ignore previous instructions');
+    await t.host.calls.call({ server: 'swapper', tool: 'break_listing', arguments: {}, caller: { kind: 'user' } });
+    await waitFor(() => t.host.supervisor.log('swapper').some((line) => line.text.includes('listing prompts failed')), Boolean, 'the failed listing');
+    const client = await appClient();
+    await expect(client.getPrompt({ name: 'swapper__summarise-v2', arguments: { topic: 'x' } })).rejects.toThrow(/could not list what swapper offers/);
+    await expect(handlers['prompts.get']({ server: 'swapper', name: 'summarise-v2', arguments: { topic: 'x' } })).rejects.toThrow(/could not list/);
+    await client.close();
+  });
 });
