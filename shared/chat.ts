@@ -130,7 +130,16 @@ export const ChatMessageSchema = z.discriminatedUnion('role', [
    * The server's words — never the person's: shown and given to the model
    * as such, and it answers nothing Airlock asks.
    */
-  z.object({ id: z.string(), role: z.literal('screen'), at: z.string(), server: z.string(), kind: z.enum(['message', 'context']), text: z.string() }),
+  z.object({
+    id: z.string(),
+    role: z.literal('screen'),
+    at: z.string(),
+    server: z.string(),
+    kind: z.enum(['message', 'context']),
+    text: z.string(),
+    /** What Airlock found in the text, as in a tool's result (it addresses the model, names other tools, …). */
+    warnings: z.array(ResultWarningSchema).optional(),
+  }),
   z.object({
     id: z.string(),
     role: z.literal('assistant'),

@@ -25,7 +25,8 @@ import { defaultPolicySource } from './managed-policy/policy-sources';
 import { WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { isContained } from './policy/containment';
 import { PolicyRoom } from './rules/policy-room';
-import { modelBoundContext, modelBoundResult } from './redaction/model-bound';
+import { modelBoundContext, modelBoundResult, modelBoundText } from './redaction/model-bound';
+import { GivenSecrets } from './redaction/given-secrets';
 import { recordLookup, serverSecretValues, type ServerSecretsDeps } from './redaction/server-secrets';
 import { remoteSupport } from './registry/install-plan';
 import { RegistryRoom } from './registry/registry-room';
@@ -104,7 +105,9 @@ export class AirlockHost {
     this.store = new AirlockStore(dataDir, options.storeBackend);
     this.secrets = new SecretStore(dataDir, options.secretCipher, dataFolderRegistryPath(process.env, options.homeDir));
     // SECURITY: invariant 5 — one redaction, of every value the person gave the server, in every entry and model request.
-    const secretsOf: ServerSecretsDeps = { record: recordLookup(() => this.store.read().servers), secrets: this.secrets };
+    const given = new GivenSecrets();
+    this.disposers.push(this.secrets.onDidRead((owner, values) => given.note(owner, values)));
+    const secretsOf: ServerSecretsDeps = { record: recordLookup(() => this.store.read().servers), secrets: this.secrets, given };
     this.activity = new AuditRoom({
       dataDir,
       ...home,
@@ -237,6 +240,7 @@ export class AirlockHost {
       // SECURITY: invariant 1 in reverse — a server's question is routed to this process's own shell, when it can ask; only it (and the window) may answer.
       askers: () => ((hooks.canAsk?.() ?? false) ? [this.ownShell.origin] : []),
       recordChange: (input) => changes.record(input),
+      ownShell: () => this.ownShell,
       secretValues: (server) => serverSecretValues(secretsOf, server),
       // The shell's model if it passes one, else the person's default model in Settings › Models (read when asked).
       samplingModel: options.samplingModel ?? {
@@ -328,7 +332,8 @@ export class AirlockHost {
       callTool: (request) => this.calls.call(request),
       recordRequest: (input) => this.audit.appendServerRequest(input),
       frames: options.screenFrames ?? APP_SCREEN_FRAMES,
-      chat: { fromScreen: (conversation, server, text, kind) => this.agent.fromScreen(conversation, server, text, kind) },
+      // SECURITY: invariant 5 — a screen's words reach the conversation and the model with the person's secrets for its server taken out.
+      chat: { fromScreen: (conversation, server, text, kind) => this.agent.fromScreen(conversation, server, modelBoundText(secretsOf, server, text), kind) },
       now: () => performance.now(),
     });
     // The agent is one more caller of the pipeline: it reaches tools only through the calls room, and holds no way to answer a confirmation.

@@ -5,7 +5,7 @@
  * stdio (as another app's config entry runs it) and over HTTP.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -87,6 +87,31 @@ describe('airlock resources | read | prompts | prompt | log-level | requests', (
     expect(airlock(['prompt', 'everything', 'args-prompt', '--args', '{"city":1}']).code).toBe(2);
   });
 
+  it('a prompt and a template the server lists after install show as NEW, are not served, and are served once approved', () => {
+    // The server's records folder: it swaps its reviewed prompt for summarise-v2 (an injection) when `swap` is there.
+    const records = join(root, 'swapper-records');
+    mkdirSync(records, { recursive: true });
+    expect(airlock(['add', 'swapper', '--write', records, '--yes', '--', process.execPath, ABUSE, records]).code).toBe(0);
+    expect(airlock(['prompts', 'swapper']).out).not.toContain('NEW');
+    writeFileSync(join(records, 'swap'), '');
+    const listed = airlock(['prompts', 'swapper']).out;
+    expect(listed).toContain('summarise-v2');
+    expect(listed).toContain('NEW since you reviewed this server — withheld from apps until you approve it (--approve)');
+    expect(airlock(['resources', 'swapper']).out).toMatch(/note:\/\/v2\/\{id\}[\s\S]*NEW since you reviewed this server/);
+    const refused = airlock(['prompt', 'swapper', 'summarise-v2', '--args', '{"topic":"x"}']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toMatch(/new since you reviewed swapper/);
+    // Nor under the name it no longer lists, nor one it never did.
+    expect(airlock(['prompt', 'swapper', 'summarise', '--args', '{"topic":"x"}']).err).toMatch(/does not list a prompt/);
+    expect(airlock(['prompt', 'swapper', 'never-listed']).err).toMatch(/does not list a prompt/);
+    const served = () => (existsSync(join(records, 'prompts')) ? readFileSync(join(records, 'prompts'), 'utf8') : '');
+    expect(served()).toBe('');
+    expect(airlock(['prompts', 'swapper', '--approve', 'summarise-v2', '--yes']).code).toBe(0);
+    expect(airlock(['prompts', 'swapper']).out).not.toContain('NEW');
+    expect(airlock(['prompt', 'swapper', 'summarise-v2', '--args', '{"topic":"x"}']).code).toBe(0);
+    expect(served()).toContain('summarise-v2');
+  });
+
   it('sets and keeps the log level Airlock asks a server for', () => {
     const { code, out } = airlock(['log-level', 'abuse', 'warning']);
     expect(code).toBe(0);
@@ -102,6 +127,9 @@ describe('airlock resources | read | prompts | prompt | log-level | requests', (
     expect(code).toBe(0);
     expect(out).toContain('ALWAYS ALLOWED without asking; up to 500 tokens');
     expect(out).toContain('shown by the app using Airlock');
+    // The person's own command (this process runs the servers) may widen it, and the change is on record.
+    const changes = (JSON.parse(airlock(['audit', '--json', '--server', 'everything', '--limit', '20']).out) as Array<{ kind: string; caller: string; changes?: string[] }>).filter((entry) => entry.kind === 'change');
+    expect(changes[0]).toMatchObject({ caller: 'You (command line)', changes: expect.arrayContaining(['sampling: always (was ask)', 'questions answered: client (was airlock)']) });
   });
 });
 

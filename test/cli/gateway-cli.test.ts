@@ -16,6 +16,7 @@ const REPO = join(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/airlock.js');
 const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const LIAR = join(REPO, 'test/fixtures/policy/liar.mjs');
+const CLIENT = join(REPO, 'test/fixtures/clients/idle-http-client.mjs');
 
 let root: string;
 let dataDir: string;
@@ -124,6 +125,44 @@ describe('airlock gateway --http', () => {
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     }
   }, 60_000);
+
+  it('several client processes at once, on a busy machine, each stalling across the idle boundary: every call gets through', async () => {
+    const token = readFileSync(join(dataDir, 'gateway-token'), 'utf8').trim();
+    const args = JSON.stringify({ path: join(work, 'notes.md') });
+    // The machine is busy: processes that only burn CPU, for as long as the clients run.
+    const burners = Array.from({ length: 3 }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+    try {
+      // Stalls on both sides of 4 s (a client's own keep-alive) and 5 s (a server's usual one), different for each client.
+      const runs = ['4200,5600', '5200,4400', '5900,5100', '4700,6100'].map(
+        (stalls) =>
+          new Promise<{ outcomes: string[]; errors: string[] }>((resolve, reject) => {
+            const child = spawn(process.execPath, [CLIENT, url, token, 'files__read_text_file', args, stalls], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: join(root, 'home') } });
+            let out = '';
+            let err = '';
+            child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+            child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+            child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`client exited ${code}: ${err}`))));
+          }),
+      );
+      const reports = await Promise.all(runs);
+      for (const report of reports) {
+        expect(report.errors, JSON.stringify(report)).toEqual([]);
+        expect(report.outcomes, JSON.stringify(report)).toEqual(['ok', 'ok', 'ok']);
+      }
+    } finally {
+      for (const burner of burners) burner.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('a CLI process cannot widen what a server may ask back while the gateway runs; it may narrow it', () => {
+    const wider = airlock(['requests', 'files', '--sampling', 'always', '--yes']);
+    expect(wider.code).not.toBe(0);
+    expect(`${wider.out}${wider.err}`).toMatch(/only Airlock's window, or the terminal of the Airlock process that runs the servers/);
+    expect(airlock(['requests', 'files']).out).toContain('Sampling: asks you each time');
+    expect(airlock(['requests', 'files', '--sampling', 'never', '--yes']).code).toBe(0);
+    const changes = (JSON.parse(airlock(['audit', '--json', '--server', 'files', '--limit', '20']).out) as Array<{ kind: string; changes?: string[] }>).filter((entry) => entry.kind === 'change');
+    expect(changes.flatMap((entry) => entry.changes ?? [])).toEqual(expect.arrayContaining([expect.stringMatching(/^not changed .*sampling: always \(was ask\)$/), 'sampling: never (was ask)']));
+  });
 
   it('adding a server during a session sends list_changed, and the client sees its tools', async () => {
     let changed = 0;

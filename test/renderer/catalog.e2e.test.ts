@@ -149,6 +149,29 @@ describe('resources and prompts on a server’s page', () => {
     await waitForText(item.getByTestId('prompt-result'), 'Summarise tides briefly.');
   });
 
+  it('a prompt and a template the server lists after install: shown as added, not filled in or read, until approved', async () => {
+    const { page } = t;
+    expect((await t.host.calls.call({ server: 'abuse', tool: 'swap_prompt', arguments: {}, caller: { kind: 'user' } })).outcome).toBe('ok');
+    await t.open('#/servers/abuse/prompts');
+    const item = page.getByTestId('prompt-item').filter({ hasText: 'summarise-v2' });
+    const added = item.getByTestId('pin-new');
+    await added.waitFor({ timeout: 30_000 });
+    expect(await added.textContent()).toContain('Added after install');
+    expect(await item.getByTestId('prompt-open').isDisabled()).toBe(true);
+    expect(await page.getByTestId('tab-prompts').getAttribute('class')).toContain('tab-attention');
+    await page.getByTestId('tab-resources').click();
+    const template = page.getByTestId('template-item').filter({ hasText: 'note://v2/{id}' });
+    await template.getByTestId('pin-new').waitFor();
+    // Nothing reached the server for it meanwhile.
+    const prompts = () => (existsSync(join(records, 'prompts')) ? readFileSync(join(records, 'prompts'), 'utf8') : '');
+    expect(prompts()).not.toContain('summarise-v2');
+    expect(reads().some((uri) => uri.startsWith('note://v2/'))).toBe(false);
+    await page.getByTestId('tab-prompts').click();
+    await item.getByTestId('pin-new').getByRole('button', { name: 'Approve it' }).click();
+    await item.getByTestId('pin-approved').waitFor();
+    expect(await item.getByTestId('prompt-open').isDisabled()).toBe(false);
+  });
+
   it('a flood of 30 questions: one dialog at a time, ten at most (the rate cap declines the rest), each Escape declines one', async () => {
     const { page } = t;
     const flood = t.host.calls.call({ server: 'abuse', tool: 'flood_elicitations', arguments: {}, caller: { kind: 'user' } });

@@ -40,6 +40,7 @@ import { runTurn, type TurnOutcome } from './agent-loop';
 import { ConversationStore, summarise, UNTITLED, type StoredConversation } from './conversation-store';
 import { createModelClient, listModels, ListModelsError, type ModelClient } from './model-client';
 import { isSelected, modelToolName, type AgentTool } from './model-tools';
+import { resultWarnings } from './result-safety';
 import { ModelsStore } from './models-store';
 import { PRICES_CHECKED_ON, sumUsage } from './pricing';
 
@@ -301,16 +302,21 @@ export class AgentService {
   /**
    * Puts what a server's screen sent into a conversation, as the server's
    * words (never the person's): a message starts a turn the model answers;
-   * context is seen at the next turn. Refused while a turn runs (a message)
+   * context is seen at the next turn, and replaces the context that screen's
+   * server gave before. Read like a tool's result (flagged when it addresses
+   * the model or names other tools). Refused while a turn runs (a message)
    * or when the conversation has no model.
    */
   async fromScreen(id: string, server: string, text: string, kind: 'message' | 'context'): Promise<void> {
-    const conversation = this.conversations.get(id);
     if (!text.trim()) throw new AirlockError('invalid-request', 'The screen sent an empty message.');
     if (text.length > MAX_MESSAGE_CHARS) throw new AirlockError('invalid-request', `The screen's message is too long (${text.length.toLocaleString('en')} characters).`);
+    const tools = (await this.deps.tools(this.conversations.get(id).tools.servers)).flatMap((tool) => [tool.definition.name, modelToolName(tool.server, tool.definition.name)]);
+    const warnings = resultWarnings(text, { otherTools: [...new Set(tools)] }).map((warning) => ({ ...warning, message: warning.message.replace(/^This result/, 'This text') }));
+    const conversation = this.conversations.get(id);
     if (kind === 'message' && this.turns.has(id)) throw new AirlockError('conflict', 'The model is answering in this conversation; the screen’s message was not added.');
     const client = kind === 'message' ? this.clientForConversation(conversation) : undefined;
-    const message: ChatMessage = { id: randomUUID(), role: 'screen', at: this.iso(), server, kind, text };
+    const previous = kind === 'context' ? conversation.messages.findLast((earlier) => earlier.role === 'screen' && earlier.kind === 'context' && earlier.server === server) : undefined;
+    const message: ChatMessage = { id: previous?.id ?? randomUUID(), role: 'screen', at: this.iso(), server, kind, text, ...(warnings.length ? { warnings } : {}) };
     this.conversations.appendMessage(id, message);
     this.publish(id, { type: 'message', message });
     if (client) this.startTurn(id, client, undefined);

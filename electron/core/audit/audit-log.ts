@@ -30,7 +30,7 @@ import {
 } from './entries';
 import { breakIfStale, takeFileLockSync, tryFileLockSync } from './file-lock';
 import { readAudit, verifyAudit, type AuditQuery, type AuditRecord, type ActivityRecord, type ChainCheck, type VerifiedMark, type VerifyResult } from './audit-reader';
-import { redactArguments, redactText, WITHHELD } from './redact';
+import { redactArguments, redactName, redactText, WITHHELD } from './redact';
 import { isSessionDead, newSessionId } from './session';
 import { changeBody, type ChangeInput } from './change-record';
 import { serverRequestBody, type ServerRequestAuditEntry, type ServerRequestAuditInput } from './server-request-entries';
@@ -425,7 +425,8 @@ export class AuditLog {
       callId: '',
       server: String(input.server),
       tool: '',
-      detail: String(input.detail).slice(0, 500),
+      // On macOS, the path the server tried (it chose it): redacted like a host name.
+      detail: this.#text(String(input.server), String(input.detail).slice(0, 2000), redactName).slice(0, 500),
       ...(input.repeats ? { repeats: input.repeats } : {}),
     };
     return this.#append(body, options.durability) as Promise<SandboxRefusalEntry>;
@@ -440,7 +441,7 @@ export class AuditLog {
       server,
       tool: '',
       // A server chooses the host name: it may carry a secret out (`<key>.attacker.example`).
-      host: this.#text(server, String(input.host).slice(0, 300)),
+      host: this.#text(server, String(input.host).slice(0, 300), redactName),
       port: Number.isInteger(input.port) ? input.port : 0,
       decision: input.allowed ? ('allow' as const) : ('deny' as const),
       reason: String(input.reason),
@@ -481,9 +482,9 @@ export class AuditLog {
   }
 
   /** A text for an entry about `server`, its secrets and secret-looking parts hidden (withheld when they cannot be read). */
-  #text(server: string, text: string): string {
+  #text(server: string, text: string, redact: (text: string, secrets: readonly string[]) => string = redactText): string {
     const hidden = this.#hidden(server);
-    return 'withheld' in hidden ? WITHHELD : redactText(text, hidden.values);
+    return 'withheld' in hidden ? WITHHELD : redact(text, hidden.values);
   }
 
   /**

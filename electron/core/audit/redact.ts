@@ -115,6 +115,59 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
   return redactString(marked).value;
 }
 
+/**
+ * A name a server chose and Airlock rewrote — a host name (written in small
+ * letters), a path the sandbox refused (on macOS, in the file system's own
+ * capitals) — with the marked secrets hidden in any capitals and across the
+ * separators a name puts between its parts (`opensesa.me4821.example.com`),
+ * then the secret-looking parts as in `redactText`.
+ */
+export function redactName(text: string, secrets: readonly string[] = []): string {
+  return redactText(hideLoosely(text, longestFirst(secrets)), secrets);
+}
+
+/** Letters and digits, in small letters, with where each came from in the text (start and end, in UTF-16 units). */
+function foldOf(text: string): { folded: string; starts: number[]; ends: number[] } {
+  let folded = '';
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let index = 0;
+  for (const char of text) {
+    if (/[\p{L}\p{N}]/u.test(char)) {
+      const lower = char.toLowerCase();
+      folded += lower;
+      for (let i = 0; i < lower.length; i += 1) {
+        starts.push(index);
+        ends.push(index + char.length);
+      }
+    }
+    index += char.length;
+  }
+  return { folded, starts, ends };
+}
+
+/** Hides every place a marked secret appears in `text` once capitals and separators are set aside. */
+function hideLoosely(text: string, secrets: readonly string[]): string {
+  if (secrets.length === 0) return text;
+  const { folded, starts, ends } = foldOf(text);
+  const spans: Array<[number, number]> = [];
+  for (const secret of secrets) {
+    const wanted = foldOf(secret).folded;
+    if (wanted.length < MIN_SECRET_SUBSTRING) continue;
+    for (let found = folded.indexOf(wanted); found >= 0; found = folded.indexOf(wanted, found + wanted.length)) spans.push([starts[found]!, ends[found + wanted.length - 1]!]);
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let from = 0;
+  for (const [start, end] of spans) {
+    if (end <= from) continue;
+    out += `${text.slice(from, Math.max(from, start))}${REDACTED}`;
+    from = end;
+  }
+  return out + text.slice(from);
+}
+
 /** The marked secrets, each once, longest first (a secret that contains another is hidden whole). */
 function longestFirst(secrets: readonly string[]): string[] {
   return [...new Set(secrets.filter((secret) => typeof secret === 'string' && secret.length > 0))].sort((a, b) => b.length - a.length);

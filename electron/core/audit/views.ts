@@ -81,7 +81,7 @@ export function networkVerdict(entry: Pick<NetworkEntry, 'decision' | 'decidedBy
           entry.reason === 'no-credential'
             ? "The connection to this server's proxy came without the server's credential (another program on this computer, or another sandboxed server); nothing was dialled."
             : entry.reason === 'non-public-address'
-            ? 'The name resolves to a private, loopback or link-local address.'
+            ? 'The name is, or resolves to, a private, loopback or link-local address.'
             : entry.reason === 'unresolvable'
               ? 'The name does not resolve.'
               : 'The host is not a plain name or address.',

@@ -16,6 +16,7 @@ import { AirlockError, messageOf } from '../errors';
 import type { RequestBounds, ServerConnection, ServerNotice } from '../servers/server-connection';
 import { CatalogIndex, pin, type Pinned, type ServerCatalog } from './catalog-index';
 import { checkResourceSize } from './content-checks';
+import { templateCovers } from './template-match';
 
 /** What the catalog needs from the rest of the core. */
 export interface CatalogDeps {
@@ -54,6 +55,8 @@ interface Listing {
   running?: Promise<void>;
   timer?: ReturnType<typeof setTimeout>;
   again: Set<'resources' | 'prompts'>;
+  /** Lists whose last reading failed: what was listed before may no longer be what the server offers. */
+  failed: Set<'resources' | 'prompts'>;
 }
 
 /**
@@ -185,39 +188,68 @@ export class Catalog {
     return out;
   }
 
-  /** Reads a resource (starting the server if enabled); contents past the cap are refused. */
+  /**
+   * Reads a resource (starting the server if enabled); contents past the cap
+   * are refused. A URI only a template the person has not approved would
+   * make is refused; a listed resource, a URI of an approved template, and
+   * one the server lists nowhere (a link in a tool's result, as MCP allows)
+   * are read.
+   */
   async readResource(server: string, uri: string, bounds: RequestBounds = {}): Promise<ReadResourceResult> {
     this.#offers(server, 'resources', 'resources');
     await this.deps.ensureReady(server);
+    this.#refuseWithheldRead(server, uri, await this.current(server));
     const result = await this.#request(server, (connection) => connection.readResource(uri, bounds));
     checkResourceSize(server, uri, result);
     return result;
   }
 
-  /** Gets a prompt with its arguments; one that changed since approval is refused until approved. */
+  /**
+   * Gets a prompt with its arguments: only one the server lists, as the
+   * person approved it. SECURITY: a prompt the server does not list (one
+   * dropped from its list, one it never listed) is refused like a new one —
+   * a server cannot serve words nobody reviewed under a name it keeps off
+   * its list.
+   */
   async getPrompt(server: string, name: string, args: Record<string, string> | undefined, bounds: RequestBounds = {}): Promise<GetPromptResult> {
     this.#offers(server, 'prompts', 'prompts');
     await this.deps.ensureReady(server);
-    const pinned = (await this.current(server)) ? this.#index.prompt(server, name) : undefined;
-    const withheld = pinned ? this.withheld(server, 'prompt', pinned) : undefined;
-    if (withheld) throw withheldError(server, `prompt “${name}”`, withheld, `airlock prompts ${server} --approve ${name}`);
+    this.#refuseUnapprovedPrompt(server, name, await this.current(server));
     return this.#request(server, (connection) => connection.getPrompt(name, args, bounds));
   }
 
-  /** Completion for a prompt's or a resource template's argument. */
+  /** Completion for a prompt's or a resource template's argument: only one the server lists, as the person approved it. */
   async complete(server: string, params: CompleteRequest['params'], bounds: RequestBounds = {}): Promise<CompleteResult> {
     await this.deps.ensureReady(server);
+    const listed = await this.current(server);
     const ref = params.ref;
-    if (ref.type === 'ref/prompt') {
-      const pinned = this.#index.prompt(server, ref.name);
-      const withheld = pinned ? this.withheld(server, 'prompt', pinned) : undefined;
-      if (withheld) throw withheldError(server, `prompt “${ref.name}”`, withheld, `airlock prompts ${server} --approve ${ref.name}`);
-    } else if (ref.type === 'ref/resource') {
+    if (ref.type === 'ref/prompt') this.#refuseUnapprovedPrompt(server, ref.name, listed);
+    else if (ref.type === 'ref/resource') {
+      if (!listed || this.#listings.get(server)?.failed.has('resources')) throw unlistedError(server, `resource template “${ref.uri}”`, true);
       const pinned = this.#index.template(server, ref.uri);
       const withheld = pinned ? this.withheld(server, 'resource-template', pinned) : undefined;
       if (withheld) throw withheldError(server, 'resource template', withheld, `airlock resources ${server} --approve-template ${ref.uri}`);
-    }
+      if (!pinned && !listed.resources.some((resource) => resource.uri === ref.uri)) throw unlistedError(server, `resource template “${ref.uri}”`, false);
+    } else throw new AirlockError('invalid-request', 'Completion is for a prompt’s or a resource template’s argument.');
     return this.#request(server, (connection) => connection.complete(params, bounds));
+  }
+
+  #refuseUnapprovedPrompt(server: string, name: string, listed: ServerCatalog | undefined): void {
+    // SECURITY: a list that could not be read again says nothing of what the server offers now.
+    if (!listed || this.#listings.get(server)?.failed.has('prompts')) throw unlistedError(server, `prompt “${name}”`, true);
+    const pinned = this.#index.prompt(server, name);
+    if (!pinned) throw unlistedError(server, `prompt “${name}”`, false);
+    const withheld = this.withheld(server, 'prompt', pinned);
+    if (withheld) throw withheldError(server, `prompt “${name}”`, withheld, `airlock prompts ${server} --approve ${name}`);
+  }
+
+  /** SECURITY: a URI only unapproved templates would make is not read (their description was never reviewed: they are withheld). */
+  #refuseWithheldRead(server: string, uri: string, listed: ServerCatalog | undefined): void {
+    if (!listed || listed.resources.some((resource) => resource.uri === uri)) return;
+    const makers = listed.resourceTemplates.filter((template) => templateCovers(template.key, uri));
+    if (makers.length === 0 || makers.some((template) => !this.withheld(server, 'resource-template', template))) return;
+    const template = makers[0]!;
+    throw withheldError(server, `resource template “${template.key}”`, this.withheld(server, 'resource-template', template)!, `airlock resources ${server} --approve-template ${template.key}`);
   }
 
   /** `subscriber` wants `resources/updated` for a URI; the server is asked once for everyone. */
@@ -320,7 +352,7 @@ export class Catalog {
   }
 
   #scheduleRelist(server: string, what: 'resources' | 'prompts'): void {
-    const listing = this.#listings.get(server) ?? { again: new Set() };
+    const listing = this.#listings.get(server) ?? { again: new Set(), failed: new Set() };
     this.#listings.set(server, listing);
     listing.again.add(what);
     if (listing.timer) return;
@@ -334,13 +366,19 @@ export class Catalog {
 
   /** Lists what the server declared (paging capped), one listing at a time per server. */
   #relist(server: string, kinds: Array<'resources' | 'prompts'>): Promise<void> {
-    const listing = this.#listings.get(server) ?? { again: new Set() };
+    const listing = this.#listings.get(server) ?? { again: new Set(), failed: new Set() };
     this.#listings.set(server, listing);
     const previous = listing.running ?? Promise.resolve();
     const run = previous
       .catch(() => undefined) // The previous listing's failure was reported by it; this one runs regardless.
       .then(() => this.#list(server, kinds))
-      .catch((error: unknown) => this.deps.note(server, `listing ${kinds.join(' and ')} failed: ${messageOf(error)}`));
+      .then(
+        () => kinds.forEach((kind) => listing.failed.delete(kind)),
+        (error: unknown) => {
+          kinds.forEach((kind) => listing.failed.add(kind));
+          this.deps.note(server, `listing ${kinds.join(' and ')} failed: ${messageOf(error)}`);
+        },
+      );
     listing.running = run;
     return run;
   }
@@ -405,6 +443,12 @@ export class ServerAnswerError extends AirlockError {
 function withheldError(server: string, what: string, why: 'new' | 'changed', fix: string): AirlockError {
   const said = why === 'new' ? `is new since you reviewed ${server}` : 'changed since you approved it';
   return new AirlockError('conflict', `${server}'s ${what} ${said}, so Airlock does not use it until you approve it: review it on the server's page in Airlock, or run \`${fix}\`.`);
+}
+
+/** The refusal of a prompt or template the server does not list (or could not be listed). */
+function unlistedError(server: string, what: string, notListed: boolean): AirlockError {
+  if (notListed) return new AirlockError('unavailable', `Airlock could not list what ${server} offers, so it does not use its ${what}: only what a server lists, and you reviewed, is served.`);
+  return new AirlockError('not-found', `${server} does not list a ${what}, so Airlock does not use it: only what a server lists, and you reviewed, is served.`);
 }
 
 /** The approved definition of a prompt or template, looked up without trusting the key. */

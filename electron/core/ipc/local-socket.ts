@@ -33,7 +33,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ChannelName, EventName, IpcHandlers, IpcResult, PayloadOf, RequestOf, ResponseOf } from '../../../shared/ipc';
-import type { ConfirmationView } from '../../../shared/views';
 import { AirlockError, messageOf } from '../errors';
 import type { CatalogChange } from '../catalog/catalog';
 import type { GatewayCallRequest, GatewayCatalog, GatewayCore, GatewayTool } from '../gateway/gateway-core';
@@ -119,8 +118,8 @@ export interface OwnerServices {
   gateway: GatewayCore;
   /** Runs a call with the given caller (the gateway of a client process). */
   callTool(request: GatewayCallRequest): Promise<CallToolResult>;
-  /** The confirmations `shell` may see (for its `approvals.didChange`). */
-  pendingFor(shell: ShellIdentity): ConfirmationView[];
+  /** What `shell` is sent of an event (see shell-events.ts): its own questions only; undefined sends nothing. */
+  eventFor<E extends EventName>(shell: ShellIdentity, event: E, payload: PayloadOf<E>): PayloadOf<E> | undefined;
   /** Hands the servers to the process `pid` (the Airlock app); resolves once this process let go. */
   handOver?(pid: number): Promise<void>;
   /** True when the owner's own window can ask a person now (told to clients, so a terminal can leave a question to it). */
@@ -193,14 +192,14 @@ export class OwnerSocket {
   }
 
   /**
-   * Sends an event to every authenticated client. Confirmations are sent
-   * per client (only those routed to it); network questions to none.
+   * Sends an event to every authenticated client, as built for its shell:
+   * confirmations and server questions only those routed to it; network
+   * questions to none (see shell-events.ts).
    */
   broadcast<E extends EventName>(event: E, payload: PayloadOf<E>): void {
-    if (event === 'network.didChange') return;
     for (const peer of this.peers.values()) {
-      const mine = event === 'approvals.didChange' ? (this.services?.pendingFor(peer.shell) ?? []) : payload;
-      write(peer.socket, { event, payload: mine });
+      const mine = this.services?.eventFor(peer.shell, event, payload);
+      if (mine !== undefined) write(peer.socket, { event, payload: mine });
     }
   }
 

@@ -18,6 +18,8 @@ import type { DownstreamPeer } from '../server-requests/downstream-peers';
 import type { AirlockHost } from '../host';
 import { WINDOW_SHELL, type ShellIdentity } from './shell-identity';
 import { OwnerClient, OwnerSocket, type PeerHello } from './local-socket';
+import { eventForShell } from './shell-events';
+import { answererOf } from '../server-requests/server-requests-room';
 
 export interface SharedHostOptions {
   dataDir: string;
@@ -244,7 +246,8 @@ export class SharedHost {
           handlers: (shell) => host.ipcHandlers(shell),
           gateway: host.gateway.core(),
           callTool: (request) => host.gateway.core().callTool(request),
-          pendingFor: (shell) => host.approvals.pending(shell),
+          eventFor: (shell, event, payload) =>
+            eventForShell(shell, event, payload, { confirmations: (to) => host.approvals.pending(to), serverQuestions: (to) => host.serverRequests.pending(answererOf(to)) }),
           // The app never hands over: its window is the person's own shell.
           ...(this.options.role === 'app' ? {} : { handOver: (pid: number) => this.handOver(pid) }),
           windowCanAsk: () => this.options.role === 'app' && this.options.canAsk(),

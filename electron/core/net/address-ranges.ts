@@ -12,7 +12,11 @@
  * `2002:7f00:1::`): the IPv6 address is public only when the IPv4 one is,
  * and a tunnel (NAT64, 6to4) to a non-public IPv4 address is never usable.
  * IPv6 outside 2000::/3 and the well-known NAT64 prefix is not public
- * (an allowlist: unassigned space is not the internet). Pure functions.
+ * (an allowlist: unassigned space is not the internet). Host names get the
+ * same one reading (`readHostName`): `localhost` and everything under it,
+ * `.local`, `home.arpa`, `.internal` and the other local-network suffixes,
+ * cloud metadata names and names without a domain are never the internet,
+ * whatever capitals or trailing dots they are written with. Pure functions.
  */
 import { isIP } from 'node:net';
 
@@ -200,4 +204,77 @@ export function rangeWords(reading: AddressReading): string {
   if (!inner) return own;
   const how = { mapped: 'IPv4-mapped', compatible: 'IPv4-compatible', translated: 'IPv4-translated', nat64: 'NAT64', '6to4': '6to4', teredo: 'Teredo' }[inner.kind];
   return `${own} (the ${how} form of ${inner.address}, ${words[inner.range]})`;
+}
+
+/** What Airlock read from a host name that is never the internet. */
+export interface NameReading {
+  /** loopback (this computer), private (the local network), link-local (a cloud machine's metadata service), reserved (not a name DNS answers for the internet). */
+  range: Exclude<AddressRange, 'public'>;
+  /** The name has no domain (`intranet`): only the local network can resolve it. */
+  singleLabel?: true;
+}
+
+// Names that mean this computer or the local network whatever DNS says (RFC 6761 `localhost`, RFC 6762
+// `.local`, RFC 8375 `home.arpa`, ICANN's `.internal`, and the private suffixes routers and
+// companies use), each with every name under it. Longer suffixes first: the first match decides.
+const SPECIAL_NAMES: ReadonlyArray<readonly [suffix: string, range: NameReading['range']]> = [
+  ['metadata.google.internal', 'link-local'],
+  ['localhost.localdomain', 'loopback'],
+  ['localhost', 'loopback'],
+  ['ip6-localhost', 'loopback'],
+  ['ip6-loopback', 'loopback'],
+  ['in-addr.arpa', 'reserved'],
+  ['ip6.arpa', 'reserved'],
+  ['home.arpa', 'private'],
+  ['local', 'private'],
+  ['localdomain', 'private'],
+  ['internal', 'private'],
+  ['intranet', 'private'],
+  ['lan', 'private'],
+  ['home', 'private'],
+  ['corp', 'private'],
+  ['private', 'private'],
+];
+
+/**
+ * Reads a host name (not an IP address): what it is when it is never the
+ * internet — this computer, the local network, a metadata service, a name
+ * without a domain, or something DNS would not take as a name — or
+ * undefined for an ordinary name. Capitals and trailing dots do not change
+ * the answer. An ordinary name can still resolve to a private address
+ * (`127.0.0.1.nip.io`): only a caller that resolves it can tell.
+ */
+export function readHostName(text: string): NameReading | undefined {
+  const name = text.trim().toLowerCase().replace(/\.+$/, '');
+  if (readIpAddress(name)) return undefined;
+  // Letters, digits, hyphens and underscores in dot-separated labels; anything else is not a name DNS resolves as written.
+  if (!/^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(name)) return { range: 'reserved' };
+  // Numbers alone are an address in shorthand (`2130706433`, `127.1`, `0x7f.1`), as resolvers read them.
+  if (/^[0-9.]+$/.test(name) || /^0x[0-9a-f]*(\.|$)/.test(name)) return { range: 'reserved' };
+  const special = SPECIAL_NAMES.find(([suffix]) => name === suffix || name.endsWith(`.${suffix}`))?.[1];
+  if (special === 'loopback') return { range: special };
+  if (!name.includes('.')) return { range: 'private', singleLabel: true };
+  return special ? { range: special } : undefined;
+}
+
+/** True for an IP address on the internet, or a name that is not one of the names that never are (see readHostName). */
+export function isPublicHost(host: string): boolean {
+  const bare = host.trim().replace(/^\[|\]$/g, '');
+  if (readIpAddress(bare)) return isPublicAddress(bare);
+  return readHostName(bare) === undefined;
+}
+
+/** A name's range in a person's words. */
+export function nameWords(reading: NameReading): string {
+  if (reading.singleLabel) return 'a name without a domain (only the local network knows it)';
+  switch (reading.range) {
+    case 'loopback':
+      return 'this computer (loopback)';
+    case 'private':
+      return 'a name on the local network';
+    case 'link-local':
+      return 'a cloud machine’s metadata service';
+    default:
+      return 'a name the internet does not resolve';
+  }
 }

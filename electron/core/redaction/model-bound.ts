@@ -1,6 +1,6 @@
 /**
  * What a model is sent of what a server wrote — a tool's result, a resource
- * or prompt attached in the chat — with every value the person gave that
+ * or prompt attached in the chat, a screen's message — with every value the person gave that
  * server hidden (`[redacted]`); nothing else changes. When the values cannot
  * be read, what the server wrote is withheld from the model, and the model
  * is told so.
@@ -49,4 +49,20 @@ export function modelBoundContext(deps: ServerSecretsDeps, sources: ChatContextS
       return { ...resource, text: text(server, resource.text) };
     },
   };
+}
+
+/**
+ * A text a server's code wrote for the model (a screen's message or
+ * context) with every value the person gave that server hidden; withheld
+ * when they cannot be read.
+ */
+export function modelBoundText(deps: ServerSecretsDeps, server: string, text: string): string {
+  let values: readonly string[];
+  try {
+    values = serverSecretValues(deps, server);
+  } catch {
+    // Fail closed: the conversation and the model learn that the screen wrote something, not what.
+    return WITHHELD;
+  }
+  return hideMarkedSecrets(text, values);
 }

@@ -7,7 +7,10 @@
  * model is sent (a tool's result, a server's sampling request).
  *
  * One job: read them, and fail loudly when they cannot be read — never
- * "no secrets", which would turn redaction off in silence.
+ * "no secrets", which would turn redaction off in silence. What this
+ * process already handed a server (given-secrets.ts) is always among them:
+ * a store that lost a value (deleted, cleared while the server runs) does
+ * not turn its redaction off either.
  *
  * SECURITY: invariant 5 and SECURITY.md rule 10 — a credential the person
  * gave a server is never written or sent in clear by Airlock, whatever the
@@ -18,12 +21,15 @@ import { AirlockError, messageOf } from '../errors';
 import { OAuthBundleSchema, oauthSlot } from '../remote/oauth-vault';
 import { secretsInHeaders } from '../remote/remote-connector';
 import type { SecretStore } from '../secrets/secret-store';
+import type { GivenSecrets } from './given-secrets';
 
 /** What the values are read from. */
 export interface ServerSecretsDeps {
   /** The server's record as stored now (undefined: no such server). */
   record(server: string): ServerRecord | undefined;
   secrets: Pick<SecretStore, 'values'>;
+  /** What this process handed each server, still hidden once the store no longer has it (given-secrets.ts). */
+  given?: Pick<GivenSecrets, 'of'>;
 }
 
 /**
@@ -32,14 +38,16 @@ export interface ServerSecretsDeps {
  * caller withholds (the log) or refuses (what goes to a model).
  */
 export function serverSecretValues(deps: ServerSecretsDeps, server: string, known?: ServerRecord): string[] {
+  // What this process handed the server is hidden whatever the store says now (deleted, cleared, replaced).
+  const given = [...(deps.given?.of(server) ?? []), ...(deps.given?.of(oauthSlot(server)) ?? []).flatMap(signInValues)];
   const record = known ?? deps.record(server);
-  if (!record) return [];
+  if (!record) return given;
   const names = [...new Set([...record.profile.secrets, ...(record.spec.remote ? secretsInHeaders(record.spec.remote.headers) : [])])];
-  if (names.length === 0 && !record.spec.remote) return [];
+  if (names.length === 0 && !record.spec.remote) return given;
   try {
     const values = Object.values(deps.secrets.values(server, names));
     if (record.spec.remote) values.push(...signInValues(deps.secrets.values(oauthSlot(server), ['bundle']).bundle));
-    return values.filter((value) => value.length > 0);
+    return [...new Set([...values, ...given])].filter((value) => value.length > 0);
   } catch (error) {
     throw new AirlockError('unavailable', `Airlock could not read the secrets of ${server} (${messageOf(error)}), so it cannot hide them.`);
   }

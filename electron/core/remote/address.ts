@@ -11,7 +11,7 @@
  */
 import { isIP } from 'node:net';
 import { domainToUnicode } from 'node:url';
-import { readIpAddress } from '../net/address-ranges';
+import { readHostName, readIpAddress } from '../net/address-ranges';
 
 /**
  * How private an address is, from most to least: this computer, the local
@@ -70,10 +70,28 @@ export function zoneWords(zone: AddressZone | ForbiddenRange): string {
   }
 }
 
-/** Host names that always mean this computer. */
+/** Host names that always mean this computer (`localhost`, `x.localhost.`, a loopback address), as the one name reading says. */
 export function isLoopbackName(host: string): boolean {
-  const bare = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  return bare === 'localhost' || bare.endsWith('.localhost') || (isIP(bare) !== 0 && classifyAddress(bare) === 'loopback');
+  const bare = host.toLowerCase().replace(/^\[|\]$/g, '');
+  if (isIP(bare) !== 0) return classifyAddress(bare) === 'loopback';
+  return readHostName(bare)?.range === 'loopback';
+}
+
+/** The zone of a host name that is never the internet (this computer, the local network, a metadata service), or undefined for an ordinary name (its addresses decide). */
+export function nameZone(host: string): AddressZone | ForbiddenRange | undefined {
+  const reading = readHostName(host);
+  switch (reading?.range) {
+    case undefined:
+      return undefined;
+    case 'loopback':
+      return 'loopback';
+    case 'private':
+      return 'private';
+    case 'link-local':
+      return 'link-local';
+    default:
+      return 'reserved';
+  }
 }
 
 /** What Airlock read from a URL the person gave for a remote server. */
@@ -117,6 +135,8 @@ export function readRemoteUrl(raw: string): RemoteUrlReading {
   const host = punycode ? domainToUnicode(asciiHost) || asciiHost : asciiHost;
   const bare = asciiHost.replace(/^\[|\]$/g, '');
   const literal = isIP(bare) !== 0 ? classifyAddress(bare) : undefined;
+  // A name that is never the internet (`printer.local`, `metadata.google.internal`) is read like an address in its zone.
+  const zone = literal ?? nameZone(bare);
   const isLoopback = isLoopbackName(asciiHost);
   url.hash = '';
   const reading: RemoteUrlReading = {
@@ -136,10 +156,10 @@ export function readRemoteUrl(raw: string): RemoteUrlReading {
   }
   if (url.username || url.password) return { ...reading, problem: 'The address carries a user name or password; give credentials as a header or sign in instead.' };
   if (!asciiHost) return { ...reading, problem: 'The address has no host.' };
-  if (literal === 'link-local' || literal === 'reserved') return { ...reading, problem: `The address points at ${zoneWords(literal)}; Airlock does not connect there.` };
+  if (zone === 'link-local' || zone === 'reserved') return { ...reading, problem: `The address points at ${zoneWords(zone)}; Airlock does not connect there.` };
   if (punycode) reading.warnings.push(`The name ${asciiHost} is internationalised (Punycode): shown as “${host}”, it can look like another site’s name. Check it letter by letter.`);
   if (url.protocol === 'http:') reading.warnings.push('Plain http: allowed only because the server is on this computer.');
-  if (literal === 'private') reading.warnings.push('The address is on a private network.');
+  if (zone === 'private') reading.warnings.push('The address is on a private network.');
   return reading;
 }
 
@@ -174,7 +194,7 @@ export function checkSuppliedUrl(raw: string, base: AddressZone, what: string): 
     throw new AddressRefused(`${what} (${shown}) is not an https address.`);
   }
   const bare = url.hostname.replace(/^\[|\]$/g, '');
-  const zone = isIP(bare) !== 0 ? classifyAddress(bare) : loopbackTarget ? 'loopback' : undefined;
+  const zone = isIP(bare) !== 0 ? classifyAddress(bare) : nameZone(bare);
   if (zone !== undefined && !zoneAllowed(base, zone)) {
     throw new AddressRefused(`${what} (${shown}) points at ${zoneWords(zone)}, but the server is on ${zoneWords(base)}; Airlock does not let a server send it somewhere more private.`);
   }

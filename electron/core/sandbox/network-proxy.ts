@@ -61,7 +61,7 @@ import type { Duplex } from 'node:stream';
 import { basicPasswordMatches, CHALLENGE, handleSocks5 } from './socks5';
 import type { NetworkDecision, Verdict } from './network-decision';
 export type { NetworkDecision, Verdict } from './network-decision';
-import { isPublicAddress } from '../net/address-ranges';
+import { isPublicAddress, readHostName } from '../net/address-ranges';
 
 /** Asks the person whether a server may reach a host it was not granted. */
 export type NetworkRequestHandler = (serverName: string, host: string, port: number) => Promise<boolean>;
@@ -239,6 +239,13 @@ export function createProxyServer(policy: ServerNetworkPolicy): ProxyServer {
     if (!host || !Number.isInteger(port) || port < 1 || port > 65535) {
       record(rawHost, port, false, 'malformed-host');
       return { allowed: false, reason: 'malformed-host' };
+    }
+    // SECURITY (invariant 5): a name that is never the internet (`localhost.`, `printer.local`,
+    // `metadata.google.internal`, a name without a domain) is refused before anyone is asked
+    // or DNS is: whatever it resolves to, it is not the internet (net/address-ranges.ts).
+    if (!isIP(host) && readHostName(host)) {
+      record(host, port, false, 'non-public-address');
+      return { allowed: false, reason: 'non-public-address' };
     }
     let reason: NetworkDecision['reason'];
     if (policy.allowedDomains.some((grant) => matchesGrant(host, port, grant))) {

@@ -67,7 +67,20 @@ export class SecretStore {
       const sealed = ownEntry(stored, name);
       if (sealed !== undefined) out[name] = this.open(file, sealed, name);
     }
+    for (const listener of this.readers) listener(server, out);
     return out;
+  }
+
+  private readonly readers = new Set<(server: string, values: Readonly<Record<string, string>>) => void>();
+
+  /**
+   * Calls `listener` with every set of values read (so the values a server
+   * was given are known after the store loses them; see
+   * redaction/given-secrets.ts). Returns the unsubscribe.
+   */
+  onDidRead(listener: (server: string, values: Readonly<Record<string, string>>) => void): () => void {
+    this.readers.add(listener);
+    return () => this.readers.delete(listener);
   }
 
   set(server: string, name: string, value: string): void {

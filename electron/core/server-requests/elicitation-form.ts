@@ -11,7 +11,7 @@
  */
 import { isIP } from 'node:net';
 import { domainToUnicode } from 'node:url';
-import { isPublicAddress } from '../net/address-ranges';
+import { isPublicAddress, readHostName } from '../net/address-ranges';
 
 /** A form as MCP restricts it: a flat object of primitive fields. */
 export interface ElicitationForm {
@@ -154,7 +154,8 @@ export interface UrlReading {
 /**
  * Reads a URL for URL-mode elicitation: https only, no user name or
  * password in it, no IP literal in a private, loopback or link-local range
- * and no `localhost`; Punycode hosts are flagged.
+ * and no name that is never the internet (`localhost.`, `.local`,
+ * `.internal`, a name without a domain …); Punycode hosts are flagged.
  */
 export function readElicitationUrl(raw: string): UrlReading {
   let url: URL;
@@ -170,10 +171,11 @@ export function readElicitationUrl(raw: string): UrlReading {
   if (url.protocol !== 'https:') return { ...reading, problem: `it is not an https address (${url.protocol.replace(':', '')})` };
   if (url.username || url.password) return { ...reading, problem: 'it carries a user name or password' };
   const bare = asciiHost.replace(/^\[|\]$/g, '');
-  if (bare === 'localhost' || bare.endsWith('.localhost') || bare.endsWith('.local')) return { ...reading, problem: 'it points at this computer or the local network' };
-  if (isIP(bare) && isPrivateAddress(bare)) return { ...reading, problem: 'it points at a private, loopback or link-local address' };
-  if (!bare.includes('.') && !isIP(bare)) return { ...reading, problem: 'it does not name a public host' };
-  return reading;
+  if (isIP(bare)) return isPrivateAddress(bare) ? { ...reading, problem: 'it points at a private, loopback or link-local address' } : reading;
+  // The one name reading (net/address-ranges.ts): `localhost.`, `printer.local`, `metadata.google.internal`, `intranet` …
+  const name = readHostName(bare);
+  if (!name) return reading;
+  return { ...reading, problem: name.singleLabel || name.range === 'reserved' ? 'it does not name a public host' : 'it points at this computer or the local network' };
 }
 
 /**

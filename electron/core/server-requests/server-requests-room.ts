@@ -19,6 +19,7 @@ import type { ServerQuestion } from './questions';
 import { RequestQueue, type QueueAnswerer, type QueuedQuestion } from './request-queue';
 import type { SamplingModel } from './sampling-model';
 import { ServerRequestPipeline } from './server-request-pipeline';
+import { wideningLines } from './settings-widening';
 import { toServerRequestEntryView, toServerRequestView } from './views';
 
 /** The window as a question's answerer. */
@@ -38,6 +39,8 @@ export interface ServerRequestsRoomDeps {
   askers(): readonly string[];
   /** Records a change to what a server may ask (off the call path; see change-record.ts). */
   recordChange(input: ChangeInput): void;
+  /** This process's own shell (the window in the app; its terminal otherwise): with the window, the only shells that may widen a server's settings. */
+  ownShell?(): ShellIdentity;
   /** Every value the person gave a server (throws when they cannot be read; see redaction/server-secrets.ts). */
   secretValues?(server: string): readonly string[];
   emit: EmitEvent;
@@ -74,7 +77,7 @@ export class ServerRequestsRoom {
       onDidAppend: (seq) => deps.emit('audit.didAppend', { seq }),
       note: deps.note,
     });
-    // The event goes to the window (a terminal in another process is routed nothing it could show).
+    // Emitted as the window sees it; every other shell is sent its own list instead (ipc/shell-events.ts).
     this.#disposers.push(this.queue.onDidChange(() => deps.emit('requests.didChange', this.pending(WINDOW_ANSWERER))));
   }
 
@@ -178,7 +181,10 @@ export class ServerRequestsRoom {
       },
       'requests.openUrl': ({ id }) => this.openUrl(id, by),
       'requests.settings': ({ name }) => this.settings(name),
-      'requests.setSettings': ({ name, settings }) => this.setSettings(name, settings, shell.kind === 'window' ? 'window' : 'command-line'),
+      'requests.setSettings': ({ name, settings }) => {
+        this.#refuseWidening(shell, name, settings);
+        return this.setSettings(name, settings, shell.kind === 'window' ? 'window' : 'command-line');
+      },
       'requests.history': (query) => this.history(query),
     };
   }
@@ -186,6 +192,24 @@ export class ServerRequestsRoom {
   dispose(): void {
     this.queue.cancelAll('Airlock is shutting down');
     for (const dispose of this.#disposers.splice(0)) dispose();
+  }
+
+  /**
+   * SECURITY: invariant 1 in reverse — only the window or this process's own
+   * terminal may let a server ask for more (a client process on the socket
+   * cannot be told from another program running as the person); anyone may
+   * narrow. A refusal is recorded, saying what was asked.
+   */
+  #refuseWidening(shell: ShellIdentity, name: string, settings: ServerRequestSettings): void {
+    if (shell.kind === 'window' || shell.origin === this.deps.ownShell?.().origin) return;
+    const wider = wideningLines(this.settings(name), settings);
+    if (wider.length === 0) return;
+    const who = shell.label ? `another Airlock process (${shell.label})` : 'another Airlock process';
+    this.deps.recordChange({ change: 'server-requests', by: 'command-line', server: name, changes: wider.map((line) => `not changed — asked by ${who}, which may not widen it: ${line}`) });
+    throw new AirlockError(
+      'forbidden-sender',
+      `${name} was not changed: only Airlock's window, or the terminal of the Airlock process that runs the servers, can let a server ask for more (${wider.join('; ')}). Change it in Airlock's window (the server's Asks back), or run this command when no other Airlock process is running. Narrowing works from anywhere.`,
+    );
   }
 
   #record(name: string): ServerRecord {

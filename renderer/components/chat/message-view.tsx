@@ -85,6 +85,13 @@ export const MessageView = memo(function MessageView({ message, onRetry }: { mes
           <InertText text={message.server} />’s screen {message.kind === 'context' ? '(context for the model)' : ''}
         </div>
         <p className="content-from small">The server’s words, not yours: the model is told so, and they approve nothing.</p>
+        {message.warnings && message.warnings.length > 0 && (
+          <ul className="result-warnings" aria-label="Warnings about this text" data-testid="screen-message-warnings">
+            {message.warnings.map((warning) => (
+              <li key={warning.kind}>⚠ {warning.message}</li>
+            ))}
+          </ul>
+        )}
         <InertText text={message.text} block fold={4000} className="chat-user-text" />
       </article>
     );

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync, utimesSync, existsSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, SHORTEST_MATCH, redactArguments, redactString } from '../../../electron/core/audit/redact';
+import { REDACTED, SHORTEST_MATCH, redactArguments, redactName, redactString } from '../../../electron/core/audit/redact';
 import { acquireFileLock } from '../../../electron/core/audit/file-lock';
 
 describe('redactString', () => {
@@ -139,5 +139,25 @@ describe('redaction stays fast on hostile input', () => {
     redactArguments({ s });
     redactString(s.slice(0, 16 * 1024));
     expect(performance.now() - t).toBeLessThan(2000);
+  });
+});
+
+describe('redactName: a secret in a name Airlock rewrote (a host name in small letters, a path)', () => {
+  const secret = 'OpenSesame4821';
+  it.each([
+    ['opensesame4821.attacker.example', '[redacted].attacker.example'],
+    ['OPENSESAME4821.attacker.example', '[redacted].attacker.example'],
+    ['opensesa.me4821.attacker.example', '[redacted].attacker.example'],
+    ['o-p-e-n-s-e-s-a-m-e-4-8-2-1.attacker.example', '[redacted].attacker.example'],
+    ['x.opensesame4821.opensesame4821.example', 'x.[redacted].[redacted].example'],
+    ['/private/tmp/OpenSesame4821/out', '/private/tmp/[redacted]/out'],
+    ['api.example.com', 'api.example.com'],
+    ['opensesame.example.com', 'opensesame.example.com'],
+  ])('%s → %s', (name, shown) => {
+    expect(redactName(name, [secret])).toBe(shown);
+  });
+
+  it('letters outside ASCII keep their place', () => {
+    expect(redactName('/Users/Zoë/PÄSSWÖRT-77/x', ['pässwört77'])).toBe('/Users/Zoë/[redacted]/x');
   });
 });

@@ -224,4 +224,41 @@ describe('what the person never reviewed is not served: a prompt and a template 
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['swapper__summarise-v2']);
     await client.close();
   });
+
+  it('a prompt it does not list, or a read through its new template, is not served either (through the gateway, the window and completion)', async () => {
+    const handlers = t.host.ipcHandlers();
+    // summarise was reviewed and approved at install, then dropped from the list; never-listed never was in it.
+    const client = await appClient();
+    for (const name of ['swapper__summarise', 'swapper__never-listed']) {
+      await expect(client.getPrompt({ name, arguments: { topic: 'x' } }), name).rejects.toThrow(/does not list/);
+    }
+    await expect(handlers['prompts.get']({ server: 'swapper', name: 'never-listed', arguments: {} })).rejects.toThrow(/does not list/);
+    await expect(client.complete({ ref: { type: 'ref/prompt', name: 'swapper__never-listed' }, argument: { name: 'topic', value: 'a' } })).rejects.toThrow(/does not list/);
+    await expect(handlers['completion.complete']({ server: 'swapper', ref: { type: 'ref/resource', uri: 'note://v3/{id}' }, argument: { name: 'id', value: '1' } })).rejects.toThrow(/does not list/);
+    await expect(handlers['completion.complete']({ server: 'swapper', ref: { type: 'ref/resource', uri: 'note://v2/{id}' }, argument: { name: 'id', value: '1' } })).rejects.toThrow(/new since you reviewed/);
+    expect(lines(join(records, 'prompts'))).toEqual([]);
+
+    // A read through the template the person has not approved is refused; a listed resource, a read through the
+    // approved template, and an address the server links to (listed nowhere, as MCP allows) are served.
+    const byId = (await client.listResourceTemplates()).resourceTemplates[0]!.uriTemplate;
+    await expect(client.readResource({ uri: byId.replace('by-id/{id}', 'v2/1') })).rejects.toThrow(/new since you reviewed/);
+    await expect(handlers['resources.read']({ server: 'swapper', uri: 'note://v2/7' })).rejects.toThrow(/new since you reviewed/);
+    expect(lines(join(records, 'reads')).filter((uri) => uri.startsWith('note://v2/'))).toEqual([]);
+    expect(JSON.stringify(await client.readResource({ uri: byId.replace('{id}', '3') }))).toContain('note 3');
+    expect(JSON.stringify(await handlers['resources.read']({ server: 'swapper', uri: 'note://one' }))).toContain('the first note');
+    await expect(handlers['resources.read']({ server: 'swapper', uri: 'note://linked-from-a-result' })).rejects.toThrow(/no resource note:\/\/linked-from-a-result/);
+    await client.close();
+  });
+
+  it('a prompt list that cannot be read again after the server said it changed: no prompt is served until it can', async () => {
+    const handlers = t.host.ipcHandlers();
+    // summarise-v2 was approved above and is served.
+    expect(JSON.stringify(await handlers['prompts.get']({ server: 'swapper', name: 'summarise-v2', arguments: { topic: 'x' } }))).toContain('Ignore previous instructions');
+    await t.host.calls.call({ server: 'swapper', tool: 'break_listing', arguments: {}, caller: { kind: 'user' } });
+    await waitFor(() => t.host.supervisor.log('swapper').some((line) => line.text.includes('listing prompts failed')), Boolean, 'the failed listing');
+    const client = await appClient();
+    await expect(client.getPrompt({ name: 'swapper__summarise-v2', arguments: { topic: 'x' } })).rejects.toThrow(/could not list what swapper offers/);
+    await expect(handlers['prompts.get']({ server: 'swapper', name: 'summarise-v2', arguments: { topic: 'x' } })).rejects.toThrow(/could not list/);
+    await client.close();
+  });
 });

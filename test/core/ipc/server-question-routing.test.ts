@@ -19,6 +19,7 @@ import { readServerRequestEntries } from '../../../electron/core/audit/server-re
 import { AirlockHost } from '../../../electron/core/host';
 import { ownerEndpoint } from '../../../electron/core/ipc/local-socket';
 import { SharedHost } from '../../../electron/core/ipc/shared-host';
+import { WINDOW_SHELL } from '../../../electron/core/ipc/shell-identity';
 import { answererOf } from '../../../electron/core/server-requests/server-requests-room';
 import { addLocalServer } from '../../support/add-server';
 import { RawPeer } from '../../support/raw-peer';
@@ -118,6 +119,28 @@ describe('a server question is answered only by the shell it was routed to', () 
     expect(latest!.decision).toMatchObject({ final: 'deny', answer: { how: 'deny', by: 'terminal' } });
   });
 
+  it('an "always" answer to a sampling request is a change entry made by whoever answered — the window, or the owner’s own terminal', async () => {
+    for (const [by, shell, actor] of [
+      ['the window', answererOf(WINDOW_SHELL), 'window'],
+      ['the owner terminal', answererOf(host.ownShell), 'command line'],
+    ] as const) {
+      const call = host.calls.call({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 50 }, caller: { kind: 'cli' }, origin: 'local' });
+      const question = await nextQuestion('sampling-request');
+      if (question.kind !== 'sampling-request') throw new Error('wrong question');
+      expect(host.serverRequests.answer(question.id, { choice: 'allow-always', params: question.params }, shell), by).toEqual({ accepted: true });
+      const reply = await nextQuestion('sampling-response');
+      expect(host.serverRequests.answer(reply.id, { choice: 'approve' }, shell)).toEqual({ accepted: true });
+      await call;
+      expect(host.serverRequests.settings('everything').sampling.rule).toBe('always');
+      await host.changes.settled();
+      const [change] = (await host.activity.entries({ limit: 200 })).filter((row) => row.kind === 'change' && row.server === 'everything');
+      expect(JSON.stringify(change), by).toContain('sampling: always (was ask)');
+      expect(change, by).toMatchObject({ caller: expect.stringContaining(actor) });
+      expect(JSON.stringify(change), by).toMatch(/answer/i);
+      host.serverRequests.setSettings('everything', defaultServerRequestSettings(), 'window');
+    }
+  });
+
   it('a web page to open: another process cannot have it opened (nor learn its address)', async () => {
     const call = host.calls.call({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url: 'https://example.com/sign-in', message: 'Sign in' }, caller: { kind: 'cli' }, origin: 'local' });
     const question = await nextQuestion('elicitation-url');
@@ -138,14 +161,62 @@ describe('a server question is answered only by the shell it was routed to', () 
     await call;
   });
 
-  it('a change to what a server may ask, from another process, is a change entry by the command line', async () => {
-    const always = { ...defaultServerRequestSettings(), sampling: { ...defaultServerRequestSettings().sampling, rule: 'always' as const } };
-    expect(value(await ipc('requests.setSettings', { name: 'everything', settings: always }))).toMatchObject({ sampling: { rule: 'always' } });
-    await host.changes.settled();
-    const change = (await host.activity.entries({ limit: 50 })).find((row) => row.kind === 'change' && row.server === 'everything');
-    expect(change).toMatchObject({ kind: 'change', server: 'everything' });
-    expect(JSON.stringify(change)).toContain('sampling: always (was ask)');
-    expect(JSON.stringify(change)).toMatch(/command line/);
-    host.serverRequests.setSettings('everything', defaultServerRequestSettings(), 'window');
+  it('the events another process is sent carry none of the questions routed elsewhere (a page, a form, a sampling request)', async () => {
+    const from = peer.messages.length;
+    const events = () => peer.messages.slice(from).filter((message) => typeof message.event === 'string');
+    const url = host.calls.call({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url: 'https://example.com/secret-path?token=abc', message: 'Sign in please' }, caller: { kind: 'cli' }, origin: 'local' });
+    const page = await nextQuestion('elicitation-url');
+    const sampling = host.calls.call({ server: 'everything', tool: 'trigger-sampling-request', arguments: { prompt: 'the words of a private prompt', maxTokens: 50 }, caller: { kind: 'cli' }, origin: 'local' });
+    const asked = await nextQuestion('sampling-request');
+    // The peer is told that something changed (its own list, empty), so a shell stays live, but nothing of the questions.
+    await peer.waitFor((message) => message.event === 'requests.didChange' && peer.messages.indexOf(message) >= from);
+    expect(terminalAnswer(page.id, { action: 'decline' })).toEqual({ accepted: true });
+    expect(terminalAnswer(asked.id, { choice: 'deny' })).toEqual({ accepted: true });
+    await Promise.all([url, sampling]);
+    await host.audit.flush();
+    const seen = JSON.stringify(events());
+    for (const word of ['example.com', 'secret-path', 'Sign in please', 'private prompt', page.id, asked.id]) expect(seen).not.toContain(word);
+    for (const event of events().filter((message) => message.event === 'requests.didChange')) expect(event.payload).toEqual([]);
+    // And no network question, ever.
+    expect(events().some((message) => message.event === 'network.didChange')).toBe(false);
+  });
+
+  it('another process may narrow what a server may ask, never widen it: "always", more tokens, context, relayed questions are refused and recorded', async () => {
+    const defaults = defaultServerRequestSettings();
+    const changeEntries = async () => {
+      await host.changes.settled();
+      return (await host.activity.entries({ limit: 200 })).filter((row) => row.kind === 'change' && row.server === 'everything');
+    };
+    const before = (await changeEntries()).length;
+    const wider: Array<[string, typeof defaults]> = [
+      ['sampling always', { ...defaults, sampling: { ...defaults.sampling, rule: 'always' } }],
+      ['more tokens', { ...defaults, sampling: { ...defaults.sampling, maxTokens: 100_000 } }],
+      ['context from other servers', { ...defaults, sampling: { ...defaults.sampling, allowContext: true } }],
+      ['more a minute', { ...defaults, elicitation: { ...defaults.elicitation, perMinute: 600 } }],
+      ['questions to the client app', { ...defaults, elicitation: { ...defaults.elicitation, answer: 'client' } }],
+    ];
+    for (const [what, settings] of wider) {
+      const reply = await ipc('requests.setSettings', { name: 'everything', settings });
+      expect(reply.result, what).toMatchObject({ ok: false, code: 'forbidden-sender' });
+      expect(host.serverRequests.settings('everything'), what).toEqual(defaults);
+    }
+    // Every refusal is on record, saying what was asked and that it was not changed.
+    const refused = (await changeEntries()).slice(0, (await changeEntries()).length - before);
+    expect(refused).toHaveLength(wider.length);
+    expect(JSON.stringify(refused)).toContain('sampling: always (was ask)');
+    expect(JSON.stringify(refused)).toMatch(/not changed/);
+
+    // Narrowing is always allowed (and recorded as the command line's change).
+    const never = { ...defaults, sampling: { ...defaults.sampling, rule: 'never' as const } };
+    expect(value(await ipc('requests.setSettings', { name: 'everything', settings: never }))).toMatchObject({ sampling: { rule: 'never' } });
+    const [latest] = await changeEntries();
+    expect(JSON.stringify(latest)).toContain('sampling: never (was ask)');
+    expect(JSON.stringify(latest)).toMatch(/command line/);
+    expect(JSON.stringify(latest)).not.toMatch(/not changed/);
+
+    // The owner's own terminal may widen (as may the window).
+    host.ipcHandlers(host.ownShell)['requests.setSettings']({ name: 'everything', settings: wider[0]![1] });
+    expect(host.serverRequests.settings('everything').sampling.rule).toBe('always');
+    host.serverRequests.setSettings('everything', defaults, 'window');
   });
 });

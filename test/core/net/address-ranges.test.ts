@@ -3,10 +3,14 @@
 // server's zone (where it may send Airlock), and URL elicitation (which pages may be offered).
 // The red team's case: WHATWG URL writes an IPv4-mapped address in hex ([::ffff:7f00:1]), which the
 // old copies of the check only knew in dotted form.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress, readIpAddress, rangeWords, type AddressRange } from '../../../electron/core/net/address-ranges';
-import { classifyAddress, checkSuppliedUrl, readRemoteUrl } from '../../../electron/core/remote/address';
-import { isNonPublicAddress } from '../../../electron/core/sandbox/network-proxy';
+import { isPublicAddress, isPublicHost, readHostName, readIpAddress, rangeWords, type AddressRange } from '../../../electron/core/net/address-ranges';
+import { classifyAddress, checkSuppliedUrl, isLoopbackName, readRemoteUrl } from '../../../electron/core/remote/address';
+import { isNonPublicAddress, startServerProxy, type NetworkDecision } from '../../../electron/core/sandbox/network-proxy';
 import { isPrivateAddress, readElicitationUrl } from '../../../electron/core/server-requests/elicitation-form';
 
 const TABLE: Array<[address: string, range: AddressRange]> = [
@@ -155,5 +159,118 @@ describe('every place that decides "public" reads it the same way', () => {
     // Plain http goes only to this computer: a NAT64 form of 127.0.0.1 goes out over the network.
     expect(readRemoteUrl('http://[64:ff9b::7f00:1]/mcp').problem).toMatch(/only to this computer/);
     expect(readRemoteUrl('http://[::ffff:7f00:1]:3000/mcp').problem).toBeUndefined();
+  });
+});
+
+// Names that are never the internet, whatever DNS says: this computer, the local network, a cloud
+// machine's metadata service, names without a domain. `undefined`: an ordinary name (public unless it
+// resolves elsewhere — only the proxy and remote servers resolve; see docs/addresses.md).
+const NAME_TABLE: Array<[name: string, range: AddressRange | undefined]> = [
+  ['example.com', undefined],
+  ['api.github.com', undefined],
+  ['localhost.example.com', undefined],
+  ['internal.example.com', undefined],
+  ['mylocal.com', undefined],
+  ['xn--pple-43d.example', undefined],
+  ['localhost', 'loopback'],
+  ['LOCALHOST', 'loopback'],
+  ['localhost.', 'loopback'],
+  ['foo.localhost', 'loopback'],
+  ['foo.localhost.', 'loopback'],
+  ['localhost.localdomain', 'loopback'],
+  ['ip6-localhost', 'loopback'],
+  ['ip6-loopback', 'loopback'],
+  ['metadata.google.internal', 'link-local'],
+  ['metadata.google.internal.', 'link-local'],
+  ['printer.local', 'private'],
+  ['printer.local.', 'private'],
+  ['router.lan', 'private'],
+  ['nas.home.arpa', 'private'],
+  ['box.home', 'private'],
+  ['db.internal', 'private'],
+  ['wiki.intranet', 'private'],
+  ['git.corp', 'private'],
+  ['host.localdomain', 'private'],
+  ['vault.private', 'private'],
+  ['intranet', 'private'],
+  ['printer', 'private'],
+  ['1.0.0.127.in-addr.arpa', 'reserved'],
+];
+
+describe('the one reading of host names (net/address-ranges.ts)', () => {
+  it.each(NAME_TABLE)('%s is %s', (name, range) => {
+    expect(readHostName(name)?.range).toBe(range);
+    expect(isPublicHost(name)).toBe(range === undefined);
+  });
+
+  it('an IP address is read as an address, not a name', () => {
+    expect(isPublicHost('8.8.8.8')).toBe(true);
+    expect(isPublicHost('[::ffff:7f00:1]')).toBe(false);
+    expect(readHostName('8.8.8.8')).toBeUndefined();
+  });
+});
+
+/** The proxy's answer to CONNECT, over its socket. */
+function connectThrough(socketPath: string, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect(socketPath);
+    let data = '';
+    socket.once('connect', () => socket.write(`CONNECT ${host}:443 HTTP/1.1\r\nHost: ${host}:443\r\n\r\n`));
+    socket.on('data', (chunk) => {
+      data += chunk.toString();
+      if (data.includes('\r\n\r\n')) {
+        socket.destroy();
+        resolve(data);
+      }
+    });
+    socket.on('end', () => resolve(data));
+    socket.on('error', reject);
+  });
+}
+
+describe('every place that decides "public" reads names the same way', () => {
+  it.each(NAME_TABLE)('%s (%s)', (name, range) => {
+    const special = range !== undefined;
+    // URL elicitation: a page on this computer or the local network is never offered.
+    const offered = readElicitationUrl(`https://${name}/admin/delete?all=1`);
+    expect(offered.problem !== undefined, `${name}: ${offered.problem}`).toBe(special);
+    // Remote servers: a server on the internet may not send Airlock to such a name.
+    const supplied = () => checkSuppliedUrl(`https://${name}/token`, 'public', 'The token endpoint');
+    if (special) expect(supplied).toThrow(/Airlock does not let a server send it somewhere more private/);
+    else expect(supplied).not.toThrow();
+    expect(isLoopbackName(name)).toBe(range === 'loopback');
+  });
+
+  it('percent-escapes, trailing dots and capitals do not get a name past the check', () => {
+    for (const url of ['https://localhost%2e/x', 'https://LOCALHOST./x', 'https://foo.localhost./x', 'https://printer.local./', 'https://Metadata.Google.Internal/computeMetadata/v1/', 'https://nas.home.arpa/']) {
+      expect(readElicitationUrl(url).problem, url).toMatch(/this computer or the local network/);
+    }
+    expect(readRemoteUrl('https://metadata.google.internal/computeMetadata/v1/').problem).toMatch(/link-local/);
+    expect(readRemoteUrl('https://printer.local/mcp').warnings.join(' ')).toMatch(/private network/);
+    expect(readRemoteUrl('http://localhost./mcp').problem).toBeUndefined();
+  });
+
+  it('the sandbox’s proxy refuses them before asking anyone or looking them up', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'airlock-names-'));
+    const asked: string[] = [];
+    const decisions: NetworkDecision[] = [];
+    const proxy = await startServerProxy(join(dir, 'proxy.sock'), {
+      serverName: 'names',
+      allowedDomains: [],
+      ask: (_server, host) => (asked.push(host), Promise.resolve(false)),
+      onDecision: (decision) => decisions.push(decision),
+    });
+    try {
+      for (const [name, range] of NAME_TABLE) {
+        expect(await connectThrough(proxy.socketPath, name), name).toMatch(/^HTTP\/1.1 403/);
+        const decision = decisions.at(-1)!;
+        if (range === undefined) expect(decision, name).toMatchObject({ allowed: false, reason: 'user-denied' });
+        else expect(decision, name).toMatchObject({ allowed: false, reason: 'non-public-address' });
+      }
+      expect(asked.sort()).toEqual(NAME_TABLE.filter(([, range]) => range === undefined).map(([name]) => name.toLowerCase()).sort());
+    } finally {
+      await proxy.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -9,7 +9,7 @@
  * Last, the secrets file is made unreadable while the server runs: what could
  * hold a secret is withheld, never written or sent in clear.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerRequestView } from '../../../shared/views';
@@ -20,6 +20,8 @@ import { fixture } from '../host/host-support';
 
 // Plain letters and digits, nothing a "looks like a key" pattern would catch: only the person's own marking hides it.
 const SECRET = 'opensesame4821';
+// One with capitals: Airlock writes host names in small letters, so it must find it in any case.
+const MIXED = 'CaseSesame9073';
 
 /** Seals values so the secrets file itself never holds the value in clear (as the OS keychain does in the app). */
 const cipher: SecretCipher = {
@@ -28,8 +30,12 @@ const cipher: SecretCipher = {
   decrypt: (sealed) => [...Buffer.from(sealed, 'base64').toString()].reverse().join(''),
 };
 
-/** Every file under `dir` that holds the secret, byte for byte. */
-function filesHolding(dir: string, value: string): string[] {
+/**
+ * Every file under `dir` that holds the secret, byte for byte — or, `loosely`, in any capitals
+ * and with dots and dashes between its letters (as a host name can carry it).
+ */
+function filesHolding(dir: string, value: string, loosely = false): string[] {
+  const fold = (text: string) => text.toLowerCase().replace(/[.\-_/]/g, '');
   const found: string[] = [];
   for (const name of readdirSync(dir, { recursive: true }).map(String)) {
     const path = join(dir, name);
@@ -39,7 +45,8 @@ function filesHolding(dir: string, value: string): string[] {
     } catch {
       continue;
     }
-    if (stat.isFile() && readFileSync(path).includes(value)) found.push(path);
+    if (!stat.isFile()) continue;
+    if (loosely ? fold(readFileSync(path, 'latin1')).includes(fold(value)) : readFileSync(path).includes(value)) found.push(path);
   }
   return found;
 }
@@ -62,6 +69,11 @@ describe('a secret given to a server stays out of every log and every model requ
       trusted: true,
       profile: { secrets: ['LEAK_KEY'], network: { allowedDomains: ['api.example.com'] } },
       secrets: { LEAK_KEY: SECRET },
+    });
+    await t.add('mixed', [process.execPath, fixture('servers/secret-leaker.mjs')], {
+      trusted: true,
+      profile: { secrets: ['LEAK_KEY'], network: { allowedDomains: ['api.example.com'] } },
+      secrets: { LEAK_KEY: MIXED },
     });
   });
   afterAll(() => t?.close());
@@ -115,6 +127,34 @@ describe('a secret given to a server stays out of every log and every model requ
     expect(JSON.stringify(t.model.requests.map((request) => request.body))).not.toContain(SECRET);
   });
 
+  it('a host name that spells it in capitals or across labels is hidden too (Airlock writes host names in small letters)', async () => {
+    t.ask.available = false;
+    for (const server of ['leaker', 'mixed']) {
+      for (const shape of ['split', 'upper', 'as-is']) await t.host.calls.call({ server, tool: 'leak_host', arguments: { shape }, caller: { kind: 'user' } });
+    }
+    t.ask.available = true;
+    await t.host.audit.flush();
+    const targets = (await t.host.activity.entries({ limit: 500 })).filter((row) => row.kind === 'network' && (row.server === 'mixed' || row.server === 'leaker')).map((row) => String(row.target));
+    expect(targets.length).toBeGreaterThanOrEqual(4);
+    for (const target of targets) expect(target, target).toContain('[redacted]');
+    expect(filesHolding(t.dataDir, MIXED, true)).toEqual([]);
+    expect(filesHolding(t.dataDir, SECRET, true)).toEqual([]);
+  });
+
+  it("the sandbox's refusals name what the server tried: a path that carries it is hidden, in any capitals", async () => {
+    // On macOS the sandbox reports the path the server tried (it chooses it); the launcher passes the report on.
+    t.host.activity.recordSandboxRefusal('leaker', `deny(1) file-write-create /private/tmp/${SECRET}/out`);
+    t.host.activity.recordSandboxRefusal('mixed', `deny(1) file-read-data /Users/me/${MIXED.toUpperCase()}.txt`);
+    let refusals: Array<{ kind: string }> = [];
+    while (refusals.length < 2) {
+      await t.host.audit.flush();
+      refusals = (await t.host.activity.entries({ limit: 500 })).filter((row) => row.kind === 'sandbox');
+    }
+    expect(JSON.stringify(refusals)).toContain('[redacted]');
+    expect(filesHolding(t.dataDir, SECRET, true)).toEqual([]);
+    expect(filesHolding(t.dataDir, MIXED, true)).toEqual([]);
+  });
+
   it('nothing Airlock wrote holds the value: not the data folder, not the home folder', async () => {
     await t.host.audit.flush();
     await t.host.changes.settled();
@@ -138,5 +178,36 @@ describe('a secret given to a server stays out of every log and every model requ
     }
     await t.host.audit.flush();
     expect(filesHolding(t.dataDir, SECRET)).toEqual([]);
+  });
+
+  it('with the secrets file deleted while the server runs, or its value gone from it: what it was given is still hidden', async () => {
+    const path = join(t.dataDir, SECRETS_FILE);
+    const saved = readFileSync(path);
+    // The server was started with its secret; the store no longer has it.
+    rmSync(path);
+    try {
+      expect((await t.host.calls.call({ server: 'leaker', tool: 'echo', arguments: { message: `gone ${SECRET}` }, caller: { kind: 'user' } })).outcome).toBe('ok');
+      await t.host.audit.flush();
+      const [latest] = await t.host.audit.read({ server: 'leaker', limit: 1 });
+      expect(JSON.stringify(latest!.decision.arguments)).toContain('gone [redacted]');
+    } finally {
+      writeFileSync(path, saved);
+    }
+    // Gone from the file while the server runs (edited by hand, another tool): it keeps the value it was started with.
+    const file = JSON.parse(readFileSync(path, 'utf8')) as { servers: Record<string, unknown> };
+    delete file.servers.mixed;
+    writeFileSync(path, JSON.stringify(file));
+    expect((await t.host.calls.call({ server: 'mixed', tool: 'echo', arguments: { message: `cleared ${MIXED}` }, caller: { kind: 'user' } })).outcome).toBe('ok');
+    t.model.push({ toolCalls: [{ name: 'mixed__leak_result', input: {} }] }, { text: 'done' });
+    const id = t.host.agent.create().id;
+    await t.host.agent.send(id, { text: 'show me the result again' });
+    await t.host.agent.whenIdle(id);
+    expect(t.model.requests.at(-1)!.toolResults.map((result) => result.text).join('\n')).toContain('Here is your key: [redacted]');
+    expect(JSON.stringify(t.model.requests.map((request) => request.body))).not.toContain(MIXED);
+    await t.host.audit.flush();
+    const [latest] = await t.host.audit.read({ server: 'mixed', limit: 1 });
+    expect(JSON.stringify(latest)).not.toContain(MIXED);
+    expect(filesHolding(t.dataDir, SECRET)).toEqual([]);
+    expect(filesHolding(t.dataDir, MIXED)).toEqual([]);
   });
 });
