@@ -7,7 +7,7 @@
  * its screen only to a host that can show one (it checks the client's
  * `io.modelcontextprotocol/ui` capability) offers it through Airlock too.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,9 @@ const BIN = join(REPO, 'bin/airlock.js');
 const VANILLA = join(REPO, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
 const REACT = join(REPO, 'node_modules/@modelcontextprotocol/server-basic-react/dist/index.js');
 const CAPABILITY = join(REPO, 'test/fixtures/screens/ui-capability.mjs');
+const FIXTURE = join(REPO, 'test/fixtures/screens/screen-fixture.mjs');
+/** A screen page with a terminal escape (ESC), a bell (BEL) and a right-to-left override (U+202E) in it. */
+const CONTROL_PAGE = '<!doctype html><title>inert</title><p>\u001b[2J\u001b[31mred\u001b[0m ring\u0007 \u202eexe.txt</p>';
 const UI_CAPABILITY = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 
 let root: string;
@@ -52,10 +55,12 @@ beforeAll(() => {
   dataDir = join(root, 'data');
   home = join(root, 'home');
   mkdirSync(home, { recursive: true });
+  writeFileSync(join(root, 'controls.html'), CONTROL_PAGE);
   for (const [name, argv] of [
     ['vanilla', [VANILLA, '--stdio']],
     ['react', [REACT, '--stdio']],
     ['capability', [CAPABILITY]],
+    ['controls', [FIXTURE, '--html', join(root, 'controls.html')]],
   ] as const) {
     const added = airlock(['add', name, '--yes', '--', process.execPath, ...argv]);
     expect(added.code, added.err).toBe(0);
@@ -159,8 +164,18 @@ describe('airlock show | read | screens (the person’s view of a server’s scr
     expect(read.code, read.err).toBe(0);
     expect(read.out).toContain('(text/html;profile=mcp-app)');
     expect(read.out).toContain('<button id="get-time-btn">Get Server Time</button>');
-    // Printed, never run: no terminal escape reaches the screen.
-    expect(read.out).not.toMatch(/\u001b\[/);
+  });
+
+  it('read prints a page’s terminal escapes, bells and bidi overrides as visible text, never as themselves', () => {
+    const read = airlock(['read', 'controls', 'ui://fixture/screen.html']);
+    expect(read.code, read.err).toBe(0);
+    // The page really holds them (the server sent them): each is shown as its code, and none reaches the terminal.
+    expect(read.out).toContain('\\u{1b}[2J\\u{1b}[31mred\\u{1b}[0m ring\\u{7} \\u{202e}exe.txt');
+    expect(read.out).not.toContain('\u001b');
+    expect(read.out).not.toContain('\u0007');
+    expect(read.out).not.toContain('\u202e');
+    const json = JSON.parse(airlock(['read', 'controls', 'ui://fixture/screen.html', '--json']).out) as { contents: Array<{ text: string }> };
+    expect(json.contents[0]!.text).toBe(CONTROL_PAGE);
   });
 
   it('screens discloses an asked-for address as refused, and allows it only when told to (a recorded grant)', () => {
