@@ -150,6 +150,37 @@ describe('the client’s io.modelcontextprotocol/ui capability', () => {
   }, 90_000);
 });
 
+describe('airlock add (a server with a screen that asks for an address)', () => {
+  it('says the inspected screen is approved by saving it, and allows its asks only with --allow-screen', () => {
+    const plain = airlock(['add', 'asks-plain', '--yes', '--', process.execPath, CAPABILITY]);
+    expect(plain.code, plain.err).toBe(0);
+    // The commit approves the screen it read: the inspection says so, not that it waits for approval.
+    expect(plain.out).toContain('ui://capability/screen.html  for with-screen\n      read now; saving the server approves it as it is');
+    expect(plain.out).not.toContain('NEW — not shown until you approve it');
+    expect(plain.out).toContain('asks to connect to https://api.example.com: refused');
+    expect(plain.out).toContain('allow it with --allow-screen ADDRESS-OR-PERMISSION on this command, or later with `airlock screens asks-plain --allow …`');
+    expect(JSON.parse(airlock(['show', 'asks-plain', '--json']).out).screens.screens[0]).toMatchObject({ state: 'approved', allowed: { connect: [] } });
+
+    const allowed = airlock(['add', 'asks-allowed', '--yes', '--allow-screen', 'https://api.example.com', '--', process.execPath, CAPABILITY]);
+    expect(allowed.code, allowed.err).toBe(0);
+    expect(allowed.out).toContain('asks to connect to https://api.example.com: allowed');
+    const shown = JSON.parse(airlock(['show', 'asks-allowed', '--json']).out).screens;
+    expect(shown.allowed.connect).toEqual(['https://api.example.com']);
+    expect(shown.screens[0]).toMatchObject({ state: 'approved', allowed: { connect: ['https://api.example.com'] } });
+    // Recorded with the server's other grants, as the person's decision at install.
+    expect(airlock(['audit', '--json', '--server', 'asks-allowed', '--limit', '20']).out).toContain('screens may connect to https://api.example.com');
+
+    // An address no screen asks for is a mistake said plainly, and nothing is saved.
+    const typo = airlock(['add', 'asks-typo', '--yes', '--allow-screen', 'https://api.example.org', '--', process.execPath, CAPABILITY]);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('No screen of asks-typo asks for https://api.example.org. Its screens ask for: https://api.example.com. Nothing was saved.');
+    expect(airlock(['show', 'asks-typo']).code).not.toBe(0);
+    const blind = airlock(['add', 'asks-blind', '--yes', '--no-probe', '--allow-screen', 'https://api.example.com', '--', process.execPath, CAPABILITY]);
+    expect(blind.code).toBe(2);
+    expect(blind.err).toContain('--allow-screen needs the inspection');
+  }, 120_000);
+});
+
 describe('airlock show | read | screens (the person’s view of a server’s screens)', () => {
   it('show lists the tools with screens and what each asks for; read prints the screen’s page inert', () => {
     const shown = airlock(['show', 'vanilla']);
