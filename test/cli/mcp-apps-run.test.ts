@@ -41,9 +41,9 @@ async function direct(argv: string[]): Promise<Client> {
   return client;
 }
 
-/** A client of `airlock run NAME` over stdio, as another app's config entry runs it. */
-async function throughAirlock(name: string): Promise<Client> {
-  const client = new Client({ name: 'host-behind-airlock', version: '1.0.0' }, { capabilities: UI_CAPABILITY });
+/** A client of `airlock run NAME` over stdio, as another app's config entry runs it (by default one that shows screens). */
+async function throughAirlock(name: string, capabilities: Record<string, unknown> = UI_CAPABILITY): Promise<Client> {
+  const client = new Client({ name: 'host-behind-airlock', version: '1.0.0' }, { capabilities });
   await client.connect(
     new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dataDir, 'run', name, '--no-terminal', '--client', 'Screen Host'], env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } as Record<string, string>, stderr: 'pipe' }),
   );
@@ -56,11 +56,14 @@ beforeAll(() => {
   home = join(root, 'home');
   mkdirSync(home, { recursive: true });
   writeFileSync(join(root, 'controls.html'), CONTROL_PAGE);
+  writeFileSync(join(root, 'apps.html'), '<!doctype html><title>apps</title><p>apps</p>');
   for (const [name, argv] of [
     ['vanilla', [VANILLA, '--stdio']],
     ['react', [REACT, '--stdio']],
     ['capability', [CAPABILITY]],
     ['controls', [FIXTURE, '--html', join(root, 'controls.html')]],
+    ['apps', [FIXTURE, '--html', join(root, 'apps.html')]],
+    ['apps2', [FIXTURE, '--html', join(root, 'apps.html')]],
   ] as const) {
     const added = airlock(['add', name, '--yes', '--', process.execPath, ...argv]);
     expect(added.code, added.err).toBe(0);
@@ -122,6 +125,94 @@ describe('airlock gateway (several servers behind one)', () => {
     } finally {
       await gateway.close();
       await own.close();
+    }
+  }, 90_000);
+});
+
+/** A client of `airlock gateway --stdio` (several servers behind one), by default one that shows screens. */
+async function throughGateway(capabilities: Record<string, unknown> = UI_CAPABILITY): Promise<Client> {
+  const client = new Client({ name: 'host-behind-gateway', version: '1.0.0' }, { capabilities });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dataDir, 'gateway', '--stdio', '--no-terminal', '--client', 'Screen Host'], env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } as Record<string, string>, stderr: 'pipe' }),
+  );
+  return client;
+}
+
+/** The JSON-RPC error a promise rejects with (or the value it resolved to, to fail the test with). */
+async function refusal(pending: Promise<unknown>): Promise<{ code?: number; message?: string }> {
+  return pending.then(
+    (value) => ({ message: `resolved: ${JSON.stringify(value).slice(0, 300)}` }),
+    (error: unknown) => error as { code: number; message: string },
+  );
+}
+
+describe('a screen’s call through the gateway, by its own tool name', () => {
+  it('reaches its server once the app read that server’s screen — never a server whose screen it did not read, never a guess between two', async () => {
+    const gateway = await throughGateway();
+    try {
+      // Before any screen is read, a bare name is no tool at all.
+      expect(await refusal(gateway.callTool({ name: 'app-count', arguments: {} }))).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: app-count') });
+      // The app shows apps's screen (it reads it first), whose button calls app-count: it reaches apps.
+      await gateway.readResource({ uri: 'ui://airlock/apps/fixture/screen.html' });
+      const counted = await gateway.callTool({ name: 'app-count', arguments: {} });
+      expect(counted.isError, JSON.stringify(counted)).toBeFalsy();
+      expect((counted.content as Array<{ text: string }>)[0]!.text).toBe('count 1');
+      // Only tools meant for screens: its model-only tool is not a screen's to call.
+      expect(await refusal(gateway.callTool({ name: 'model-only', arguments: {} }))).toMatchObject({ code: -32602 });
+      // A server whose screen this app never read is not reached by a bare name.
+      expect(await refusal(gateway.callTool({ name: 'told-capabilities', arguments: {} }))).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: told-capabilities') });
+      // The published server's screen button (get-time) through the gateway: decided by Airlock's policy for vanilla › get-time.
+      await gateway.readResource({ uri: 'ui://airlock/vanilla/get-time/mcp-app.html' });
+      const time = await gateway.callTool({ name: 'get-time', arguments: {} });
+      expect(JSON.stringify(time)).toContain('vanilla › get-time');
+      // Two servers whose screens were read offer app-count: which screen asked is not known, so neither is called.
+      await gateway.readResource({ uri: 'ui://airlock/apps2/fixture/screen.html' });
+      expect(await refusal(gateway.callTool({ name: 'app-count', arguments: {} }))).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('The screens of apps and apps2 were opened here and each offers a tool of that name; Airlock cannot tell which screen asked, so it calls none. Call it as apps__app-count or apps2__app-count.'),
+      });
+      const direct = await gateway.callTool({ name: 'apps2__app-count', arguments: {} });
+      expect((direct.content as Array<{ text: string }>)[0]!.text).toBe('count 1');
+    } finally {
+      await gateway.close();
+    }
+    // Decided and recorded as this app's calls, like any other it makes.
+    expect(airlock(['audit', '--json', '--server', 'apps', '--limit', '50']).out).toContain('Screen Host');
+  }, 120_000);
+});
+
+describe('a client that shows no screens (it did not declare io.modelcontextprotocol/ui)', () => {
+  it('through airlock run: is offered no screen-only tool and no screen, and the tools it gets name none', async () => {
+    const plain = await throughAirlock('apps', {});
+    const shows = await throughAirlock('apps');
+    try {
+      const tools = (await plain.listTools()).tools;
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['model-only', 'show-screen', 'wipe']);
+      for (const tool of tools) expect(tool._meta, tool.name).toBeUndefined();
+      expect((await plain.listResources()).resources.map((resource) => resource.uri)).toEqual([]);
+      expect(await refusal(plain.readResource({ uri: 'ui://fixture/screen.html' }))).toMatchObject({ code: -32602, message: expect.stringContaining('this app did not say it can show screens') });
+      expect(await refusal(plain.callTool({ name: 'app-count', arguments: {} }))).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: app-count') });
+      // Control: an app that shows screens gets them all, as the server offers them.
+      expect((await shows.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['app-count', 'model-only', 'show-screen', 'wipe']);
+      expect((await shows.listTools()).tools.find((tool) => tool.name === 'show-screen')!._meta).toEqual({ ui: { resourceUri: 'ui://fixture/screen.html' } });
+      expect((await shows.listResources()).resources.map((resource) => resource.uri)).toEqual(['ui://fixture/screen.html']);
+    } finally {
+      await plain.close();
+      await shows.close();
+    }
+  }, 90_000);
+
+  it('through airlock gateway: the same, for every server', async () => {
+    const plain = await throughGateway({});
+    try {
+      const tools = (await plain.listTools()).tools;
+      expect(tools.find((tool) => tool.name === 'vanilla__get-time')?._meta).toBeUndefined();
+      expect(tools.some((tool) => tool.name === 'apps__app-count')).toBe(false);
+      expect(tools.some((tool) => tool.name === 'apps__show-screen')).toBe(true);
+      expect((await plain.listResources()).resources.filter((resource) => resource.uri.startsWith('ui://'))).toEqual([]);
+      expect(await refusal(plain.readResource({ uri: 'ui://airlock/vanilla/get-time/mcp-app.html' }))).toMatchObject({ code: -32602 });
+    } finally {
+      await plain.close();
     }
   }, 90_000);
 });
