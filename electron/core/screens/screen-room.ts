@@ -254,6 +254,8 @@ export class ScreenRoom {
       domains,
       permissions,
       ...(read.declaration.prefersBorder !== undefined ? { prefersBorder: read.declaration.prefersBorder } : {}),
+      // SECURITY: rule 2 — a page that can send a call's arguments out gets them only once the call was allowed.
+      argumentsBeforeDecision: SCREEN_DOMAIN_KINDS.every((kind) => domains[kind].length === 0),
     };
   }
 
