@@ -304,7 +304,8 @@ function ScreenFrame({ view, input, inputPartial, callAllowed, result, conversat
     retell();
     if (mode !== 'fullscreen') return undefined;
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') setMode('inline');
+      // An Escape that answers one of Airlock's dialogs (denies it) is the dialog's, not the screen's.
+      if (event.key === 'Escape' && !document.querySelector('dialog[open]')) setMode('inline');
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
