@@ -81,6 +81,12 @@ export const ToolCardSchema = z.object({
   sentArguments: z.record(z.string(), z.unknown()).optional(),
   /** requested → running (or waiting for a person) → done. */
   state: z.enum(['requested', 'running', 'waiting', 'done']),
+  /**
+   * True while the model is still writing this call (a tool with a screen):
+   * `arguments` is what it wrote so far, read leniently — shown as that and
+   * given only to the tool's screen, never sent. Never saved.
+   */
+  inputStreaming: z.boolean().optional(),
   /** Airlock's decision, in words. */
   decision: z
     .object({

@@ -109,6 +109,19 @@ export function toolScreen(definition: { _meta?: unknown }): ToolScreen | undefi
   return { uri, visibility: toolVisibility(meta) };
 }
 
+/**
+ * Whether an MCP client said it can show screens: its capabilities declare
+ * the `io.modelcontextprotocol/ui` extension (with the screen MIME type
+ * among its `mimeTypes`, when it lists any).
+ */
+export function clientShowsScreens(capabilities: unknown): boolean {
+  const declared = own(record(own(record(capabilities), 'extensions')), UI_EXTENSION);
+  const extension = record(declared);
+  if (!extension) return false;
+  const types = own(extension, 'mimeTypes');
+  return !Array.isArray(types) || types.some((type) => typeof type === 'string' && type.replace(/\s+/g, '').toLowerCase() === SCREEN_MIME_TYPE);
+}
+
 /** True for a `ui://` URI of reasonable length with no control characters. */
 export function isScreenUri(uri: string): boolean {
   return uri.startsWith(SCREEN_URI_SCHEME) && uri.length > SCREEN_URI_SCHEME.length && uri.length <= 2048 && !/[\u0000-\u001f\u007f\s]/.test(uri);

@@ -384,6 +384,14 @@ export const ScreenOpenViewSchema = z.discriminatedUnion('ready', [
     domains: ScreenDomainsSchema,
     permissions: z.array(ScreenPermissionSchema),
     prefersBorder: z.boolean().optional(),
+    /**
+     * True when the screen may reach no address on the web (none it asks for
+     * is allowed): it may be given a call's arguments while the model writes
+     * them and before the call is decided. False: only once the call was
+     * allowed — a server's page that can send them out sees a call's inputs
+     * only after the person could see them (SECURITY.md rule 2).
+     */
+    argumentsBeforeDecision: z.boolean(),
   }),
   z.object({ ready: z.literal(false), reason: z.string(), screen: ScreenViewSchema.optional() }),
 ]);

@@ -165,6 +165,7 @@ function ToolForm({ server, tool }: { server: string; tool: ToolView }) {
           server={server}
           tool={tool.name}
           input={result.args}
+          callAllowed
           result={{ content: result.view.content, ...(result.view.structuredContent !== undefined ? { structuredContent: result.view.structuredContent } : {}), ...(result.view.outcome === 'tool-error' ? { isError: true } : {}) }}
         />
       )}

@@ -13,14 +13,25 @@
  *
  * Nothing the screen draws is Airlock's: the frame is labelled as the
  * server's, and Airlock's words (the link bar, refusals) sit outside it.
+ *
+ * What the screen is told (the SDK's host side): the call's arguments —
+ * while the model still writes them (`tool-input-partial`), then whole —
+ * its result or why there is none (`tool-cancelled`, with the reason), and
+ * the host context: theme, locale, the frame's width and the tallest it may
+ * grow, told again when any of them changes. A screen that can reach an
+ * address on the web gets a call's arguments only once the call was allowed
+ * (`callAllowed`); one that can reach none may see them as they are written.
+ * It may ask to fill Airlock's window (`fullscreen`): Airlock's bar with its
+ * name and a way back stays above it, and Escape leaves it.
  */
-import { AppBridge } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { AppBridge, type McpUiDisplayMode, type McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { useEffect, useRef, useState } from 'react';
 import type { ScreenOpenView } from '../../shared/views';
 import { invoke } from '../api';
 import { screenSectionHref } from '../route';
 import { InertText } from './inert-text';
 import { FrameTransport } from '../screen-transport';
+import { useSwapHold } from './dialog-guard';
 
 /** What the tool's call gave, for the screen (`ui/notifications/tool-result`), or why it never will. */
 export type ScreenToolResult = { content: unknown[]; structuredContent?: unknown; isError?: boolean } | { cancelled: string };
@@ -33,20 +44,33 @@ interface LinkAsk {
   requestId: string;
   url: string;
   answer: (open: boolean) => void;
+  /** The frame's height when the link appeared (held while the bar is shown). */
+  height: number;
 }
+
+/** The display modes Airlock offers a screen: in place, or filling the window (an overlay under Airlock's own bar). */
+const DISPLAY_MODES: McpUiDisplayMode[] = ['inline', 'fullscreen'];
 
 interface ToolScreenProps {
   server: string;
   tool: string;
-  /** The call's arguments (`ui/notifications/tool-input`). */
+  /** The call's arguments (`ui/notifications/tool-input`), or what the model wrote of them so far. */
   input: Record<string, unknown>;
+  /** The model is still writing the arguments: `input` is partial (`ui/notifications/tool-input-partial`). */
+  inputPartial?: boolean;
+  /**
+   * The call was allowed (by the policy or the person): its arguments may go
+   * to a screen that can reach the web. Absent or false: only a screen that
+   * can reach no address gets them before the call is decided.
+   */
+  callAllowed?: boolean;
   /** The call's result, once there is one. */
   result?: ScreenToolResult;
   /** In the chat: the conversation a screen's messages go into (as the server's words). */
   conversationId?: string;
 }
 
-export function ToolScreen({ server, tool, input, result, conversationId }: ToolScreenProps) {
+export function ToolScreen({ server, tool, input, inputPartial, callAllowed, result, conversationId }: ToolScreenProps) {
   const [view, setView] = useState<ScreenOpenView | { error: string } | undefined>();
   useEffect(() => {
     let live = true;
@@ -84,46 +108,103 @@ export function ToolScreen({ server, tool, input, result, conversationId }: Tool
       </div>
     );
   }
-  return <ScreenFrame view={view} input={input} result={result} {...(conversationId ? { conversationId } : {})} />;
+  return (
+    <ScreenFrame
+      view={view}
+      input={input}
+      inputPartial={inputPartial === true}
+      callAllowed={callAllowed === true}
+      result={result}
+      {...(conversationId ? { conversationId } : {})}
+    />
+  );
 }
 
-function ScreenFrame({ view, input, result, conversationId }: { view: Extract<ScreenOpenView, { ready: true }>; input: Record<string, unknown>; result?: ScreenToolResult; conversationId?: string }) {
+interface ScreenFrameProps {
+  view: Extract<ScreenOpenView, { ready: true }>;
+  input: Record<string, unknown>;
+  inputPartial: boolean;
+  callAllowed: boolean;
+  result: ScreenToolResult | undefined;
+  conversationId?: string;
+}
+
+function ScreenFrame({ view, input, inputPartial, callAllowed, result, conversationId }: ScreenFrameProps) {
   const frame = useRef<HTMLIFrameElement>(null);
   const bridgeRef = useRef<AppBridge | undefined>(undefined);
   const initialized = useRef(false);
-  const sentResult = useRef(false);
-  const resultRef = useRef(result);
-  resultRef.current = result;
+  // What the screen was told: the last partial arguments (as JSON), whether the whole arguments and the result went.
+  const sent = useRef<{ partial?: string; input: boolean; result: boolean }>({ input: false, result: false });
+  const latest = useRef({ input, inputPartial, callAllowed, result });
+  latest.current = { input, inputPartial, callAllowed, result };
   const [height, setHeight] = useState(240);
+  const heightRef = useRef(height);
+  heightRef.current = height;
+  const [mode, setMode] = useState<McpUiDisplayMode>('inline');
+  const modeRef = useRef(mode);
+  modeRef.current = mode;
   const [link, setLink] = useState<LinkAsk | undefined>();
   const [notes, setNotes] = useState<string[]>([]);
   const note = (text: string) => setNotes((previous) => [...previous.slice(-4), text]);
+  // SECURITY: a screen that may reach an address on the web sees a call's arguments only once the call
+  // was allowed (SECURITY.md rule 2); one that can reach none may see them as the model writes them.
+  const mayTell = () => view.argumentsBeforeDecision || latest.current.callAllowed;
 
-  const sendResult = (bridge: AppBridge) => {
-    const current = resultRef.current;
-    if (!current || sentResult.current || !initialized.current) return;
-    sentResult.current = true;
-    if ('cancelled' in current) void bridge.sendToolCancelled({ reason: current.cancelled });
-    else void bridge.sendToolResult({ content: current.content as never, ...(current.structuredContent !== undefined ? { structuredContent: current.structuredContent } : {}), ...(current.isError ? { isError: true } : {}) });
+  /** Tells the screen what it has not been told yet of the call: its arguments (partial, then whole), then how it ended. */
+  const tell = (bridge: AppBridge) => {
+    if (!initialized.current) return;
+    const now = latest.current;
+    if (!sent.current.input && mayTell()) {
+      if (now.inputPartial) {
+        const json = JSON.stringify(now.input);
+        if (json !== sent.current.partial) {
+          sent.current.partial = json;
+          void bridge.sendToolInputPartial({ arguments: now.input });
+        }
+      } else {
+        sent.current.input = true;
+        void bridge.sendToolInput({ arguments: now.input });
+      }
+    }
+    const current = now.result;
+    if (!current || sent.current.result) return;
+    if ('cancelled' in current) {
+      // A call refused, not sent or stopped: the screen is told so, with Airlock's reason.
+      sent.current.result = true;
+      void bridge.sendToolCancelled({ reason: current.cancelled });
+    } else if (sent.current.input) {
+      sent.current.result = true;
+      void bridge.sendToolResult({ content: current.content as never, ...(current.structuredContent !== undefined ? { structuredContent: current.structuredContent } : {}), ...(current.isError ? { isError: true } : {}) });
+    }
+  };
+
+  /** The host context as it stands: theme, mode, the frame's size, locale. */
+  const context = (): McpUiHostContext => {
+    const element = frame.current;
+    const width = Math.round(element?.clientWidth ?? 0);
+    const dark = window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
+    return {
+      theme: dark ? 'dark' : 'light',
+      displayMode: modeRef.current,
+      availableDisplayModes: DISPLAY_MODES,
+      containerDimensions: modeRef.current === 'fullscreen' ? { width, height: Math.round(element?.clientHeight ?? 0) } : { width, maxHeight: MAX_HEIGHT },
+      locale: navigator.language,
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      platform: 'desktop',
+      userAgent: 'Airlock',
+    };
+  };
+  /** Tells the screen what changed in the host context (the SDK sends only the changed fields; nothing when none did). */
+  const retell = () => {
+    if (initialized.current) bridgeRef.current?.setHostContext(context());
   };
 
   useEffect(() => {
     const element = frame.current;
     if (!element) return undefined;
     const scheme = window.matchMedia?.('(prefers-color-scheme: dark)');
-    const dark = scheme?.matches ?? false;
     const permissions = Object.fromEntries(view.permissions.map((permission) => [permission, {}]));
     const csp = { connectDomains: view.domains.connect, resourceDomains: view.domains.resource, frameDomains: view.domains.frame, baseUriDomains: view.domains.baseUri };
-    const hostContext = {
-      theme: dark ? ('dark' as const) : ('light' as const),
-      displayMode: 'inline' as const,
-      availableDisplayModes: ['inline' as const],
-      containerDimensions: { maxHeight: MAX_HEIGHT },
-      locale: navigator.language,
-      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-      platform: 'desktop' as const,
-      userAgent: 'Airlock',
-    };
     const bridge = new AppBridge(
       null,
       { name: 'Airlock', version: '0.1.0' },
@@ -134,13 +215,13 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
         sandbox: { permissions, csp },
         ...(conversationId ? { message: { text: {} }, updateModelContext: { text: {} } } : {}),
       },
-      { hostContext },
+      { hostContext: context() },
     );
-    // The window's theme follows the OS; the screen is told when it changes (once it is listening).
-    const onScheme = (event: MediaQueryListEvent) => {
-      if (initialized.current) bridge.setHostContext({ ...hostContext, theme: event.matches ? 'dark' : 'light' });
-    };
+    // The window's theme follows the OS, and the frame's width the window: the screen is told when either changes.
+    const onScheme = () => retell();
     scheme?.addEventListener('change', onScheme);
+    const resized = new ResizeObserver(() => retell());
+    resized.observe(element);
     bridgeRef.current = bridge;
     // Every request names this screen's session; the core decides each.
     bridge.oncalltool = async (params) => {
@@ -154,7 +235,7 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
         note(`It asked to open a link Airlock will not open: ${asked.message}`);
         return { isError: true };
       }
-      const open = await new Promise<boolean>((resolve) => setLink({ ...asked.value, answer: resolve }));
+      const open = await new Promise<boolean>((resolve) => setLink({ ...asked.value, answer: resolve, height: heightRef.current }));
       setLink(undefined);
       const done = await invoke('screens.answerLink', { requestId: asked.value.requestId, open });
       return open && done.ok ? {} : { isError: true };
@@ -175,7 +256,12 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
       if (!sent.ok || !sent.value.accepted) throw new Error(sent.ok ? (sent.value.reason ?? 'refused') : sent.message);
       return {};
     };
-    bridge.onrequestdisplaymode = async () => ({ mode: 'inline' });
+    // Inline or filling the window; picture-in-picture is not offered (the screen stays as it is).
+    bridge.onrequestdisplaymode = async ({ mode: asked }) => {
+      const next = DISPLAY_MODES.includes(asked) ? asked : modeRef.current;
+      setMode(next);
+      return { mode: next };
+    };
     bridge.onloggingmessage = () => undefined;
     bridge.onsizechange = ({ height: asked }) => {
       if (typeof asked === 'number' && Number.isFinite(asked)) setHeight(Math.max(MIN_HEIGHT, Math.min(MAX_HEIGHT, Math.ceil(asked))));
@@ -185,8 +271,9 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
     };
     bridge.oninitialized = () => {
       initialized.current = true;
-      void bridge.sendToolInput({ arguments: input });
-      sendResult(bridge);
+      // The frame may have been laid out since the context was first built.
+      bridge.setHostContext(context());
+      tell(bridge);
     };
     let closed = false;
     void bridge.connect(new FrameTransport(element, view.frameOrigin)).then(() => {
@@ -196,6 +283,7 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
     return () => {
       closed = true;
       scheme?.removeEventListener('change', onScheme);
+      resized.disconnect();
       const teardown = initialized.current ? Promise.race([bridge.teardownResource({}), new Promise((resolve) => setTimeout(resolve, 500))]) : Promise.resolve();
       void teardown.catch(() => undefined).finally(() => { // A screen that does not answer its teardown is closed anyway.
         void bridge.close().catch(() => undefined); // The frame is going away; a bridge that fails to close holds nothing.
@@ -207,17 +295,49 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
   }, [view.id]);
 
   useEffect(() => {
-    if (bridgeRef.current) sendResult(bridgeRef.current);
-  }, [result]);
+    if (bridgeRef.current) tell(bridgeRef.current);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `tell` reads the latest props through a ref; these are what can change.
+  }, [input, inputPartial, callAllowed, result]);
+
+  // A new mode: the screen is told (with the frame's new size), and Escape leaves the full window.
+  useEffect(() => {
+    retell();
+    if (mode !== 'fullscreen') return undefined;
+    const onKey = (event: KeyboardEvent) => {
+      // An Escape that answers one of Airlock's dialogs (denies it) is the dialog's, not the screen's.
+      if (event.key === 'Escape' && !document.querySelector('dialog[open]')) setMode('inline');
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `retell` reads refs; the mode is what changes.
+  }, [mode]);
+
+  // SECURITY: while a link waits for the person, the screen cannot move it: the frame keeps the height it had
+  // when the link appeared (a screen that grows or shrinks could slide Open under a cursor aimed elsewhere);
+  // what it asks for meanwhile applies after.
+  const shownHeight = link ? link.height : height;
+  const fullscreen = mode === 'fullscreen';
 
   return (
-    <section className={`tool-screen${view.prefersBorder === false ? ' tool-screen-borderless' : ''}`} aria-label={`${view.server}’s screen`} data-testid="tool-screen">
-      <p className="tool-screen-label small" data-testid="screen-label">
-        <strong>
-          <InertText text={view.server} />
-        </strong>
-        ’s screen — a page the server wrote, running in a sandbox; what it shows is the server’s, not Airlock’s.
-      </p>
+    <section
+      className={`tool-screen${view.prefersBorder === false ? ' tool-screen-borderless' : ''}${fullscreen ? ' tool-screen-fullscreen' : ''}`}
+      aria-label={`${view.server}’s screen`}
+      data-testid="tool-screen"
+      data-mode={mode}
+    >
+      <div className="tool-screen-bar">
+        <p className="tool-screen-label small" data-testid="screen-label">
+          <strong>
+            <InertText text={view.server} />
+          </strong>
+          ’s screen — a page the server wrote, running in a sandbox; what it shows is the server’s, not Airlock’s.
+        </p>
+        {fullscreen && (
+          <button type="button" onClick={() => setMode('inline')} data-testid="screen-leave-fullscreen">
+            Back to Airlock (Esc)
+          </button>
+        )}
+      </div>
       <iframe
         ref={frame}
         className="tool-screen-frame"
@@ -225,10 +345,10 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
         sandbox="allow-scripts allow-same-origin"
         referrerPolicy="no-referrer"
         {...(view.allow ? { allow: view.allow } : {})}
-        style={{ height }}
+        style={fullscreen ? undefined : { height: shownHeight }}
         data-testid="screen-frame"
       />
-      {link && <LinkBar server={view.server} ask={link} />}
+      {link && <LinkBar key={link.requestId} server={view.server} ask={link} />}
       {notes.length > 0 && (
         <ul className="tool-screen-notes small" data-testid="screen-notes">
           {notes.map((text, index) => (
@@ -240,8 +360,14 @@ function ScreenFrame({ view, input, result, conversationId }: { view: Extract<Sc
   );
 }
 
-/** The screen asked to open a page: Airlock shows the full address, outside the screen, and waits for the person. */
+/**
+ * The screen asked to open a page: Airlock shows the full address, outside
+ * the screen, and waits for the person. Open sleeps for a moment after the
+ * bar appears, as a confirmation's buttons do: a click the screen timed for
+ * the moment the bar appears (under the person's cursor) opens nothing.
+ */
 function LinkBar({ server, ask }: { server: string; ask: LinkAsk }) {
+  const { holding, asleep } = useSwapHold();
   const url = new URL(ask.url);
   const [before, after] = [ask.url.slice(0, ask.url.indexOf(url.host)), ask.url.slice(ask.url.indexOf(url.host) + url.host.length)];
   return (
@@ -269,7 +395,16 @@ function LinkBar({ server, ask }: { server: string; ask: LinkAsk }) {
         <button type="button" className="deny" onClick={() => ask.answer(false)} data-testid="screen-link-cancel" autoFocus>
           Cancel
         </button>
-        <button type="button" className="primary" onClick={() => ask.answer(true)} data-testid="screen-link-open">
+        <button
+          type="button"
+          className="primary"
+          onClick={() => {
+            if (asleep()) return;
+            ask.answer(true);
+          }}
+          aria-disabled={holding ? true : undefined}
+          data-testid="screen-link-open"
+        >
           Open in browser
         </button>
       </div>

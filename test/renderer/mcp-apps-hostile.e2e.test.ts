@@ -300,6 +300,43 @@ describe('a hostile screen’s requests', () => {
     expect(opened).toEqual([]);
   });
 
+  it('cannot time a click onto Open as its link bar appears, nor move the bar by resizing itself while it is shown', async () => {
+    const screen = await showScreen();
+    const frame = t.page.getByTestId('screen-frame');
+    const heightBefore = await frame.evaluate((element) => element.getBoundingClientRect().height);
+    // In Airlock's page: the instant Open appears (where the person's cursor may be), it is clicked.
+    await t.page.evaluate(() => {
+      const w = window as unknown as { linkClick?: { delay: number; disabled: string | null } };
+      const observer = new MutationObserver(() => {
+        const open = document.querySelector<HTMLButtonElement>('[data-testid="screen-link-open"]');
+        if (!open) return;
+        observer.disconnect();
+        const shownAt = performance.now();
+        open.click();
+        w.linkClick = { delay: performance.now() - shownAt, disabled: open.getAttribute('aria-disabled') };
+      });
+      observer.observe(document.body, { subtree: true, childList: true });
+    });
+    const asked = screen.evaluate(() => (window as unknown as { rpc: (m: string, p: unknown) => Promise<{ result?: { isError?: boolean } }> }).rpc('ui/open-link', { url: 'https://evil.example/timed' }));
+    const click = await t.page.waitForFunction(() => (window as unknown as { linkClick?: unknown }).linkClick).then((handle) => handle.jsonValue() as Promise<{ delay: number; disabled: string | null }>);
+    expect(click.disabled).toBe('true');
+    const bar = t.page.getByTestId('screen-link');
+    const open = bar.getByTestId('screen-link-open');
+    // The screen grows (and would push the bar down) while the bar is shown; its answer to a ping proves the request was handled.
+    await screen.evaluate(() => (window as unknown as { notify: (m: string, p: unknown) => void }).notify('ui/notifications/size-changed', { height: 400 }));
+    await screen.evaluate(() => (window as unknown as { rpc: (m: string, p: unknown) => Promise<unknown> }).rpc('ping', {}));
+    // Once Open wakes, the timed click has opened nothing and the frame has not moved.
+    await expect.poll(() => open.getAttribute('aria-disabled')).toBe(null);
+    expect(await bar.isVisible()).toBe(true);
+    expect(opened).toEqual([]);
+    expect(await frame.evaluate((element) => element.getBoundingClientRect().height)).toBe(heightBefore);
+    await bar.getByTestId('screen-link-cancel').click();
+    expect((await asked).result?.isError).toBe(true);
+    expect(opened).toEqual([]);
+    // What it asked for meanwhile applies once the bar is gone.
+    await expect.poll(() => frame.evaluate((element) => Math.round(element.getBoundingClientRect().height))).toBe(400);
+  });
+
   it('flooding tools/call gets through only at the rate, and the window stays responsive', async () => {
     const screen = await showScreen();
     const before = reached('hostile', 'app-count');

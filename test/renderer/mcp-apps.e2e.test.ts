@@ -17,6 +17,7 @@ import type { Frame, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openRendererHost, REPO, waitForText, type RendererHost } from './renderer-support';
 import { SCREEN_TEST_BROWSER_ARGS, startScreenOrigin, type ScreenOrigin } from '../support/screen-origin';
+import { ask, initialContext, ready, RECORDER_PAGE, seen } from '../support/screen-recorder';
 
 const VANILLA = join(REPO, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
 const REACT = join(REPO, 'node_modules/@modelcontextprotocol/server-basic-react/dist/index.js');
@@ -63,6 +64,9 @@ beforeAll(async () => {
   origin.bind(t.host);
   await t.add('vanilla', [process.execPath, VANILLA, '--stdio']);
   await t.add('react', [process.execPath, REACT, '--stdio']);
+  const recorder = join(t.folder('recorder'), 'screen.html');
+  writeFileSync(recorder, RECORDER_PAGE);
+  await t.add('recorder', [process.execPath, FIXTURE, '--html', recorder]);
 }, 120_000);
 afterEach(() => t?.settled());
 afterAll(async () => {
@@ -134,6 +138,80 @@ describe('server-basic-vanillajs’s screen', () => {
     const screen = await screenFrame(t.page);
     await screen.locator('#send-message-btn').click();
     await waitForText(t.page.getByTestId('screen-notes'), 'screens here have no conversation');
+  });
+});
+
+describe('what the window tells a screen about where it is shown', () => {
+  /** The recording screen after a call of its tool in the console (this call's own screen, handshake done). */
+  async function recorderScreen(): Promise<Frame> {
+    const old = new Set(t.page.frames());
+    await callInConsole('recorder', 'show-screen');
+    for (let i = 0; i < 300; i += 1) {
+      const inner = t.page
+        .frames()
+        .filter((frame) => origin.isScreenUrl(frame.url()) && !old.has(frame) && !frame.isDetached())
+        .map((frame) => frame.childFrames()[0])
+        .find((frame) => frame !== undefined);
+      if (inner && inner.url() === 'about:srcdoc' && (await ready(inner))) return inner;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('no recording screen');
+  }
+  const frameWidth = () => t.page.getByTestId('screen-frame').evaluate((element) => Math.round(element.clientWidth));
+  const contextChanges = async (screen: Frame) => (await seen(screen)).filter((told) => told.method === 'ui/notifications/host-context-changed').map((told) => told.params);
+
+  afterEach(() => t.page.setViewportSize({ width: 1200, height: 800 }));
+
+  it('its width and the tallest it may grow, and its new width when the window is resized', async () => {
+    const screen = await recorderScreen();
+    const context = await initialContext(screen);
+    expect(context.containerDimensions).toEqual({ width: await frameWidth(), maxHeight: 720 });
+    expect(context.availableDisplayModes).toEqual(['inline', 'fullscreen']);
+    expect(context.displayMode).toBe('inline');
+    const before = await frameWidth();
+    await t.page.setViewportSize({ width: 900, height: 800 });
+    await expect.poll(frameWidth).toBeLessThan(before);
+    const after = await frameWidth();
+    await expect.poll(async () => (await contextChanges(screen)).at(-1)?.containerDimensions).toEqual({ width: after, maxHeight: 720 });
+  });
+
+  it('fills the window when it asks to — under Airlock’s bar, below Airlock’s dialogs — and leaves it with Escape', async () => {
+    const screen = await recorderScreen();
+    expect((await ask(screen, 'ui/request-display-mode', { mode: 'pip' })).result).toMatchObject({ mode: 'inline' });
+    expect((await ask(screen, 'ui/request-display-mode', { mode: 'fullscreen' })).result).toMatchObject({ mode: 'fullscreen' });
+    const section = t.page.getByTestId('tool-screen');
+    await expect.poll(() => section.getAttribute('data-mode')).toBe('fullscreen');
+    const viewport = t.page.viewportSize()!;
+    expect(await section.boundingBox()).toMatchObject({ x: 0, y: 0, width: viewport.width, height: viewport.height });
+    // Airlock's own bar stays on top of the server's page, naming it, with the way back.
+    expect(await t.page.getByTestId('screen-label').isVisible()).toBe(true);
+    const back = t.page.getByTestId('screen-leave-fullscreen');
+    expect(await back.textContent()).toBe('Back to Airlock (Esc)');
+    const frameBox = (await t.page.getByTestId('screen-frame').boundingBox())!;
+    expect(frameBox.height).toBeGreaterThan(viewport.height * 0.8);
+    const inside = await t.page.getByTestId('screen-frame').evaluate((element) => ({ width: Math.round(element.clientWidth), height: Math.round(element.clientHeight) }));
+    await expect.poll(async () => (await contextChanges(screen)).at(-1)).toMatchObject({ displayMode: 'fullscreen', containerDimensions: inside });
+    // A call it makes from there is asked in Airlock's dialog, drawn above the screen.
+    const call = ask(screen, 'tools/call', { name: 'wipe', arguments: {} });
+    const dialog = t.page.getByRole('dialog');
+    await dialog.waitFor();
+    const box = (await dialog.boundingBox())!;
+    expect(await t.page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.closest('dialog') !== null, [box.x + box.width / 2, box.y + box.height / 2])).toBe(true);
+    // Escape there answers the dialog (denies the call), and leaves the screen as it was.
+    await t.page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect((await call).result?.isError).toBe(true);
+    expect(await section.getAttribute('data-mode')).toBe('fullscreen');
+    // Escape (in Airlock's part of the window) puts it back in place, and the screen is told.
+    await t.page.getByTestId('screen-label').click();
+    await t.page.keyboard.press('Escape');
+    await expect.poll(() => section.getAttribute('data-mode')).toBe('inline');
+    await expect.poll(async () => (await contextChanges(screen)).at(-1)).toMatchObject({ displayMode: 'inline', containerDimensions: { maxHeight: 720 } });
+    // And the button does the same.
+    await ask(screen, 'ui/request-display-mode', { mode: 'fullscreen' });
+    await expect.poll(() => section.getAttribute('data-mode')).toBe('fullscreen');
+    await back.click();
+    await expect.poll(() => section.getAttribute('data-mode')).toBe('inline');
   });
 });
 

@@ -39,3 +39,43 @@ describe('updating an npm server from the detail page', () => {
     await expect.poll(() => existsSync(oldDir), { timeout: 10_000 }).toBe(false);
   }, 240_000);
 });
+
+describe('updating a server with a screen from the detail page', () => {
+  let t: RendererHost;
+  beforeAll(async () => {
+    t = await openRendererHost();
+    const disclosure = await t.host.install.prepare({ kind: 'npm', package: '@modelcontextprotocol/server-map@2.0.2', args: ['--stdio'] });
+    await t.host.install.probe(disclosure.draftId, undefined, disclosure.profile, {});
+    await t.host.install.commit({
+      draftId: disclosure.draftId,
+      name: 'map',
+      profile: disclosure.profile,
+      trusted: false,
+      secrets: {},
+      enable: true,
+      screens: { allowed: { connect: ['https://cesium.com'], resource: [], frame: [], baseUri: [] }, permissions: [] },
+    });
+  }, 240_000);
+  afterAll(() => t?.close());
+
+  it('starts the last step with what its screens were allowed (still asked for) ticked, and keeps it', async () => {
+    await t.open('#/servers/map');
+    await t.page.getByRole('button', { name: 'Look for a newer version' }).click();
+    await waitForText(t.page.locator('main'), /from 2\.0\.2 to 2\.0\.3/, 60_000);
+    await t.page.getByRole('button', { name: 'Inspect in a locked sandbox' }).click();
+    await t.page.getByRole('button', { name: 'Continue' }).waitFor({ timeout: 120_000 });
+    await t.page.getByRole('button', { name: 'Continue' }).click();
+    const asks = t.page.getByTestId('install-screens');
+    await asks.waitFor();
+    const box = (words: string) => asks.getByRole('listitem').filter({ hasText: words }).getByTestId('screen-domain');
+    expect(await box('It asks to connect to https://cesium.com').isChecked()).toBe(true);
+    expect(await box('It asks to load scripts, styles, images and fonts from https://cesium.com').isChecked()).toBe(false);
+    expect(await box('It asks to connect to https://*.openstreetmap.org').isChecked()).toBe(false);
+    await t.page.getByRole('button', { name: 'Enable' }).click();
+    await expect.poll(async () => (await t.host.servers.detail('map')).provenance, { timeout: 60_000 }).toMatchObject({ version: '2.0.3' });
+    const screens = await t.host.screens.list('map');
+    expect(screens.allowed).toEqual({ connect: ['https://cesium.com'], resource: [], frame: [], baseUri: [] });
+    // Approved as read at the update's inspection (read again once the new version runs).
+    await expect.poll(async () => (await t.host.screens.list('map')).screens.map((screen) => screen.state), { timeout: 60_000 }).toEqual(['approved']);
+  }, 300_000);
+});

@@ -7,7 +7,7 @@ import { domainProblem, nameProblem, parseEnvAssignments, pathProblem, writeTrus
 import { isAtOrUnder } from '../../core/sandbox';
 import type { SharedHost } from '../../core/ipc/shared-host';
 import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, inert } from '../format';
-import { formatScreens } from '../screen-format';
+import { chooseScreenAsks, formatScreens, withScreenChoice, type ScreenChoice } from '../screen-format';
 import { CliExit, EXIT, withProgress, type CliIo } from '../output';
 import { formatPlatformWeaker, formatSandboxPlan, planPlatform } from '../sandbox-plan-format';
 import { palette } from '../terminal';
@@ -174,6 +174,8 @@ export interface InstallOptions extends GrantOptions {
   /** One line per server instead of the whole disclosure and inspection (imports; details on `show`). */
   brief?: boolean;
   silentJson?: boolean;
+  /** `--allow-screen`: addresses and permissions its screens ask for, allowed at commit. */
+  allowScreen?: string[];
 }
 
 /**
@@ -227,15 +229,20 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
         api.invoke('install.probe', { draftId: disclosure.draftId, userConfig, env, profile, trusted: options.trust === true, ...(remoteHost ? headerSecrets(disclosure, secrets) : {}) }),
       );
       if (!quiet && !options.brief) io.out(formatProbe(report, c));
-      // Its screens (MCP Apps): what each asks for, refused until allowed (`airlock screens NAME --allow …`).
-      if (!quiet && !options.brief && report.screens?.length) io.out(formatScreens(report.screens));
     }
+    // Its screens (MCP Apps): what each asks for, refused unless allowed here (`--allow-screen`) or later (`airlock screens NAME --allow …`).
+    let screenChoice: ScreenChoice | undefined;
+    if (options.allowScreen?.length) {
+      if (!report) throw new CliExit(EXIT.usage, `--allow-screen needs the inspection: it is what says what ${name}'s screens ask for. Leave out --no-probe, or allow later with \`airlock screens ${name} --allow …\`.`);
+      screenChoice = chooseScreenAsks(report.screens ?? [], options.allowScreen, name);
+    }
+    if (report && !quiet && !options.brief && report.screens?.length) io.out(formatScreens(withScreenChoice(report.screens, screenChoice), { inspected: { server: name } }));
     const enable = options.enable !== false && !disclosure.importedFrom;
     const where = disclosure.provenance.kind === 'remote' ? `runs on ${disclosure.provenance.host}, no sandbox${profile.secrets.length ? ` · secrets sent: ${profile.secrets.join(', ')}` : ''}` : grantWords(profile);
     const words = `${enable ? 'Add and start' : 'Add (turned off)'} ${name} with: ${where}${options.trust ? ' · its annotations trusted' : ''}?`;
     await confirmOrExit(io, words, yes, context);
     const summary = await withProgress(io, quiet, enable ? `Saving ${name} and starting it in its sandbox…` : `Saving ${name}…`, () =>
-      api.invoke('install.commit', { draftId: disclosure.draftId, name, profile, trusted: options.trust === true, secrets, userConfig, env, enable }),
+      api.invoke('install.commit', { draftId: disclosure.draftId, name, profile, trusted: options.trust === true, secrets, userConfig, env, enable, ...(screenChoice ? { screens: screenChoice } : {}) }),
     );
     const started = !enable || summary.state === 'ready';
     if (context.json()) {
@@ -315,6 +322,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .option('--secret <NAME>', 'grant a secret, read from the environment variable NAME (repeatable)', collect)
       .option('--config <KEY=VALUE>', 'a setting the server needs (MCPB user_config; repeatable)', collect)
       .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
+      .option('--allow-screen <address-or-permission>', "allow what its screens ask for: an address (https://host[:port], for every use they ask it for) or a permission (camera, microphone, geolocation, clipboardWrite); repeatable", collect)
       .option('--allow-code-arguments', ALLOW_CODE_HELP)
       .option('--disabled', 'add it without enabling it'),
   ).action(async (name: string, argv: string[], options) => {
@@ -364,6 +372,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .argument('<name>')
       .argument('[range]', 'the version or range to move to', 'latest')
       .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
+      .option('--allow-screen <address-or-permission>', "allow what its screens ask for: an address (https://host[:port], for every use they ask it for) or a permission (camera, microphone, geolocation, clipboardWrite); repeatable", collect)
       .option('--allow-code-arguments', ALLOW_CODE_HELP),
   ).action(async (name: string, range: string, options) => {
     const api = await context.api();

@@ -18,7 +18,7 @@ import { appendText, type AssistantMessage, type ChatMessage, type ToolCard, typ
 import { toolScreen } from '../../../shared/screens';
 import type { CallRequest, CallResult } from '../calls/call-pipeline';
 import { toModelMessages } from './history';
-import type { ModelClient, ModelStepEvent } from './model-client';
+import { readPartialArguments, type ModelClient, type ModelStepEvent } from './model-client';
 import { buildToolset, type AgentTool } from './model-tools';
 import { withCost } from './pricing';
 import { classifyProviderError, describeWait, type ProviderProblem } from './provider-errors';
@@ -61,6 +61,9 @@ export interface TurnInput {
   confirmationTimeoutMs?: number;
 }
 
+/** Past this many characters of a call's arguments, they are no longer read while the model writes them (its screen waits for the whole call). */
+export const MAX_PARTIAL_ARGUMENTS_CHARS = 32 * 1024;
+
 /** Longest result text kept and handed to the model. */
 export const MAX_RESULT_CHARS = 100_000;
 /** Rate limits: this many retries, and never a wait longer than this (the person is told to try later instead). */
@@ -90,6 +93,8 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
 
     // ── Stream one step (retrying only while nothing of it has been shown) ──
     let calls: Array<Extract<ModelStepEvent, { type: 'tool-call' }>> = [];
+    /** Calls of this step shown while the model writes them (a tool with a screen): their text so far, and what it last read as. */
+    const writing = new Map<string, { text: string; last: string }>();
     let usage: { inputTokens: number; outputTokens: number } | undefined;
     let problem: ProviderProblem | undefined;
     let aborted = false;
@@ -106,6 +111,21 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
           streamed = true;
           message = appendText(message, event.text);
           deps.onDelta(message.id, event.text);
+        } else if (event.type === 'tool-input-delta') {
+          // A call to a tool with a screen is shown as it is written, so its screen can show it too (MCP Apps' partial input).
+          const tool = toolset.byName.get(event.name);
+          if (final || !tool || !toolScreen(tool.definition)) continue;
+          streamed = true;
+          const call = writing.get(event.id) ?? { text: '', last: '' };
+          writing.set(event.id, call);
+          if (call.text.length + event.delta.length > MAX_PARTIAL_ARGUMENTS_CHARS) continue;
+          call.text += event.delta;
+          const partial = await readPartialArguments(call.text);
+          const seen = partial && JSON.stringify(partial);
+          if (!partial || seen === call.last) continue;
+          call.last = seen!;
+          message = { ...message, parts: placeCards(message, [writingCard(event.id, event.name, tool, partial)]) };
+          deps.onMessage(message);
         } else if (event.type === 'tool-call') {
           streamed = true;
           calls.push(event);
@@ -141,20 +161,23 @@ export async function runTurn(input: TurnInput, deps: TurnDeps): Promise<TurnOut
 
     if (usage) message = { ...message, usage: withCost(client.kind, client.ref.model, usage) };
     if (aborted) {
-      // Tool calls of a step the person stopped are never run.
-      return end(deps, { ...message, status: 'stopped' }, 'stopped');
+      // Tool calls of a step the person stopped are never run (one still being written says so, to its screen too).
+      return end(deps, { ...message, parts: unfinishedCards(message, 'the person stopped the turn before this call was sent.'), status: 'stopped' }, 'stopped');
     }
     if (problem) {
       const { retryable: _r, retryAfterMs: _w, status: _s, ...shown } = problem;
+      message = { ...message, parts: unfinishedCards(message, 'the model’s answer broke off before this call was complete.') };
       return end(deps, { ...message, status: message.parts.length > 0 ? 'incomplete' : 'error', error: shown }, 'error');
     }
     if (calls.length === 0) {
+      message = { ...message, parts: unfinishedCards(message, 'the model did not finish writing this call.') };
       return end(deps, { ...message, status: 'complete', ...(final ? { notice: stepLimitNotice(input.stepLimit) } : {}) }, final ? 'step-limit' : 'done');
     }
 
     // ── Run the calls, one at a time, through the pipeline ──
     const cards: ToolCard[] = calls.map((call) => requestedCard(call, toolset.byName.get(call.name)));
-    message = { ...message, status: 'complete', parts: [...message.parts, ...cards.map((card) => ({ type: 'tool' as const, card }))] };
+    // Each call takes the place of its card shown while it was written; one never finished is settled.
+    message = { ...message, status: 'complete', parts: unfinishedCards({ ...message, parts: placeCards(message, cards) }, 'the model did not finish writing this call.') };
     if (final) {
       // The model was told not to call tools; it did anyway. Nothing is sent.
       for (const card of cards) settle(card, 'not-sent', `the step limit for this turn (${input.stepLimit}) was reached.`);
@@ -232,6 +255,33 @@ function requestedCard(call: Extract<ModelStepEvent, { type: 'tool-call' }>, too
   if (call.invalid) return settle(card, 'not-sent', `the model's arguments could not be read (${call.invalid.slice(0, 300)}).`);
   if (args !== call.input) return settle(card, 'not-sent', 'the model sent arguments that are not a JSON object.');
   return card;
+}
+
+/** A card for a call the model is still writing: what it wrote so far, for the card and the tool's screen (never sent). */
+function writingCard(id: string, modelName: string, tool: AgentTool, partial: Record<string, unknown>): ToolCard {
+  const screen = toolScreen(tool.definition);
+  return { id, modelName, server: tool.server, tool: tool.definition.name, arguments: partial, state: 'requested', inputStreaming: true, warnings: [], ...(screen ? { screen: { uri: screen.uri } } : {}) };
+}
+
+/** The message's parts with each of `cards` in place of the card of the same call, or after the rest when there is none. */
+function placeCards(message: AssistantMessage, cards: readonly ToolCard[]): AssistantMessage['parts'] {
+  const byId = new Map(cards.map((card) => [card.id, card]));
+  const parts = message.parts.map((part) => {
+    const card = part.type === 'tool' ? byId.get(part.card.id) : undefined;
+    if (!card) return part;
+    byId.delete(card.id);
+    return { type: 'tool' as const, card };
+  });
+  return [...parts, ...[...byId.values()].map((card) => ({ type: 'tool' as const, card }))];
+}
+
+/** The message's parts with every call still being written settled as not sent, saying why. */
+function unfinishedCards(message: AssistantMessage, why: string): AssistantMessage['parts'] {
+  return message.parts.map((part) => {
+    if (part.type !== 'tool' || !part.card.inputStreaming) return part;
+    const { inputStreaming: _writing, ...card } = part.card;
+    return { type: 'tool' as const, card: settle(card, 'not-sent', why) };
+  });
 }
 
 function settle(card: ToolCard, outcome: 'not-sent', message: string): ToolCard {

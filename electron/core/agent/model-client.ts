@@ -14,7 +14,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { generateText, jsonSchema, streamText, tool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { generateText, jsonSchema, parsePartialJson, streamText, tool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { ModelRef, ProviderKind } from '../../../shared/chat';
 
 // The SDK prints warnings (e.g. an unknown model's token limit) to the console, which would garble the CLI's output.
@@ -48,6 +48,8 @@ export interface ModelStepRequest {
 /** What a streamed step yields, in order. It ends after `finish`, `error` or `aborted`. */
 export type ModelStepEvent =
   | { type: 'text'; text: string }
+  /** A piece of a tool call's arguments (JSON text) as the model writes them; the whole call follows as `tool-call`. */
+  | { type: 'tool-input-delta'; id: string; name: string; delta: string }
   | { type: 'tool-call'; id: string; name: string; input: unknown; invalid?: string }
   | { type: 'finish'; usage: { inputTokens: number; outputTokens: number }; finishReason: string }
   | { type: 'error'; error: unknown }
@@ -122,12 +124,22 @@ export function createModelClient(config: ProviderConfig, apiKey: string | undef
         // Errors arrive as stream parts (handled below); the SDK would also print them.
         onError: () => {},
       });
+      // The calls being written: their tools' names, by call id.
+      const writing = new Map<string, string>();
       try {
         for await (const part of result.fullStream) {
           switch (part.type) {
             case 'text-delta':
               if (part.text) yield { type: 'text', text: part.text };
               break;
+            case 'tool-input-start':
+              if (!part.providerExecuted) writing.set(part.id, part.toolName);
+              break;
+            case 'tool-input-delta': {
+              const name = writing.get(part.id);
+              if (name !== undefined && part.delta) yield { type: 'tool-input-delta', id: part.id, name, delta: part.delta };
+              break;
+            }
             case 'tool-call': {
               const invalid = (part as { invalid?: boolean; error?: unknown }).invalid ? describeInvalid((part as { error?: unknown }).error) : undefined;
               yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input: part.input, ...(invalid ? { invalid } : {}) };
@@ -172,6 +184,16 @@ export function createModelClient(config: ProviderConfig, apiKey: string | undef
       };
     },
   };
+}
+
+/**
+ * What a tool call's arguments say so far, from the JSON text the model has
+ * written of them (unfinished strings and objects closed leniently, as the
+ * providers' own libraries read them); undefined until it reads as an object.
+ */
+export async function readPartialArguments(text: string): Promise<Record<string, unknown> | undefined> {
+  const { value } = await parsePartialJson(text);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 }
 
 /** The tools as the AI SDK takes them: schemas passed through as JSON Schema, no `execute` (the loop runs calls itself). */

@@ -19,7 +19,8 @@ import { AirlockError } from '../errors';
 import type { GatewayCore, GatewayServerDescription } from './gateway-core';
 import { GatewaySession, mapContentUri, NAMESPACED, registerSessionPeer, relayCatalog, transparentNaming } from './gateway-session';
 import { ParsedCallToolRequestSchema, refuseMalformedRequests } from './request-params';
-import { buildGatewayListing, type GatewayListing } from './tool-names';
+import { buildGatewayListing, gatewayToolName, screenToolAddress, type GatewayListing } from './tool-names';
+import { clientShowsScreens } from '../../../shared/screens';
 
 /** How a gateway session presents itself and what it exposes. */
 export interface GatewayServerOptions {
@@ -131,6 +132,9 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
   );
   const session = new GatewaySession();
   let peer: { id: string; dispose(): void } | undefined;
+  // Whether this client shows screens (MCP Apps): it said so at `initialize`. Airlock itself always
+  // tells servers it does (its window shows them), so what a client that shows none gets is narrowed here.
+  const showsScreens = () => clientShowsScreens(server.getClientCapabilities());
 
   // Built once per change of the core's tools (not per call: validating every definition is
   // most of a call's overhead otherwise); onDidChangeTools below drops it.
@@ -138,7 +142,7 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
   let cached: Promise<GatewayListing> | undefined;
   const listing = (): Promise<GatewayListing> => {
     cached ??= Promise.resolve(core.listTools(servers)).then((tools) => {
-      const built = buildGatewayListing(tools, transparent ? (_server, tool) => ({ ok: true, name: tool }) : undefined, (name, uri) => naming.uri(name, uri));
+      const built = buildGatewayListing(tools, transparent ? (_server, tool) => ({ ok: true, name: tool }) : gatewayToolName, (name, uri) => naming.uri(name, uri), { screens: showsScreens() });
       for (const skipped of built.skipped) log(`gateway: not offering ${skipped.server} › ${skipped.tool}: ${skipped.reason}`);
       return built;
     });
@@ -156,7 +160,19 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
     const name = request.params.name;
     // SECURITY (invariant 1): only a tool the core lists now, within this session's servers,
     // can be called; anything else never reaches the core, let alone a server.
-    const address = (await listing()).addresses.get(name);
+    const listed = await listing();
+    let address = listed.addresses.get(name);
+    if (!address && !transparent) {
+      // A screen calls its server's tools by their own names; only one server it can be is ever picked.
+      const screen = screenToolAddress(listed, name, session.screenServers());
+      if ('ambiguous' in screen) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown tool: ${name}. The screens of ${screen.ambiguous.join(' and ')} were opened here and each offers a tool of that name; Airlock cannot tell which screen asked, so it calls none. Call it as ${screen.ambiguous.map((one) => `${one}__${name}`).join(' or ')}.`,
+        );
+      }
+      if ('address' in screen) address = screen.address;
+    }
     if (!address) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
 
     const progressToken: ProgressToken | undefined = request.params._meta?.progressToken;
@@ -220,6 +236,7 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
         naming,
         session,
         servers: async () => catalog.servers(servers),
+        showsScreens,
         initialized: () => initialized,
         log,
       })

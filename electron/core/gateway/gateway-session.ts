@@ -36,6 +36,7 @@ import { AirlockError, messageOf } from '../errors';
 import type { CatalogChange } from '../catalog/catalog';
 import type { GatewayCatalog, GatewayCore } from './gateway-core';
 import { gatewayPromptName, gatewayResourceUri, parseGatewayPromptName, parseGatewayResourceUri } from './catalog-names';
+import { SCREEN_URI_SCHEME } from '../../../shared/screens';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -75,7 +76,18 @@ export class GatewaySession {
   readonly subscriber = `gateway:${randomUUID()}`;
   readonly #calls = new Map<string, Extra[]>();
   readonly #subscriptions = new Set<string>();
+  readonly #screens = new Set<string>();
   #level: LoggingLevel | undefined;
+
+  /** The client read one of `server`'s screens (a `ui://` resource): it may be showing it, and relaying its calls. */
+  openedScreen(server: string): void {
+    this.#screens.add(server);
+  }
+
+  /** The servers whose screens this client read. */
+  screenServers(): ReadonlySet<string> {
+    return this.#screens;
+  }
 
   /** Notes a running call to `server`; returns its end. */
   callStarted(server: string, extra: Extra): () => void {
@@ -131,6 +143,8 @@ export interface CatalogRelayOptions {
   session: GatewaySession;
   /** The servers this session sees (the `--servers` filter, or the one server). */
   servers: () => Promise<string[]>;
+  /** Whether the client shows screens (MCP Apps); when not, `ui://` resources are neither listed nor read (default: it does). */
+  showsScreens?: () => boolean;
   /** True once the client finished `initialize` (notifications may flow). */
   initialized: () => boolean;
   log: (message: string) => void;
@@ -149,11 +163,19 @@ export function relayCatalog(server: Server, options: CatalogRelayOptions): () =
     if (!parsed || !servers.includes(parsed.server)) throw new McpError(ErrorCode.InvalidParams, `Unknown ${what}`);
     return parsed.server;
   };
+  // A client that shows no screens is offered none: a screen is a page for an app that renders it.
+  const hidden = (uri: string) => options.showsScreens?.() === false && uri.startsWith(SCREEN_URI_SCHEME);
+  const refuseHidden = (parsed: { uri: string } | undefined, asked: string) => {
+    if (parsed && hidden(parsed.uri)) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${asked} (a screen: this app did not say it can show screens — the io.modelcontextprotocol/ui extension — so Airlock offers it none)`);
+    }
+  };
 
   if (caps.resources) {
     server.setRequestHandler(ListResourcesRequestSchema, async () => {
       const resources = [];
       for (const { server: name, resource } of await catalog.resources(await options.servers())) {
+        if (hidden(resource.uri)) continue;
         const uri = naming.uri(name, resource.uri);
         if (uri) resources.push({ ...resource, uri });
       }
@@ -162,6 +184,7 @@ export function relayCatalog(server: Server, options: CatalogRelayOptions): () =
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
       const resourceTemplates = [];
       for (const { server: name, template } of await catalog.resourceTemplates(await options.servers())) {
+        if (hidden(template.uriTemplate)) continue;
         const uriTemplate = naming.uri(name, template.uriTemplate);
         if (uriTemplate) resourceTemplates.push({ ...template, uriTemplate });
       }
@@ -170,13 +193,17 @@ export function relayCatalog(server: Server, options: CatalogRelayOptions): () =
     server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
       const parsed = naming.parseUri(request.params.uri);
       const name = address(await options.servers(), parsed, `resource: ${request.params.uri}`);
+      refuseHidden(parsed, request.params.uri);
       const result = await relayed(() => catalog.readResource(name, parsed!.uri, { signal: extra.signal, ...progressTo(extra, request.params._meta?.progressToken) }));
+      // The client read a screen: from now on a bare tool name may be that screen's call (see screenToolAddress).
+      if (parsed!.uri.startsWith(SCREEN_URI_SCHEME)) session.openedScreen(name);
       return { ...result, contents: result.contents.map((item) => ({ ...item, uri: naming.uri(name, item.uri) ?? item.uri })) };
     });
     if (caps.resources.subscribe) {
       server.setRequestHandler(SubscribeRequestSchema, async (request) => {
         const parsed = naming.parseUri(request.params.uri);
         const name = address(await options.servers(), parsed, `resource: ${request.params.uri}`);
+        refuseHidden(parsed, request.params.uri);
         await relayed(() => catalog.subscribe(name, parsed!.uri, session.subscriber));
         session.subscribe(name, parsed!.uri);
         return {};

@@ -1,4 +1,5 @@
 import { ToolSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { toolVisibility } from '../../../shared/screens';
 import type { GatewayTool } from './gateway-core';
 
 /** Between the server's name and the tool's name in a gateway tool name: `filesystem__write_file`. */
@@ -74,6 +75,11 @@ export interface GatewayListing {
  * `name` maps each tool (default `server__tool`; the transparent mode keeps
  * the tool's own name); `uri` maps a resource URI (default: unchanged).
  *
+ * For a client that cannot show screens (`screens: false`: it did not
+ * declare the MCP Apps extension) a tool made for screens only
+ * (`_meta.ui.visibility` without `model`) is not offered — nothing it has
+ * could call it — and the other tools' `_meta` names no screen.
+ *
  * A tool whose name cannot be mapped, whose definition is not a valid MCP
  * tool, or that a second entry repeats, is skipped and reported, never
  * renamed: a renamed tool could shadow another one.
@@ -82,10 +88,13 @@ export function buildGatewayListing(
   tools: readonly GatewayTool[],
   name: (server: string, tool: string) => ReturnType<typeof gatewayToolName> = gatewayToolName,
   uri: (server: string, uri: string) => string | undefined = (_server, original) => original,
+  options: { screens?: boolean } = {},
 ): GatewayListing {
   const listing: GatewayListing = { tools: [], addresses: new Map(), skipped: [] };
+  const screens = options.screens ?? true;
   for (const { server, definition } of tools) {
     const tool = definition.name;
+    if (!screens && !toolVisibility(definition._meta).includes('model')) continue;
     const named = name(server, tool);
     if (!named.ok) {
       listing.skipped.push({ server, tool, reason: named.reason });
@@ -100,7 +109,10 @@ export function buildGatewayListing(
     if (definition.description !== undefined) candidate.description = definition.description;
     if (definition.outputSchema !== undefined) candidate.outputSchema = definition.outputSchema;
     if (definition.annotations !== undefined) candidate.annotations = definition.annotations;
-    if (definition._meta !== undefined) candidate._meta = withScreenUris(definition._meta, (original) => uri(server, original));
+    if (definition._meta !== undefined) {
+      const meta = screens ? withScreenUris(definition._meta, (original) => uri(server, original)) : withoutScreens(definition._meta);
+      if (meta) candidate._meta = meta;
+    }
     // A definition the client's own schema would reject would make the whole list fail there.
     const checked = ToolSchema.safeParse(candidate);
     if (!checked.success) {
@@ -132,4 +144,36 @@ export function withScreenUris(meta: Readonly<Record<string, unknown>>, rename: 
     if (typeof nested.resourceUri === 'string') out.ui = { ...nested, resourceUri: rename(nested.resourceUri) ?? nested.resourceUri };
   }
   return out;
+}
+
+/** A tool's `_meta` for a client that shows no screens: everything but the keys that name one (undefined when nothing is left). */
+export function withoutScreens(meta: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = { ...meta };
+  delete out.ui;
+  delete out[FLAT_RESOURCE_URI];
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * Where a screen's own name for a tool leads, in a session that serves
+ * several servers under `server__tool` names. A screen (MCP Apps) calls its
+ * server's tools by their own names, and the app showing it passes the
+ * call on unchanged: nothing in it says which screen asked. So a bare name
+ * is taken as a screen's only when it is unambiguous where it may go — one
+ * server whose screen this session read (`screenServers`) offers a tool of
+ * that name to screens (`_meta.ui.visibility` with `app`). A name no such
+ * server offers is unknown; one several offer is refused, naming them: a
+ * guess could send one screen's call to another server.
+ */
+export function screenToolAddress(listing: GatewayListing, name: string, screenServers: ReadonlySet<string>): { address: ToolAddress } | { unknown: true } | { ambiguous: string[] } {
+  const found: ToolAddress[] = [];
+  for (const tool of listing.tools) {
+    const address = listing.addresses.get(tool.name);
+    if (!address || address.tool !== name || !screenServers.has(address.server)) continue;
+    if (!toolVisibility(tool._meta).includes('app')) continue;
+    found.push(address);
+  }
+  if (found.length === 0) return { unknown: true };
+  if (found.length > 1) return { ambiguous: found.map((address) => address.server) };
+  return { address: found[0]! };
 }

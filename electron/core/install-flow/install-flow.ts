@@ -266,7 +266,13 @@ export class InstallFlow {
     // It connected with them: the draft keeps them for the commit.
     if (Object.keys(typed).length > 0) draft.secretValues = secretValues;
     const tools = result.tools.items;
-    const record = { ...this.previewRecord(draft, intended, chosen.trusted ?? false), approvedTools: approvedSet(tools, new Date().toISOString()) };
+    // An update shows its screens' asks with what the person allowed the version it replaces (still asked for: kept, ticked).
+    const replaced = draft.replaces ? this.deps.store.read().servers[draft.replaces]?.screens : undefined;
+    const record = {
+      ...this.previewRecord(draft, intended, chosen.trusted ?? false),
+      approvedTools: approvedSet(tools, new Date().toISOString()),
+      ...(replaced ? { screens: { approved: Object.create(null) as NonNullable<ServerRecord['screens']>['approved'], allowed: replaced.allowed, permissions: replaced.permissions } } : {}),
+    };
     const context = { ...this.deps.toolContext(record), ownTools: tools.map((tool) => tool.definition.name) };
     const report: ProbeReport = {
       serverInfo: {
@@ -351,7 +357,7 @@ export class InstallFlow {
       approvedTools: approvedSet(draft.probedTools ?? [], now),
       ...(draft.probedCatalog ? approvedCatalog(draft.probedCatalog, now) : {}),
       // The screens the person saw at inspection, and what of their asks they allowed (an update keeps no old screen pin: it was reviewed again).
-      ...screenSettingsAtCommit(draft.probedScreens, request.screens, now),
+      ...screenSettingsAtCommit(draft.probedScreens, request.screens, now, existing?.screens),
       // What the person decided about sampling and elicitation, and the log level, carry over an update.
       ...(existing?.serverRequests ? { serverRequests: existing.serverRequests } : {}),
       ...(existing?.logLevel ? { logLevel: existing.logLevel } : {}),
@@ -813,9 +819,23 @@ function probedScreenViews(screens: readonly ProbedScreen[], record: ServerRecor
  * the inspection approved as it was read (the person saw it in the
  * disclosure), and the asked-for addresses and permissions the person
  * allowed — each checked to be an exact web address. None read: nothing.
+ *
+ * An update (`before`: the record it replaces) loses nothing the person
+ * decided: not inspected, it keeps the old pins and grants as they were (a
+ * screen that reads back different is then a change to review, as ever);
+ * inspected without a choice made (the command line), it keeps each
+ * address and permission still asked for by a screen read now — one no
+ * screen asks for any more goes, as it would give nothing.
  */
-function screenSettingsAtCommit(screens: readonly ProbedScreen[] | undefined, chosen: { allowed: ScreenDomains; permissions: ScreenPermission[] } | undefined, approvedAt: string): Pick<ServerRecord, 'screens'> {
+function screenSettingsAtCommit(
+  screens: readonly ProbedScreen[] | undefined,
+  chosen: { allowed: ScreenDomains; permissions: ScreenPermission[] } | undefined,
+  approvedAt: string,
+  before?: ServerRecord['screens'],
+): Pick<ServerRecord, 'screens'> {
+  if (screens === undefined && !chosen) return before ? { screens: before } : {};
   const read = (screens ?? []).filter((screen) => screen.read);
+  if (before && !chosen) chosen = stillAsked(before, read);
   if (read.length === 0 && !chosen) return {};
   const approved = Object.create(null) as NonNullable<ServerRecord['screens']>['approved'];
   for (const screen of read) {
@@ -832,4 +852,15 @@ function screenSettingsAtCommit(screens: readonly ProbedScreen[] | undefined, ch
     allowed[kind].sort();
   }
   return { screens: { approved, allowed, permissions: [...new Set(chosen?.permissions ?? [])].sort() } };
+}
+
+/** Of what the person allowed a server's screens, what the screens read now still ask for. */
+function stillAsked(before: NonNullable<ServerRecord['screens']>, read: readonly ProbedScreen[]): { allowed: ScreenDomains; permissions: ScreenPermission[] } {
+  const allowed = noScreenDomains();
+  for (const kind of SCREEN_DOMAIN_KINDS) {
+    const asked = new Set(read.flatMap((screen) => screen.read!.declaration.domains[kind]));
+    allowed[kind] = before.allowed[kind].filter((origin) => asked.has(origin));
+  }
+  const asked = new Set(read.flatMap((screen) => screen.read!.declaration.permissions));
+  return { allowed, permissions: before.permissions.filter((permission) => asked.has(permission)) };
 }

@@ -10,6 +10,7 @@ import type { ServerSummary } from '../../../shared/views';
 import type { ChangeActor } from '../audit';
 import { grantedLines, profileChanges, sourceWords, type ChangeRecorder } from '../audit/change-record';
 import { changeActorOf, type ShellIdentity } from '../ipc/shell-identity';
+import { screenGrantChanges } from '../screens/screen-room';
 import type { AirlockStore } from '../store/store';
 import type { InstallFlow } from './install-flow';
 
@@ -30,6 +31,8 @@ export class InstallRoom {
     const saved = ownEntry(this.deps.store.read().servers, record.name) ?? record;
     const changes = existing ? profileChanges(existing.profile, saved.profile) : grantedLines(saved.profile, saved.trusted);
     if (existing && existing.trusted !== saved.trusted) changes.push(`trusted: ${saved.trusted ? 'on' : 'off'} (was ${existing.trusted ? 'on' : 'off'})`);
+    // What its screens may use is a grant like the others: allowed at install, kept or dropped by an update.
+    changes.push(...screenGrantChanges(existing?.screens, saved.screens));
     this.deps.changes.record({ change: existing ? 'server-updated' : 'server-added', by, server: record.name, changes: [`source: ${sourceWords(saved)}`, ...changes] });
     return this.deps.summary(saved);
   }

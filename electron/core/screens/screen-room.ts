@@ -196,13 +196,7 @@ export class ScreenRoom {
     const granted = [...new Set(permissions)].sort();
     const before = this.deps.record(server).screens ?? emptySettings();
     this.deps.updateRecord(server, (record) => ({ ...record, screens: { ...(record.screens ?? emptySettings()), allowed: clean, permissions: granted } }));
-    const lines: string[] = [];
-    for (const kind of SCREEN_DOMAIN_KINDS) {
-      for (const origin of clean[kind]) if (!before.allowed[kind].includes(origin)) lines.push(`screens may ${SCREEN_DOMAIN_WORDS[kind]} ${origin}`);
-      for (const origin of before.allowed[kind]) if (!clean[kind].includes(origin)) lines.push(`screens may no longer ${SCREEN_DOMAIN_WORDS[kind]} ${origin}`);
-    }
-    for (const permission of granted) if (!before.permissions.includes(permission)) lines.push(`screens may use ${SCREEN_PERMISSION_WORDS[permission]}`);
-    for (const permission of before.permissions) if (!granted.includes(permission)) lines.push(`screens may no longer use ${SCREEN_PERMISSION_WORDS[permission]}`);
+    const lines = screenGrantChanges(before, { allowed: clean, permissions: granted });
     if (lines.length) this.deps.changes.record({ change: 'grants', by, server, changes: lines });
     // What an open screen may use was fixed when it opened; it gets the new grants when it opens again.
     return this.list(server);
@@ -260,6 +254,8 @@ export class ScreenRoom {
       domains,
       permissions,
       ...(read.declaration.prefersBorder !== undefined ? { prefersBorder: read.declaration.prefersBorder } : {}),
+      // SECURITY: rule 2 — a page that can send a call's arguments out gets them only once the call was allowed.
+      argumentsBeforeDecision: SCREEN_DOMAIN_KINDS.every((kind) => domains[kind].length === 0),
     };
   }
 
@@ -467,6 +463,23 @@ export class ScreenRoom {
       request: { ...request, screen: session.uri },
     });
   }
+}
+
+/** What changed in what a server's screens may use, one line each ("screens may connect to …"), for change records. */
+export function screenGrantChanges(
+  before: Pick<NonNullable<ServerRecord['screens']>, 'allowed' | 'permissions'> | undefined,
+  after: Pick<NonNullable<ServerRecord['screens']>, 'allowed' | 'permissions'> | undefined,
+): string[] {
+  const was = before ?? emptySettings();
+  const now = after ?? emptySettings();
+  const lines: string[] = [];
+  for (const kind of SCREEN_DOMAIN_KINDS) {
+    for (const origin of now.allowed[kind]) if (!was.allowed[kind].includes(origin)) lines.push(`screens may ${SCREEN_DOMAIN_WORDS[kind]} ${origin}`);
+    for (const origin of was.allowed[kind]) if (!now.allowed[kind].includes(origin)) lines.push(`screens may no longer ${SCREEN_DOMAIN_WORDS[kind]} ${origin}`);
+  }
+  for (const permission of now.permissions) if (!was.permissions.includes(permission)) lines.push(`screens may use ${SCREEN_PERMISSION_WORDS[permission]}`);
+  for (const permission of was.permissions) if (!now.permissions.includes(permission)) lines.push(`screens may no longer use ${SCREEN_PERMISSION_WORDS[permission]}`);
+  return lines;
 }
 
 function emptySettings(): NonNullable<ServerRecord['screens']> {

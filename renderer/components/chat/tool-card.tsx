@@ -25,7 +25,7 @@ function decisionTone(card: ToolCard): 'ok' | 'warn' | 'danger' | 'neutral' {
 function stateLabel(card: ToolCard): string | undefined {
   if (card.state === 'running') return 'Running — or waiting for your answer in Airlock’s dialog';
   if (card.state === 'waiting') return 'Waiting for your answer';
-  if (card.state === 'requested') return 'Waiting to run';
+  if (card.state === 'requested') return card.inputStreaming ? 'The model is still writing this call' : 'Waiting to run';
   return undefined;
 }
 
@@ -62,15 +62,38 @@ function Arguments({ value, label }: { value: Record<string, unknown>; label: st
   );
 }
 
-/** The tool's screen (MCP Apps) in its card: the call's arguments, then its result — or why there is none. */
+/**
+ * The tool's screen (MCP Apps) in its card, from the moment the model starts
+ * writing the call: its arguments as they are written, then whole, then its
+ * result — or, for a call refused, not sent or stopped, that it was
+ * cancelled and why (the screen stays, and is told).
+ */
 function CardScreen({ card, conversationId }: { card: ToolCard; conversationId: string }) {
   const done = card.state === 'done';
   const result: ScreenToolResult | undefined = !done
     ? undefined
     : (card.outcome === 'ok' || card.outcome === 'tool-error') && card.result
       ? { content: [{ type: 'text', text: card.result.text }], ...(card.screen?.structuredContent !== undefined ? { structuredContent: card.screen.structuredContent } : {}), ...(card.result.isError ? { isError: true } : {}) }
-      : { cancelled: card.message ?? 'The call was not made.' };
-  return <ToolScreen server={card.server} tool={card.tool} input={card.sentArguments ?? card.arguments} {...(result ? { result } : {})} conversationId={conversationId} />;
+      : { cancelled: cancelledReason(card) };
+  return (
+    <ToolScreen
+      server={card.server}
+      tool={card.tool}
+      input={card.sentArguments ?? card.arguments}
+      inputPartial={card.inputStreaming === true}
+      callAllowed={card.decision?.allowed === true}
+      {...(result ? { result } : {})}
+      conversationId={conversationId}
+    />
+  );
+}
+
+/** Why a call's screen gets no result, in Airlock's words. */
+function cancelledReason(card: ToolCard): string {
+  const why = (card.message ?? '').replace(/^Not sent: /, '');
+  if (card.outcome === 'denied') return why || `${card.decision?.label ?? 'Denied'}.`;
+  if (card.outcome === 'not-sent') return `Not sent: ${why || 'the call was not made.'}`;
+  return why || 'The call ended without a result.';
 }
 
 export const ToolCardView = memo(function ToolCardView({ card }: { card: ToolCard }) {
@@ -101,7 +124,7 @@ export const ToolCardView = memo(function ToolCardView({ card }: { card: ToolCar
           {running}
         </p>
       )}
-      <Arguments value={card.arguments} label="The model asked with:" />
+      <Arguments value={card.arguments} label={card.inputStreaming ? 'What the model has written so far:' : 'The model asked with:'} />
       {card.sentArguments && <Arguments value={card.sentArguments} label="You edited them; Airlock sent:" />}
       {card.decision && card.decision.reasons.length > 0 && (
         <details className="reasons">
@@ -142,9 +165,7 @@ export const ToolCardView = memo(function ToolCardView({ card }: { card: ToolCar
         </div>
       )}
       {card.durationMs !== undefined && <p className="small muted">{card.durationMs} ms</p>}
-      {card.screen && conversationId && card.state !== 'requested' && (card.state !== 'done' || card.outcome === 'ok' || card.outcome === 'tool-error' || card.outcome === 'unknown') && (
-        <CardScreen card={card} conversationId={conversationId} />
-      )}
+      {card.screen && card.server && conversationId && <CardScreen card={card} conversationId={conversationId} />}
     </section>
   );
 });

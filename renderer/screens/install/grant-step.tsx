@@ -2,7 +2,7 @@
 import { useEffect, useId, useState } from 'react';
 import { ServerNameSchema } from '../../../shared/domain';
 import type { Disclosure, ScreenView, ToolView } from '../../../shared/views';
-import { noScreenDomains, type ScreenDomains, type ScreenPermission } from '../../../shared/screens';
+import { noScreenDomains, SCREEN_DOMAIN_KINDS, type ScreenDomains, type ScreenPermission } from '../../../shared/screens';
 import { Asks } from '../server-detail/server-screens';
 import { invoke, useAction } from '../../api';
 import { InertText } from '../../components/inert-text';
@@ -40,8 +40,9 @@ export function GrantStep({
   const [enable, setEnable] = useState(d.replaces?.enabled ?? true);
   const [secrets, setSecrets] = useState<Record<string, string>>({});
   const [showGrants, setShowGrants] = useState(false);
-  const [screenAllowed, setScreenAllowed] = useState<ScreenDomains>(noScreenDomains());
-  const [screenPermissions, setScreenPermissions] = useState<ScreenPermission[]>([]);
+  // An update starts from what the person allowed the version it replaces (the core kept what is still asked for); a new server from nothing.
+  const [screenAllowed, setScreenAllowed] = useState<ScreenDomains>(() => allowedOf(screens));
+  const [screenPermissions, setScreenPermissions] = useState<ScreenPermission[]>(() => [...new Set((screens ?? []).flatMap((screen) => screen.permissions.granted))].sort());
   const action = useAction();
   const ids = { name: useId(), nameError: useId(), trust: useId() };
   const nameCheck = ServerNameSchema.safeParse(name);
@@ -179,6 +180,13 @@ export function GrantStep({
       </div>
     </div>
   );
+}
+
+/** What the screens' views say is allowed now, all kinds, merged. */
+function allowedOf(screens: readonly ScreenView[] | undefined): ScreenDomains {
+  const allowed = noScreenDomains();
+  for (const kind of SCREEN_DOMAIN_KINDS) allowed[kind] = [...new Set((screens ?? []).flatMap((screen) => screen.allowed[kind]))].sort();
+  return allowed;
 }
 
 /** With the choices above: which tools run without asking, which ask — the same answer the policy will give. */

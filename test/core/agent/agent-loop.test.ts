@@ -174,6 +174,34 @@ describe('the agent loop, through the call pipeline, with real servers', () => {
     expect(t.updates(id).at(-1)).toEqual({ type: 'turn', running: false, outcome: 'stopped' });
   });
 
+  it('shows a call to a tool with a screen while the model writes it; stopped there, it is saved as not sent, never sent', async () => {
+    const page = join(t.folder('apps'), 'screen.html');
+    writeFileSync(page, '<!doctype html><p>apps</p>');
+    await t.add('apps', [process.execPath, fixture('screens/screen-fixture.mjs'), '--html', page]);
+    t.useProvider('anthropic');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const label = 'written piece by piece';
+    t.model.push({ toolCalls: [{ id: 'toolu_writing', name: 'apps__show-screen', input: { label } }], holdToolInput: { afterChunks: 1, until: held } });
+    const id = t.host.agent.create().id;
+    await t.host.agent.send(id, { text: 'show it' });
+    const shown = () =>
+      t.updates(id).flatMap((event) => (event.type === 'message' && event.message.role === 'assistant' ? cards(event.message).filter((card) => card.inputStreaming) : []));
+    await until(() => shown().length > 0, 'the call shown while it is written');
+    const writing = shown().at(-1)!;
+    expect(writing).toMatchObject({ id: 'toolu_writing', server: 'apps', tool: 'show-screen', state: 'requested', screen: { uri: 'ui://fixture/screen.html' } });
+    expect(label.startsWith(String(writing.arguments.label))).toBe(true);
+    expect(String(writing.arguments.label).length).toBeLessThan(label.length);
+    await t.host.agent.stop(id);
+    release();
+    const [card] = cards(assistants(t, id)[0]);
+    expect(card).toMatchObject({ id: 'toolu_writing', state: 'done', outcome: 'not-sent', message: 'Not sent: the person stopped the turn before this call was sent.' });
+    expect(card!.inputStreaming).toBeUndefined();
+    // Saved as it ended (what a reload shows), and nothing reached the server.
+    expect(cards(t.host.agent.get(id).messages.find((m): m is AssistantMessage => m.role === 'assistant'))[0]).toEqual(card);
+    expect(t.host.supervisor.log('apps').some((line) => line.text.includes('called show-screen'))).toBe(false);
+  });
+
   it('Stop cancels a tool call in flight: the server gets the MCP cancellation', async () => {
     t.useProvider('openai', 'gpt-4o');
     t.model.push({ toolCalls: [{ name: 'web__wait', input: {} }] }, { text: 'never asked' });

@@ -13,7 +13,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } fro
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientLabel, createGatewayServer, type GatewayServerOptions } from '../../../electron/core/gateway/gateway-server';
-import { buildGatewayListing, gatewayToolName, parseGatewayToolName } from '../../../electron/core/gateway/tool-names';
+import { buildGatewayListing, gatewayToolName, parseGatewayToolName, screenToolAddress } from '../../../electron/core/gateway/tool-names';
 import { gatewayResourceUri, parseGatewayResourceUri } from '../../../electron/core/gateway/catalog-names';
 import type { GatewayCore } from '../../../electron/core/gateway/gateway-core';
 import { DirectCore, everythingServer, memoryServer } from './support/direct-core';
@@ -270,6 +270,47 @@ describe('tool names', () => {
     expect(meta.ui.resourceUri).toBe('ui://app/screen.html');
     const transparent = buildGatewayListing([{ server: 'apps', definition: { name: 'show', inputSchema: schema, _meta: meta } }], (_server, tool) => ({ ok: true, name: tool }));
     expect(transparent.tools[0]!._meta).toEqual(meta);
+  });
+
+  it('offers a client that shows no screens no screen-only tool, and names no screen in the rest', () => {
+    const schema = { type: 'object' };
+    const tools = [
+      { server: 'apps', definition: { name: 'show', inputSchema: schema, _meta: { ui: { resourceUri: 'ui://app/s.html' }, other: 1 } } },
+      { server: 'apps', definition: { name: 'app-only', inputSchema: schema, _meta: { ui: { resourceUri: 'ui://app/s.html', visibility: ['app'] } } } },
+      { server: 'apps', definition: { name: 'flat', inputSchema: schema, _meta: { 'ui/resourceUri': 'ui://app/s.html' } } },
+      { server: 'apps', definition: { name: 'both', inputSchema: schema, _meta: { ui: { visibility: ['model', 'app'] } } } },
+    ];
+    const plain = buildGatewayListing(tools, undefined, undefined, { screens: false });
+    expect(plain.tools).toEqual([
+      { name: 'apps__show', inputSchema: schema, _meta: { other: 1 } },
+      { name: 'apps__flat', inputSchema: schema },
+      { name: 'apps__both', inputSchema: schema },
+    ]);
+    expect(plain.addresses.has('apps__app-only')).toBe(false);
+    expect(buildGatewayListing(tools).tools.map((tool) => tool.name)).toEqual(['apps__show', 'apps__app-only', 'apps__flat', 'apps__both']);
+  });
+
+  it.each([
+    ['a tool of the one server whose screen was read', 'count', ['a'], { address: { server: 'a', tool: 'count' } }],
+    ['a tool only a server whose screen was not read offers', 'only-c', ['a', 'b'], { unknown: true }],
+    ['no screen read at all', 'count', [], { unknown: true }],
+    ['a model-only tool', 'model-only', ['a'], { unknown: true }],
+    ['an app-only tool', 'app-only', ['a'], { address: { server: 'a', tool: 'app-only' } }],
+    ['two servers whose screens were read offer it', 'count', ['a', 'b'], { ambiguous: ['a', 'b'] }],
+    ['only one of the read servers offers it', 'only-b', ['a', 'b'], { address: { server: 'b', tool: 'only-b' } }],
+    ['a gateway name is not a bare name', 'a__count', ['a'], { unknown: true }],
+  ] as const)('a screen’s bare tool name: %s', (_case, name, read, expected) => {
+    const schema = { type: 'object' };
+    const tool = (server: string, toolName: string, visibility?: string[]) => ({ server, definition: { name: toolName, inputSchema: schema, ...(visibility ? { _meta: { ui: { visibility } } } : {}) } });
+    const listing = buildGatewayListing([
+      tool('a', 'count'),
+      tool('a', 'model-only', ['model']),
+      tool('a', 'app-only', ['app']),
+      tool('b', 'count', ['app']),
+      tool('b', 'only-b'),
+      tool('c', 'only-c'),
+    ]);
+    expect(screenToolAddress(listing, name, new Set(read))).toEqual(expected);
   });
 
   it('cleans client labels shown in confirmations', () => {

@@ -70,6 +70,8 @@ describe('pinned and disclosed at install', () => {
     expect(view.html).toBe(PAGE);
     const policy = t.host.screens.framePolicy(view.id, key)!;
     expect(policy.csp).toContain("connect-src 'none'");
+    // It can send nothing out, so it may see a call's arguments as they are written.
+    expect(view.argumentsBeforeDecision).toBe(true);
     expect(policy.csp).toContain('frame-ancestors airlock://app');
     // Another server's origin cannot serve this session.
     expect(t.host.screens.framePolicy(view.id, screenOriginKey('other', t.host.servers.record('other').createdAt))).toBeUndefined();
@@ -82,6 +84,8 @@ describe('pinned and disclosed at install', () => {
     const csp = t.host.screens.framePolicy(screen.id, screenOriginKey('apps', t.host.servers.record('apps').createdAt))!.csp;
     expect(csp).toContain('connect-src https://a.example.com;');
     expect(csp).not.toContain('b.example.com');
+    // Now it could send a call's arguments out: it gets them only once the call was allowed.
+    expect(screen.argumentsBeforeDecision).toBe(false);
     await expect(t.host.screens.setAllowed('apps', { ...noScreenDomains(), connect: ['https://x.example.com; script-src *'] }, [], 'window')).rejects.toThrow(/not a web address Airlock can allow exactly/);
     const changes = await t.host.activity.entries({ server: 'apps', limit: 50 });
     expect(changes.some((entry) => entry.kind === 'change' && JSON.stringify(entry).includes('screens may connect to https://a.example.com'))).toBe(true);
