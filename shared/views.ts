@@ -832,8 +832,11 @@ export type OrganisationView = z.infer<typeof OrganisationViewSchema>;
 
 /** Where and how the audit log is streamed over OTLP/HTTP, and how far it got. */
 export const AuditExportViewSchema = z.object({
-  /** `off`: not configured; `idle`: caught up; `sending`; `retrying`: the collector did not take the last batch (see `lastError`, `nextRetryAt`). */
-  state: z.enum(['off', 'idle', 'sending', 'retrying']),
+  /**
+   * `off`: not configured; `idle`: caught up; `sending`; `retrying`: the collector did not take the last batch (see `lastError`, `nextRetryAt`);
+   * `paused`: the organisation's policy cannot be read, so nothing is sent anywhere until it is fixed (`lastError` says why).
+   */
+  state: z.enum(['off', 'idle', 'sending', 'retrying', 'paused']),
   /** Who configured it: the organisation's policy (locked), Settings, or the OTEL_EXPORTER_OTLP_* environment variables. */
   from: z.enum(['policy', 'settings', 'environment']).optional(),
   /** The collector's logs URL. */
@@ -847,6 +850,10 @@ export const AuditExportViewSchema = z.object({
   head: z.number().int(),
   /** Entries written and not yet acknowledged (they wait in the log itself, on disk). */
   backlog: z.number().int(),
+  /** When the oldest entry waiting was written (absent when nothing waits, or it was not read yet). */
+  oldestWaitingAt: z.string().optional(),
+  /** Said once the backlog passes its threshold (entries or age): the collector is falling behind. */
+  warning: z.string().optional(),
   lastError: z.string().optional(),
   lastSuccessAt: z.string().optional(),
   nextRetryAt: z.string().optional(),

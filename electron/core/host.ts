@@ -173,7 +173,7 @@ export class AirlockHost {
       ...parts,
       version: options.version,
       checkSandbox: options.checkSandbox ?? (() => checkSandboxSupport()),
-      notices: () => [...this.store.notices, ...this.activity.notices, ...organisation.notices],
+      notices: () => [...this.store.notices, ...this.activity.notices, ...organisation.notices, ...this.auditExport.notices],
       flushWindowMs: () => this.audit.flushWindowMs,
       effectiveMode: (mode) => organisation.effectiveMode(mode),
       ...(hooks.pickFile ? { pickFile: hooks.pickFile } : {}),

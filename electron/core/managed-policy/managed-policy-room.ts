@@ -198,6 +198,19 @@ export class ManagedPolicyRoom {
     return this.#state.status === 'active' ? this.#state.policy.audit?.otlp : undefined;
   }
 
+  /**
+   * Why the audit log is not streamed anywhere now, or undefined. SECURITY:
+   * fails closed — while the policy cannot be read, Airlock cannot know which
+   * collector the organisation names, so it sends to none (not to the
+   * person's own, nor the environment's) until the policy is fixed.
+   */
+  exportPaused(): string | undefined {
+    const state = this.#state;
+    if (state.status !== 'unreadable') return undefined;
+    const first = state.problems[0];
+    return `Paused: your organisation's policy could not be read (${first ? problemWords(first) : state.locations.join(', ')}), so the activity log is sent to no collector until it is fixed. Nothing is lost: the entries wait in the log.`;
+  }
+
   /** The policy in force (undefined when there is none, or it could not be read). */
   policy(): ManagedPolicy | undefined {
     return this.#state.status === 'active' ? this.#state.policy : undefined;
