@@ -804,6 +804,15 @@ export const OrganisationLockViewSchema = z.object({
 });
 export type OrganisationLockView = z.infer<typeof OrganisationLockViewSchema>;
 
+/** Where a server the organisation provides comes from, as the install flow takes it (`install.prepare`'s source). */
+export const ProvidedSourceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('npm'), package: z.string() }),
+  z.object({ kind: z.literal('pypi'), package: z.string() }),
+  z.object({ kind: z.literal('remote'), url: z.string() }),
+  z.object({ kind: z.literal('local'), argv: z.array(z.string()).min(1) }),
+]);
+export type ProvidedSource = z.infer<typeof ProvidedSourceSchema>;
+
 /** The organisation's managed policy as Settings, `airlock settings`, `doctor` and `--json` show it. */
 export const OrganisationViewSchema = z.object({
   /** `none`: no policy; `active`: in force; `unreadable`: it could not be read, so nothing it could forbid runs. */
@@ -823,8 +832,14 @@ export const OrganisationViewSchema = z.object({
   writesOnlyInHome: z.boolean().optional(),
   allowedServers: z.array(z.string()).optional(),
   deniedServers: z.array(z.string()).optional(),
-  /** The servers the organisation provides: where from, whether installed (under which name), the command that installs one. */
-  providedServers: z.array(z.object({ name: z.string(), source: z.string(), description: z.string().optional(), installedAs: z.string().optional(), install: z.string() })),
+  /**
+   * The servers the organisation provides: where from (in words, and as the
+   * source the install flow takes), whether installed (under which name), and
+   * the command that installs one. Installing one is the usual install, with its disclosure.
+   */
+  providedServers: z.array(
+    z.object({ name: z.string(), source: z.string(), installSource: ProvidedSourceSchema, description: z.string().optional(), installedAs: z.string().optional(), install: z.string() }),
+  ),
   /** The servers the policy stops from running, with the rule. */
   blocked: z.array(z.object({ server: z.string(), key: z.string(), rule: z.string(), message: z.string() })),
 });
