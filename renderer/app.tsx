@@ -86,10 +86,11 @@ export function App() {
         {route.screen === 'find' && <FindServersScreen />}
         {route.screen === 'install' && (
           <InstallScreen
-            key={`${route.example ?? ''}|${route.update ?? ''}|${route.registry ? JSON.stringify(route.registry) : ''}`}
+            key={`${route.example ?? ''}|${route.update ?? ''}|${route.registry ? JSON.stringify(route.registry) : ''}|${route.provided ?? ''}`}
             example={route.example}
             update={route.update}
             registry={route.registry}
+            provided={route.provided}
           />
         )}
         {route.screen === 'chat' && (

@@ -1,8 +1,8 @@
-/** Hash routes: `#/servers`, `#/servers/NAME[/SECTION]`, `#/install[?registry=NAME&version=V&option=N]`, `#/find`, `#/chat`, `#/chat/ID`, `#/activity`, `#/settings`. */
+/** Hash routes: `#/servers`, `#/servers/NAME[/SECTION]`, `#/install[?registry=NAME&version=V&option=N | ?provided=NAME]`, `#/find`, `#/chat`, `#/chat/ID`, `#/activity`, `#/settings`. */
 export type Route =
   | { screen: 'servers' }
   | { screen: 'server'; name: string; tab?: string }
-  | { screen: 'install'; example?: string; update?: string; registry?: RegistryPick }
+  | { screen: 'install'; example?: string; update?: string; registry?: RegistryPick; provided?: string }
   | { screen: 'find' }
   | { screen: 'chat'; id?: string }
   | { screen: 'activity' }
@@ -35,7 +35,8 @@ export function parseRoute(hash: string): Route {
       const version = params.get('version');
       const option = Number.parseInt(params.get('option') ?? '', 10);
       const registry: RegistryPick | undefined = name ? { name, ...(version ? { version } : {}), ...(Number.isInteger(option) && option >= 0 ? { option } : {}) } : undefined;
-      return { screen: 'install', ...(example ? { example } : {}), ...(update ? { update } : {}), ...(registry ? { registry } : {}) };
+      const provided = params.get('provided');
+      return { screen: 'install', ...(example ? { example } : {}), ...(update ? { update } : {}), ...(registry ? { registry } : {}), ...(provided ? { provided } : {}) };
     }
     case 'find':
       return { screen: 'find' };
@@ -64,6 +65,11 @@ export function registryInstallHref(pick: RegistryPick): string {
   if (pick.version) params.set('version', pick.version);
   if (pick.option !== undefined) params.set('option', String(pick.option));
   return `#/install?${params.toString()}`;
+}
+
+/** The install flow for a server the organisation's policy provides (by its name there). */
+export function providedInstallHref(name: string): string {
+  return `#/install?${new URLSearchParams({ provided: name }).toString()}`;
 }
 
 export function chatHref(id: string): string {

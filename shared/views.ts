@@ -812,6 +812,15 @@ export const OrganisationLockViewSchema = z.object({
 });
 export type OrganisationLockView = z.infer<typeof OrganisationLockViewSchema>;
 
+/** Where a server the organisation provides comes from, as the install flow takes it (`install.prepare`'s source). */
+export const ProvidedSourceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('npm'), package: z.string() }),
+  z.object({ kind: z.literal('pypi'), package: z.string() }),
+  z.object({ kind: z.literal('remote'), url: z.string() }),
+  z.object({ kind: z.literal('local'), argv: z.array(z.string()).min(1) }),
+]);
+export type ProvidedSource = z.infer<typeof ProvidedSourceSchema>;
+
 /** The organisation's managed policy as Settings, `airlock settings`, `doctor` and `--json` show it. */
 export const OrganisationViewSchema = z.object({
   /** `none`: no policy; `active`: in force; `unreadable`: it could not be read, so nothing it could forbid runs. */
@@ -831,8 +840,14 @@ export const OrganisationViewSchema = z.object({
   writesOnlyInHome: z.boolean().optional(),
   allowedServers: z.array(z.string()).optional(),
   deniedServers: z.array(z.string()).optional(),
-  /** The servers the organisation provides: where from, whether installed (under which name), the command that installs one. */
-  providedServers: z.array(z.object({ name: z.string(), source: z.string(), description: z.string().optional(), installedAs: z.string().optional(), install: z.string() })),
+  /**
+   * The servers the organisation provides: where from (in words, and as the
+   * source the install flow takes), whether installed (under which name), and
+   * the command that installs one. Installing one is the usual install, with its disclosure.
+   */
+  providedServers: z.array(
+    z.object({ name: z.string(), source: z.string(), installSource: ProvidedSourceSchema, description: z.string().optional(), installedAs: z.string().optional(), install: z.string() }),
+  ),
   /** The servers the policy stops from running, with the rule. */
   blocked: z.array(z.object({ server: z.string(), key: z.string(), rule: z.string(), message: z.string() })),
 });
@@ -840,8 +855,11 @@ export type OrganisationView = z.infer<typeof OrganisationViewSchema>;
 
 /** Where and how the audit log is streamed over OTLP/HTTP, and how far it got. */
 export const AuditExportViewSchema = z.object({
-  /** `off`: not configured; `idle`: caught up; `sending`; `retrying`: the collector did not take the last batch (see `lastError`, `nextRetryAt`). */
-  state: z.enum(['off', 'idle', 'sending', 'retrying']),
+  /**
+   * `off`: not configured; `idle`: caught up; `sending`; `retrying`: the collector did not take the last batch (see `lastError`, `nextRetryAt`);
+   * `paused`: the organisation's policy cannot be read, so nothing is sent anywhere until it is fixed (`lastError` says why).
+   */
+  state: z.enum(['off', 'idle', 'sending', 'retrying', 'paused']),
   /** Who configured it: the organisation's policy (locked), Settings, or the OTEL_EXPORTER_OTLP_* environment variables. */
   from: z.enum(['policy', 'settings', 'environment']).optional(),
   /** The collector's logs URL. */
@@ -855,6 +873,10 @@ export const AuditExportViewSchema = z.object({
   head: z.number().int(),
   /** Entries written and not yet acknowledged (they wait in the log itself, on disk). */
   backlog: z.number().int(),
+  /** When the oldest entry waiting was written (absent when nothing waits, or it was not read yet). */
+  oldestWaitingAt: z.string().optional(),
+  /** Said once the backlog passes its threshold (entries or age): the collector is falling behind. */
+  warning: z.string().optional(),
   lastError: z.string().optional(),
   lastSuccessAt: z.string().optional(),
   nextRetryAt: z.string().optional(),

@@ -191,7 +191,7 @@ export class AirlockHost {
       version: options.version,
       // What the launcher's backend says of this machine (the same answer the refusal to start reads).
       checkSandbox: options.checkSandbox ?? ((check) => this.launcher.support(check)),
-      notices: () => [...this.store.notices, ...this.activity.notices, ...organisation.notices],
+      notices: () => [...this.store.notices, ...this.activity.notices, ...organisation.notices, ...this.auditExport.notices],
       flushWindowMs: () => this.audit.flushWindowMs,
       effectiveMode: (mode) => organisation.effectiveMode(mode),
       ...(hooks.pickFile ? { pickFile: hooks.pickFile } : {}),

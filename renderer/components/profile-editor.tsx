@@ -9,6 +9,7 @@ import type { GrantProposalView } from '../../shared/views';
 import { invoke, useAppInfo } from '../api';
 import { GRANT_PURPOSE } from '../format';
 import { InertText, visible } from './inert-text';
+import { OrganisationBounds } from './organisation-lock';
 
 export type EditableProfile = Omit<SandboxProfile, 'unsandboxed'>;
 
@@ -138,6 +139,7 @@ function GrantList({ kind, profile, onChange, busy }: { kind: ListKind; profile:
     <fieldset className="grant-group" data-testid={`grants-${kind}`}>
       <legend>{text.title}</legend>
       <p className="purpose">{text.purpose}</p>
+      {kind !== 'read' && <OrganisationBounds kind={kind} />}
       {items.length === 0 ? (
         <p className="muted">{text.none}</p>
       ) : (

@@ -13,6 +13,7 @@ import type { RegistryListingView, RegistrySearchView } from '../../shared/regis
 import { invoke, useAction, useQuery } from '../api';
 import { Badge } from '../components/badges';
 import { InertText, visible } from '../components/inert-text';
+import { OrganisationLock } from '../components/organisation-lock';
 import { when } from '../format';
 import { registryInstallHref } from '../route';
 
@@ -135,6 +136,7 @@ export function FindServersScreen() {
         the settings and secrets it asks for — before anything is installed, and then runs in the sandbox.
       </p>
       <div className="panel" data-testid="registry-setting">
+        <OrganisationLock setting="registry" />
         {settings.status === 'ok' && !editing && (
           <p>
             Searching <code>{settings.value.baseUrl}</code> {settings.value.official ? '(the official MCP Registry)' : '(your organisation’s registry)'}.{' '}

@@ -29,7 +29,7 @@ const STEPS: { id: Step; label: string }[] = [
   { id: 'grant', label: 'Grant and enable' },
 ];
 
-export function InstallScreen({ example, update, registry }: { example?: string; update?: string; registry?: RegistryPick }) {
+export function InstallScreen({ example, update, registry, provided }: { example?: string; update?: string; registry?: RegistryPick; provided?: string }) {
   const [step, setStep] = useState<Step>('source');
   const [disclosure, setDisclosure] = useState<Disclosure | undefined>();
   const [profile, setProfile] = useState<EditableProfile | undefined>();
@@ -79,11 +79,11 @@ export function InstallScreen({ example, update, registry }: { example?: string;
 
   /** The source of the disclosure shown (absent for an import): asked again, allowed, when the person allows its code arguments. */
   const shownSource = useRef<InstallSource | undefined>(undefined);
-  const prepare = async (source: InstallSource) => {
+  const prepare = async (source: InstallSource, name?: string) => {
     const value = await action.run(() => invoke('install.prepare', { source }));
     if (value) {
       shownSource.current = source;
-      show(value);
+      show(name ? { ...value, suggestedName: name } : value);
     }
   };
   // SECURITY (invariant 7): arguments that run code from outside the pinned program are refused unless
@@ -106,8 +106,17 @@ export function InstallScreen({ example, update, registry }: { example?: string;
     else if (update) void prepare({ kind: 'update', server: update, range: 'latest' });
     // A listing picked on Find servers: disclosed like any other source.
     else if (registry) void prepare({ kind: 'registry', name: registry.name, ...(registry.version ? { version: registry.version } : {}), ...(registry.option !== undefined ? { option: registry.option } : {}) });
+    // A server the organisation provides: its source from the policy, disclosed like any other (never installed unseen).
+    else if (provided) void prepareProvided(provided);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- prepared once per source the route names; `prepare` is a new function each render and must not prepare again.
-  }, [example, update, registry?.name, registry?.version, registry?.option]);
+  }, [example, update, registry?.name, registry?.version, registry?.option, provided]);
+
+  async function prepareProvided(name: string) {
+    const organisation = await action.run(() => invoke('organisation.get', {}));
+    const found = organisation?.providedServers.find((server) => server.name === name);
+    if (organisation && !found) action.setError(`Your organisation's policy provides no server named “${name}” (any more).`);
+    if (found) await prepare(found.installSource, name);
+  }
 
   const cancel = () => {
     cancelDrafts();

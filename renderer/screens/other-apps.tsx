@@ -4,6 +4,7 @@ import { invoke, useAction, useQuery } from '../api';
 import { Badge } from '../components/badges';
 import { InertText } from '../components/inert-text';
 import { FieldError } from '../components/field-error';
+import { OrganisationLock } from '../components/organisation-lock';
 
 /**
  * Settings › Other AI apps: the gateway that lets Claude Desktop, VS Code
@@ -98,6 +99,7 @@ export function OtherAppsSection() {
         <pre className="snippet">{snippet}</pre>
       </details>
       <h3>Over HTTP</h3>
+      <OrganisationLock setting="httpGateway" />
       {value.http.running ? (
         <p>
           <Badge tone="ok">Running</Badge> on <code>{value.http.url}</code>. Every request needs the bearer token in <code>{value.http.tokenFile}</code>; only this

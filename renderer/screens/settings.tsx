@@ -5,7 +5,7 @@ import { Badge } from '../components/badges';
 import { InertText } from '../components/inert-text';
 import { SandboxGuarantees } from '../components/sandbox-guarantees';
 import { when } from '../format';
-import { serverHref } from '../route';
+import { providedInstallHref, serverHref } from '../route';
 import { ModelsSection } from './models';
 import { OtherAppsSection } from './other-apps';
 import { FieldError } from '../components/field-error';
@@ -125,10 +125,22 @@ function OrganisationSection() {
           <h3>Servers your organisation provides</h3>
           <ul data-testid="organisation-provided">
             {view.providedServers.map((provided) => (
-              <li key={provided.name}>
+              <li key={provided.name} data-provided={provided.name}>
                 <strong><InertText text={provided.name} /></strong> — <InertText text={provided.source} />
                 {provided.description && <> — <InertText text={provided.description} /></>}{' '}
-                {provided.installedAs ? <span className="muted">(added as <InertText text={provided.installedAs} />)</span> : <span className="muted">add it with <code><InertText text={provided.install} /></code></span>}
+                {provided.installedAs ? (
+                  <span className="muted">
+                    (added as <a href={serverHref(provided.installedAs)}><InertText text={provided.installedAs} /></a>)
+                  </span>
+                ) : (
+                  <>
+                    {/* The usual install: what it would get is shown, and nothing runs until the person says so. */}
+                    <a className="small-button" href={providedInstallHref(provided.name)} aria-label={`Add ${provided.name}`}>
+                      Add…
+                    </a>{' '}
+                    <span className="muted small">or <code><InertText text={provided.install} /></code></span>
+                  </>
+                )}
               </li>
             ))}
           </ul>
@@ -160,27 +172,41 @@ function AuditExportSection() {
   const action = useAction();
   const [endpoint, setEndpoint] = useState('');
   const [protocol, setProtocol] = useState<'http/protobuf' | 'http/json'>('http/protobuf');
+  const [headerText, setHeaderText] = useState('');
   if (status.status !== 'ok') return status.status === 'error' ? <p className="field-error"><InertText text={status.message} /></p> : null;
   const view = status.value;
+  const headers = parseHeaderLines(headerText);
   const save = async (next: string | null) => {
-    const value = await action.run(() => invoke('audit.setExport', next === null ? { endpoint: null } : { endpoint: next, protocol }));
-    if (value) setStatus(value);
-    else reload();
+    if (next !== null && 'problem' in headers) return;
+    const value = await action.run(() => invoke('audit.setExport', next === null ? { endpoint: null } : { endpoint: next, protocol, ...('headers' in headers ? { headers: headers.headers } : {}) }));
+    if (value) {
+      setStatus(value);
+      // The values are secrets now: never kept on screen once saved.
+      setHeaderText('');
+    } else reload();
   };
   return (
     <div data-testid="audit-export">
       <p className="purpose">Send every entry of the activity log to an OpenTelemetry collector (OTLP over HTTP), as it is written. Nothing a call does waits for it; entries wait in the log while the collector is down.</p>
       {view.lock && <LockNote words={view.lock.words} />}
-      <p data-testid="audit-export-status">
+      <p data-testid="audit-export-status" className={view.state === 'paused' ? 'field-error' : undefined}>
         {view.state === 'off' ? (
           <>Not streamed.{view.lastError && <> <InertText text={view.lastError} /></>}</>
+        ) : view.state === 'paused' ? (
+          <InertText text={view.lastError ?? 'Paused: your organisation’s policy could not be read.'} />
         ) : (
           <>
             To <code><InertText text={view.endpoint ?? ''} /></code> ({view.protocol}{view.from === 'environment' ? ', from the OTEL_EXPORTER_OTLP_ variables' : view.from === 'policy' ? ', set by your organisation' : ''}): {view.state}, {view.backlog} waiting (sent up to #{view.acknowledged} of #{view.head}).
+            {view.headerNames.length > 0 && <> Sent with the headers <InertText text={view.headerNames.join(', ')} /> (their values are kept as secrets and never shown).</>}
             {view.lastError && <> Last error: <InertText text={view.lastError} />.</>}
           </>
         )}
       </p>
+      {view.warning && (
+        <p className="notice notice-warning" role="status" data-testid="audit-export-warning">
+          <InertText text={view.warning} />
+        </p>
+      )}
       <span className="add-row">
         <label htmlFor="audit-export-endpoint">Collector</label>
         <input id="audit-export-endpoint" type="text" spellCheck={false} placeholder="http://127.0.0.1:4318" value={endpoint} onChange={(e) => setEndpoint(e.target.value)} />
@@ -189,14 +215,35 @@ function AuditExportSection() {
           <option value="http/protobuf">http/protobuf</option>
           <option value="http/json">http/json</option>
         </select>
-        <button type="button" className="small-button" disabled={action.busy || !endpoint.trim()} onClick={() => void save(endpoint.trim())}>Stream to it</button>
+        <button type="button" className="small-button" disabled={action.busy || !endpoint.trim() || 'problem' in headers} onClick={() => void save(endpoint.trim())}>Stream to it</button>
         {view.from === 'settings' && (
           <button type="button" className="small-button" disabled={action.busy} onClick={() => void save(null)}>Stop streaming</button>
         )}
       </span>
+      <div className="field-row">
+        <label htmlFor="audit-export-headers">Headers sent with every export (one per line, <code>NAME=VALUE</code>, e.g. an API key)</label>
+        <textarea id="audit-export-headers" rows={2} spellCheck={false} autoComplete="off" placeholder="x-api-key=…" value={headerText} onChange={(e) => setHeaderText(e.target.value)} aria-invalid={'problem' in headers ? true : undefined} />
+        <p className={'problem' in headers ? 'field-error' : 'muted small'}>
+          {'problem' in headers ? headers.problem : 'The values are kept as secrets: never shown again, nor written to the activity log. Saving replaces the headers sent before.'}
+        </p>
+      </div>
       <FieldError message={action.error} />
     </div>
   );
+}
+
+/** `NAME=VALUE` lines (as `airlock settings audit-export --header NAME=VALUE` takes them) as headers, or what is wrong with one. */
+function parseHeaderLines(text: string): { headers: Record<string, string> } | { problem: string } {
+  const headers: Record<string, string> = {};
+  for (const [index, line] of text.split('\n').entries()) {
+    if (line.trim() === '') continue;
+    const at = line.indexOf('=');
+    const name = at > 0 ? line.slice(0, at).trim() : '';
+    // The line itself is not quoted back: it may hold the secret.
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/.test(name)) return { problem: `Line ${index + 1}: each line is NAME=VALUE, with a header name of letters, digits and -.` };
+    headers[name] = line.slice(at + 1).trim();
+  }
+  return { headers };
 }
 
 /** How the audit log reaches the disk: within a short window (default), or before every call (strict). */

@@ -142,6 +142,7 @@ describe('parseRoute()', () => {
     ['#/servers/files/tools', { screen: 'server', name: 'files', tab: 'tools' }],
     ['#/install', { screen: 'install' }],
     ['#/install?example=%2Fhome%2Fme', { screen: 'install', example: '/home/me' }],
+    ['#/install?provided=team-notes', { screen: 'install', provided: 'team-notes' }],
     ['#/activity', { screen: 'activity' }],
     ['#/settings', { screen: 'settings' }],
     ['#/nowhere', { screen: 'servers' }],

@@ -5,7 +5,7 @@
  * app — ever sees them. Needs root and util-linux's unshare; the host keeps
  * only an empty /etc/airlock folder as the mount point.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 
 /** True when this machine can run the real-path tests (root, unshare, setpriv). */
@@ -31,4 +31,27 @@ export function inPolicyNamespace(script: string, options: { cwd?: string; env?:
     timeout: options.timeoutMs ?? 60_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * The same, without blocking this process: for a command that talks to
+ * something the test itself serves (an OTLP receiver on loopback), or that
+ * runs until stopped (its stdin closed, or killed). `done` settles with its
+ * exit code and output.
+ */
+export function startInPolicyNamespace(script: string, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { child: ChildProcessWithoutNullStreams; done: Promise<{ status: number | null; stdout: string; stderr: string }> } {
+  if (!existsSync('/etc/airlock')) mkdirSync('/etc/airlock', { mode: 0o755 });
+  const child = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', `mount -t tmpfs -o mode=0755 airlock-policy-test /etc/airlock && ${script}`], {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const done = new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+  return { child, done };
 }

@@ -271,6 +271,19 @@ function codeArgumentsRefusal(found: NonNullable<Disclosure['codeArguments']>): 
 }
 
 /** `io.github.owner/server[@version]` and an optional choice number, as `install.prepare` takes them. */
+/** The install source of a server the organisation's policy provides, by its name there. */
+async function providedSource(api: SharedHost, name: string): Promise<InstallSource> {
+  const provided = (await api.invoke('organisation.get', {})).providedServers;
+  const found = provided.find((server) => server.name === name);
+  if (!found) {
+    throw new CliExit(
+      EXIT.usage,
+      provided.length ? `Your organisation's policy provides no server named “${name}”; it provides: ${provided.map((server) => server.name).join(', ')}.` : "Your organisation's policy provides no servers (`airlock settings` shows the policy).",
+    );
+  }
+  return found.installSource;
+}
+
 function registrySource(text: string, option: string | undefined): InstallSource {
   const at = text.lastIndexOf('@');
   const name = at > 0 ? text.slice(0, at) : text;
@@ -304,7 +317,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
     program
       .command('add')
       .description(
-        'add a server: `add NAME -- CMD ARGS…`, `add NAME --npm PKG[@VER] [-- ARGS…]`, `add NAME --pypi PKG[==VER] [-- ARGS…]`, `add NAME --registry REGISTRY_NAME[@VERSION]`, `add NAME --mcpb FILE`, or `add NAME --url https://… [--header "Name: value"]`; checks it all, shows what will run (or where) and asks first',
+        'add a server: `add NAME -- CMD ARGS…`, `add NAME --npm PKG[@VER] [-- ARGS…]`, `add NAME --pypi PKG[==VER] [-- ARGS…]`, `add NAME --registry REGISTRY_NAME[@VERSION]`, `add NAME --mcpb FILE`, `add NAME --url https://… [--header "Name: value"]`, or `add NAME --provided` (one your organisation provides); checks it all, shows what will run (or where) and asks first',
       )
       .argument('<name>', "the server's name (lowercase letters, digits, dashes)")
       .argument('[argv...]', 'the command and its arguments (after --), or arguments for the npm package')
@@ -314,6 +327,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .option('--option <n>', 'with --registry: which of the listing’s install choices (as `airlock search --details` numbers them; default the first local one Airlock supports)')
       .option('--mcpb <file>', 'install an MCPB bundle')
       .option('--url <url>', 'a server that runs elsewhere (https, or http on this computer): streamable HTTP, or the older HTTP+SSE')
+      .option('--provided [server]', "a server your organisation's policy provides (`airlock settings` lists them), by its name there (default NAME)")
       .option('--header <NAME: VALUE>', 'a header sent to a --url server (repeatable); the value is sealed as a secret, or write ${secret.NAME} with --secret NAME', collect)
       .option('--transport <kind>', 'for --url: auto (default), streamable-http or sse')
       .option('--client-id <id>', "for --url: sign in as the OAuth client you registered at the server's sign-in service (for one that does not let apps register themselves)")
@@ -334,8 +348,12 @@ export function registerServerCommands(program: Command, context: CliContext): v
     envOption(options.env);
     secretsFromEnv(io, options.secret);
     let source: InstallSource;
-    if ([options.npm, options.pypi, options.registry, options.mcpb, options.url].filter(Boolean).length > 1) throw new CliExit(EXIT.usage, 'Give one source: --npm, --pypi, --registry, --mcpb or --url.');
-    if (options.npm) source = { kind: 'npm', package: options.npm, ...(argv.length ? { args: argv } : {}) };
+    if ([options.npm, options.pypi, options.registry, options.mcpb, options.url, options.provided].filter(Boolean).length > 1) throw new CliExit(EXIT.usage, 'Give one source: --npm, --pypi, --registry, --mcpb, --url or --provided.');
+    if (options.provided) {
+      // The source is the policy's own (its pin), never retyped; the install below shows it and asks like any other.
+      if (argv.length) throw new CliExit(EXIT.usage, 'A provided server runs as your organisation set it up: give no command or arguments after it.');
+      source = await providedSource(api, typeof options.provided === 'string' ? options.provided : name);
+    } else if (options.npm) source = { kind: 'npm', package: options.npm, ...(argv.length ? { args: argv } : {}) };
     else if (options.pypi) source = { kind: 'pypi', package: options.pypi, ...(argv.length ? { args: argv } : {}) };
     else if (options.registry) {
       if (argv.length) throw new CliExit(EXIT.usage, 'A registry listing says its own arguments; add it without `-- ARGS…`.');

@@ -46,10 +46,12 @@ export async function refuseIfLocked(api: { invoke(channel: 'organisation.get', 
 /** Where the audit log is streamed, in words. */
 export function auditExportLines(view: AuditExportView): string[] {
   if (view.state === 'off') return [`Audit log streaming (OpenTelemetry): off${view.lastError ? ` — ${view.lastError}` : ''}`];
+  if (view.state === 'paused') return [`Audit log streaming (OpenTelemetry): PAUSED — ${view.lastError ?? "your organisation's policy could not be read"}`];
   const who = view.from === 'policy' ? `set by your organisation (${view.lock?.key ?? 'audit.otlp'})` : view.from === 'environment' ? 'from OTEL_EXPORTER_OTLP_* variables' : 'your setting';
   return [
     `Audit log streaming (OpenTelemetry): ${view.endpoint} (${view.protocol}; ${who})${view.headerNames.length ? ` with headers ${view.headerNames.join(', ')}` : ''}`,
     `  ${view.state}: acknowledged up to #${view.acknowledged} of #${view.head}; backlog ${view.backlog}${view.lastError ? ` — last error: ${view.lastError}${view.nextRetryAt ? `, next try ${view.nextRetryAt}` : ''}` : ''}`,
+    ...(view.warning ? [`  WARNING: ${view.warning}`] : []),
   ];
 }
 

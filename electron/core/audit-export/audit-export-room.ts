@@ -6,7 +6,7 @@
  * keeps the person's setting (header values sealed in the secret store,
  * never shown back), and owns the `auditExport.*` channels.
  */
-import type { IpcHandlers } from '../../../shared/ipc';
+import type { AppNotice, IpcHandlers } from '../../../shared/ipc';
 import type { AuditExportView, OrganisationLockView } from '../../../shared/views';
 import { AirlockError, messageOf } from '../errors';
 import type { ShellIdentity } from '../ipc/shell-identity';
@@ -14,7 +14,7 @@ import type { OtlpTarget } from '../managed-policy/policy-schema';
 import type { ChangeRecorder } from '../audit/change-record';
 import type { AirlockStore } from '../store/store';
 import { AuditExporter, type ExportStatus } from './audit-exporter';
-import { resolveTarget, type ExportSetting, type ExportTarget } from './otlp-target';
+import { resolveTarget, type ExportSetting, type ExportTarget, type NoTarget } from './otlp-target';
 
 /** The secret store's entry for the collector's header values (not a server name, so it can never be one's). */
 export const EXPORT_SECRETS = '@audit-export';
@@ -26,12 +26,12 @@ export interface AuditExportRoomDeps {
   store: Pick<AirlockStore, 'read' | 'update'>;
   secrets: { set(owner: string, name: string, value: string): void; delete(owner: string, name: string): void; values(owner: string, names: readonly string[]): Record<string, string> };
   /** What the organisation's policy says (`audit.otlp`), and its lock as the views show it. */
-  organisation: { otlpTarget(): OtlpTarget | undefined; view(): { locks: readonly OrganisationLockView[] }; refuse(setting: 'otlp', what: string): void };
+  organisation: { otlpTarget(): OtlpTarget | undefined; exportPaused(): string | undefined; view(): { locks: readonly OrganisationLockView[] }; refuse(setting: 'otlp', what: string): void };
   changes: Pick<ChangeRecorder, 'record'>;
   env: Readonly<Record<string, string | undefined>>;
   log?(message: string, error?: unknown): void;
   /** Exporter tuning (tests: short backoff, fast polling). */
-  tuning?: { pollMs?: number; batchDelayMs?: number; backoff?: { initialMs: number; maxMs: number }; batchSize?: number; timeoutMs?: number };
+  tuning?: { pollMs?: number; batchDelayMs?: number; backoff?: { initialMs: number; maxMs: number }; batchSize?: number; timeoutMs?: number; backlogWarning?: { entries: number; ageMs: number } };
 }
 
 export class AuditExportRoom {
@@ -48,14 +48,16 @@ export class AuditExportRoom {
       ...(deps.tuning?.backoff ? { backoff: deps.tuning.backoff } : {}),
       ...(deps.tuning?.batchSize ? { batchSize: deps.tuning.batchSize } : {}),
       ...(deps.tuning?.timeoutMs ? { timeoutMs: deps.tuning.timeoutMs } : {}),
+      ...(deps.tuning?.backlogWarning ? { backlogWarning: deps.tuning.backlogWarning } : {}),
       ...(deps.log ? { log: deps.log } : {}),
     });
   }
 
   /** The target in force now (or why the environment's is not usable). */
-  target(): ExportTarget | { problem: string } | undefined {
+  target(): ExportTarget | NoTarget | undefined {
     const setting = this.deps.store.read().settings.auditExport;
     return resolveTarget({
+      paused: this.deps.organisation.exportPaused(),
       policy: this.deps.organisation.otlpTarget(),
       setting,
       settingHeaders: () => this.deps.secrets.values(EXPORT_SECRETS, setting?.headerNames ?? []),
@@ -74,6 +76,12 @@ export class AuditExportRoom {
 
   stop(): Promise<void> {
     return this.exporter.stop();
+  }
+
+  /** What the person must see about the export (a backlog past its threshold), for the app's notices. */
+  get notices(): AppNotice[] {
+    const warning = this.exporter.status().warning;
+    return warning ? [{ level: 'warning', message: warning }] : [];
   }
 
   view(): AuditExportView {
@@ -126,6 +134,8 @@ function toView(status: ExportStatus, lock: OrganisationLockView | undefined): A
     acknowledged: status.acknowledged,
     head: status.head,
     backlog: status.backlog,
+    ...(status.oldestWaitingAt ? { oldestWaitingAt: status.oldestWaitingAt } : {}),
+    ...(status.warning ? { warning: status.warning } : {}),
     ...(status.lastError ? { lastError: status.lastError } : {}),
     ...(status.lastSuccessAt ? { lastSuccessAt: new Date(status.lastSuccessAt).toISOString() } : {}),
     ...(status.nextRetryAt ? { nextRetryAt: new Date(status.nextRetryAt).toISOString() } : {}),

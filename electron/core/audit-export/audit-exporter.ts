@@ -32,15 +32,20 @@ import { OTLPLogExporter as OtlpJsonExporter } from '@opentelemetry/exporter-log
 import { OTLPLogExporter as OtlpProtoExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { AuditTail, type TailEntry } from './audit-tail';
 import { toLogRecord } from './otlp-records';
-import type { ExportTarget } from './otlp-target';
+import type { ExportTarget, NoTarget } from './otlp-target';
 
 /** What the exporter reports (Settings, `airlock settings`, `doctor`). */
 export interface ExportStatus {
-  state: 'off' | 'idle' | 'sending' | 'retrying';
+  /** `paused`: the organisation's policy cannot be read, so nothing is sent anywhere (see NoTarget.paused). */
+  state: 'off' | 'idle' | 'sending' | 'retrying' | 'paused';
   target?: ExportTarget;
   acknowledged: number;
   head: number;
   backlog: number;
+  /** When the oldest entry waiting was written (known once a batch from it was read). */
+  oldestWaitingAt?: string;
+  /** Set once the backlog passes `backlogWarning` (entries or age). */
+  warning?: string;
   lastError?: string;
   lastSuccessAt?: number;
   nextRetryAt?: number;
@@ -52,7 +57,7 @@ export interface AuditExporterOptions {
   /** Where acknowledged positions and the installation id are kept. */
   stateFile: string;
   /** The target in force now (read at every batch; a change takes effect at the next one). */
-  target(): ExportTarget | { problem: string } | undefined;
+  target(): ExportTarget | NoTarget | undefined;
   /** `service.version`. */
   version: string;
   /** Entries per request (default 128: its serialisation is one stretch of the event loop, ≈ 4 ms). */
@@ -65,6 +70,12 @@ export interface AuditExporterOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Each request's time limit (ms; default 10000). */
   timeoutMs?: number;
+  /**
+   * When the backlog is worth a warning: this many entries waiting, or the
+   * oldest waiting this long (default 10,000 entries or an hour). The log
+   * itself is the queue, so nothing is dropped past it: the warning is the bound people see.
+   */
+  backlogWarning?: { entries: number; ageMs: number };
   now?: () => number;
   log?(message: string, error?: unknown): void;
   /** Told after each change of the status (Settings refreshes). */
@@ -120,6 +131,8 @@ export class AuditExporter {
   #sdk: SdkPipeline | undefined;
   #headStamp = '';
   #head = 0;
+  /** The first entry of the last batch read (the oldest waiting while it is not acknowledged), for the backlog's age. */
+  #oldest: { url: string; seq: number; time: string } | undefined;
 
   constructor(options: AuditExporterOptions) {
     this.#options = options;
@@ -163,10 +176,15 @@ export class AuditExporter {
     const target = this.#options.target();
     const head = this.#currentHead();
     if (!target || 'problem' in target) {
-      return { state: 'off', acknowledged: 0, head, backlog: 0, ...(target && 'problem' in target ? { lastError: target.problem } : {}) };
+      return { state: target && 'paused' in target ? 'paused' : 'off', acknowledged: 0, head, backlog: 0, ...(target && 'problem' in target ? { lastError: target.problem } : {}) };
     }
     const acknowledged = this.#saved.acknowledged[target.url] ?? 0;
-    return { ...this.#status, target, acknowledged, head, backlog: Math.max(0, head - acknowledged), state: this.#status.state === 'off' ? 'idle' : this.#status.state };
+    const backlog = Math.max(0, head - acknowledged);
+    const oldest = this.#oldest;
+    const oldestWaitingAt = backlog > 0 && oldest?.url === target.url && oldest.seq === acknowledged + 1 ? oldest.time : undefined;
+    const state = this.#status.state === 'off' || this.#status.state === 'paused' ? 'idle' : this.#status.state;
+    const warning = backlogWarning(backlog, oldestWaitingAt, this.#now(), this.#options.backlogWarning ?? DEFAULT_BACKLOG_WARNING, this.#status.lastError);
+    return { ...this.#status, target, acknowledged, head, backlog, state, ...(oldestWaitingAt ? { oldestWaitingAt } : {}), ...(warning ? { warning } : {}) };
   }
 
   /**
@@ -221,12 +239,13 @@ export class AuditExporter {
     try {
       const target = this.#options.target();
       if (!target || 'problem' in target) {
-        this.#setStatus({ state: 'off' });
+        this.#setStatus({ state: target && 'paused' in target ? 'paused' : 'off' });
         await this.#closeSdk();
         return;
       }
       const acknowledged = this.#saved.acknowledged[target.url] ?? 0;
       const entries = this.#tail.read(acknowledged, this.#options.batchSize ?? DEFAULT_BATCH);
+      this.#oldest = entries[0] ? { url: target.url, seq: entries[0].seq, time: entries[0].time } : undefined;
       if (entries.length === 0) {
         this.#setStatus({ state: 'idle' });
         return;
@@ -355,6 +374,20 @@ export class AuditExporter {
 
 /** Entries per request. */
 const DEFAULT_BATCH = 128;
+
+/** A backlog worth a warning: ten thousand entries (minutes of heavy use), or the oldest waiting an hour. */
+const DEFAULT_BACKLOG_WARNING = { entries: 10_000, ageMs: 60 * 60 * 1000 };
+
+/** The warning once the backlog passes its threshold (entries or the oldest entry's age), or undefined. */
+export function backlogWarning(backlog: number, oldestWaitingAt: string | undefined, now: number, threshold: { entries: number; ageMs: number }, lastError?: string): string | undefined {
+  if (backlog === 0) return undefined;
+  const age = oldestWaitingAt ? now - Date.parse(oldestWaitingAt) : 0;
+  if (backlog < threshold.entries && !(age >= threshold.ageMs)) return undefined;
+  return (
+    `Streaming the activity log is falling behind: the collector has not taken ${backlog} ${backlog === 1 ? 'entry' : 'entries'}${oldestWaitingAt ? ` (the oldest written ${oldestWaitingAt})` : ''}. ` +
+    `They wait in the activity log on disk, so nothing is lost however long it takes, and are sent when the collector takes them${lastError ? ` (last error: ${lastError})` : ''}.`
+  );
+}
 
 /** Records emitted per turn of the event loop (≈ 40 µs each with the SDK; see `#send`). */
 const YIELD_EVERY = 32;

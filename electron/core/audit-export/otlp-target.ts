@@ -27,13 +27,24 @@ export interface ExportSetting {
   headerNames?: string[];
 }
 
-/** The target in force, or a reason there is none (a problem with the environment's values), or undefined when nothing is configured. */
+/** Why there is no target now: a problem with the environment's values, or (`paused`) an organisation policy that cannot be read. */
+export interface NoTarget {
+  problem: string;
+  /** True when nothing may be sent anywhere until the policy is fixed (see ManagedPolicyRoom.exportPaused). */
+  paused?: true;
+}
+
+/** The target in force, or a reason there is none, or undefined when nothing is configured. */
 export function resolveTarget(input: {
+  /** Set while the organisation's policy cannot be read: nothing is sent, whoever configured a collector. */
+  paused?: string | undefined;
   policy: OtlpTarget | undefined;
   setting: ExportSetting | undefined;
   settingHeaders: () => Record<string, string>;
   env: Readonly<Record<string, string | undefined>>;
-}): ExportTarget | { problem: string } | undefined {
+}): ExportTarget | NoTarget | undefined {
+  // SECURITY: fails closed — an unreadable policy may name a collector; sending to another one meanwhile could leak the log.
+  if (input.paused !== undefined) return { problem: input.paused, paused: true };
   if (input.policy) {
     return { from: 'policy', url: logsUrl(input.policy.endpoint), protocol: input.policy.protocol ?? 'http/protobuf', headers: { ...(input.policy.headers ?? {}) } };
   }

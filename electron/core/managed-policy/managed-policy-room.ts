@@ -22,7 +22,7 @@
  */
 import type { PolicyMode, SandboxProfile, ServerRecord, ServerState } from '../../../shared/domain';
 import type { AppNotice, IpcHandlers } from '../../../shared/ipc';
-import type { OrganisationView } from '../../../shared/views';
+import type { OrganisationView, ProvidedSource } from '../../../shared/views';
 import type { ChangeRecorder } from '../audit/change-record';
 import { AirlockError, messageOf } from '../errors';
 import type { ShellIdentity } from '../ipc/shell-identity';
@@ -198,6 +198,19 @@ export class ManagedPolicyRoom {
     return this.#state.status === 'active' ? this.#state.policy.audit?.otlp : undefined;
   }
 
+  /**
+   * Why the audit log is not streamed anywhere now, or undefined. SECURITY:
+   * fails closed — while the policy cannot be read, Airlock cannot know which
+   * collector the organisation names, so it sends to none (not to the
+   * person's own, nor the environment's) until the policy is fixed.
+   */
+  exportPaused(): string | undefined {
+    const state = this.#state;
+    if (state.status !== 'unreadable') return undefined;
+    const first = state.problems[0];
+    return `Paused: your organisation's policy could not be read (${first ? problemWords(first) : state.locations.join(', ')}), so the activity log is sent to no collector until it is fixed. Nothing is lost: the entries wait in the log.`;
+  }
+
   /** The policy in force (undefined when there is none, or it could not be read). */
   policy(): ManagedPolicy | undefined {
     return this.#state.status === 'active' ? this.#state.policy : undefined;
@@ -290,7 +303,14 @@ export class ManagedPolicyRoom {
       ...(policy?.deniedServers ? { deniedServers: policy.deniedServers.map((matcher) => JSON.stringify(matcher)) } : {}),
       providedServers: Object.entries(policy?.servers ?? {}).map(([name, provided]) => {
         const installed = policy ? records.find((record) => providedMatch(policy, record) === name) : undefined;
-        return { name, source: sourceWords(provided), ...(provided.description ? { description: provided.description } : {}), ...(installed ? { installedAs: installed.name } : {}), install: installCommand(name, provided) };
+        return {
+          name,
+          source: sourceWords(provided),
+          installSource: installSource(provided),
+          ...(provided.description ? { description: provided.description } : {}),
+          ...(installed ? { installedAs: installed.name } : {}),
+          install: `airlock add ${name} --provided`,
+        };
       }),
       blocked: records.flatMap((record) => {
         const block = this.block(record);
@@ -357,9 +377,10 @@ function sourceWords(provided: { npm?: string; pypi?: string; url?: string; comm
   return (provided.command ?? []).join(' ');
 }
 
-function installCommand(name: string, provided: { npm?: string; pypi?: string; url?: string; command?: string[] }): string {
-  if (provided.npm) return `airlock add ${name} --npm ${provided.npm}`;
-  if (provided.pypi) return `airlock add ${name} --pypi ${provided.pypi}`;
-  if (provided.url) return `airlock add ${name} --url ${provided.url}`;
-  return `airlock add ${name} -- ${(provided.command ?? []).join(' ')}`;
+// The source the install flow takes (the usual install, with its disclosure: a provided server is never installed unseen).
+function installSource(provided: { npm?: string; pypi?: string; url?: string; command?: string[] }): ProvidedSource {
+  if (provided.npm) return { kind: 'npm', package: provided.npm };
+  if (provided.pypi) return { kind: 'pypi', package: provided.pypi };
+  if (provided.url) return { kind: 'remote', url: provided.url };
+  return { kind: 'local', argv: [...(provided.command ?? [])] };
 }

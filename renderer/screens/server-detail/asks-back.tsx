@@ -10,6 +10,7 @@ import type { ServerDetail } from '../../../shared/views';
 import { invoke, useAction, useQuery } from '../../api';
 import { FieldError } from '../../components/field-error';
 import { InertText } from '../../components/inert-text';
+import { OrganisationLock } from '../../components/organisation-lock';
 import { ServerRequestsActivity } from '../activity-requests';
 
 const SAMPLING_RULES: Array<{ value: ServerRequestSettings['sampling']['rule']; label: string; purpose: string }> = [
@@ -99,6 +100,7 @@ function RequestSettingsForm({ name, saved, onSaved }: { name: string; saved: Se
     >
       <fieldset>
         <legend>A model’s reply (sampling)</legend>
+        <OrganisationLock setting="samplingWithoutReview" />
         {SAMPLING_RULES.map((rule) => (
           <label key={rule.value} className="check mode-option">
             <input type="radio" name="sampling-rule" checked={draft.sampling.rule === rule.value} onChange={() => setDraft({ ...draft, sampling: { ...draft.sampling, rule: rule.value } })} />{' '}

@@ -140,6 +140,7 @@ function Tools({ server: s, reload, onChange }: SectionContext) {
   const action = useAction();
   return (
     <>
+      <OrganisationLock setting="alwaysForDestructive" />
       <FieldError message={action.error} />
       <ToolsTable
         tools={s.tools}

@@ -208,6 +208,78 @@ describe('the audit log over OTLP/HTTP, with the OpenTelemetry SDK', () => {
     expect(readFileSync(join(t.dataDir, 'audit', 'audit.jsonl'), 'utf8')).not.toContain('Bearer org');
   });
 
+  it('while the organisation’s policy cannot be read, nothing is sent to any collector (not the person’s own): paused, said so, and caught up once it is fixed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-otlp-paused-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const policyFile = join(dir, 'managed-policy.json');
+    const { t, h, receiver, logLines } = await setUp({ managedPolicy: { source: linuxPolicySource({ path: policyFile }), pollMs: 0 } });
+    // The person's own collector, streaming.
+    await h['audit.setExport']({ endpoint: receiver.url });
+    await h['tools.call']({ server: 'echo', tool: 'echo', arguments: { message: 'before' } });
+    await t.host.changes.settled();
+    await t.host.audit.flush();
+    const before = logLines().at(-1)!.seq as number;
+    await until(() => receiver.seqs().at(-1) === before, 'the entries before the broken policy');
+    // A policy that cannot be read (it might have named the organisation's own collector).
+    writeFileSync(policyFile, '{\n  "version": 1,\n  "audit": { "otlp": { "endpoint": "http://127.0.0.1:9" }\n');
+    await t.host.organisation.reload();
+    const brokenAt = Date.now();
+    const paused = await h['audit.exportStatus']({});
+    expect(paused.state).toBe('paused');
+    expect(paused.lastError).toContain(`${policyFile}, line`);
+    expect(paused.lastError).toMatch(/sent to no collector until it is fixed/);
+    const seen = receiver.requests.length;
+    // Calls go on (the export never holds one up); their entries wait in the log.
+    for (let i = 0; i < 3; i++) expect((await h['tools.call']({ server: 'echo', tool: 'echo', arguments: { message: `while broken ${i}` } })).outcome).toBe('denied');
+    await t.host.changes.settled();
+    await t.host.audit.flush();
+    const during = logLines().at(-1)!.seq as number;
+    expect(during).toBeGreaterThan(before);
+    // Sending by hand is refused too, saying why.
+    await expect(Promise.resolve().then(() => h['audit.exportRange']({ from: 1 }))).rejects.toThrow(/Paused: your organisation's policy could not be read/);
+    // The exporter looked again (a poll every 20 ms) and stayed paused.
+    await until(() => t.host.auditExport.exporter.status().state === 'paused' && Date.now() - brokenAt > 200, 'a few polls while paused');
+    expect(receiver.requests.length).toBe(seen);
+    // Fixed (a policy without a collector): the person's collector gets everything, from where it stopped, without a gap.
+    writeFileSync(policyFile, JSON.stringify({ version: 1 }));
+    await t.host.organisation.reload();
+    await until(() => (receiver.seqs().at(-1) ?? 0) >= during, 'the entries written while paused');
+    expect(receiver.requests[seen]!.records[0]!.attributes['airlock.seq']).toBe(before + 1);
+    expect(receiver.seqs()).toEqual(Array.from({ length: receiver.seqs().at(-1)! }, (_, k) => k + 1));
+    expect((await h['audit.exportStatus']({})).state).not.toBe('paused');
+  });
+
+  it('a backlog past its threshold is a warning, in the status and the app’s notices; it goes once the collector catches up', async () => {
+    const { t, h, receiver, logLines } = await setUp({ auditExport: { env: {}, tuning: { ...FAST, backlogWarning: { entries: 8, ageMs: 60 * 60 * 1000 } } } });
+    await h['audit.setExport']({ endpoint: receiver.url });
+    await t.host.changes.settled();
+    await t.host.audit.flush();
+    await until(() => t.host.auditExport.view().backlog === 0, 'the first entries to be taken');
+    expect(t.host.auditExport.view().warning).toBeUndefined();
+    await receiver.stop();
+    // Under the threshold: no warning yet.
+    await h['tools.call']({ server: 'echo', tool: 'echo', arguments: { message: 'one' } });
+    await t.host.audit.flush();
+    await until(() => t.host.auditExport.view().state === 'retrying', 'the outage to show');
+    expect(t.host.auditExport.view().backlog).toBeLessThan(8);
+    expect(t.host.auditExport.view().warning).toBeUndefined();
+    for (let i = 0; i < 4; i++) await h['tools.call']({ server: 'echo', tool: 'echo', arguments: { message: `more ${i}` } });
+    await t.host.changes.settled();
+    await t.host.audit.flush();
+    const status = await h['audit.exportStatus']({});
+    expect(status.backlog).toBeGreaterThanOrEqual(8);
+    expect(status.warning).toMatch(new RegExp(`has not taken ${status.backlog} entries`));
+    expect(status.warning).toMatch(/nothing is lost/);
+    await until(() => t.host.auditExport.view().oldestWaitingAt !== undefined, 'the oldest waiting entry to be read');
+    expect(Date.parse(t.host.auditExport.view().oldestWaitingAt!)).toBeLessThanOrEqual(Date.now());
+    expect(t.host.app.info().notices).toContainEqual({ level: 'warning', message: expect.stringMatching(/Streaming the activity log is falling behind/) });
+    await receiver.start();
+    const head = logLines().at(-1)!.seq as number;
+    await until(() => t.host.auditExport.view().acknowledged >= head, 'the backlog to be caught up', 20_000);
+    expect(t.host.auditExport.view().warning).toBeUndefined();
+    expect(t.host.app.info().notices.some((notice) => notice.message.includes('falling behind'))).toBe(false);
+  });
+
   it('`audit.exportRange` sends a range by hand, without moving the streamed position', async () => {
     const { t, h, receiver } = await setUp({ auditExport: { env: {}, tuning: { ...FAST, pollMs: 60_000 } } });
     await h['tools.call']({ server: 'echo', tool: 'echo', arguments: { message: 'a' } });

@@ -166,6 +166,26 @@ describe('the managed policy in a running host', () => {
     await apply(null);
   });
 
+  it('servers the organisation provides: listed with their source, installed through the usual install (beside an allow list that does not name them), then shown as installed', async () => {
+    await apply({ version: 1, allowedServers: [{ npm: '@acme/*' }], servers: { 'team-echo': { command: [process.execPath, ECHO, '--team'], description: 'The team’s echo' } } });
+    const listed = t.host.organisation.view().providedServers;
+    expect(listed).toEqual([{ name: 'team-echo', source: `${process.execPath} ${ECHO} --team`, installSource: { kind: 'local', argv: [process.execPath, ECHO, '--team'] }, description: 'The team’s echo', install: 'airlock add team-echo --provided' }]);
+    // The source the view gives is what the install flow takes: disclosed, inspected, committed like any other.
+    const disclosure = await handlers['install.prepare']({ source: listed[0]!.installSource });
+    expect(disclosure.argv).toEqual([process.execPath, ECHO, '--team']);
+    const profile = { filesystem: { read: [], write: [], persistentData: false }, network: { allowedDomains: [] }, secrets: [] };
+    await handlers['install.probe']({ draftId: disclosure.draftId, userConfig: {}, profile });
+    await handlers['install.commit']({ draftId: disclosure.draftId, name: 'team-echo', profile, trusted: false, secrets: {}, enable: true });
+    expect(t.host.organisation.view().providedServers[0]!.installedAs).toBe('team-echo');
+    // Provided, so it runs although the allow list does not name it; the person's own echo is not on the list, and is blocked.
+    await until(() => t.host.supervisor.state('team-echo') === 'ready', 'the provided server to run');
+    expect(t.host.organisation.block(t.host.servers.record('team-echo'))).toBeUndefined();
+    expect(t.host.organisation.block(t.host.servers.record('echo'))?.key).toBe('allowedServers');
+    await handlers['servers.remove']({ name: 'team-echo', confirm: true });
+    await apply(null);
+    await until(() => t.host.supervisor.state('echo') === 'ready', 'echo to run again');
+  });
+
   it('changes are picked up while running, without being asked to read again', async () => {
     const dir = join(t.root, 'polled');
     const { mkdirSync } = await import('node:fs');
