@@ -509,6 +509,8 @@ export class AuditLog {
     this.#writeDueHead();
     if (this.#headTimer) clearTimeout(this.#headTimer);
     this.#headTimer = null;
+    // A failed flush is not lost: it was rejected to every append that asked for `flushed`, and the
+    // next append retries it before writing anything (see `#drain`). Closing goes on regardless.
     await this.flush().catch(() => undefined);
     this.#flushTimer?.cancel();
     this.#flushTimer = null;
@@ -1202,6 +1204,8 @@ export class AuditLog {
     if (this.#flushTimer || this.#flushedGen >= this.#writeGen) return;
     this.#flushTimer = this.#timer.set(() => {
       this.#flushTimer = null;
+      // A timed flush has no caller to tell: its failure stays in #flushError, which the next append
+      // (and every append asking for `flushed`) meets and retries before anything else is written.
       this.#flushUpTo(this.#writeGen).catch(() => undefined);
     }, this.#windowMs);
   }
@@ -1210,6 +1214,7 @@ export class AuditLog {
   async #flushUpTo(gen: number): Promise<void> {
     while (this.#flushedGen < gen) {
       if (this.#flushing) {
+        // Its failure is read from #flushError just below (and retried here), not from the rejection.
         await this.#flushing.catch(() => undefined);
         if (this.#flushError && this.#flushedGen < gen) {
           // The flush that covered us failed: try once more, ourselves.
@@ -1256,6 +1261,8 @@ export class AuditLog {
       this.#durableSeq = seq;
       this.#refreshHead();
     }
+    // The head is a record of the end, not an entry: if it does not reach the disk, the next
+    // take-over finds it behind the log and notes that (an `anchor` entry); no entry is lost.
     if (this.#headFd !== null) await this.#fs.fsync(this.#headFd).catch(() => undefined);
   }
 

@@ -250,6 +250,7 @@ export class OwnerSocket {
       for (const controller of running.values()) controller.abort();
       for (const dispose of sessions.values()) dispose();
       for (const waiter of asks.values()) waiter.reject(new Error('the app that was asked went away'));
+      // The client is gone: a subscription that cannot be released now is dropped with its server's session anyway.
       for (const subscriber of subscribers) void this.services?.gateway.catalog?.release(subscriber).catch(() => undefined);
     });
     socket.on('error', () => socket.destroy());
@@ -352,8 +353,7 @@ export class OwnerSocket {
           }
           case 'peer.register': {
             const { label, sampling, elicitation } = request.params ?? ({} as never);
-            let registered: { id: string; dispose(): void } | undefined;
-            registered = services.gateway.registerPeer?.({
+            const registered: { id: string; dispose(): void } | undefined = services.gateway.registerPeer?.({
               label: inertText(String(label).slice(0, 200)),
               sampling: sampling === true,
               elicitation: { form: elicitation?.form === true, url: elicitation?.url === true },
@@ -470,6 +470,7 @@ export class OwnerClient {
   /** A gateway's call; the owner runs it as a client named `caller.name` (it never takes another kind from here). */
   async callTool(request: GatewayCallRequest): Promise<CallToolResult> {
     const id = this.nextId;
+    // A cancel that fails means the owner is gone: the call itself is rejected with that, which is what the caller sees.
     const onAbort = () => void this.request('cancel', { target: id }).catch(() => {});
     request.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -487,6 +488,7 @@ export class OwnerClient {
   catalog(): Omit<GatewayCatalog, 'onDidChange'> {
     const call = (op: CatalogOp, args: unknown[], bounds?: { signal?: AbortSignal; onProgress?: (p: { progress: number; total?: number; message?: string }) => void }) => {
       const id = this.nextId;
+      // A cancel that fails means the owner is gone: the request itself is rejected with that.
       const onAbort = () => void this.request('cancel', { target: id }).catch(() => {});
       bounds?.signal?.addEventListener('abort', onAbort, { once: true });
       return this.request('catalog', { op, args: bounds ? [...args, null] : args }, bounds?.onProgress).finally(() => bounds?.signal?.removeEventListener('abort', onAbort)) as Promise<never>;
@@ -517,6 +519,7 @@ export class OwnerClient {
       id,
       dispose: () => {
         this.sessions.delete(id);
+        // The owner gone: it dropped this connection's sessions with it; nothing is left to unregister.
         void this.request('peer.unregister', { peer: id }).catch(() => undefined);
       },
     };
@@ -611,6 +614,7 @@ export class OwnerClient {
       await this.request('peer.reply', { ask: message.ask, result });
     } catch (error) {
       const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
+      // The owner gone: its ask was rejected on its side when this connection closed (see \`accept\`).
       await this.request('peer.reply', { ask: message.ask, error: { code, message: messageOf(error) } }).catch(() => undefined);
     }
   }
