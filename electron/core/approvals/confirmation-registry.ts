@@ -459,6 +459,11 @@ export class ConfirmationRegistry {
     return cancelled;
   }
 
+  /** Cancels every pending request about `server` (it was removed). */
+  cancelServer(server: string, reason: string): void {
+    for (const request of this.pending()) if (request.server === server) this.cancel(request.id, reason);
+  }
+
   /** Cancels one pending request (e.g. its caller went away). Returns false if it was not pending. */
   cancel(id: string, reason: string): boolean {
     if (!this.#pending.has(id)) return false;
