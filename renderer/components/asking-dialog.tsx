@@ -243,3 +243,12 @@ export function Refusal({ text, testId }: { text: string | undefined; testId?: s
     </p>
   );
 }
+
+/** "Undo my edits": back to what was asked, unedited. */
+export function UndoEdits({ onUndo }: { onUndo: () => void }) {
+  return (
+    <button type="button" className="small-button" onClick={onUndo}>
+      Undo my edits
+    </button>
+  );
+}

@@ -12,7 +12,7 @@ import { Badge, SandboxBadge, TrustBadge } from './badges';
 import { DiffView } from './diff-view';
 import { InertText, safeJson, visible } from './inert-text';
 import { Claims, Reading } from './tool-reading';
-import { AnswerButton, AskingDialog, Refusal, RememberChoice, useAsking, type Remember } from './asking-dialog';
+import { AnswerButton, AskingDialog, Refusal, RememberChoice, UndoEdits, useAsking, type Remember } from './asking-dialog';
 import { CallerAsks, CallerName, CommandLineNote } from './caller-words';
 
 /** Parses the edited arguments: a JSON object, or a message saying what is wrong. */
@@ -307,16 +307,12 @@ export function ConfirmationDialog({
                 {parsed.error} Allow stays off until this is a valid JSON object.
               </p>
             )}
-            <button
-              type="button"
-              className="small-button"
-              onClick={() => {
+            <UndoEdits
+              onUndo={() => {
                 setEditing(false);
                 setArgsText(safeJson(c.arguments));
               }}
-            >
-              Undo my edits
-            </button>
+            />
           </div>
         )}
       </section>

@@ -8,9 +8,8 @@ import { useId, useMemo, useState, type ReactNode } from 'react';
 import { defaultText, formAnswer, inputFromDefault, type FieldInput, type FormField } from '../server-requests';
 import { AnswerButton } from './asking-dialog';
 import { Badge } from './badges';
-import { ServerWords } from './dialog-parts';
 import { InertText, visible } from './inert-text';
-import { During, QuestionFrame, ServerName, useQuestion, type DialogProps, type View } from './question-parts';
+import { DeclineAndCancel, During, QuestionFrame, ServerMessage, ServerName, useQuestion, type DialogProps, type View } from './question-parts';
 
 export function ElicitationFormDialog({ question: q, waiting, onAnswered, swapped = false }: DialogProps<View<'elicitation-form'>>) {
   const state = useQuestion(q, onAnswered, swapped);
@@ -56,12 +55,7 @@ export function ElicitationFormDialog({ question: q, waiting, onAnswered, swappe
             Send your answers to <ServerName name={q.server} />?
           </p>
           <div className="confirm-buttons">
-            <AnswerButton state={state} onPress={decline} className="deny" testId="request-decline">
-              Decline
-            </AnswerButton>
-            <AnswerButton state={state} onPress={cancel} testId="request-cancel">
-              Cancel
-            </AnswerButton>
+            <DeclineAndCancel state={state} decline={decline} cancel={cancel} />
             <AnswerButton state={state} onPress={accept} disabled={state.expired || (tried && answer.problems.size > 0)} className="primary" testId="request-accept">
               Send my answers
             </AnswerButton>
@@ -69,11 +63,7 @@ export function ElicitationFormDialog({ question: q, waiting, onAnswered, swappe
         </>
       }
     >
-      <section className="confirm-section">
-        <ServerWords server={<InertText text={q.server} />} testId="request-message">
-          <InertText text={q.message} block fold={1200} empty="(no message)" />
-        </ServerWords>
-      </section>
+      <ServerMessage q={q} />
       {secret.length > 0 && (
         <div className="notice notice-error" role="note" data-testid="secret-warning">
           <strong>This looks like it asks for a secret</strong> ({secret.map((field, i) => (

@@ -8,9 +8,8 @@ import { useState } from 'react';
 import { invoke } from '../api';
 import { splitUrl } from '../server-requests';
 import { AnswerButton } from './asking-dialog';
-import { ServerWords } from './dialog-parts';
 import { InertText, visible } from './inert-text';
-import { During, QuestionFrame, ServerName, useQuestion, type DialogProps, type View } from './question-parts';
+import { DeclineAndCancel, During, QuestionFrame, ServerMessage, ServerName, useQuestion, type DialogProps, type View } from './question-parts';
 
 export function ElicitationUrlDialog({ question: q, waiting, onAnswered, swapped = false }: DialogProps<View<'elicitation-url'>>) {
   const state = useQuestion(q, onAnswered, swapped);
@@ -65,12 +64,7 @@ export function ElicitationUrlDialog({ question: q, waiting, onAnswered, swapped
             in your browser?
           </p>
           <div className="confirm-buttons">
-            <AnswerButton state={state} onPress={decline} className="deny" testId="request-decline">
-              Decline
-            </AnswerButton>
-            <AnswerButton state={state} onPress={cancel} testId="request-cancel">
-              Cancel
-            </AnswerButton>
+            <DeclineAndCancel state={state} decline={decline} cancel={cancel} />
             <AnswerButton state={state} onPress={() => void open()} disabled={state.expired || opening} className="primary" testId="request-open">
               {opening ? 'Opening…' : 'Open in browser'}
             </AnswerButton>
@@ -78,11 +72,7 @@ export function ElicitationUrlDialog({ question: q, waiting, onAnswered, swapped
         </>
       }
     >
-      <section className="confirm-section">
-        <ServerWords server={<InertText text={q.server} />} testId="request-message">
-          <InertText text={q.message} block fold={1200} empty="(no message)" />
-        </ServerWords>
-      </section>
+      <ServerMessage q={q} />
       <section className="confirm-section">
         <h3>The full address</h3>
         {/* Text, never a link: nothing here can be followed, prefetched or previewed. */}

@@ -10,7 +10,8 @@ import type { ReactNode } from 'react';
 import type { RequestOf } from '../../shared/ipc';
 import type { ServerRequestView } from '../../shared/views';
 import { invoke } from '../api';
-import { AskingDialog, Refusal, useAsking, type AskingState } from './asking-dialog';
+import { AnswerButton, AskingDialog, Refusal, useAsking, type AskingState } from './asking-dialog';
+import { ServerWords } from './dialog-parts';
 import { InertText } from './inert-text';
 
 export type Answer = RequestOf<'requests.answer'>['answer'];
@@ -101,5 +102,30 @@ export function QuestionFrame({
     >
       {children}
     </AskingDialog>
+  );
+}
+
+/** What the server wrote with its question, quoted as its own. */
+export function ServerMessage({ q }: { q: { server: string; message: string } }) {
+  return (
+    <section className="confirm-section">
+      <ServerWords server={<InertText text={q.server} />} testId="request-message">
+        <InertText text={q.message} block fold={1200} empty="(no message)" />
+      </ServerWords>
+    </section>
+  );
+}
+
+/** Decline and Cancel: always there on a server's question to the person. */
+export function DeclineAndCancel({ state, decline, cancel }: { state: QuestionState; decline: () => void; cancel: () => void }) {
+  return (
+    <>
+      <AnswerButton state={state} onPress={decline} className="deny" testId="request-decline">
+        Decline
+      </AnswerButton>
+      <AnswerButton state={state} onPress={cancel} testId="request-cancel">
+        Cancel
+      </AnswerButton>
+    </>
   );
 }

@@ -8,7 +8,7 @@
  */
 import { useId, useMemo, useState } from 'react';
 import { editedSamplingParams, editedSamplingResult, samplingEditsOf, textsOf, type SamplingEdits } from '../server-requests';
-import { AnswerButton, RememberChoice, type Remember } from './asking-dialog';
+import { AnswerButton, RememberChoice, UndoEdits, type Remember } from './asking-dialog';
 import { Badge } from './badges';
 import { ContentBlocks } from './content-view';
 import { ServerWords } from './dialog-parts';
@@ -172,16 +172,12 @@ export function SamplingRequestDialog({ question: q, waiting, onAnswered, swappe
                 {built.error} Allow stays off until this is fixed.
               </p>
             )}
-            <button
-              type="button"
-              className="small-button"
-              onClick={() => {
+            <UndoEdits
+              onUndo={() => {
                 setEditing(false);
                 setEdits(samplingEditsOf(q.params));
               }}
-            >
-              Undo my edits
-            </button>
+            />
           </div>
         )}
       </section>
@@ -311,16 +307,12 @@ export function SamplingResponseDialog({ question: q, waiting, onAnswered, swapp
                 <textarea value={text} rows={Math.min(12, Math.max(4, text.split('\n').length + 1))} onChange={(e) => setTexts(texts.map((t, j) => (j === i ? e.target.value : t)))} data-testid="sampling-edit-answer" />
               </label>
             ))}
-            <button
-              type="button"
-              className="small-button"
-              onClick={() => {
+            <UndoEdits
+              onUndo={() => {
                 setEditing(false);
                 setTexts(original);
               }}
-            >
-              Undo my edits
-            </button>
+            />
           </div>
         )}
       </section>

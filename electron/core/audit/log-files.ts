@@ -91,19 +91,24 @@ function withFd<T>(files: AuditFileSystem, path: string, use: (fd: number) => T)
   }
 }
 
+/** Up to `length` bytes of an open file from `start` (fewer when it ends sooner). */
+function readFrom(files: AuditFileSystem, fd: number, start: number, length: number): Buffer {
+  const buf = Buffer.alloc(length);
+  let off = 0;
+  while (off < buf.length) {
+    const n = files.read(fd, buf, off, buf.length - off, start + off);
+    if (n === 0) break;
+    off += n;
+  }
+  return buf.subarray(0, off);
+}
+
 /** Up to `max` bytes from the end of a file. */
 export function readEnd(files: AuditFileSystem, path: string, max: number): Buffer {
   return withFd(files, path, (fd) => {
     const size = files.fstat(fd).size;
     const start = Math.max(0, size - max);
-    const buf = Buffer.alloc(size - start);
-    let off = 0;
-    while (off < buf.length) {
-      const n = files.read(fd, buf, off, buf.length - off, start + off);
-      if (n === 0) break;
-      off += n;
-    }
-    return buf.subarray(0, off);
+    return readFrom(files, fd, start, size - start);
   });
 }
 
@@ -119,13 +124,8 @@ export function readLastEntry(files: AuditFileSystem, path: string): { kind: 'ok
     let window = 64 * 1024;
     for (;;) {
       const start = Math.max(0, size - window);
-      const buf = Buffer.alloc(size - start);
-      let off = 0;
-      while (off < buf.length) {
-        const n = files.read(fd, buf, off, buf.length - off, start + off);
-        if (n === 0) break;
-        off += n;
-      }
+      const buf = readFrom(files, fd, start, size - start);
+      const off = buf.length;
       // SECURITY: invariant 1 — never chain onto a damaged line: seal it first.
       if (buf[off - 1] !== 0x0a) return { kind: 'damaged' };
       const body = buf.subarray(0, off - 1);
