@@ -3,6 +3,10 @@
  * tools, rules and decisions. Every type is a zod schema first, so what
  * crosses a boundary (IPC, the store, a config file) is validated with the
  * same definition the code is typed with. No Node, Electron or DOM imports.
+ *
+ * One file on purpose: the domain's schemas build on each other (a server's record
+ * holds its spec, profile, grants and approved tools), each one declaration; what
+ * needs no schema lives in plain.ts.
  */
 import { z } from 'zod';
 import { noScreenDomains, ScreenDomainsSchema, ScreenPermissionSchema } from './screens';

@@ -5,6 +5,9 @@
  * when. Channel strings appear nowhere else. The main process validates every
  * request and every response against these schemas; the preload exposes only
  * the names listed here.
+ *
+ * One file by design: the whole contract — every channel, its schemas and who
+ * calls it — in one place (STYLE.md, Contracts), so no channel can hide elsewhere.
  */
 import { z } from 'zod';
 import { LogLevelSchema, nameKeyedRecord, PolicyModeSchema, RemoteTransportSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema, ServerRequestSettingsSchema } from './domain';

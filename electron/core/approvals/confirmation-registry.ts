@@ -1,3 +1,9 @@
+/*
+ * One file on purpose: a confirmation's life — minted, shown, answered once,
+ * consumed right before its call — is the invariant it guards (invariant 1), kept
+ * in one place; tokens, grants, argument checks, rendering and the deadline are
+ * files of their own.
+ */
 import { randomBytes } from 'node:crypto';
 import type { Caller, Rule, SandboxProfile, ToolAnnotations, ToolDefinition, ToolFingerprint } from '../../../shared/domain';
 import type { ToolReading } from '../policy/annotations';
