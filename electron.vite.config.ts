@@ -37,6 +37,9 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve(import.meta.dirname, 'out/renderer'),
+      // electron-vite leaves the renderer unminified by default; the window loads it from disk at
+      // every start, so it ships minified (the chat and rarely-used screens load on demand).
+      minify: true,
       rollupOptions: { input: resolve(import.meta.dirname, 'renderer/index.html') },
     },
   },

@@ -3,15 +3,44 @@ import { useQuery } from './api';
 import { DialogQueue } from './components/dialog-queue';
 import { NetworkPrompt } from './components/network-prompt';
 import { parseRoute, type Route } from './route';
-import { ActivityScreen } from './screens/activity';
-import { FindServersScreen } from './screens/find-servers';
-import { InstallScreen } from './screens/install';
 import { ServerDetailScreen } from './screens/server-detail';
 import { ServersScreen } from './screens/servers';
-import { SettingsScreen } from './screens/settings';
 
-// The chat (and its Markdown renderer) loads when first opened, not with every window.
+// The servers and a server's page come with the window; the chat (and its Markdown renderer) and the
+// screens a person opens now and then load when first opened, so every window starts on less.
 const ChatScreen = lazy(() => import('./screens/chat').then((module) => ({ default: module.ChatScreen })));
+const FindServersScreen = lazy(() => import('./screens/find-servers').then((module) => ({ default: module.FindServersScreen })));
+const InstallScreen = lazy(() => import('./screens/install').then((module) => ({ default: module.InstallScreen })));
+const ActivityScreen = lazy(() => import('./screens/activity').then((module) => ({ default: module.ActivityScreen })));
+const SettingsScreen = lazy(() => import('./screens/settings').then((module) => ({ default: module.SettingsScreen })));
+
+/** Shown for the moment a screen takes to load: quiet, in the screen's place. */
+function ScreenLoading() {
+  return (
+    <p className="muted screen-loading" role="status">
+      Loading…
+    </p>
+  );
+}
+
+/** Moves the focus to the screen's heading, once it is there (a screen loaded on demand shows it a moment later). */
+function focusHeading(main: HTMLElement | null): void {
+  if (!main) return;
+  const heading = main.querySelector<HTMLElement>('h1');
+  if (heading) {
+    heading.focus({ preventScroll: false });
+    return;
+  }
+  const observer = new MutationObserver(() => {
+    const shown = main.querySelector<HTMLElement>('h1');
+    if (!shown) return;
+    observer.disconnect();
+    shown.focus({ preventScroll: false });
+  });
+  observer.observe(main, { childList: true, subtree: true });
+  // A screen that never shows a heading (an error) stops the watch.
+  window.setTimeout(() => observer.disconnect(), 10_000);
+}
 
 const SCREENS = [
   { id: 'servers', label: 'Servers' },
@@ -38,7 +67,7 @@ export function App() {
     const onHash = () => {
       setRoute(parseRoute(window.location.hash));
       // Move focus to the new screen so keyboard and screen-reader users land on it.
-      requestAnimationFrame(() => main.current?.querySelector<HTMLElement>('h1')?.focus({ preventScroll: false }));
+      requestAnimationFrame(() => focusHeading(main.current));
     };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
@@ -81,25 +110,23 @@ export function App() {
             </div>
           ))}
         <NetworkPrompt />
-        {route.screen === 'servers' && <ServersScreen />}
-        {route.screen === 'server' && <ServerDetailScreen key={`${route.name}/${route.tab ?? ''}`} name={route.name} tab={route.tab} />}
-        {route.screen === 'find' && <FindServersScreen />}
-        {route.screen === 'install' && (
-          <InstallScreen
-            key={`${route.example ?? ''}|${route.update ?? ''}|${route.registry ? JSON.stringify(route.registry) : ''}|${route.provided ?? ''}`}
-            example={route.example}
-            update={route.update}
-            registry={route.registry}
-            provided={route.provided}
-          />
-        )}
-        {route.screen === 'chat' && (
-          <Suspense fallback={<p className="muted">Loading…</p>}>
-            <ChatScreen id={route.id} />
-          </Suspense>
-        )}
-        {route.screen === 'activity' && <ActivityScreen />}
-        {route.screen === 'settings' && <SettingsScreen />}
+        <Suspense fallback={<ScreenLoading />}>
+          {route.screen === 'servers' && <ServersScreen />}
+          {route.screen === 'server' && <ServerDetailScreen key={`${route.name}/${route.tab ?? ''}`} name={route.name} tab={route.tab} />}
+          {route.screen === 'find' && <FindServersScreen />}
+          {route.screen === 'install' && (
+            <InstallScreen
+              key={`${route.example ?? ''}|${route.update ?? ''}|${route.registry ? JSON.stringify(route.registry) : ''}|${route.provided ?? ''}`}
+              example={route.example}
+              update={route.update}
+              registry={route.registry}
+              provided={route.provided}
+            />
+          )}
+          {route.screen === 'chat' && <ChatScreen id={route.id} />}
+          {route.screen === 'activity' && <ActivityScreen />}
+          {route.screen === 'settings' && <SettingsScreen />}
+        </Suspense>
       </main>
       <DialogQueue />
     </div>

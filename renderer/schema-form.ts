@@ -5,7 +5,7 @@
  * either way; this only helps a person type them.
  */
 
-import { ownEntry } from '../shared/domain';
+import { ownEntry } from '../shared/plain';
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum';
 export interface Field {

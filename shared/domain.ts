@@ -3,9 +3,17 @@
  * tools, rules and decisions. Every type is a zod schema first, so what
  * crosses a boundary (IPC, the store, a config file) is validated with the
  * same definition the code is typed with. No Node, Electron or DOM imports.
+ *
+ * One file on purpose: the domain's schemas build on each other (a server's record
+ * holds its spec, profile, grants and approved tools), each one declaration; what
+ * needs no schema lives in plain.ts.
  */
 import { z } from 'zod';
 import { noScreenDomains, ScreenDomainsSchema, ScreenPermissionSchema } from './screens';
+
+import { SERVER_NAME_MAX, SERVER_NAME_PATTERN } from './plain';
+
+export { isServerName, ownEntry } from './plain';
 
 /**
  * A record keyed by names someone else chose — a server's tool and argument
@@ -40,20 +48,8 @@ export function nameKeyedRecord<K extends z.ZodType<string>, V extends z.ZodType
     });
 }
 
-/**
- * The entry a record holds under `name` as its own; never an inherited
- * property (`constructor`, `toString`, …) of a plain object.
- */
-export function ownEntry<V>(record: Readonly<Record<string, V>> | null | undefined, name: string): V | undefined {
-  return record !== null && record !== undefined && Object.prototype.hasOwnProperty.call(record, name) ? record[name] : undefined;
-}
-
 /** A server's short name: what the user calls it and what namespaces its tools. */
-export const ServerNameSchema = z
-  .string()
-  .min(1)
-  .max(48)
-  .regex(/^[a-z0-9][a-z0-9-]*$/, 'use lowercase letters, digits and dashes, starting with a letter or digit');
+export const ServerNameSchema = z.string().min(1).max(SERVER_NAME_MAX).regex(SERVER_NAME_PATTERN, 'use lowercase letters, digits and dashes, starting with a letter or digit');
 export type ServerName = z.infer<typeof ServerNameSchema>;
 
 /** MCP tool annotations exactly as a server sent them: claims, not facts. */

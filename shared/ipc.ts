@@ -5,6 +5,9 @@
  * when. Channel strings appear nowhere else. The main process validates every
  * request and every response against these schemas; the preload exposes only
  * the names listed here.
+ *
+ * One file by design: the whole contract — every channel, its schemas and who
+ * calls it — in one place (STYLE.md, Contracts), so no channel can hide elsewhere.
  */
 import { z } from 'zod';
 import { LogLevelSchema, nameKeyedRecord, PolicyModeSchema, RemoteTransportSchema, SandboxProfileSchema, SandboxSupportSchema, ServerNameSchema, ServerRequestSettingsSchema } from './domain';
@@ -37,6 +40,8 @@ import {
   ServerScreensViewSchema,
 } from './views';
 import { ScreenDomainsSchema, ScreenPermissionSchema } from './screens';
+
+export { signOutWords } from './plain';
 import {
   ChatCommandsViewSchema,
   ChatToolsViewSchema,
@@ -89,13 +94,6 @@ export type RemoteSignIn = z.infer<typeof RemoteSignInSchema>;
 export const SignOutOutcomeSchema = z.object({ revoked: z.enum(['yes', 'not-offered', 'failed']), detail: z.string().optional() });
 export type SignOutOutcome = z.infer<typeof SignOutOutcomeSchema>;
 
-/** What a person is told once a sign-in ended: what happened here, what the server did, and what is left to do. */
-export function signOutWords(outcome: SignOutOutcome): string {
-  if (outcome.revoked === 'yes') return 'The server revoked the sign-in, and its tokens were deleted here.';
-  const left = "they may work there until they expire: to end that, remove Airlock's access in your account at the service";
-  if (outcome.revoked === 'not-offered') return `The tokens were deleted here. The server offers no way to revoke them, so ${left}.`;
-  return `The tokens were deleted here, but revoking them at the server failed (${outcome.detail ?? 'no reason given'}), so ${left}.`;
-}
 /** A server, by name. */
 const ByName = z.strictObject({ name: ServerNameSchema });
 /** Text a person typed: bounded. */

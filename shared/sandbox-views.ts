@@ -25,14 +25,7 @@ export const GuaranteeViewSchema = z.object({
 });
 export type GuaranteeView = z.infer<typeof GuaranteeViewSchema>;
 
-/**
- * The rows that matter to a server with this profile: a row about the
- * files inside write grants only when it has one. The install disclosure
- * shows these (the CLI's, and the window's as the person edits the grants).
- */
-export function guaranteesFor<T extends Pick<GuaranteeView, 'onlyWith'>>(rows: readonly T[], profile: { filesystem: { write: readonly string[] } }): T[] {
-  return rows.filter((row) => row.onlyWith === undefined || (row.onlyWith === 'write-grants' && profile.filesystem.write.length > 0));
-}
+export { guaranteesFor } from './plain';
 
 /** This machine's sandbox, row by row, and where it holds less than Linux's. */
 export const SandboxGuaranteesViewSchema = z.object({

@@ -12,6 +12,18 @@
  * screens room). No Node, Electron or DOM imports.
  */
 import { z } from 'zod';
+import { noScreenDomains, SCREEN_DOMAIN_KINDS, SCREEN_DOMAIN_WORDS, SCREEN_PERMISSIONS, type ScreenDomainKind, type ScreenDomains, type ScreenPermission } from './plain';
+
+export {
+  noScreenDomains,
+  SCREEN_DOMAIN_KINDS,
+  SCREEN_DOMAIN_WORDS,
+  SCREEN_PERMISSION_WORDS,
+  SCREEN_PERMISSIONS,
+  type ScreenDomainKind,
+  type ScreenDomains,
+  type ScreenPermission,
+} from './plain';
 
 /** The extension's identifier (client capability `extensions`). */
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
@@ -23,14 +35,9 @@ export const SCREEN_URI_SCHEME = 'ui://';
 const FLAT_RESOURCE_URI = 'ui/resourceUri';
 
 /** What a declared web address is for, as the CSP directive it maps to. */
-export const ScreenDomainKindSchema = z.enum(['connect', 'resource', 'frame', 'baseUri']);
-export type ScreenDomainKind = z.infer<typeof ScreenDomainKindSchema>;
-export const SCREEN_DOMAIN_KINDS = ScreenDomainKindSchema.options;
-
+export const ScreenDomainKindSchema = z.enum(SCREEN_DOMAIN_KINDS);
 /** A device permission a screen may ask for. */
-export const ScreenPermissionSchema = z.enum(['camera', 'microphone', 'geolocation', 'clipboardWrite']);
-export type ScreenPermission = z.infer<typeof ScreenPermissionSchema>;
-export const SCREEN_PERMISSIONS = ScreenPermissionSchema.options;
+export const ScreenPermissionSchema = z.enum(SCREEN_PERMISSIONS);
 
 /** Web addresses, by what they are for. */
 export const ScreenDomainsSchema = z.object({
@@ -38,29 +45,7 @@ export const ScreenDomainsSchema = z.object({
   resource: z.array(z.string()),
   frame: z.array(z.string()),
   baseUri: z.array(z.string()),
-});
-export type ScreenDomains = z.infer<typeof ScreenDomainsSchema>;
-
-/** No addresses of any kind. */
-export function noScreenDomains(): ScreenDomains {
-  return { connect: [], resource: [], frame: [], baseUri: [] };
-}
-
-/** How people read each kind (disclosure, `airlock show`). */
-export const SCREEN_DOMAIN_WORDS: Record<ScreenDomainKind, string> = {
-  connect: 'connect to',
-  resource: 'load scripts, styles, images and fonts from',
-  frame: 'show pages from',
-  baseUri: 'use as its base address',
-};
-
-/** How people read each permission. */
-export const SCREEN_PERMISSION_WORDS: Record<ScreenPermission, string> = {
-  camera: 'the camera',
-  microphone: 'the microphone',
-  geolocation: 'your location',
-  clipboardWrite: 'writing to the clipboard',
-};
+}) satisfies z.ZodType<ScreenDomains>;
 
 /** Who may call a tool (`_meta.ui.visibility`; both when not stated). */
 export type ToolVisibility = 'model' | 'app';

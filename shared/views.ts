@@ -2,6 +2,10 @@
  * What the renderer is shown: views the core computes from its state. The
  * renderer holds no policy — every reading, decision preview and warning here
  * was worked out by the core. No Node, Electron or DOM imports.
+ *
+ * One file on purpose: every view the window is shown, beside each other and beside
+ * the contract that carries them (ipc.ts), so a change to what a screen sees reads whole;
+ * it holds types and their schemas, no logic.
  */
 import { z } from 'zod';
 import { RegistryDisclosureSchema } from './registry';

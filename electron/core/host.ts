@@ -1,31 +1,31 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { ServerRecord } from '../../shared/domain';
+import type { SandboxProfile } from '../../shared/domain';
 import type { IpcHandlers } from '../../shared/ipc';
-import { AgentService, createSamplingModel } from './agent';
-import { offeredTools } from './agent/offered-tools';
-import { AppRoom } from './app/app-room';
+import type { AgentService } from './agent';
+import { composeAgent } from './agent/agent-wiring';
+import type { AppRoom } from './app/app-room';
+import { composeApp } from './app/app-wiring';
 import { ApprovalsRoom } from './approvals/approvals-room';
 import { ConfirmationRegistry, SessionGrants, systemClock } from './approvals';
 import type { AuditLog } from './audit';
 import { AuditExportRoom } from './audit-export/audit-export-room';
 import { AuditRoom } from './audit/audit-room';
 import type { ChangeRecorder } from './audit/change-record';
-import { actorOfShell } from './audit/change-record';
-import { CallsRoom } from './calls/calls-room';
+import type { CallsRoom } from './calls/calls-room';
+import { composeCalls } from './calls/calls-wiring';
 import { CatalogRoom } from './catalog/catalog-room';
-import { chatContextSources } from './catalog/chat-context';
 import { CodeHasher, CodePins } from './code-pins';
 import { GatewayRoom } from './gateway/gateway-room';
 import type { HostOptions } from './host-options';
-import { InstallFlow } from './install-flow/install-flow';
-import { InstallRoom } from './install-flow/install-room';
-import { ManagedPolicyRoom } from './managed-policy/managed-policy-room';
-import { defaultPolicySource } from './managed-policy/policy-sources';
+import { hostParts } from './host-parts';
+import type { InstallFlow } from './install-flow/install-flow';
+import type { InstallRoom } from './install-flow/install-room';
+import { composeInstall } from './install-flow/install-wiring';
+import type { ManagedPolicyRoom } from './managed-policy/managed-policy-room';
+import { composeOrganisation } from './managed-policy/policy-wiring';
 import { WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { isContained } from './policy/containment';
 import { PolicyRoom } from './rules/policy-room';
-import { modelBoundContext, modelBoundResult, modelBoundText } from './redaction/model-bound';
 import { GivenSecrets } from './redaction/given-secrets';
 import { recordLookup, serverSecretValues, type ServerSecretsDeps } from './redaction/server-secrets';
 import { remoteSupport } from './registry/install-plan';
@@ -33,15 +33,18 @@ import { RegistryRoom } from './registry/registry-room';
 import { RemoteRoom } from './remote/remote-room';
 import { RuntimesRoom } from './runtimes';
 import { dataFolderRegistryPath } from './sandbox/data-folders';
-import { createSandboxLauncher, type AirlockSandboxLauncher } from './sandbox/sandbox-launcher';
+import { composeLauncher } from './sandbox/launcher-wiring';
+import type { AirlockSandboxLauncher } from './sandbox/sandbox-launcher';
 import { SecretStore } from './secrets/secret-store';
 import { ServerControlRoom } from './server-control/server-control-room';
 import { SandboxPlanRoom } from './sandbox-plan/sandbox-plan-room';
 import { APP_SCREEN_FRAMES } from './screens/screen-frames';
-import { ScreenRoom } from './screens/screen-room';
+import type { ScreenRoom } from './screens/screen-room';
+import { composeScreens } from './screens/screen-wiring';
 import { ServerRemovalRoom } from './server-removal/server-removal-room';
 import type { SamplingModel } from './server-requests/sampling-model';
-import { ServerRequestsRoom } from './server-requests/server-requests-room';
+import type { ServerRequestsRoom } from './server-requests/server-requests-room';
+import { composeServerRequests } from './server-requests/server-requests-wiring';
 import { ServerSettingsRoom } from './server-settings/server-settings-room';
 import { Supervisor } from './servers/supervisor';
 import { AirlockStore } from './store/store';
@@ -96,15 +99,10 @@ export class AirlockHost {
     const nodePath = options.nodePath ? { nodePath: options.nodePath } : {};
     const log = (message: string, error?: unknown) => hooks.log?.(message, error);
     const emitServers = () => this.servers.didChange();
-    const updateRecord = (name: string, change: (record: ServerRecord) => ServerRecord) => this.servers.updateRecord(name, change);
-    const record = (name: string) => this.servers.record(name);
-    const lookupTool = (server: string, tool: string) => this.supervisor.tools.lookup(server, tool);
-    const startServer = (name: string) => this.supervisor.start(name);
-    const stopServer = (name: string) => this.supervisor.stop(name);
-
     this.store = new AirlockStore(dataDir, options.storeBackend);
     this.secrets = new SecretStore(dataDir, options.secretCipher, dataFolderRegistryPath(process.env, options.homeDir));
     // SECURITY: invariant 5 — one redaction, of every value the person gave the server, in every entry and model request.
+    // The values handed to running servers stay hidden even if the secrets file changes under them.
     const given = new GivenSecrets();
     this.disposers.push(this.secrets.onDidRead((owner, values) => given.note(owner, values)));
     const secretsOf: ServerSecretsDeps = { record: recordLookup(() => this.store.read().servers), secrets: this.secrets, given };
@@ -118,49 +116,9 @@ export class AirlockHost {
       onDidAppend: () => this.auditExport.nudge(),
     });
     const changes = this.activity.changes;
-    // What most rooms ask for, under the names their Deps use (each room takes only what it declares).
-    const parts = {
-      dataDir,
-      ...home,
-      store: this.store,
-      // What calls and servers' requests are decided on: the store as the organisation's policy reads it.
-      state: () => this.organisation.decidedState(this.store.read()),
-      audit: this.audit,
-      ensureReady: async (server: string) => void (this.supervisor.state(server) !== 'ready' && (await startServer(server))),
-      note: (server: string, text: string) => this.supervisor.note(server, text),
-      serverDataDir: (server: string) => this.servers.serverDataDir(server),
-      secrets: this.secrets,
-      changes,
-      sessionGrants: this.sessionGrants,
-      emit: hooks.emit,
-      log,
-      records: () => this.servers.records(),
-      record,
-      updateRecord,
-      lookupTool,
-      startServer,
-      stopServer,
-      didChange: emitServers,
-      emitServers,
-      settings: () => this.app.settings(),
-      refuseIfRemoving: (name: string) => this.removal.refuseIfRemoving(name),
-      codeChangeOf: (server: string, provenance: ServerRecord['provenance']) => this.codePins.changeOf(server, provenance),
-      detail: (server: string) => this.servers.detail(server),
-      summary: (server: ServerRecord) => this.servers.summary(server),
-    };
+    const parts = hostParts({ dataDir, ...home, store: this.store, secrets: this.secrets, audit: this.audit, changes, sessionGrants: this.sessionGrants, emit: hooks.emit, log }, () => this);
     // Read before anything starts: a server the policy forbids never starts, not even once.
-    this.organisation = new ManagedPolicyRoom({
-      ...parts,
-      source: options.managedPolicy?.source ?? defaultPolicySource(),
-      homeDir: options.homeDir ?? homedir(),
-      serverState: (name) => this.supervisor.state(name),
-      didChange: () => {
-        emitServers();
-        if (this.organisation.lock('httpGateway')) void this.gateway.stopHttp().catch((error: unknown) => log('could not stop the HTTP gateway', error));
-        this.auditExport.nudge();
-      },
-      ...(options.managedPolicy?.pollMs !== undefined ? { pollMs: options.managedPolicy.pollMs } : {}),
-    });
+    this.organisation = composeOrganisation({ ...parts, ...options.managedPolicy }, () => this);
     const organisation = this.organisation;
     this.auditExport = new AuditExportRoom({
       ...parts,
@@ -171,32 +129,11 @@ export class AirlockHost {
       env: options.auditExport?.env ?? process.env,
       ...(options.auditExport?.tuning ? { tuning: options.auditExport.tuning } : {}),
     });
-    this.launcher =
-      options.launcher ??
-      createSandboxLauncher({
-        ...home,
-        onNetworkRequest: (server, host, port) => this.approvals.askNetwork(server, host, port),
-        // SECURITY: a contained server is never asked about: its read-only tools run unasked
-        // because it has no network, and a run-time "allow" must not end that quietly.
-        mayAsk: (_server, profile) => !isContained(profile),
-        // SECURITY (invariant 5): the audit key stays out of every server's reach, wherever it was moved.
-        ...(this.activity.keyFile ? { hiddenFiles: [this.activity.keyFile] } : {}),
-        onViolation: (server, text) => this.activity.recordSandboxRefusal(server, text),
-        // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host.
-        onNetworkDecision: (decision) => (this.activity.recordNetwork(decision), this.calls.noteNetworkDecision(decision)),
-        ...options.launcherOptions,
-      });
-    this.app = new AppRoom({
-      ...parts,
-      version: options.version,
-      // What the launcher's backend says of this machine (the same answer the refusal to start reads).
-      checkSandbox: options.checkSandbox ?? ((check) => this.launcher.support(check)),
-      notices: () => [...this.store.notices, ...this.activity.notices, ...organisation.notices, ...this.auditExport.notices],
-      flushWindowMs: () => this.audit.flushWindowMs,
-      effectiveMode: (mode) => organisation.effectiveMode(mode),
-      ...(hooks.pickFile ? { pickFile: hooks.pickFile } : {}),
-      ...(hooks.openExternal ? { openExternal: hooks.openExternal } : {}),
-    });
+    // SECURITY: a contained server is never asked about: its read-only tools run unasked
+    // because it has no network, and a run-time "allow" must not end that quietly.
+    const mayAsk = (_server: string, profile: SandboxProfile) => !isContained(profile);
+    this.launcher = options.launcher ?? composeLauncher({ ...home, mayAsk, options: options.launcherOptions }, () => this);
+    this.app = composeApp({ ...parts, version: options.version, checkSandbox: options.checkSandbox, launcher: this.launcher, hooks }, () => this);
     const timeouts = { defaultTimeoutMs: options.confirmationTimeoutMs ?? 120_000, ...(options.approvalTokenTtlMs !== undefined ? { tokenTtlMs: options.approvalTokenTtlMs } : {}) };
     this.confirmations = new ConfirmationRegistry({ sessionGrants: this.sessionGrants, ...timeouts });
     this.approvals = new ApprovalsRoom({
@@ -230,27 +167,13 @@ export class AirlockHost {
       ...parts,
       withConnection: (server, use) => this.supervisor.withConnection(server, use),
       status: (server) => this.supervisor.status(server),
-      start: startServer,
+      start: parts.startServer,
       records: () => this.store.read().servers,
       now: () => Date.now(),
     });
-    this.serverRequests = new ServerRequestsRoom({
-      ...parts,
-      refuseSamplingWithoutReview: (server) => organisation.refuse('samplingWithoutReview', `let ${server}'s sampling requests run without review`, server),
-      // SECURITY: invariant 1 in reverse — a server's question is routed to this process's own shell, when it can ask; only it (and the window) may answer.
-      askers: () => ((hooks.canAsk?.() ?? false) ? [this.ownShell.origin] : []),
-      recordChange: (input) => changes.record(input),
-      ownShell: () => this.ownShell,
-      secretValues: (server) => serverSecretValues(secretsOf, server),
-      // The shell's model if it passes one, else the person's default model in Settings › Models (read when asked).
-      samplingModel: options.samplingModel ?? {
-        available: () => this.samplingModel.available?.() ?? true,
-        createMessage: (params, callOptions) => this.samplingModel.createMessage(params, callOptions),
-      },
-      // Steady, not the wall clock: it times requests and the per-minute caps.
-      now: () => performance.now(),
-      questionTimeoutMs: options.confirmationTimeoutMs ?? 120_000,
-    });
+    const askingShell = () => ((hooks.canAsk?.() ?? false) ? this.ownShell.origin : undefined);
+    const timeout = options.confirmationTimeoutMs !== undefined ? { questionTimeoutMs: options.confirmationTimeoutMs } : {};
+    this.serverRequests = composeServerRequests({ ...parts, secretsOf, askingShell, ownShell: () => this.ownShell, samplingModel: options.samplingModel, ...timeout }, () => this);
     this.remote = new RemoteRoom({
       ...parts,
       restartServer: (name) => this.supervisor.restart(name),
@@ -276,10 +199,7 @@ export class AirlockHost {
     });
     this.removal = new ServerRemovalRoom({
       ...parts,
-      withdrawQuestions: (server) => {
-        this.confirmations.pending().filter((request) => request.server === server).forEach((request) => this.confirmations.cancel(request.id, 'the server was removed'));
-        this.serverRequests.forget(server);
-      },
+      withdrawQuestions: (server) => (this.confirmations.cancelServer(server, 'the server was removed'), this.serverRequests.forget(server)),
       forgetCatalog: (server) => this.catalog.catalog.forget(server),
       remote: this.remote,
       codePins: this.codePins,
@@ -291,74 +211,20 @@ export class AirlockHost {
       read: () => this.store.read().settings.runtimes,
       update: (change) => this.store.update((data) => ({ ...data, settings: { ...data.settings, runtimes: change({ ...data.settings.runtimes }) } })),
     });
-    this.install = new InstallFlow({
-      ...parts,
-      ...nodePath,
-      registry: { server: (name, version) => this.registry.server(name, version), remote: remoteSupport },
-      ...(options.pypiIndexUrl ? { pypiIndexUrl: options.pypiIndexUrl } : {}),
-      launcher: this.launcher,
-      runtimes: () => this.runtimes.lookup(),
-      toolContext: (server) => this.servers.toolContext(server),
-      hashFile: (path) => codeHasher.sha256(path),
-      onDidChange: emitServers,
-      signInBroker: () => this.remote.broker(),
-      organisation: (server, what) => organisation.refuseServer(server, what),
-    });
-    this.installs = new InstallRoom({ ...parts, flow: this.install });
-    this.calls = new CallsRoom({
-      record,
-      pipeline: {
-        ...parts,
-        organisation: { facts: (record) => organisation.callFacts(record), revision: () => organisation.revision },
-        toolsSettled: (server) => this.supervisor.toolsSettled(server),
-        secretValues: (server, known) => serverSecretValues(secretsOf, server, known),
-        callServer: (server, tool, args, callOptions) => this.supervisor.callTool(server, tool, args, callOptions),
-        saveRule: (rule, answeredIn) => this.policy.saveRule(rule, actorOfShell(answeredIn), 'confirmation'),
-        confirmations: this.confirmations,
-        sandboxAvailable: () => this.app.sandbox.supported,
-        codeChange: (server, known) => this.codePins.check(server, known.provenance, 'call'),
-        // A call that came through no shell of its own (the agent, the app's own HTTP gateway) can only be asked in the window.
-        canAsk: (origin) => hooks.canAsk?.(origin ?? WINDOW_SHELL.origin) ?? false,
-        now: () => Date.now(),
-        onDidAppend: this.activity.appendNotices,
-        onAuditError: (message) => this.activity.outcomeNotRecorded(message),
-        whyUnavailable: (server) => this.servers.unavailable(server)?.message,
-      },
-    });
-    this.screens = new ScreenRoom({
-      ...parts,
-      tools: (server) => (this.supervisor.state(server) === 'ready' ? this.supervisor.tools.get(server)?.tools : undefined),
-      readResource: (server, uri) => this.catalog.catalog.readResource(server, uri),
-      callTool: (request) => this.calls.call(request),
-      recordRequest: (input) => this.audit.appendServerRequest(input),
-      frames: options.screenFrames ?? APP_SCREEN_FRAMES,
-      // SECURITY: invariant 5 — a screen's words reach the conversation and the model with the person's secrets for its server taken out.
-      chat: { fromScreen: (conversation, server, text, kind) => this.agent.fromScreen(conversation, server, modelBoundText(secretsOf, server, text), kind) },
-      now: () => performance.now(),
-    });
+    const installing = { ...nodePath, ...(options.pypiIndexUrl ? { pypiIndexUrl: options.pypiIndexUrl } : {}), codeHasher };
+    ({ flow: this.install, room: this.installs } = composeInstall({ ...parts, ...installing }, () => this));
+    this.calls = composeCalls({ ...parts, secretsOf, canAsk: hooks.canAsk }, () => this);
+    this.screens = composeScreens({ ...parts, secretsOf, frames: options.screenFrames ?? APP_SCREEN_FRAMES }, () => this);
     // The agent is one more caller of the pipeline: it reaches tools only through the calls room, and holds no way to answer a confirmation.
-    this.agent = new AgentService({
-      ...parts,
-      servers: () => this.servers.records().map((server) => ({ name: server.name, enabled: server.enabled })),
-      tools: (servers) => offeredTools(this.servers.records(), this.supervisor, servers),
-      // SECURITY: invariant 5 — what the model is sent of a server's words has the person's secrets for it taken out.
-      callTool: async (request) => modelBoundResult(secretsOf, request.server, await this.calls.call(request)),
-      emit: {
-        conversations: () => hooks.emit('chat.didChange', {}),
-        models: () => hooks.emit('models.didChange', {}),
-        update: (update) => hooks.emit('chat.didUpdate', update),
-      },
-      ...(options.confirmationTimeoutMs ? { confirmationTimeoutMs: options.confirmationTimeoutMs } : {}),
-      context: modelBoundContext(secretsOf, chatContextSources(this.catalog.gateway())),
-    });
-    this.samplingModel = createSamplingModel({ defaultModel: () => this.agent.models.defaultModel(), clientFor: (ref) => this.agent.clientFor(ref) });
+    const chat = { secretsOf, confirmationTimeoutMs: options.confirmationTimeoutMs };
+    ({ agent: this.agent, samplingModel: this.samplingModel } = composeAgent({ ...parts, ...chat }, () => this));
     const stateSub = this.supervisor.onDidChangeState((change) => {
       if (change.state === 'ready') void this.catalog.catalog.serverReady(change.server);
       emitServers();
     });
     const toolsSub = this.supervisor.onDidChangeTools(({ server }) => {
       // SECURITY: a question about a tool that changed while it was open is withdrawn; the pipeline asks again with the new definition.
-      this.confirmations.cancelChanged(server, (tool) => lookupTool(server, tool)?.fingerprint);
+      this.confirmations.cancelChanged(server, (tool) => parts.lookupTool(server, tool)?.fingerprint);
       emitServers();
     });
     this.disposers.push(() => stateSub.dispose(), () => toolsSub.dispose());

@@ -1,24 +1,19 @@
 /**
  * The confirmation dialog for a tool call (UX 1–9), shown by the dialog
  * queue (./dialog-queue.tsx) one request at a time, over any screen, with the
- * queue count visible. Built on the native <dialog> element opened with
- * showModal(): the browser makes everything behind it inert (the focus
- * trap), gives it role="dialog" and aria-modal, and turns Escape into a
- * `cancel` event — which here means deny. No library is needed, and nothing
- * in it needs inline <style> or eval, so it works under the app's CSP.
+ * queue count visible. Its frame — the modal <dialog>, Escape and closing as
+ * deny, the countdown, the sleeping buttons — is the one every question
+ * shares (./asking-dialog.tsx); here are a tool call's own words.
  */
-import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { ConfirmationView } from '../../shared/views';
 import { invoke, useQuery } from '../api';
 import { Badge, SandboxBadge, TrustBadge } from './badges';
 import { DiffView } from './diff-view';
 import { InertText, safeJson, visible } from './inert-text';
 import { Claims, Reading } from './tool-reading';
-import { useEngage, useSecondsLeft, useSwapHold } from './dialog-guard';
-import { DialogTop, SwapNote } from './dialog-parts';
+import { AnswerButton, AskingDialog, Refusal, RememberChoice, UndoEdits, useAsking, type Remember } from './asking-dialog';
 import { CallerAsks, CallerName, CommandLineNote } from './caller-words';
-
-type Remember = 'once' | 'session' | 'always';
 
 /** Parses the edited arguments: a JSON object, or a message saying what is wrong. */
 function parseArguments(text: string): { value?: Record<string, unknown>; error?: string } {
@@ -114,28 +109,15 @@ export function ConfirmationDialog({
   /** This request just took another's place in the dialog. */
   swapped?: boolean;
 }) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const denyButton = useRef<HTMLButtonElement>(null);
-  const heading = useRef<HTMLHeadingElement>(null);
-  const answeredRef = useRef(false);
+  const state = useAsking(c, onAnswered, swapped, () => void invoke('approvals.extend', { id: c.id }));
   const [remember, setRemember] = useState<Remember>('once');
   const [editing, setEditing] = useState(false);
   const [argsText, setArgsText] = useState(() => safeJson(c.arguments));
   const [objectConfirmed, setObjectConfirmed] = useState(!c.destructive);
   const [alwaysConfirmed, setAlwaysConfirmed] = useState(false);
-  const [sending, setSending] = useState(false);
-  const [refusal, setRefusal] = useState<string | undefined>();
-  const [wasSwapped] = useState(swapped);
-  // SECURITY: invariant 1 — the answer buttons sleep for a moment after this request is shown,
-  // so a click aimed at the request before it cannot answer this one (see dialog-guard.ts).
-  const { holding, asleep } = useSwapHold();
-  const secondsLeft = useSecondsLeft(c.deadline);
-  const expired = secondsLeft <= 0;
-  const { engaged, engage } = useEngage(
-    () => void invoke('approvals.extend', { id: c.id }),
-    useCallback(() => answeredRef.current, []),
-  );
-  const ids = { title: useId(), desc: useId(), args: useId(), argsError: useId(), why: useId() };
+  const { expired, sending } = state;
+  const ids = { args: useId(), argsError: useId() };
 
   const parsed = useMemo(() => (editing ? parseArguments(argsText) : { value: c.arguments }), [editing, argsText, c.arguments]);
   const needsAlwaysConfirm = c.destructive && remember === 'always';
@@ -143,55 +125,23 @@ export function ConfirmationDialog({
   const alwaysForbidden = c.alwaysForbidden !== undefined && remember === 'always';
   const canAllow = !expired && !sending && parsed.value !== undefined && objectConfirmed && (!needsAlwaysConfirm || alwaysConfirmed) && !alwaysForbidden;
 
-  const answer = useCallback(
-    async (kind: 'allow' | 'deny') => {
-      if (answeredRef.current) return;
-      answeredRef.current = true;
-      setSending(true);
-      setRefusal(undefined);
-      const choice = kind === 'deny' ? (remember === 'always' ? 'deny-always' : 'deny') : remember === 'always' ? 'allow-always' : remember === 'session' ? 'allow-session' : 'allow-once';
-      const edited = kind === 'allow' && editing && parsed.value && JSON.stringify(parsed.value) !== JSON.stringify(c.arguments) ? parsed.value : undefined;
-      const result = await invoke('approvals.answer', {
-        id: c.id,
-        choice,
-        ...(edited ? { arguments: edited } : {}),
-        ...(kind === 'allow' && needsAlwaysConfirm ? { confirmDestructiveAlways: true } : {}),
-      });
-      setSending(false);
-      if (result.ok && result.value.accepted) {
-        onAnswered(c.id);
-        return;
-      }
-      const reason = result.ok ? (result.value.reason ?? 'Airlock did not accept this answer.') : result.message;
-      if (kind === 'deny') {
-        // A deny that was refused means the request is already closed (expired or answered elsewhere).
-        onAnswered(c.id);
-        return;
-      }
-      answeredRef.current = false;
-      setRefusal(reason);
-    },
-    [c.id, c.arguments, remember, editing, parsed.value, needsAlwaysConfirm, onAnswered],
-  );
-  /** A click on an answer button: ignored while the buttons sleep. */
-  const press = (kind: 'allow' | 'deny') => {
-    if (asleep()) return;
-    void answer(kind);
+  // A deny the core refused means the request is already closed (expired or answered elsewhere): it closes the dialog too.
+  const answer = (kind: 'allow' | 'deny') => {
+    const choice = kind === 'deny' ? (remember === 'always' ? 'deny-always' : 'deny') : remember === 'always' ? 'allow-always' : remember === 'session' ? 'allow-session' : 'allow-once';
+    const edited = kind === 'allow' && editing && parsed.value && JSON.stringify(parsed.value) !== JSON.stringify(c.arguments) ? parsed.value : undefined;
+    return state.send(
+      () =>
+        invoke('approvals.answer', {
+          id: c.id,
+          choice,
+          ...(edited ? { arguments: edited } : {}),
+          ...(kind === 'allow' && needsAlwaysConfirm ? { confirmDestructiveAlways: true } : {}),
+        }),
+      kind === 'deny',
+    );
   };
 
-  useEffect(() => {
-    const el = dialog.current;
-    if (!el) return undefined;
-    if (!el.open) el.showModal();
-    // SECURITY: the safe choice is the easy one — Deny has the focus for destructive calls.
-    if (c.destructive) denyButton.current?.focus();
-    else heading.current?.focus();
-    return () => {
-      if (el.open) el.close();
-    };
-  }, [c.destructive]);
-
-  const onKeyDown = (event: React.KeyboardEvent<HTMLDialogElement>) => {
+  const onKeyDown = (event: KeyboardEvent<HTMLDialogElement>) => {
     if (event.key !== 'Enter' || !c.destructive) return;
     const target = event.target as HTMLElement;
     // SECURITY: Enter never approves a destructive call; only a click or Space on Allow does.
@@ -199,41 +149,33 @@ export function ConfirmationDialog({
   };
 
   return (
-    <dialog
-      ref={dialog}
+    <AskingDialog
+      state={state}
+      waiting={waiting}
+      outcome="Denied"
+      onRefuse={() => void answer('deny')}
       className={`confirm ${c.destructive ? 'confirm-destructive' : ''}`}
-      aria-labelledby={ids.title}
-      aria-describedby={ids.desc}
-      data-testid="confirmation"
-      data-confirmation-id={c.id}
-      onCancel={(event) => {
-        // Escape means deny.
-        event.preventDefault();
-        void answer('deny');
-      }}
-      onClose={() => {
-        // Closed by the browser (not re-opened, not answered): that is a deny too.
-        if (!answeredRef.current && !dialog.current?.open) void answer('deny');
-      }}
-      onKeyDown={(event) => {
-        engage();
-        onKeyDown(event);
-      }}
-      onPointerDown={engage}
-      onInput={engage}
-    >
-      <div className="confirm-head">
-        <DialogTop waiting={waiting} secondsLeft={secondsLeft} engaged={engaged} outcome="Denied" />
-        <SwapNote show={wasSwapped && holding} />
-        <h2 id={ids.title} ref={heading} tabIndex={-1} className="confirm-headline" data-testid="confirmation-headline">
+      data={{ 'data-testid': 'confirmation', 'data-confirmation-id': c.id }}
+      // SECURITY: the safe choice is the easy one — Deny has the focus for destructive calls.
+      initialFocus={c.destructive ? denyButton : undefined}
+      onKeyDown={onKeyDown}
+      headline={
+        <>
           <CallerAsks caller={c.caller} />
           <ToolAndTarget c={c} fold={160} />
-        </h2>
-        <p className={`confirm-consequence ${c.destructive ? 'destructive-flag' : ''}`} data-testid="confirmation-consequence">
-          {c.destructive && <Badge tone="danger">Destructive</Badge>} {sentence(c.consequence)}
-        </p>
-        <CommandLineNote caller={c.caller} />
-        <p id={ids.desc} className="confirm-meta small muted">
+        </>
+      }
+      headlineTestId="confirmation-headline"
+      underHeadline={
+        <>
+          <p className={`confirm-consequence ${c.destructive ? 'destructive-flag' : ''}`} data-testid="confirmation-consequence">
+            {c.destructive && <Badge tone="danger">Destructive</Badge>} {sentence(c.consequence)}
+          </p>
+          <CommandLineNote caller={c.caller} />
+        </>
+      }
+      meta={
+        <>
           Asked by <CallerName caller={c.caller} /> · server <strong><InertText text={c.server} /></strong>{' '}
           <span className="badges">
             <TrustBadge trusted={c.serverTrusted} />
@@ -241,202 +183,161 @@ export function ConfirmationDialog({
           </span>
           <ServerOrigin name={c.server} />
           {' · '}Its sandbox: <InertText text={c.sandboxSummary} />
-        </p>
-      </div>
-      <div className="confirm-body">
-        {c.changes && (
-          <section className="confirm-section panel-warn">
-            <h3>This tool changed since you approved it</h3>
-            <DiffView diff={c.changes} />
-          </section>
-        )}
-
-        <section className="confirm-section" aria-labelledby={ids.args}>
-          <div className="section-head">
-            <h3 id={ids.args}>What it will be called with</h3>
-            {!editing && (
-              <button type="button" className="small-button" onClick={() => setEditing(true)} disabled={expired}>
-                Edit, then allow…
-              </button>
-            )}
-          </div>
-          {!editing ? (
-            c.argumentList.length === 0 ? (
-              <p className="muted">No arguments.</p>
-            ) : (
-              <dl className="args" data-testid="confirmation-arguments">
-                {c.argumentList.map((argument) => (
-                  <div key={argument.key} className={`arg ${argument.declared ? '' : 'arg-undeclared'}`} data-testid="confirmation-argument" data-key={visible(argument.key)}>
-                    <dt>
-                      <code>
-                        <InertText text={argument.key} fold={60} />
-                      </code>
-                      {argument.target && <span className="arg-tag">target</span>}
-                      {!argument.declared && (
-                        <span className="arg-tag arg-tag-warn" data-testid="argument-undeclared">
-                          the tool does not declare this
-                        </span>
-                      )}
-                    </dt>
-                    <dd>
-                      <ArgumentValue value={argument.value} />
-                    </dd>
-                  </div>
-                ))}
-              </dl>
-            )
-          ) : (
-            <div className="edit-args">
-              <label htmlFor={`${ids.args}-edit`}>The arguments as JSON (Airlock checks them against the tool’s schema again before the call)</label>
-              <textarea
-                id={`${ids.args}-edit`}
-                data-testid="confirmation-arguments-editor"
-                value={argsText}
-                rows={Math.min(16, Math.max(4, argsText.split('\n').length + 1))}
-                spellCheck={false}
-                aria-invalid={parsed.error ? true : undefined}
-                aria-describedby={parsed.error ? ids.argsError : undefined}
-                onChange={(e) => setArgsText(e.target.value)}
-              />
-              {parsed.error && (
-                <p id={ids.argsError} role="alert" className="field-error">
-                  {parsed.error} Allow stays off until this is a valid JSON object.
-                </p>
-              )}
-              <button
-                type="button"
-                className="small-button"
-                onClick={() => {
-                  setEditing(false);
-                  setArgsText(safeJson(c.arguments));
-                }}
-              >
-                Undo my edits
-              </button>
-            </div>
-          )}
-        </section>
-
-        <section className="confirm-section">
-          <h3>About the tool — in the server’s words, not Airlock’s</h3>
-          <p className="server-words" data-testid="confirmation-server-words">
-            <code>
-              <InertText text={c.tool} />
-            </code>
-            {c.toolTitle !== undefined && c.toolTitle !== c.tool && (
+        </>
+      }
+      reasons={c.reasons}
+      reasonsTestId="confirmation-reasons"
+      foot={
+        <>
+          <RememberChoice
+            name={`remember-${c.id}`}
+            value={remember}
+            onChange={setRemember}
+            testId="confirmation-remember"
+            always={
               <>
-                {' '}
-                — the server calls it “<InertText text={c.toolTitle} fold={120} />”
+                Always, for <InertText text={c.server} /> › <InertText text={c.tool} />
               </>
-            )}
-          </p>
-          <blockquote className="server-quote">
-            <InertText text={c.toolDescription} block fold={300} className="tool-description" empty="No description." />
-          </blockquote>
-          <div className="claims-vs-reading">
-            <Claims reading={c.reading} />
-            <Reading reading={c.reading} />
-          </div>
-        </section>
-      </div>
-      <div className="confirm-foot">
-        {c.reasons.length > 0 && (
-          <div className="reasons confirm-why small" data-testid="confirmation-reasons" aria-labelledby={ids.why}>
-            <span id={ids.why} className="why-label">
-              Why Airlock asks:
-            </span>{' '}
-            {c.reasons.map((reason, i) => (
-              <span key={i}>
-                {i > 0 && ' '}
-                <InertText text={reason} />
-              </span>
-            ))}
-          </div>
-        )}
+            }
+          />
+          {remember === 'session' && (
+            <p className="small rule-preview" data-testid="rule-preview">
+              Until Airlock quits, <InertText text={c.server} /> › <InertText text={c.tool} /> runs without asking when you allow it now. “Deny” still only denies
+              this once.
+            </p>
+          )}
+          {alwaysForbidden && (
+            <p className="notice notice-warning small" data-testid="always-forbidden">
+              <InertText text={c.alwaysForbidden!} />
+            </p>
+          )}
+          {remember === 'always' && (
+            <p className="small rule-preview" data-testid="rule-preview">
+              This saves a rule: always allow (or, with Deny, always deny) <InertText text={c.server} /> › <InertText text={c.tool} />, for as long as the tool’s
+              definition stays exactly as it is now. You can revoke it in Settings, under Standing rules.
+            </p>
+          )}
 
-        <fieldset className="remember" data-testid="confirmation-remember">
-          <legend>Remember:</legend>
-          {(['once', 'session', 'always'] as const).map((value) => (
-            <label key={value} className="check">
-              <input type="radio" name={`remember-${c.id}`} value={value} checked={remember === value} onChange={() => setRemember(value)} />{' '}
-              {value === 'once' ? (
-                'Only this time'
-              ) : value === 'session' ? (
-                'For this session (until Airlock quits)'
-              ) : (
-                <>
-                  Always, for <InertText text={c.server} /> › <InertText text={c.tool} />
-                </>
-              )}
+          {c.destructive ? (
+            <label className="check confirm-object" data-testid="confirm-object">
+              <input type="checkbox" checked={objectConfirmed} onChange={(e) => setObjectConfirmed(e.target.checked)} disabled={expired} /> I have read it and want
+              this to happen: <ToolAndTarget c={c} fold={120} />
             </label>
-          ))}
-        </fieldset>
-        {remember === 'session' && (
-          <p className="small rule-preview" data-testid="rule-preview">
-            Until Airlock quits, <InertText text={c.server} /> › <InertText text={c.tool} /> runs without asking when you allow it now. “Deny” still only denies
-            this once.
-          </p>
-        )}
-        {alwaysForbidden && (
-          <p className="notice notice-warning small" data-testid="always-forbidden">
-            <InertText text={c.alwaysForbidden!} />
-          </p>
-        )}
-        {remember === 'always' && (
-          <p className="small rule-preview" data-testid="rule-preview">
-            This saves a rule: always allow (or, with Deny, always deny) <InertText text={c.server} /> › <InertText text={c.tool} />, for as long as the tool’s
-            definition stays exactly as it is now. You can revoke it in Settings, under Standing rules.
-          </p>
-        )}
+          ) : (
+            <p className="confirm-restatement" data-testid="confirmation-restatement">
+              Allow <ToolAndTarget c={c} fold={120} />?
+            </p>
+          )}
+          {needsAlwaysConfirm && (
+            <label className="check confirm-object" data-testid="confirm-always">
+              <input type="checkbox" checked={alwaysConfirmed} onChange={(e) => setAlwaysConfirmed(e.target.checked)} /> Yes, let <strong><InertText text={c.tool} /></strong> make destructive changes
+              without asking me again, until I revoke the rule.
+            </label>
+          )}
 
-        {c.destructive ? (
-          <label className="check confirm-object" data-testid="confirm-object">
-            <input type="checkbox" checked={objectConfirmed} onChange={(e) => setObjectConfirmed(e.target.checked)} disabled={expired} /> I have read it and want
-            this to happen: <ToolAndTarget c={c} fold={120} />
-          </label>
-        ) : (
-          <p className="confirm-restatement" data-testid="confirmation-restatement">
-            Allow <ToolAndTarget c={c} fold={120} />?
-          </p>
-        )}
-        {needsAlwaysConfirm && (
-          <label className="check confirm-object" data-testid="confirm-always">
-            <input type="checkbox" checked={alwaysConfirmed} onChange={(e) => setAlwaysConfirmed(e.target.checked)} /> Yes, let <strong><InertText text={c.tool} /></strong> make destructive changes
-            without asking me again, until I revoke the rule.
-          </label>
-        )}
+          <Refusal text={state.refusal} />
 
-        {refusal && (
-          <p role="alert" className="notice notice-error">
-            <InertText text={refusal} />
-          </p>
-        )}
+          <div className="confirm-buttons">
+            <AnswerButton state={state} onPress={() => void answer('deny')} buttonRef={denyButton} className="deny" testId="confirmation-deny">
+              {remember === 'always' ? 'Always deny' : 'Deny'}
+            </AnswerButton>
+            <AnswerButton state={state} onPress={() => void answer('allow')} disabled={!canAllow} allow className={c.destructive ? 'danger-solid' : 'primary'} testId="confirmation-allow">
+              {remember === 'once' ? (editing ? 'Allow once, as edited' : 'Allow once') : remember === 'session' ? 'Allow for this session' : 'Always allow'}
+            </AnswerButton>
+          </div>
+        </>
+      }
+    >
+      {c.changes && (
+        <section className="confirm-section panel-warn">
+          <h3>This tool changed since you approved it</h3>
+          <DiffView diff={c.changes} />
+        </section>
+      )}
 
-        <div className="confirm-buttons">
-          <button
-            type="button"
-            ref={denyButton}
-            className="deny"
-            onClick={() => press('deny')}
-            disabled={sending}
-            aria-disabled={holding ? true : undefined}
-            data-testid="confirmation-deny"
-          >
-            {remember === 'always' ? 'Always deny' : 'Deny'}
-          </button>
-          <button
-            type="button"
-            data-allow=""
-            className={c.destructive ? 'danger-solid' : 'primary'}
-            onClick={() => press('allow')}
-            disabled={!canAllow}
-            aria-disabled={holding ? true : undefined}
-            data-testid="confirmation-allow"
-          >
-            {remember === 'once' ? (editing ? 'Allow once, as edited' : 'Allow once') : remember === 'session' ? 'Allow for this session' : 'Always allow'}
-          </button>
+      <section className="confirm-section" aria-labelledby={ids.args}>
+        <div className="section-head">
+          <h3 id={ids.args}>What it will be called with</h3>
+          {!editing && (
+            <button type="button" className="small-button" onClick={() => setEditing(true)} disabled={expired}>
+              Edit, then allow…
+            </button>
+          )}
         </div>
-      </div>
-    </dialog>
+        {!editing ? (
+          c.argumentList.length === 0 ? (
+            <p className="muted">No arguments.</p>
+          ) : (
+            <dl className="args" data-testid="confirmation-arguments">
+              {c.argumentList.map((argument) => (
+                <div key={argument.key} className={`arg ${argument.declared ? '' : 'arg-undeclared'}`} data-testid="confirmation-argument" data-key={visible(argument.key)}>
+                  <dt>
+                    <code>
+                      <InertText text={argument.key} fold={60} />
+                    </code>
+                    {argument.target && <span className="arg-tag">target</span>}
+                    {!argument.declared && (
+                      <span className="arg-tag arg-tag-warn" data-testid="argument-undeclared">
+                        the tool does not declare this
+                      </span>
+                    )}
+                  </dt>
+                  <dd>
+                    <ArgumentValue value={argument.value} />
+                  </dd>
+                </div>
+              ))}
+            </dl>
+          )
+        ) : (
+          <div className="edit-args">
+            <label htmlFor={`${ids.args}-edit`}>The arguments as JSON (Airlock checks them against the tool’s schema again before the call)</label>
+            <textarea
+              id={`${ids.args}-edit`}
+              data-testid="confirmation-arguments-editor"
+              value={argsText}
+              rows={Math.min(16, Math.max(4, argsText.split('\n').length + 1))}
+              spellCheck={false}
+              aria-invalid={parsed.error ? true : undefined}
+              aria-describedby={parsed.error ? ids.argsError : undefined}
+              onChange={(e) => setArgsText(e.target.value)}
+            />
+            {parsed.error && (
+              <p id={ids.argsError} role="alert" className="field-error">
+                {parsed.error} Allow stays off until this is a valid JSON object.
+              </p>
+            )}
+            <UndoEdits
+              onUndo={() => {
+                setEditing(false);
+                setArgsText(safeJson(c.arguments));
+              }}
+            />
+          </div>
+        )}
+      </section>
+
+      <section className="confirm-section">
+        <h3>About the tool — in the server’s words, not Airlock’s</h3>
+        <p className="server-words" data-testid="confirmation-server-words">
+          <code>
+            <InertText text={c.tool} />
+          </code>
+          {c.toolTitle !== undefined && c.toolTitle !== c.tool && (
+            <>
+              {' '}
+              — the server calls it “<InertText text={c.toolTitle} fold={120} />”
+            </>
+          )}
+        </p>
+        <blockquote className="server-quote">
+          <InertText text={c.toolDescription} block fold={300} className="tool-description" empty="No description." />
+        </blockquote>
+        <div className="claims-vs-reading">
+          <Claims reading={c.reading} />
+          <Reading reading={c.reading} />
+        </div>
+      </section>
+    </AskingDialog>
   );
 }

@@ -6,7 +6,8 @@
  * on a real machine. The install disclosure shows only the rows weaker
  * than Linux (`PlatformWeaker`).
  */
-import { guaranteesFor, type GuaranteeView, type SandboxGuaranteesView } from '../../shared/sandbox-views';
+import { guaranteesFor } from '../../shared/plain';
+import type { GuaranteeView, SandboxGuaranteesView } from '../../shared/sandbox-views';
 import { useQuery } from '../api';
 import { Badge } from './badges';
 

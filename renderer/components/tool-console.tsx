@@ -9,7 +9,7 @@
  * a screen (MCP Apps) shows it under the result (see tool-screen.tsx).
  */
 import { useId, useMemo, useState } from 'react';
-import { ownEntry } from '../../shared/domain';
+import { ownEntry } from '../../shared/plain';
 import type { CallResultView, ToolView } from '../../shared/views';
 import { invoke, useAction } from '../api';
 import { Badge } from './badges';

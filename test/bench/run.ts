@@ -17,6 +17,7 @@ const benches: Array<{ file: string; args?: string[] }> = [
   { file: 'catalog.ts', args: ['--import', 'tsx'] },
   { file: 'scale.ts', args: ['--import', 'tsx'] },
   { file: 'agent.ts', args: ['--import', 'tsx'] },
+  { file: 'renderer-size.ts', args: ['--import', 'tsx'] },
 ];
 
 let failed = 0;

@@ -1,12 +1,11 @@
 import { resolve } from 'node:path';
-import { refuseIfLocked } from './settings';
 import type { Command } from 'commander';
 import { APP_LABELS } from '../../../shared/domain';
 import { connectApp, previewConnect, undoConnect, type ConnectApp } from '../../core/connect';
-import { loadOrCreateGatewayToken, serveStdio, startHttpGateway, GATEWAY_TOKEN_FILE } from '../../core/gateway';
 import { inert } from '../format';
 import { openGatewayShell } from '../gateway-shell';
 import { CliExit, EXIT } from '../output';
+import { serveUntilStopped, httpPort } from './serve';
 import { confirmOrExit, installFromDisclosure, type CliContext } from './servers';
 
 export function registerGatewayCommands(program: Command, context: CliContext & { dataDir(): string; version: string }): void {
@@ -47,26 +46,7 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
       const servers = options.servers?.split(',').map((name) => name.trim()).filter(Boolean);
       const gatewayOptions = { ...(servers ? { servers } : {}), ...(options.client ? { clientName: options.client } : {}), log };
       try {
-        if (options.stdio) {
-          const gateway = await serveStdio(shared.gatewayCore(), gatewayOptions);
-          await Promise.race([gateway.closed, new Promise<void>((done) => io.signal?.addEventListener('abort', () => done(), { once: true }))]);
-          if (io.signal?.aborted) context.exit(EXIT.interrupted);
-        } else {
-          const port = Number(options.http);
-          if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliExit(EXIT.usage, `--http takes a port number, got “${options.http}”.`);
-          await refuseIfLocked(shared, 'httpGateway', 'start the HTTP gateway');
-          const token = await loadOrCreateGatewayToken(context.dataDir());
-          const gateway = await startHttpGateway(shared.gatewayCore(), { ...gatewayOptions, port, token });
-          io.out(context.json() ? JSON.stringify({ url: gateway.url, tokenFile: resolve(context.dataDir(), GATEWAY_TOKEN_FILE) }) : `Airlock gateway on ${gateway.url}\nBearer token: in ${resolve(context.dataDir(), GATEWAY_TOKEN_FILE)}`);
-          // One Ctrl-C (or SIGTERM) stops it: the listener closes, servers stop, exit 130 for Ctrl-C.
-          await new Promise<void>((done) => {
-            if (io.signal?.aborted) return done();
-            io.signal?.addEventListener('abort', () => done(), { once: true });
-            process.once('SIGTERM', done);
-          });
-          await gateway.close();
-          if (io.signal?.aborted) context.exit(EXIT.interrupted);
-        }
+        await serveUntilStopped(context, shared, shared.gatewayCore(), gatewayOptions, options.http === undefined ? undefined : { port: httpPort(options.http), serving: 'Airlock gateway' });
       } finally {
         await close();
       }

@@ -1,11 +1,8 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken, serveStdio, startHttpGateway } from '../../core/gateway';
 import { inert } from '../format';
 import { openGatewayShell } from '../gateway-shell';
-import { CliExit, EXIT } from '../output';
+import { httpPort, serveUntilStopped } from './serve';
 import type { CliContext } from './servers';
-import { refuseIfLocked } from './settings';
 
 /**
  * `airlock run NAME`: one server, served as itself — its own tool and prompt
@@ -15,7 +12,6 @@ import { refuseIfLocked } from './settings';
  * `command`/`args`, so the app keeps its own switch for each server.
  */
 export function registerRunCommand(program: Command, context: CliContext & { dataDir(): string; version: string }): void {
-  const { io } = context;
   program
     .command('run')
     .description('serve one server to another app as itself (its own names and URIs), through Airlock’s sandbox, policy and audit: a drop-in for its entry in that app’s config')
@@ -24,8 +20,7 @@ export function registerRunCommand(program: Command, context: CliContext & { dat
     .option('--client <name>', 'the app this serves, as confirmations and the audit log name it')
     .option('--no-terminal', 'never ask on this terminal (questions then need the Airlock app); over stdio it never asks on one')
     .action(async (name: string, options: { http?: string; client?: string; terminal: boolean }) => {
-      const port = options.http === undefined ? undefined : Number(options.http);
-      if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new CliExit(EXIT.usage, `--http takes a port number, got “${options.http}”.`);
+      const port = options.http === undefined ? undefined : httpPort(options.http);
       const log = (message: string) => process.stderr.write(`${inert(message)}\n`);
       const { shared, terminal, close } = await openGatewayShell({
         dataDir: context.dataDir(),
@@ -46,24 +41,7 @@ export function registerRunCommand(program: Command, context: CliContext & { dat
           }.`,
         );
         const gatewayOptions = { transparent: described, ...(options.client ? { clientName: options.client } : {}), log };
-        if (port === undefined) {
-          const gateway = await serveStdio(core, gatewayOptions);
-          await Promise.race([gateway.closed, new Promise<void>((done) => io.signal?.addEventListener('abort', () => done(), { once: true }))]);
-          if (io.signal?.aborted) context.exit(EXIT.interrupted);
-        } else {
-          await refuseIfLocked(shared, 'httpGateway', 'start the HTTP gateway');
-          const token = await loadOrCreateGatewayToken(context.dataDir());
-          const gateway = await startHttpGateway(core, { ...gatewayOptions, port, token });
-          io.out(context.json() ? JSON.stringify({ url: gateway.url, tokenFile: resolve(context.dataDir(), GATEWAY_TOKEN_FILE) }) : `Airlock serving ${name} on ${gateway.url}\nBearer token: in ${resolve(context.dataDir(), GATEWAY_TOKEN_FILE)}`);
-          // One Ctrl-C (or SIGTERM) stops it.
-          await new Promise<void>((done) => {
-            if (io.signal?.aborted) return done();
-            io.signal?.addEventListener('abort', () => done(), { once: true });
-            process.once('SIGTERM', done);
-          });
-          await gateway.close();
-          if (io.signal?.aborted) context.exit(EXIT.interrupted);
-        }
+        await serveUntilStopped(context, shared, core, gatewayOptions, port === undefined ? undefined : { port, serving: `Airlock serving ${name}` });
       } finally {
         await close();
       }

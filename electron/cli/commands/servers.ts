@@ -1,3 +1,9 @@
+/**
+ * The `airlock` commands about servers — add, update, import, list, show, logs,
+ * grant, revoke, trust, approve, sign in and out, remove — registered together:
+ * one file on purpose, as they share the grant options, the disclosure and
+ * install steps, and the questions they ask on the terminal.
+ */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { SandboxProfile } from '../../../shared/domain';

@@ -9,6 +9,10 @@
  * pipeline — and nothing here can answer a confirmation (the deps hold no
  * confirmation registry). Provider keys go to the secret store and never
  * into a view.
+ *
+ * One file on purpose: it is the chat's face — providers, conversations and turns
+ * as the shells call them; the loop, the model client, the stores and the tools
+ * offered are files of their own.
  */
 import { randomUUID } from 'node:crypto';
 import {

@@ -1,3 +1,9 @@
+/*
+ * One file on purpose: a confirmation's life — minted, shown, answered once,
+ * consumed right before its call — is the invariant it guards (invariant 1), kept
+ * in one place; tokens, grants, argument checks, rendering and the deadline are
+ * files of their own.
+ */
 import { randomBytes } from 'node:crypto';
 import type { Caller, Rule, SandboxProfile, ToolAnnotations, ToolDefinition, ToolFingerprint } from '../../../shared/domain';
 import type { ToolReading } from '../policy/annotations';
@@ -8,6 +14,7 @@ import { canonicalJson } from '../tools/canonical-json';
 import { ApprovalTokens, type ConsumeResult } from './approval-tokens';
 import { checkAgainstSchema, isJsonValue, MAX_VALIDATION_STEPS, type SchemaProblem } from './argument-schema';
 import { systemClock, type Clock } from './clock';
+import { Deadline } from './deadline';
 import type { SessionGrants } from './session-grants';
 import { deepFreeze } from '../deep-freeze';
 
@@ -173,10 +180,8 @@ export interface ConfirmationRegistryOptions {
 interface Pending {
   request: ConfirmationRequest;
   resolve: (o: ConfirmationOutcome) => void;
-  timer: unknown;
-  /** When it expires, and the latest `extend` may move that to, on the steady clock (`request.deadline` is the wall-clock time shown). */
-  due: number;
-  latestDue: number;
+  /** Enforced on the steady clock; `request.deadline` is the wall-clock time shown. */
+  deadline: Deadline;
 }
 
 type Listener<T extends unknown[]> = (...args: T) => void;
@@ -228,16 +233,9 @@ export class ConfirmationRegistry {
     if (typeof id !== 'string') return undefined;
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
-    // SECURITY (issue 16.3): reckoned on the steady clock — a wall clock set back cannot stretch it past the maximum.
-    const steady = this.#clock.monotonic();
-    const left = pending.due - steady;
-    if (left <= 0) return undefined;
-    const wanted = Math.min(Math.max(left, byMs), pending.latestDue - steady);
-    if (!(wanted > left)) return pending.request.deadline;
-    pending.due = steady + wanted;
-    pending.request = deepFreeze({ ...pending.request, deadline: Math.round(this.#clock.now() + wanted) });
-    if (pending.timer !== undefined) this.#clock.clearTimeout(pending.timer);
-    pending.timer = this.#clock.setTimeout(() => this.#expire(id), wanted);
+    const extended = pending.deadline.extend(byMs);
+    if (extended === undefined) return undefined;
+    if (extended !== 'unchanged') pending.request = deepFreeze({ ...pending.request, deadline: extended.shown });
     return pending.request.deadline;
   }
 
@@ -255,7 +253,6 @@ export class ConfirmationRegistry {
       throw new Error('A confirmation needs the call’s arguments as a JSON object.');
     }
     const now = this.#clock.now();
-    const steady = this.#clock.monotonic();
     // A caller's deadline is a wall-clock time: what is left of it now is what counts from here on.
     const wanted = input.deadline !== undefined ? input.deadline - now : (input.timeoutMs ?? this.#defaultTimeoutMs);
     const timeout = Math.min(Number.isFinite(wanted) ? Math.max(0, wanted) : 0, this.#maxTimeoutMs);
@@ -286,7 +283,7 @@ export class ConfirmationRegistry {
     });
     let resolve!: (o: ConfirmationOutcome) => void;
     const outcome = new Promise<ConfirmationOutcome>((r) => (resolve = r));
-    const pending: Pending = { request, resolve, timer: undefined, due: steady + timeout, latestDue: steady + this.#maxTimeoutMs };
+    const pending: Pending = { request, resolve, deadline: new Deadline(this.#clock, timeout, this.#maxTimeoutMs, () => this.#expire(request.id)) };
     this.#pending.set(request.id, pending);
     this.#emit(this.#openListeners, request);
 
@@ -295,7 +292,7 @@ export class ConfirmationRegistry {
     } else if (timeout <= 0) {
       this.#close(request.id, { kind: 'expired', id: request.id, at: now });
     } else {
-      pending.timer = this.#clock.setTimeout(() => this.#expire(request.id), timeout);
+      pending.deadline.start(timeout);
     }
     return { request, outcome };
   }
@@ -318,7 +315,7 @@ export class ConfirmationRegistry {
     const now = this.#clock.now();
     // SECURITY: hostile behaviour 10 — a late answer is refused even when the timer has not fired yet;
     // late by the steady clock (issue 16.3), so a wall clock set forward does not refuse an answer in time.
-    if (this.#clock.monotonic() >= pending.due) {
+    if (pending.deadline.passed) {
       this.#expire(id);
       return refuse('expired', 'The time to answer has passed; the call was denied.');
     }
@@ -459,6 +456,11 @@ export class ConfirmationRegistry {
     return cancelled;
   }
 
+  /** Cancels every pending request about `server` (it was removed). */
+  cancelServer(server: string, reason: string): void {
+    for (const request of this.pending()) if (request.server === server) this.cancel(request.id, reason);
+  }
+
   /** Cancels one pending request (e.g. its caller went away). Returns false if it was not pending. */
   cancel(id: string, reason: string): boolean {
     if (!this.#pending.has(id)) return false;
@@ -493,7 +495,7 @@ export class ConfirmationRegistry {
     const pending = this.#pending.get(id);
     if (!pending) return;
     this.#pending.delete(id);
-    if (pending.timer !== undefined) this.#clock.clearTimeout(pending.timer);
+    pending.deadline.stop();
     this.#recent.set(id, outcome);
     if (this.#recent.size > RECENT_LIMIT) this.#recent.delete(this.#recent.keys().next().value as string);
     pending.resolve(outcome);

@@ -1,3 +1,7 @@
+/*
+ * One file on purpose: the choke point reads top to bottom in the order a call
+ * happens (STYLE.md, Models from our own code); its steps share the call's record.
+ */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ownEntry, type Caller, type PolicyMode, type Rule, type ServerRecord } from '../../../shared/domain';

@@ -1,3 +1,9 @@
+/**
+ * Connecting another AI app to Airlock: its config file found, previewed, edited
+ * in place (its own formatting and comments kept), backed up, and undone. One file
+ * on purpose: preview, connect and undo share the config's reading and its backup;
+ * editing JSON with comments is jsonc-edit.ts.
+ */
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';

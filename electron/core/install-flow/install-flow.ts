@@ -1,13 +1,19 @@
+/**
+ * The install flow behind the install screens and `airlock add`: a draft's
+ * life from prepare to commit (what a draft is, and what it becomes in the
+ * record, is draft.ts). Kept as one file on purpose: prepare, inspect,
+ * preview, commit and cancel share the drafts and their clean-up, and each
+ * source (npm, PyPI, MCPB, a local command, a remote server, an import, the
+ * Registry) is a file of its own under install/.
+ */
 import { randomBytes } from 'node:crypto';
-import type { Prompt, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { mkdir, rm } from 'node:fs/promises';
-import { isAbsolute, join, resolve, sep } from 'node:path';
-import type { ServerRecord, ServerSpec, ToolDefinition } from '../../../shared/domain';
-import { APP_LABELS, defaultSandboxProfile, installDirOf, ownEntry } from '../../../shared/domain';
-import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
-import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport, ScreenView } from '../../../shared/views';
-import { noScreenDomains, parseScreenDomain, SCREEN_DOMAIN_KINDS, type ScreenDomains, type ScreenPermission } from '../../../shared/screens';
-import type { z } from 'zod';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { ServerRecord, ServerSpec } from '../../../shared/domain';
+import { defaultSandboxProfile, installDirOf, ownEntry } from '../../../shared/domain';
+import type { InstallSource } from '../../../shared/ipc';
+import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../../../shared/views';
+import type { ScreenDomains, ScreenPermission } from '../../../shared/screens';
 import { AirlockError, messageOf } from '../errors';
 import { envNameProblem, nameProblem, profileProblems } from '../install/checks';
 import { codeLoadingArguments, type CodeArgument } from '../install/code-arguments';
@@ -32,15 +38,12 @@ import {
   type ImportApp,
   type ImportEntry,
   type InstallCandidate,
-  type McpbBundle,
   type UserConfigValues,
 } from '../install';
 import { prepareRemote, type RemoteCandidate } from '../install/remote-source';
-import type { AddressZone } from '../remote/address';
 import type { SignInBroker } from '../remote/oauth';
 import { MemoryVault, SecretVault } from '../remote/oauth-vault';
 import { createRemoteConnector } from '../remote/remote-connector';
-import type { RemoteWire } from '../remote/remote-channel';
 import { probeRemote } from '../remote/remote-probe';
 import type { Resolve } from '../remote/safe-fetch';
 import { pinGrants } from '../sandbox/grant-pins';
@@ -48,45 +51,11 @@ import { planListing, RegistryPlanError, type RegistryPlan, type RegistryRemoteP
 import type { RegistryEntry } from '../registry/server-json';
 import type { AirlockSandboxLauncher } from '../sandbox/sandbox-launcher';
 import type { SecretStore } from '../secrets/secret-store';
-import { probe, ProbeError, type ProbedScreen } from '../servers/probe';
-import { readView } from '../screens/screen-room';
-import { pin, type Pinned } from '../catalog/catalog-index';
+import { probe, ProbeError } from '../servers/probe';
+import { pin } from '../catalog/catalog-index';
 import type { AirlockStore } from '../store/store';
 import { toolView, type ToolViewContext } from '../views/views';
-
-type EditableProfile = z.infer<typeof EditableProfileSchema>;
-
-/** A source being installed: everything disclosed, nothing enabled yet. */
-interface Draft {
-  id: string;
-  /** The server's own folder in Airlock's data (npm packages, unpacked bundles), if it has one. */
-  dir?: string;
-  candidate: InstallCandidate;
-  bundle?: McpbBundle;
-  installed: boolean;
-  /** Credentials found in an imported config, to be moved into the secret store. */
-  secretValues: Record<string, string>;
-  /** Profile suggested at disclosure: nothing granted (hints are shown, never granted silently). */
-  profile: EditableProfile;
-  /** Definitions the person saw at inspection (they become the approved ones). */
-  probed?: ProbeReport;
-  probedTools?: Array<{ definition: ToolDefinition; fingerprint: string }>;
-  /** Prompts and resource templates seen at inspection, pinned like tools (they become the approved ones). */
-  probedCatalog?: { prompts: Pinned<Prompt>[]; resourceTemplates: Pinned<ResourceTemplate>[] };
-  /** Screens read at inspection (MCP Apps): those read become the approved ones, as the person saw them. */
-  probedScreens?: ProbedScreen[];
-  /** For an update: the server this draft replaces when committed. */
-  replaces?: string;
-  /** The entry name an import came under (for proposals: "github" probably talks to GitHub). */
-  label?: string;
-  /**
-   * A remote server: the zone its name resolved in at disclosure, and its
-   * sign-in held in memory until commit (a cancelled add keeps nothing).
-   */
-  remote?: { zone: AddressZone; vault: MemoryVault; wire?: RemoteWire };
-  /** The person allowed arguments that run code from outside the pinned program (asked for with the source). */
-  allowCodeArguments?: boolean;
-}
+import { approvedCatalog, approvedSet, codeArgumentsView, pinnedProgramIndex, probedScreenViews, screenSettingsAtCommit, sourceError, sourceLabel, type Draft, type EditableProfile } from './draft';
 
 export interface InstallFlowDeps {
   dataDir: string;
@@ -742,125 +711,4 @@ export class InstallFlow {
     if (!path.trim()) throw new AirlockError('invalid-request', `Enter ${what}.`);
     return isAbsolute(path) ? path : resolve(this.deps.homeDir ?? process.cwd(), path);
   }
-}
-
-/** The tools a person reviewed, keyed by their (server-chosen) names in a null-prototype object. */
-function approvedSet(tools: ReadonlyArray<{ definition: ToolDefinition; fingerprint: string }>, approvedAt: string): ServerRecord['approvedTools'] {
-  const set = Object.create(null) as ServerRecord['approvedTools'];
-  for (const tool of tools) {
-    // The first definition of a name wins, as in the tool index.
-    if (!ownEntry(set, tool.definition.name)) set[tool.definition.name] = { fingerprint: tool.fingerprint, definition: tool.definition, approvedAt };
-  }
-  return set;
-}
-
-function sourceLabel(draft: Draft): string {
-  const origin = draft.candidate.importedFrom;
-  const kind = draft.candidate.provenance.kind;
-  const base = kind === 'npm' ? 'npm package' : kind === 'mcpb' ? 'MCPB bundle' : kind === 'pypi' ? 'Python package (PyPI)' : kind === 'remote' ? 'remote server (by URL)' : 'local command';
-  if (draft.candidate.registry) return `${kind === 'remote' ? 'remote server' : base}, listed in the MCP Registry`;
-  if (!origin) return base;
-  return `${base}, imported from ${APP_LABELS[origin.app]}`;
-}
-
-function sourceError(error: unknown, command?: string, lookup?: RuntimeLookup): AirlockError {
-  if (error instanceof AirlockError) return error;
-  const message = messageOf(error);
-  // A runtime that is missing: say which, where Airlock looked, and how to add it.
-  const runtime = command && /was not found on PATH/.test(message) ? runtimeFor(command) : undefined;
-  const advice = runtime ? lookup?.missing[runtime] : undefined;
-  return new AirlockError('invalid-request', advice ? `${message}. ${advice}` : message);
-}
-
-
-/** Where in `[command, ...args]` the program Airlock pinned is: an npm package's bin script, a PyPI package's console script. */
-function pinnedProgramIndex(candidate: InstallCandidate, argv: readonly string[]): number | undefined {
-  const provenance = candidate.provenance;
-  if (provenance.kind !== 'npm' && provenance.kind !== 'pypi') return undefined;
-  const inside = provenance.kind === 'npm' ? join(provenance.installDir, 'node_modules') + sep : join(provenance.installDir, 'venv', 'bin') + sep;
-  // An npm bin that is not run with node is the command itself: nothing runs before it. (A PyPI package's command is its venv's python.)
-  if (provenance.kind === 'npm' && argv[0]?.startsWith(inside)) return undefined;
-  const index = argv.findIndex((arg, i) => i > 0 && arg.startsWith(inside));
-  return index > 0 ? index : undefined;
-}
-
-/** The disclosure's `codeArguments`, when there are any, and whether the person allowed them. */
-function codeArgumentsView(found: CodeArgument[], allowed: boolean): Pick<Disclosure, 'codeArguments' | 'codeArgumentsAllowed'> {
-  return found.length ? { codeArguments: found.map((item) => ({ arg: item.arg, text: item.text, reason: item.reason })), ...(allowed ? { codeArgumentsAllowed: true } : {}) } : {};
-}
-
-/** The prompts and resource templates seen at inspection, as approved definitions. */
-function approvedCatalog(probed: NonNullable<Draft['probedCatalog']>, now: string): Pick<ServerRecord, 'approvedPrompts' | 'approvedResourceTemplates'> {
-  const approve = (items: Pinned<unknown>[]) => Object.fromEntries(items.map((item) => [item.key, { fingerprint: item.fingerprint, definition: item.definition as Record<string, unknown>, approvedAt: now }]));
-  return { approvedPrompts: approve(probed.prompts), approvedResourceTemplates: approve(probed.resourceTemplates) };
-}
-
-/** The screens read at inspection, as the disclosure shows them (nothing allowed yet: the person chooses at commit). */
-function probedScreenViews(screens: readonly ProbedScreen[], record: ServerRecord): ScreenView[] {
-  return screens.map((screen) =>
-    screen.read
-      ? readView(screen.uri, screen.tools, screen.read, undefined, record)
-      : {
-          uri: screen.uri,
-          tools: screen.tools,
-          state: 'unreadable' as const,
-          problem: screen.problem ?? 'it could not be read',
-          declared: noScreenDomains(),
-          allowed: noScreenDomains(),
-          permissions: { asked: [], granted: [] },
-          changes: [],
-          notes: [],
-        },
-  );
-}
-
-/**
- * What a new server's record holds about its screens: each screen read at
- * the inspection approved as it was read (the person saw it in the
- * disclosure), and the asked-for addresses and permissions the person
- * allowed — each checked to be an exact web address. None read: nothing.
- *
- * An update (`before`: the record it replaces) loses nothing the person
- * decided: not inspected, it keeps the old pins and grants as they were (a
- * screen that reads back different is then a change to review, as ever);
- * inspected without a choice made (the command line), it keeps each
- * address and permission still asked for by a screen read now — one no
- * screen asks for any more goes, as it would give nothing.
- */
-function screenSettingsAtCommit(
-  screens: readonly ProbedScreen[] | undefined,
-  chosen: { allowed: ScreenDomains; permissions: ScreenPermission[] } | undefined,
-  approvedAt: string,
-  before?: ServerRecord['screens'],
-): Pick<ServerRecord, 'screens'> {
-  if (screens === undefined && !chosen) return before ? { screens: before } : {};
-  const read = (screens ?? []).filter((screen) => screen.read);
-  if (before && !chosen) chosen = stillAsked(before, read);
-  if (read.length === 0 && !chosen) return {};
-  const approved = Object.create(null) as NonNullable<ServerRecord['screens']>['approved'];
-  for (const screen of read) {
-    const { declaration, htmlSha256, fingerprint } = screen.read!;
-    approved[screen.uri] = { fingerprint, htmlSha256, domains: declaration.domains, permissions: declaration.permissions, approvedAt };
-  }
-  const allowed = noScreenDomains();
-  for (const kind of SCREEN_DOMAIN_KINDS) {
-    for (const raw of chosen?.allowed[kind] ?? []) {
-      const parsed = parseScreenDomain(raw);
-      if (!parsed.ok) throw new AirlockError('invalid-request', `${parsed.reason}. Nothing was saved.`);
-      if (!allowed[kind].includes(parsed.origin)) allowed[kind].push(parsed.origin);
-    }
-    allowed[kind].sort();
-  }
-  return { screens: { approved, allowed, permissions: [...new Set(chosen?.permissions ?? [])].sort() } };
-}
-
-/** Of what the person allowed a server's screens, what the screens read now still ask for. */
-function stillAsked(before: NonNullable<ServerRecord['screens']>, read: readonly ProbedScreen[]): { allowed: ScreenDomains; permissions: ScreenPermission[] } {
-  const allowed = noScreenDomains();
-  for (const kind of SCREEN_DOMAIN_KINDS) {
-    const asked = new Set(read.flatMap((screen) => screen.read!.declaration.domains[kind]));
-    allowed[kind] = before.allowed[kind].filter((origin) => asked.has(origin));
-  }
-  const asked = new Set(read.flatMap((screen) => screen.read!.declaration.permissions));
-  return { allowed, permissions: before.permissions.filter((permission) => asked.has(permission)) };
 }

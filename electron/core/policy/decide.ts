@@ -1,3 +1,9 @@
+/**
+ * The policy as one pure function, `decide()`, and its table (ARCHITECTURE.md,
+ * Policy in one table). One file on purpose: the table reads top to bottom, each
+ * row beside the reason it gives; annotations, containment, diffs and review are
+ * files of their own.
+ */
 import type {
   ApprovedTool,
   Caller,

@@ -15,6 +15,9 @@
  * - SECURITY.md rule 10: tokens and client secrets live only in the vault.
  * - The browser step happens only inside a sign-in a person started (the
  *   add flow, "Sign in"); a running server that needs one stops and says so.
+ *
+ * Kept as one file: the provider, its checks of every URL and the browser step
+ * share one sign-in's state, and each check sits beside the step it guards.
  */
 import { randomBytes } from 'node:crypto';
 import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';

@@ -19,6 +19,10 @@
  *
  * Sessions live in memory; a screen whose session is gone (closed, Airlock
  * restarted) can ask nothing.
+ *
+ * One file on purpose: a screen's session — opened, allowed, its requests decided
+ * and recorded, closed — is one life; its decisions, policy, relay and frames are
+ * files of their own.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';

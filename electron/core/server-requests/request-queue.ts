@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../approvals/clock';
+import { Deadline } from '../approvals/deadline';
 import { deepFreeze } from '../deep-freeze';
 import { messageOf } from '../errors';
 
@@ -65,10 +66,8 @@ interface Pending<Q, A> {
   entry: QueuedQuestion<Q>;
   accept: (answer: unknown) => Acceptance<A>;
   resolve: (outcome: QueueOutcome<A>) => void;
-  timer: unknown;
-  /** When it expires, and the latest `extend` may move that to, on the steady clock (`entry.deadline` is the wall-clock time shown). */
-  due: number;
-  latestDue: number;
+  /** Enforced on the steady clock; `entry.deadline` is the wall-clock time shown. */
+  deadline: Deadline;
 }
 
 /** Construction options. */
@@ -111,14 +110,13 @@ export class RequestQueue<Q> {
     options: { timeoutMs?: number; signal?: AbortSignal; routedTo?: readonly string[] } = {},
   ): { id: string; outcome: Promise<QueueOutcome<A>> } {
     const now = this.#clock.now();
-    const steady = this.#clock.monotonic();
     const wanted = options.timeoutMs ?? this.#defaultTimeoutMs;
     const timeout = Math.min(Number.isFinite(wanted) ? Math.max(0, wanted) : 0, this.#maxTimeoutMs);
     const routedTo = [...new Set(options.routedTo ?? [])].filter((origin) => origin !== 'window');
     const entry: QueuedQuestion<Q> = deepFreeze({ id: randomBytes(18).toString('base64url'), question, openedAt: now, deadline: now + timeout, routedTo });
     let resolve!: (outcome: QueueOutcome<A>) => void;
     const outcome = new Promise<QueueOutcome<A>>((r) => (resolve = r));
-    const pending: Pending<Q, A> = { entry, accept, resolve, timer: undefined, due: steady + timeout, latestDue: steady + this.#maxTimeoutMs };
+    const pending: Pending<Q, A> = { entry, accept, resolve, deadline: new Deadline(this.#clock, timeout, this.#maxTimeoutMs, () => this.#expire(entry.id)) };
     this.#pending.set(entry.id, pending as unknown as Pending<Q, unknown>);
     if (this.#pending.size > this.#maxPending) {
       this.#close(entry.id, { kind: 'cancelled', at: now, reason: 'Too many questions are waiting.' });
@@ -128,7 +126,7 @@ export class RequestQueue<Q> {
       this.#close(entry.id, { kind: 'cancelled', at: now, reason: 'The server withdrew its request.' });
       return { id: entry.id, outcome };
     }
-    pending.timer = this.#clock.setTimeout(() => this.#expire(entry.id), timeout);
+    pending.deadline.start(timeout);
     options.signal?.addEventListener('abort', () => this.cancel(entry.id, 'The server withdrew its request.'), { once: true });
     for (const listener of this.#openListeners) safely(() => listener(entry));
     this.#changed();
@@ -154,7 +152,7 @@ export class RequestQueue<Q> {
     const now = this.#clock.now();
     // SECURITY: hostile behaviour 10 — a late answer is refused even before the timer fires; late by
     // the steady clock (issue 16.3), so a wall clock set forward does not refuse an answer in time.
-    if (this.#clock.monotonic() >= pending.due) {
+    if (pending.deadline.passed) {
       this.#expire(id);
       return { ok: false, message: 'The time to answer has passed.' };
     }
@@ -175,16 +173,10 @@ export class RequestQueue<Q> {
     if (typeof id !== 'string') return undefined;
     const pending = this.#pending.get(id);
     if (!pending || !isRoutedTo(pending.entry, by)) return undefined;
-    // Reckoned on the steady clock (issue 16.3): a wall clock set back cannot stretch it past the maximum.
-    const steady = this.#clock.monotonic();
-    const left = pending.due - steady;
-    if (left <= 0) return undefined;
-    const wanted = Math.min(Math.max(left, byMs), pending.latestDue - steady);
-    if (!(wanted > left)) return pending.entry.deadline;
-    pending.due = steady + wanted;
-    pending.entry = deepFreeze({ ...pending.entry, deadline: Math.round(this.#clock.now() + wanted) });
-    if (pending.timer !== undefined) this.#clock.clearTimeout(pending.timer);
-    pending.timer = this.#clock.setTimeout(() => this.#expire(id), wanted);
+    const extended = pending.deadline.extend(byMs);
+    if (extended === undefined) return undefined;
+    if (extended === 'unchanged') return pending.entry.deadline;
+    pending.entry = deepFreeze({ ...pending.entry, deadline: extended.shown });
     this.#changed();
     return pending.entry.deadline;
   }
@@ -240,7 +232,7 @@ export class RequestQueue<Q> {
     const pending = this.#pending.get(id);
     if (!pending) return;
     this.#pending.delete(id);
-    if (pending.timer !== undefined) this.#clock.clearTimeout(pending.timer);
+    pending.deadline.stop();
     this.#recent.set(id, outcome.kind);
     if (this.#recent.size > RECENT_LIMIT) this.#recent.delete(this.#recent.keys().next().value as string);
     pending.resolve(outcome);

@@ -1,3 +1,9 @@
+/**
+ * One MCP client connection to one server, both ways: what Airlock asks it
+ * (tools, prompts, resources, completion, paged and bounded) and what it asks
+ * Airlock (sampling, elicitation, roots), with its notices. One file on purpose:
+ * every request shares the connection's bounds, paging and timeouts.
+ */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   CallToolResultSchema,

@@ -1,3 +1,10 @@
+/**
+ * The one place that starts and stops servers (ARCHITECTURE.md: one place that
+ * spawns and kills processes), driving each server's state machine (lifecycle.ts).
+ * One file on purpose: starting, stopping, restarting and backing off share one
+ * table of servers; the process group, the connection, the probe, the transport and
+ * the tool index are files of their own.
+ */
 import type { CallToolResult, Implementation, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxProfile, ServerSpec, ServerState } from '../../../shared/domain';
 import type { LaunchContext, LaunchPlan, ResourceLimits, SandboxLauncher } from '../sandbox/launcher';

@@ -1,8 +1,7 @@
 /** Install step 4: name, secrets, trust, what a call of each tool will do with these choices, then save (and start). */
 import { useEffect, useId, useState } from 'react';
-import { ServerNameSchema } from '../../../shared/domain';
 import type { Disclosure, ScreenView, ToolView } from '../../../shared/views';
-import { noScreenDomains, SCREEN_DOMAIN_KINDS, type ScreenDomains, type ScreenPermission } from '../../../shared/screens';
+import { isServerName, noScreenDomains, SCREEN_DOMAIN_KINDS, type ScreenDomains, type ScreenPermission } from '../../../shared/plain';
 import { Asks } from '../server-detail/server-screens';
 import { invoke, useAction } from '../../api';
 import { InertText } from '../../components/inert-text';
@@ -45,7 +44,7 @@ export function GrantStep({
   const [screenPermissions, setScreenPermissions] = useState<ScreenPermission[]>(() => [...new Set((screens ?? []).flatMap((screen) => screen.permissions.granted))].sort());
   const action = useAction();
   const ids = { name: useId(), nameError: useId(), trust: useId() };
-  const nameCheck = ServerNameSchema.safeParse(name);
+  const nameValid = isServerName(name);
   const missing = d.secrets.filter((s) => s.required && !s.held && !(secrets[s.name] ?? '').trim()).map((s) => s.name);
 
   const commit = async () => {
@@ -120,11 +119,11 @@ export function GrantStep({
           onChange={(e) => setName(e.target.value)}
           readOnly={d.replaces !== undefined}
           spellCheck={false}
-          aria-invalid={!nameCheck.success}
+          aria-invalid={!nameValid}
           aria-describedby={ids.nameError}
         />
-        <p id={ids.nameError} className={nameCheck.success ? 'muted small' : 'field-error'}>
-          {nameCheck.success ? 'AI apps see its tools as NAME__tool.' : 'Use lowercase letters, digits and dashes, starting with a letter or digit (at most 48).'}
+        <p id={ids.nameError} className={nameValid ? 'muted small' : 'field-error'}>
+          {nameValid ? 'AI apps see its tools as NAME__tool.' : 'Use lowercase letters, digits and dashes, starting with a letter or digit (at most 48).'}
         </p>
       </div>
 
@@ -174,7 +173,7 @@ export function GrantStep({
         <button type="button" onClick={onBack}>
           Back
         </button>
-        <button type="button" className="primary" disabled={action.busy || !nameCheck.success || missing.length > 0} onClick={() => void commit()}>
+        <button type="button" className="primary" disabled={action.busy || !nameValid || missing.length > 0} onClick={() => void commit()}>
           {action.busy ? 'Saving…' : enable ? 'Enable' : 'Save without starting'}
         </button>
       </div>

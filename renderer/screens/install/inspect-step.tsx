@@ -5,7 +5,7 @@ import { Badge } from '../../components/badges';
 import { InertText } from '../../components/inert-text';
 import { Tabs } from '../../components/tabs';
 import { ToolCard } from '../../components/tool-reading';
-import { SCREEN_DOMAIN_KINDS, SCREEN_DOMAIN_WORDS, SCREEN_PERMISSION_WORDS } from '../../../shared/screens';
+import { SCREEN_DOMAIN_KINDS, SCREEN_DOMAIN_WORDS, SCREEN_PERMISSION_WORDS } from '../../../shared/plain';
 
 export function ProbeView({ probe }: { probe: ProbeReport }) {
   const [tab, setTab] = useState('tools');

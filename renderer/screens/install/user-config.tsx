@@ -1,6 +1,6 @@
 /** Settings a server needs before it can run (MCPB user_config, VS Code inputs): the form and the values it sends. */
 import { useId } from 'react';
-import { ownEntry } from '../../../shared/domain';
+import { ownEntry } from '../../../shared/plain';
 import type { Disclosure } from '../../../shared/views';
 import { invoke, useAppInfo } from '../../api';
 import { InertText } from '../../components/inert-text';

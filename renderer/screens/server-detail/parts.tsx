@@ -1,7 +1,7 @@
 /** The pieces of a server's page that act on one thing each: a pending change, its secrets, the consent to run unsandboxed, removal. */
 import { useId, useState } from 'react';
-import { ownEntry } from '../../../shared/domain';
-import { signOutWords } from '../../../shared/ipc';
+import { ownEntry } from '../../../shared/plain';
+import { signOutWords } from '../../../shared/plain';
 import type { ServerDetail, ToolView } from '../../../shared/views';
 import { invoke, useAction, useQuery } from '../../api';
 import { Badge } from '../../components/badges';

@@ -22,7 +22,7 @@ import type { TabSpec } from '../../components/tabs';
 import { ToolConsole } from '../../components/tool-console';
 import { ToolsTable } from '../../components/tool-reading';
 import { editable, when } from '../../format';
-import { AuditTable } from '../activity';
+import { AuditTable } from '../../components/audit-table';
 import { AsksBack } from './asks-back';
 import { pendingCount } from './catalog-parts';
 import { CodeChanged, PendingChange, PendingNewTool, RemoveServer, SecretsEditor, UnsandboxedConsent } from './parts';

@@ -7,7 +7,7 @@
  * render until approved here.
  */
 import { useEffect, useState } from 'react';
-import { SCREEN_DOMAIN_KINDS, SCREEN_DOMAIN_WORDS, SCREEN_PERMISSION_WORDS, type ScreenDomains, type ScreenPermission } from '../../../shared/screens';
+import { SCREEN_DOMAIN_KINDS, SCREEN_DOMAIN_WORDS, SCREEN_PERMISSION_WORDS, type ScreenDomains, type ScreenPermission } from '../../../shared/plain';
 import type { ScreenView, ServerScreensView } from '../../../shared/views';
 import { invoke, useAction, useQuery } from '../../api';
 import { Badge } from '../../components/badges';

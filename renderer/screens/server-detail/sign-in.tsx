@@ -3,7 +3,8 @@
  * whether Airlock can renew it — never a token — with Sign in (or Grant more access) and Sign out.
  */
 import { useState } from 'react';
-import { signOutWords, type SignOutOutcome } from '../../../shared/ipc';
+import type { SignOutOutcome } from '../../../shared/ipc';
+import { signOutWords } from '../../../shared/plain';
 import { invoke, useAction, useQuery } from '../../api';
 import { Badge } from '../../components/badges';
 import { InertText } from '../../components/inert-text';
