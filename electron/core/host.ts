@@ -14,6 +14,7 @@ import type { ChangeRecorder } from './audit/change-record';
 import { actorOfShell } from './audit/change-record';
 import { CallsRoom } from './calls/calls-room';
 import { CatalogRoom } from './catalog/catalog-room';
+import { ClaimsRoom } from './claims';
 import { chatContextSources } from './catalog/chat-context';
 import { CodeHasher, CodePins } from './code-pins';
 import { GatewayRoom } from './gateway/gateway-room';
@@ -88,6 +89,8 @@ export class AirlockHost {
   readonly organisation: ManagedPolicyRoom;
   /** The audit log, streamed to an OpenTelemetry collector. */
   readonly auditExport: AuditExportRoom;
+  /** What tools did during their calls, set against what they claim; when grants were last used. */
+  readonly claims: ClaimsRoom;
   private readonly disposers: Array<() => void> = [];
 
   constructor(private readonly options: HostOptions) {
@@ -179,6 +182,13 @@ export class AirlockHost {
       ...(hooks.pickFile ? { pickFile: hooks.pickFile } : {}),
       ...(hooks.openExternal ? { openExternal: hooks.openExternal } : {}),
     });
+    this.claims = new ClaimsRoom({
+      ...parts,
+      records: () => this.servers.records(),
+      audit: this.audit,
+      onDidAppend: this.activity.appendNotices,
+      onAuditError: (message) => this.activity.notRecorded(message),
+    });
     const timeouts = { defaultTimeoutMs: options.confirmationTimeoutMs ?? 120_000, ...(options.approvalTokenTtlMs !== undefined ? { tokenTtlMs: options.approvalTokenTtlMs } : {}) };
     this.confirmations = new ConfirmationRegistry({ sessionGrants: this.sessionGrants, ...timeouts });
     this.approvals = new ApprovalsRoom({
@@ -199,9 +209,12 @@ export class AirlockHost {
         mayAsk: (_server, profile) => !isContained(profile),
         // SECURITY (invariant 5): the audit key stays out of every server's reach, wherever it was moved.
         ...(this.activity.keyFile ? { hiddenFiles: [this.activity.keyFile] } : {}),
-        onViolation: (server, text) => this.activity.recordSandboxRefusal(server, text),
-        // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host.
-        onNetworkDecision: (decision) => (this.activity.recordNetwork(decision), this.calls.noteNetworkDecision(decision)),
+        onViolation: (server, text) => (this.activity.recordSandboxRefusal(server, text), this.claims.observeRefusal(server, text)),
+        // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host;
+        // an attempt during a call is set against the tool's claims.
+        onNetworkDecision: (decision) => (this.activity.recordNetwork(decision), this.calls.noteNetworkDecision(decision), this.claims.observeNetwork(decision)),
+        // What a server with a network proxy or write grants does while calls run (and nothing for the others).
+        observe: (server) => this.claims.observeLaunch(server),
         ...options.launcherOptions,
       });
     const codeHasher = new CodeHasher({ dataDir });
@@ -222,6 +235,7 @@ export class AirlockHost {
       limits: () => this.launcher.limits(),
       guardStart: (record) => organisation.guardStart(record),
       blocked: (record) => organisation.block(record),
+      grantUse: (record) => this.claims.grants(record),
     });
     this.catalog = new CatalogRoom({
       ...parts,
@@ -319,6 +333,7 @@ export class AirlockHost {
         onDidAppend: this.activity.appendNotices,
         onAuditError: (message) => this.activity.outcomeNotRecorded(message),
         whyUnavailable: (server) => this.servers.unavailable(server)?.message,
+        observer: this.claims.observer,
       },
     });
     this.screens = new ScreenRoom({
@@ -402,6 +417,7 @@ export class AirlockHost {
       ...this.organisation.ipcHandlers(shell),
       ...this.auditExport.ipcHandlers(shell),
       ...this.screens.ipcHandlers(shell),
+      ...this.claims.ipcHandlers(shell),
     };
   }
 
@@ -415,6 +431,7 @@ export class AirlockHost {
     await this.supervisor.stopAll();
     await this.remote.closeAll();
     await this.launcher.close();
+    this.claims.close();
     this.organisation.dispose();
     await this.auditExport.stop();
     await this.activity.close();

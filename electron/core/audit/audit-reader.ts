@@ -27,6 +27,7 @@ import {
   lineHashMatches,
   type AuditEntry,
   type ChangeEntry,
+  type ClaimsContradictedEntry,
   type DecisionEntry,
   type NetworkEntry,
   type OutcomeEntry,
@@ -100,7 +101,7 @@ export interface AuditRecord {
 }
 
 /** A row of the Activity page: a call, a network decision, or a change a person made. */
-export type ActivityRecord = AuditRecord | { network: NetworkEntry } | { change: ChangeEntry } | { refusal: SandboxRefusalEntry };
+export type ActivityRecord = AuditRecord | { network: NetworkEntry } | { change: ChangeEntry } | { refusal: SandboxRefusalEntry } | { claims: ClaimsContradictedEntry };
 
 /** Filters for `read()`. `decision` matches the policy verdict, or the final allow/deny. */
 export interface AuditQuery {
@@ -580,6 +581,11 @@ export async function readAudit(context: ReaderContext, query: AuditQuery, inclu
       if (query.tool !== undefined && entry.tool !== query.tool) return false;
       return query.decision === undefined;
     }
+    if (entry.type === 'claims-contradicted' && includeNetwork) {
+      if (query.server !== undefined && entry.server !== query.server) return false;
+      if (query.tool !== undefined && entry.tool !== query.tool) return false;
+      return query.decision === undefined;
+    }
     return false;
   };
   const onLine = (bytes: Buffer): boolean => {
@@ -597,7 +603,7 @@ export async function readAudit(context: ReaderContext, query: AuditQuery, inclu
       outcomes.delete(entry.callId);
       if (wanted(entry)) out.push(outcome ? { decision: entry, outcome } : { decision: entry });
     } else if (wanted(entry)) {
-      out.push(entry.type === 'change' ? { change: entry } : entry.type === 'sandbox' ? { refusal: entry } : { network: entry as NetworkEntry });
+      out.push(entry.type === 'change' ? { change: entry } : entry.type === 'sandbox' ? { refusal: entry } : entry.type === 'claims-contradicted' ? { claims: entry } : { network: entry as NetworkEntry });
     }
     return out.length < limit;
   };

@@ -7,6 +7,8 @@ import { AirlockError, messageOf } from '../errors';
 import type { GatewayCallRequest } from '../gateway/gateway-core';
 import { decide, type CodeChange, type Decision, type OrganisationFacts, type ToolCall } from '../policy/decide';
 import { reviewState } from '../policy/review';
+import type { CallObserver } from '../claims/claims-room';
+import { claimsFactsOf } from '../claims/claim-state';
 import type { IndexedTool } from '../servers/tool-index';
 import { ToolCallError } from '../servers/tool-call-error';
 import { deepFreeze } from '../deep-freeze';
@@ -113,6 +115,12 @@ export interface CallPipelineDeps {
    * so a remembered decision is never reused across one). Absent: no policy.
    */
   organisation?: { facts(record: ServerRecord): OrganisationFacts; revision(): number };
+  /**
+   * Told which call is running while it runs (claims/): what its server does
+   * meanwhile is set against the tool's claims when it returns, before the
+   * caller hears back. Absent: nothing is observed.
+   */
+  observer?: CallObserver;
 }
 
 /**
@@ -208,17 +216,30 @@ export class CallPipeline {
     // SECURITY: the allow or approval was for the definition decided on; if the server changed
     // the tool while the decision was being written (a list_changed read since), it is not sent.
     const settled = await this.deps.toolsSettled(request.server);
-    if (!settled || this.deps.lookupTool(request.server, request.tool)?.fingerprint !== decision.fingerprint) {
+    const sent = this.deps.lookupTool(request.server, request.tool);
+    if (!settled || sent?.fingerprint !== decision.fingerprint) {
       const message = `${request.tool} changed just before Airlock sent the call, so it was not sent. Call it again to review its new definition.`;
       return this.finish({ callId, outcome: 'denied', message, decision, started, request, detail: 'definition-changed', ...outcomeFacts });
     }
 
     const attempts = { retried: false };
+    // What its server does while it runs is set against what the tool claims (as sent: its own annotations).
+    const watch = this.deps.observer?.begin({
+      callId,
+      server: request.server,
+      tool: request.tool,
+      annotations: sent.definition.annotations,
+      fingerprint: sent.fingerprint,
+      secrets: record.profile.secrets,
+    });
+    if (watch) await watch.ready;
     try {
       const result = await this.sendWithRetry(request, args, decision, attempts);
+      if (watch) await this.deps.observer!.finish(watch);
       const outcome: CallOutcome = result.isError ? 'tool-error' : 'ok';
       return this.finish({ callId, outcome, result, decision, started, request, ...outcomeFacts });
     } catch (error) {
+      if (watch) await this.deps.observer!.finish(watch);
       if (error instanceof ToolCallError && !error.outcomeUnknown) {
         return this.finish({ callId, outcome: 'tool-error', message: `${error.message}`, decision, started, request, detail: error.kind, ...outcomeFacts });
       }
@@ -271,7 +292,7 @@ export class CallPipeline {
           denialMessage:
             request.caller.kind === 'cli'
               ? `This call needs your confirmation (${cliConfirmationReason(decision, state.settings.policyMode)}), and there is no terminal to ask on. Run \`airlock call\` in a terminal, or open the Airlock app and answer there.`
-              : `This call needs a person's confirmation, and no Airlock window or terminal is available to ask. Open the Airlock app (or run the command in a terminal) and try again.`,
+              : `This call needs a person's confirmation, and no Airlock window or terminal is available to ask.${claimsWhy(decision)} Open the Airlock app (or run the command in a terminal) and try again.`,
         };
       }
       const opened = this.deps.confirmations.open({
@@ -352,6 +373,8 @@ export class CallPipeline {
         mode: state.settings.policyMode,
         approved: approvalOf(record, call.tool, indexed?.fingerprint),
         ...(organisation ? { organisation } : {}),
+        // What the tool did against its claims (a fact of the record: a new snapshot decides afresh).
+        claims: claimsFactsOf(record, call.tool),
       },
       this.deps.now(),
     );
@@ -526,9 +549,15 @@ export function ownCallConsent(caller: Caller, decision: Decision, mode: PolicyM
   return cliConfirmationReason(decision, mode) === undefined ? 'command-line' : undefined;
 }
 
+/** For a tool whose claims are withdrawn: why it asks (Airlock's reasons: the contradiction and what it did). */
+function claimsWhy(decision: Decision): string {
+  return decision.flags.claimsWithdrawn ? ` ${decision.reasons.slice(0, 2).join(' ')}` : '';
+}
+
 /** Why a `cli` call must be confirmed, in words; undefined when the command line is consent enough. */
 function cliConfirmationReason(decision: Decision, mode: PolicyMode): string | undefined {
   if (mode === 'strict') return 'strict mode is on';
+  if (decision.flags.claimsWithdrawn) return 'the tool did something its claims say it does not';
   if (decision.confirmationKind === 'destructive') return 'the tool may delete or overwrite things';
   if (decision.flags.changedSinceApproval || decision.flags.voidedRules.length > 0 || decision.changes) return 'the tool changed since you approved it';
   if (decision.decidedBy.kind === 'new-tool') return 'the tool was added after you reviewed this server';
