@@ -119,7 +119,7 @@ export function claimsToReview(record: Pick<ServerRecord, 'claimChecks'>): numbe
 export function claimsCheckView(check: ClaimCheck): ClaimsCheckView {
   const summary =
     check.state === 'withdrawn'
-      ? 'It did something its claims say it does not. Airlock no longer uses its claims: it asks before each call, whatever the server’s trust or sandbox, and “always allow” given before asks again — until you review what it did.'
+      ? 'Airlock no longer uses its claims: it asks before each call, whatever the server’s trust or sandbox, and an “always allow” given before asks again — until you review what it did.'
       : check.state === 'distrusted'
         ? 'You chose not to trust its claims: Airlock treats it as a tool that says nothing about itself.'
         : 'You chose to keep trusting its claims for this definition after reviewing what it did; what it does against them is still recorded.';
