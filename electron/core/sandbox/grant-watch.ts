@@ -215,8 +215,13 @@ export class GrantWatcher {
       return;
     }
     if (!had || had.ino !== info.ino) {
-      const moved = this.takeGone(info);
-      const replaced = had ? publicEntry(had) : undefined;
+      let moved = this.takeGone(info);
+      let replaced = had ? publicEntry(had) : undefined;
+      // Gone and back under the same name (its inode number reused): a new file in the old one's place.
+      if (moved && moved.path === path) {
+        replaced ??= publicEntry(moved.entry);
+        moved = undefined;
+      }
       if (moved) this.onChange({ grant: owner.grant, kind: 'renamed', path: moved.path, to: path, before: publicEntry(moved.entry), ...(replaced ? { replaced } : {}), size: info.size, at });
       else this.onChange({ grant: owner.grant, kind: 'created', path, ...(replaced ? { replaced } : {}), size: info.size, at });
       this.remember(names, name, info, at);
@@ -225,6 +230,13 @@ export class GrantWatcher {
     }
     // The same entry: written in place (or its metadata changed). A folder's own changes are its entries'.
     if (info.isDirectory()) return;
+    if (event === 'rename') {
+      // A name event for a file that is still the same inode: it was removed and made again, and the
+      // filesystem gave the new file the old one's inode number — a new file in its place.
+      this.onChange({ grant: owner.grant, kind: 'created', path, replaced: publicEntry(had), size: info.size, at });
+      names.set(name, { ino: info.ino, size: info.size, dir: false, since: at });
+      return;
+    }
     this.onChange({ grant: owner.grant, kind: 'modified', path, before: publicEntry(had), size: info.size, at });
     names.set(name, { ...had, size: info.size });
   }
