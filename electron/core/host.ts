@@ -428,6 +428,8 @@ export class AirlockHost {
     this.serverRequests.dispose();
     await this.gateway.close();
     await this.install.dispose();
+    // What the last calls did is set against their claims (and recorded) before the servers and the log close.
+    await this.claims.settled();
     await this.supervisor.stopAll();
     await this.remote.closeAll();
     await this.launcher.close();

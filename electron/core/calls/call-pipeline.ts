@@ -117,8 +117,9 @@ export interface CallPipelineDeps {
   organisation?: { facts(record: ServerRecord): OrganisationFacts; revision(): number };
   /**
    * Told which call is running while it runs (claims/): what its server does
-   * meanwhile is set against the tool's claims when it returns, before the
-   * caller hears back. Absent: nothing is observed.
+   * meanwhile is set against the tool's claims when it returns (off the
+   * caller's path; the next call to the server waits for it). Absent:
+   * nothing is observed.
    */
   observer?: CallObserver;
 }
@@ -163,6 +164,9 @@ export class CallPipeline {
       }
     }
     const codeChange = await this.deps.codeChange(request.server, record);
+    // What the last calls to this server did is set against their claims first: a tool whose claims one withdraws is decided without them.
+    const comparing = this.deps.observer?.pending(request.server);
+    if (comparing) await comparing;
     const call: ToolCall = { server: request.server, tool: request.tool, arguments: request.arguments, caller: request.caller };
     const round = await this.decideAndAsk(request, call, record, state, codeChange);
     const { decision, args, answer, final, rule } = round;
@@ -235,11 +239,12 @@ export class CallPipeline {
     if (watch) await watch.ready;
     try {
       const result = await this.sendWithRetry(request, args, decision, attempts);
-      if (watch) await this.deps.observer!.finish(watch);
+      // Compared with the tool's claims off the caller's path (like the outcome, written after this turn).
+      if (watch) void this.deps.observer!.finish(watch);
       const outcome: CallOutcome = result.isError ? 'tool-error' : 'ok';
       return this.finish({ callId, outcome, result, decision, started, request, ...outcomeFacts });
     } catch (error) {
-      if (watch) await this.deps.observer!.finish(watch);
+      if (watch) void this.deps.observer!.finish(watch);
       if (error instanceof ToolCallError && !error.outcomeUnknown) {
         return this.finish({ callId, outcome: 'tool-error', message: `${error.message}`, decision, started, request, detail: error.kind, ...outcomeFacts });
       }

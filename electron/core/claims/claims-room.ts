@@ -66,13 +66,25 @@ export interface CallObserver {
    * before it is then read, and not counted as its).
    */
   begin(input: { callId: string; server: string; tool: string; annotations: ToolAnnotations | undefined; fingerprint: string; secrets: readonly string[] }): CallWatch | undefined;
-  /** The call returned (or failed): compares what it did with its claims. Never throws. */
+  /**
+   * The call returned (or failed): compares what it did with its claims,
+   * off the caller's path (one turn of the event loop later, when what its
+   * server did just before answering has been read). Never rejects.
+   */
   finish(watch: CallWatch): Promise<void>;
+  /**
+   * Comparisons of this server's calls still under way (undefined: none).
+   * The next call to it is decided only once they are done, so a tool whose
+   * claims one of them withdraws is decided without them.
+   */
+  pending(server: string): Promise<void> | undefined;
 }
 
 export class ClaimsRoom {
   readonly #calls = new CallObservations();
   readonly #use: GrantUse;
+  /** Comparisons under way, by server. */
+  readonly #comparing = new Map<string, Set<Promise<void>>>();
 
   constructor(private readonly deps: ClaimsRoomDeps) {
     this.#use = new GrantUse(deps.dataDir, () => deps.records(), undefined, (error) => deps.log?.('could not write when grants were last used', error));
@@ -124,18 +136,39 @@ export class ClaimsRoom {
       if (input.secrets.length > 0) this.#use.noteCall(input.server, input.secrets);
       return this.#calls.begin(input);
     },
-    finish: async (watch) => {
-      try {
-        const seen = await this.#calls.end(watch);
-        if (!watch.checked || seen.effects.length === 0) return;
-        const contradictions = compareClaims(watch.annotations, seen.effects);
-        if (contradictions.length > 0) await this.#contradicted(watch, contradictions, seen.dropped);
-      } catch (error) {
-        // The call's result stands; what could not be compared is said in the log.
-        this.deps.log?.('could not compare a call with its claims', error);
-      }
+    finish: (watch) => {
+      const comparing = this.#compare(watch);
+      const set = this.#comparing.get(watch.server) ?? new Set<Promise<void>>();
+      this.#comparing.set(watch.server, set);
+      set.add(comparing);
+      void comparing.finally(() => {
+        set.delete(comparing);
+        if (set.size === 0 && this.#comparing.get(watch.server) === set) this.#comparing.delete(watch.server);
+      });
+      return comparing;
+    },
+    pending: (server) => {
+      const set = this.#comparing.get(server);
+      return set && set.size > 0 ? Promise.all(set).then(() => undefined) : undefined;
     },
   };
+
+  /** Resolves once every comparison under way is done (before the audit log closes; tests). */
+  async settled(): Promise<void> {
+    while (this.#comparing.size > 0) await Promise.all([...this.#comparing.values()].flatMap((set) => [...set]));
+  }
+
+  async #compare(watch: CallWatch): Promise<void> {
+    try {
+      const seen = await this.#calls.end(watch);
+      if (!watch.checked || seen.effects.length === 0) return;
+      const contradictions = compareClaims(watch.annotations, seen.effects);
+      if (contradictions.length > 0) await this.#contradicted(watch, contradictions, seen.dropped);
+    } catch (error) {
+      // The call's result stands; what could not be compared is said in the log.
+      this.deps.log?.('could not compare a call with its claims', error);
+    }
+  }
 
   /** A tool's row: what it did against its claims (undefined: nothing seen). */
   view(record: ServerRecord, tool: string): ClaimsCheckView | undefined {

@@ -38,6 +38,8 @@ async function gatewayClient(t: TestHost): Promise<Client> {
 const textOf = (result: unknown) => ((result as { content?: Array<{ text?: string }> }).content ?? []).map((item) => item.text ?? '').join('\n');
 
 async function claimsEntries(t: TestHost, server: string, tool?: string): Promise<ClaimsContradictedEntry[]> {
+  // A call is compared with its claims off the caller's path: once the comparisons under way are done.
+  await t.host.claims.settled();
   const records = await t.host.audit.readActivity({ server, ...(tool ? { tool } : {}), limit: 500 });
   return records.flatMap((record) => ('claims' in record ? [record.claims] : []));
 }
