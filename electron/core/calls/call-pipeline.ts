@@ -182,6 +182,14 @@ export class CallPipeline {
 
     const strict = state.settings.strictDurability === true;
     const durability: AuditDurability = strict || personAnswered ? 'flushed' : 'written';
+    // What its server does while it runs is set against what the tool claims (its own annotations, as decided on).
+    // Watched from here — what was queued before is read first — so nothing comes between the decision's write and the send.
+    const decided = final === 'allow' ? this.deps.lookupTool(request.server, request.tool) : undefined;
+    const watch =
+      decided && decided.fingerprint === decision.fingerprint
+        ? this.deps.observer?.begin({ callId, server: request.server, tool: request.tool, annotations: decided.definition.annotations, fingerprint: decided.fingerprint, secrets: record.profile.secrets })
+        : undefined;
+    if (watch) await watch.ready;
     let entry;
     try {
       // SECURITY: invariant 1 — the call goes out only after this resolves: written (or flushed, as chosen above).
@@ -205,6 +213,7 @@ export class CallPipeline {
         { durability },
       );
     } catch (error) {
+      if (watch) this.deps.observer!.drop(watch);
       // Fail closed: without its decision on record, the call is not sent.
       const why = error instanceof AuditWriteError ? error.message : `Could not write the audit log: ${messageOf(error)}`;
       throw new AirlockError('unavailable', `Airlock did not send this call, because it could not record the decision first. ${why}`);
@@ -220,23 +229,13 @@ export class CallPipeline {
     // SECURITY: the allow or approval was for the definition decided on; if the server changed
     // the tool while the decision was being written (a list_changed read since), it is not sent.
     const settled = await this.deps.toolsSettled(request.server);
-    const sent = this.deps.lookupTool(request.server, request.tool);
-    if (!settled || sent?.fingerprint !== decision.fingerprint) {
+    if (!settled || this.deps.lookupTool(request.server, request.tool)?.fingerprint !== decision.fingerprint) {
+      if (watch) this.deps.observer!.drop(watch);
       const message = `${request.tool} changed just before Airlock sent the call, so it was not sent. Call it again to review its new definition.`;
       return this.finish({ callId, outcome: 'denied', message, decision, started, request, detail: 'definition-changed', ...outcomeFacts });
     }
 
     const attempts = { retried: false };
-    // What its server does while it runs is set against what the tool claims (as sent: its own annotations).
-    const watch = this.deps.observer?.begin({
-      callId,
-      server: request.server,
-      tool: request.tool,
-      annotations: sent.definition.annotations,
-      fingerprint: sent.fingerprint,
-      secrets: record.profile.secrets,
-    });
-    if (watch) await watch.ready;
     try {
       const result = await this.sendWithRetry(request, args, decision, attempts);
       // Compared with the tool's claims off the caller's path (like the outcome, written after this turn).

@@ -145,6 +145,13 @@ export class CallObservations {
     return { effects: watch.effects, dropped: watch.dropped };
   }
 
+  /** A call that was not sent after all: no longer in flight, nothing compared. */
+  drop(watch: CallWatch): void {
+    const server = this.#servers.get(watch.server);
+    server?.calls.delete(watch);
+    if (server && server.launches <= 0 && server.calls.size === 0) this.#servers.delete(watch.server);
+  }
+
   /** A change in one of the server's write grants. */
   noteGrantChange(server: string, change: GrantChange): void {
     const calls = this.#servers.get(server)?.calls;

@@ -72,6 +72,8 @@ export interface CallObserver {
    * server did just before answering has been read). Never rejects.
    */
   finish(watch: CallWatch): Promise<void>;
+  /** The call was not sent after all (its decision could not be recorded, or the tool changed): forget it. */
+  drop(watch: CallWatch): void;
   /**
    * Comparisons of this server's calls still under way (undefined: none).
    * The next call to it is decided only once they are done, so a tool whose
@@ -147,6 +149,7 @@ export class ClaimsRoom {
       });
       return comparing;
     },
+    drop: (watch) => this.#calls.drop(watch),
     pending: (server) => {
       const set = this.#comparing.get(server);
       return set && set.size > 0 ? Promise.all(set).then(() => undefined) : undefined;
