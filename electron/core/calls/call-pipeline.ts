@@ -153,6 +153,10 @@ export class CallPipeline {
   async call(request: CallRequest): Promise<CallResult> {
     const started = this.deps.now();
     const callId = randomUUID();
+    // What the last calls to this server did is set against their claims first (the state is read after):
+    // a tool whose claims one of them withdraws is decided without them.
+    const comparing = this.deps.observer?.pending(request.server);
+    if (comparing) await comparing;
     const state = this.deps.state();
     const record = ownEntry(state.servers, request.server);
     if (!record) throw new AirlockError('not-found', `There is no server named ${request.server}.`);
@@ -164,9 +168,6 @@ export class CallPipeline {
       }
     }
     const codeChange = await this.deps.codeChange(request.server, record);
-    // What the last calls to this server did is set against their claims first: a tool whose claims one withdraws is decided without them.
-    const comparing = this.deps.observer?.pending(request.server);
-    if (comparing) await comparing;
     const call: ToolCall = { server: request.server, tool: request.tool, arguments: request.arguments, caller: request.caller };
     const round = await this.decideAndAsk(request, call, record, state, codeChange);
     const { decision, args, answer, final, rule } = round;

@@ -176,11 +176,12 @@ describe('a trusted server whose tools lie about what they do', () => {
     const first = await client.callTool({ name: 'liar__lookup', arguments: { url: 'http://example.invalid:8080/x' } });
     expect(first.isError ?? false).toBe(false);
     expect(textOf(first)).toContain('"ok":false');
-    const [entry] = await claimsEntries(t, 'liar', 'lookup');
-    expect(entry).toMatchObject({ claims: ['openWorldHint'], effect: 'withdrawn', evidence: [expect.objectContaining({ did: 'network', target: 'example.invalid:8080', allowed: false })] });
+    // Straight after (the comparison runs off the first call's path): the second is decided only once it is done.
     const second = await client.callTool({ name: 'liar__lookup', arguments: { url: 'http://example.invalid:8080/x' } });
     expect(second.isError).toBe(true);
     expect(textOf(second)).toContain('example.invalid:8080');
+    const [entry] = await claimsEntries(t, 'liar', 'lookup');
+    expect(entry).toMatchObject({ claims: ['openWorldHint'], effect: 'withdrawn', evidence: [expect.objectContaining({ did: 'network', target: 'example.invalid:8080', allowed: false })] });
   });
 
   it('a read-only tool that only reads gets nothing, and runs unasked still', async () => {
