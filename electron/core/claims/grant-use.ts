@@ -57,6 +57,8 @@ export class GrantUse {
   readonly #file: string;
   /** Uses seen in this process, not yet written: server → key → epoch ms. */
   readonly #pending = new Map<string, Map<string, number>>();
+  /** The last use this process noted, per server and grant (a use within the hour of it says nothing new). */
+  readonly #noted = new Map<string, number>();
   /** The file as last read, and its stamp. */
   #cache: { stamp: string; data: UseFile } | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -176,17 +178,15 @@ export class GrantUse {
     this.flush();
   }
 
+  // On the call path for a server with secrets: one map lookup when nothing new is to be said.
   #note(server: string, key: string): void {
     const now = this.now();
-    let uses = this.#pending.get(server);
-    const last = uses?.get(key);
+    const id = `${server}\u0000${key}`;
+    const last = this.#noted.get(id);
     if (last !== undefined && now - last < PRECISION_MS) return;
-    if (last === undefined) {
-      // Already written within the hour: nothing new to say.
-      const servers = this.#read().servers;
-      const stored = own(own(servers, server) ?? {}, key)?.used;
-      if (stored && now - Date.parse(stored) < PRECISION_MS) return;
-    }
+    this.#noted.set(id, now);
+    if (this.#noted.size > 10_000) this.#noted.delete(this.#noted.keys().next().value!);
+    let uses = this.#pending.get(server);
     if (!uses) this.#pending.set(server, (uses = new Map()));
     uses.set(key, now);
     this.flushSoon();

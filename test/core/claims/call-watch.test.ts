@@ -36,6 +36,16 @@ describe('CallObservations', () => {
     expect(observations.observing('s')).toBe(false);
   });
 
+  it('a refusal the OS sandbox reports (macOS) while a call runs is its evidence; one reported after it returned is not', async () => {
+    const observations = new CallObservations();
+    observations.attach('s');
+    const watch = observations.begin(call('t'))!;
+    observations.noteRefusal('s', 'write', 'deny(1) file-write-create /Users/ann/x');
+    const seen = await observations.end(watch);
+    observations.noteRefusal('s', 'network', 'deny(1) network-outbound 1.2.3.4:443');
+    expect(seen.effects).toEqual([expect.objectContaining({ kind: 'refused', operation: 'write', detail: 'deny(1) file-write-create /Users/ann/x' })]);
+  });
+
   it('with watched grants: what was queued before the call was sent is not its; a move held back is settled at its end', async () => {
     const observations = new CallObservations();
     const launch = observations.attach('s');
