@@ -194,16 +194,18 @@ export function ClaimsEvidence({ tool, onReview, busy }: { tool: ToolView; onRev
           Reviewed {when(check.reviewed.at)} ({check.reviewed.by === 'window' ? 'in the window' : 'at the command line'}).
         </p>
       )}
-      {onReview && check.state !== 'kept' && !confirming && (
+      {onReview && !confirming && (
         <div className="actions">
-          {check.state === 'withdrawn' && (
+          {check.state !== 'distrusted' && (
             <button type="button" className="small-button" disabled={busy} onClick={() => onReview(tool, 'distrust')}>
               Don’t trust its claims
             </button>
           )}
-          <button type="button" className="small-button" disabled={busy} onClick={() => setConfirming(true)}>
-            Keep trusting its claims…
-          </button>
+          {check.state !== 'kept' && (
+            <button type="button" className="small-button" disabled={busy} onClick={() => setConfirming(true)}>
+              Keep trusting its claims…
+            </button>
+          )}
         </div>
       )}
       {onReview && confirming && (

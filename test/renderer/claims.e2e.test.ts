@@ -78,6 +78,9 @@ describe('a tool that did what its claims say it does not, in the window', () =>
     await waitForText(row, 'Its claims are trusted again (your review)');
     expect(t.host.servers.record('liar').claimChecks?.touch?.state).toBe('kept');
     await waitForText(page.getByTestId('tool-row-touch').getByTestId('policy-preview'), 'Runs without asking');
+    // Trust given back can be taken away again at any time (nothing offers to give more).
+    expect(await row.getByRole('button', { name: 'Don’t trust its claims' }).count()).toBe(1);
+    expect(await row.getByRole('button', { name: 'Keep trusting its claims…' }).count()).toBe(0);
 
     await t.host.changes.settled();
     const changes = (await t.host.audit.readActivity({ server: 'liar', tool: 'touch', limit: 20 })).flatMap((record) => ('change' in record ? [record.change] : []));
