@@ -9,14 +9,15 @@
  *
  * Cost: a server with nothing to observe (no proxy, no write grant) has no
  * entry here, and a call to it costs one map lookup. For the others, a call
- * costs a small record, and — when its write grants are watched — one
- * turn of the event loop at its end, so that a change the server made just
- * before it answered, whose event was read in the same batch as its
- * answer, is not missed.
+ * costs a small record; when its write grants are watched and the tool's
+ * claims could be contradicted by a change in a file, two turns of the
+ * event loop before it is sent (so a change made just before is read first,
+ * and not counted as its) and one after it answered, off the caller's path
+ * (so a change made just before the answer is not missed).
  */
 import type { ToolAnnotations } from '../../../shared/domain';
 import type { GrantChange, SeenEntry } from '../sandbox';
-import { claimsAnything, type Effect } from './compare-claims';
+import { claimsAnything, statedClaims, type Effect } from './compare-claims';
 
 /** Effects kept per call, and distinct targets; more are counted (the first ones are the evidence). */
 export const MAX_EFFECTS_PER_CALL = 200;
@@ -32,6 +33,8 @@ export interface CallWatch {
   readonly started: number;
   /** Whether its claims say anything a behaviour could contradict (if not, nothing is compared at its end). */
   readonly checked: boolean;
+  /** Whether a change in a file could contradict them (it says it only reads, or that it is not destructive). */
+  readonly fileClaims: boolean;
   effects: Effect[];
   /** Effects past the cap, counted. */
   dropped: number;
@@ -97,10 +100,12 @@ export class CallObservations {
   begin(input: { callId: string; server: string; tool: string; annotations: ToolAnnotations | undefined; fingerprint: string }): CallWatch | undefined {
     const server = this.#servers.get(input.server);
     if (!server || server.launches <= 0) return undefined;
+    const stated = statedClaims(input.annotations);
     const watch: CallWatch = {
       ...input,
       started: performance.now(),
       checked: claimsAnything(input.annotations),
+      fileClaims: stated.readOnly || stated.notDestructive,
       effects: [],
       dropped: 0,
       sizes: new Map(),
@@ -109,10 +114,11 @@ export class CallObservations {
       armed: true,
       ready: Promise.resolve(),
     };
-    if (server.settles.size > 0) {
+    if (watch.fileClaims && server.settles.size > 0) {
       // File events the kernel queued before this call was sent (a change made between calls) may not
       // have been read yet: two turns of the event loop take at least one full read of them; the
-      // call is sent after, and only what comes then is its.
+      // call is sent after, and only what comes then is its. (A tool whose claims no file change can
+      // contradict does not wait: nothing queued before could be held against it.)
       watch.armed = false;
       watch.ready = new Promise<void>((resolve) =>
         setImmediate(() =>
@@ -136,7 +142,7 @@ export class CallObservations {
   async end(watch: CallWatch): Promise<WatchedCall> {
     const server = this.#servers.get(watch.server);
     // Only file events can trail the answer (a network decision is taken before the server gets its connection).
-    if (server && server.settles.size > 0) {
+    if (watch.fileClaims && server && server.settles.size > 0) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       for (const settle of server.settles) settle();
     }
