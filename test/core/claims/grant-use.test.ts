@@ -67,7 +67,8 @@ describe('GrantUse', () => {
     u.noteWrite('constructor', '/home/me/notes');
     u.flush();
     const file = JSON.parse(readFileSync(join(dir, GRANT_USE_FILE), 'utf8')) as { servers: Record<string, Record<string, { used?: string }>> };
-    expect(file.servers.constructor!['domain\napi.example.com']!.used).toBe(new Date(now).toISOString());
+    const stored = new Map(Object.entries(file.servers)).get('constructor')!;
+    expect(stored['domain\napi.example.com']!.used).toBe(new Date(now).toISOString());
     expect(view(u, 'write').note).toBe('Last used today.');
     expect(view(u, 'secret').note).toBe('Last used 2 days ago (when the server last handled a call holding it).');
     now += UNUSED_AFTER_MS;
@@ -81,7 +82,7 @@ describe('GrantUse', () => {
     records = [{ ...records[0]!, profile: { ...records[0]!.profile, filesystem: { ...records[0]!.profile.filesystem, write: [] } } }];
     u.flush();
     let file = JSON.parse(readFileSync(join(dir, GRANT_USE_FILE), 'utf8')) as { servers: Record<string, Record<string, unknown>> };
-    expect(Object.keys(file.servers.constructor!)).not.toContain('write\n/home/me/notes');
+    expect(Object.keys(new Map(Object.entries(file.servers)).get('constructor')!)).not.toContain('write\n/home/me/notes');
     records = [];
     u.flush();
     file = JSON.parse(readFileSync(join(dir, GRANT_USE_FILE), 'utf8')) as { servers: Record<string, Record<string, unknown>> };
