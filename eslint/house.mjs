@@ -75,6 +75,7 @@ export const rooms = [
   { path: 'electron/core/rules/', holds: 'the standing rules ("always allow", "always deny") and the policy settings, saved and recorded' },
   { path: 'electron/core/approvals/', holds: 'confirmations of calls: minted, shown, answered once, their approval a single-use token; session grants; network questions' },
   { path: 'electron/core/calls/', holds: 'the call pipeline: the one door every tool call goes through, decided, recorded, then sent' },
+  { path: 'electron/core/claims/', holds: "what a tool did during its calls (network attempts, changes in its write grants) set against what it claims; contradictions recorded and the claims withdrawn until the person reviews; when each grant was last used" },
   { path: 'electron/core/audit/', holds: 'the hash-chained audit log of every decision and outcome: its writer, lock, head, repair, reading and checking' },
   { path: 'electron/core/audit-export/', holds: 'the audit log streamed to an OpenTelemetry collector' },
   { path: 'electron/core/sandbox/', holds: 'the OS sandbox around each server: a profile turned into a launch, a backend per platform, the network proxy' },

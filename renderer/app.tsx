@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useQuery } from './api';
+import { ClaimsNotice } from './components/claims-notice';
 import { DialogQueue } from './components/dialog-queue';
 import { NetworkPrompt } from './components/network-prompt';
 import { parseRoute, type Route } from './route';
@@ -109,6 +110,7 @@ export function App() {
               {notice.message}
             </div>
           ))}
+        <ClaimsNotice />
         <NetworkPrompt />
         <Suspense fallback={<ScreenLoading />}>
           {route.screen === 'servers' && <ServersScreen />}

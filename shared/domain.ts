@@ -418,6 +418,62 @@ export function defaultScreenSettings(): ScreenSettings {
 }
 
 
+/** The three claims a tool makes that Airlock can set against what it does. */
+export const CheckedClaimSchema = z.enum(['readOnlyHint', 'destructiveHint', 'openWorldHint']);
+export type CheckedClaim = z.infer<typeof CheckedClaimSchema>;
+
+/**
+ * One thing a tool did during one of its calls that its claims say it does
+ * not: what (in Airlock's words), where (a path in a write grant, a host and
+ * port, the sandbox's refusal), and when. Paths and hosts are data.
+ */
+export const ClaimEvidenceSchema = z.object({
+  claim: CheckedClaimSchema,
+  /** `wrote` (created), `changed` (modified in place), `deleted`, `renamed`, `overwrote`, `network`, `refused` (the OS sandbox refused it). */
+  did: z.enum(['wrote', 'changed', 'deleted', 'renamed', 'overwrote', 'network', 'refused']),
+  /** The path (for a rename: "from → to"), the host and port, or the sandbox's line. */
+  target: z.string().max(1200),
+  /** ISO time Airlock saw it. */
+  at: z.string(),
+  /** The call it happened during. */
+  callId: z.string(),
+  /** Other calls to the same server were running too: it is attributed to each (their tools). */
+  alongside: z.array(z.string().max(200)).max(20).optional(),
+  /** For a network attempt: whether the proxy let it through. */
+  allowed: z.boolean().optional(),
+});
+export type ClaimEvidence = z.infer<typeof ClaimEvidenceSchema>;
+
+/**
+ * What Airlock holds about one tool whose behaviour contradicted its claims:
+ * - `withdrawn`: its claims are not used (it is treated as unannotated, and
+ *   "always allow" rules and session permissions made before `since` do not
+ *   count) until the person reviews the evidence;
+ * - `distrusted`: the person reviewed it and chose not to trust its claims:
+ *   the same, for good (a changed definition does not end it);
+ * - `kept`: the person reviewed it and chose to keep trusting its claims for
+ *   this definition (`fingerprint`); a later contradiction of the same claims
+ *   by it is recorded without withdrawing them again.
+ * Behaviour only ever withdraws trust: nothing here makes a tool ask less
+ * than its claims alone would.
+ */
+export const ClaimCheckSchema = z.object({
+  state: z.enum(['withdrawn', 'distrusted', 'kept']),
+  /** ISO time of the contradiction that withdrew its claims (rules and session permissions from before it do not count while withdrawn). */
+  since: z.string(),
+  /** ISO time of the latest contradiction: a review answers exactly this one. */
+  last: z.string(),
+  /** The definition it contradicted last (a `kept` review holds for it only). */
+  fingerprint: ToolFingerprintSchema,
+  /** The claims it contradicted. */
+  claims: z.array(CheckedClaimSchema).max(3),
+  /** The latest evidence, newest last (at most 20; the audit log has all of it). */
+  evidence: z.array(ClaimEvidenceSchema).max(20),
+  /** When and where the person decided (`distrusted`, `kept`). */
+  reviewed: z.object({ at: z.string(), by: z.enum(['window', 'command-line']) }).optional(),
+});
+export type ClaimCheck = z.infer<typeof ClaimCheckSchema>;
+
 /** A server as Airlock keeps it in its store. */
 export const ServerRecordSchema = z.object({
   name: ServerNameSchema,
@@ -441,6 +497,8 @@ export const ServerRecordSchema = z.object({
   logLevel: LogLevelSchema.optional(),
   /** Its screens (MCP Apps): those approved, and the addresses and permissions allowed them (absent: none). */
   screens: ScreenSettingsSchema.optional(),
+  /** Tools whose behaviour contradicted their claims, by tool name (absent: none). See `ClaimCheckSchema`. */
+  claimChecks: nameKeyedRecord(z.string(), ClaimCheckSchema).optional(),
   createdAt: z.string(),
 });
 export type ServerRecord = z.infer<typeof ServerRecordSchema>;

@@ -254,6 +254,17 @@ export const channels = {
     response: ServerDetailSchema,
     doc: 'Renderer, pending changes: approves the changed definition the person saw (by its fingerprint).',
   },
+  /**
+   * Renderer (a tool's row) and `airlock review-claims`: the person's decision
+   * about a tool that did something its claims say it does not — keep
+   * trusting its claims (for this definition), or not. `last` is the latest
+   * contradiction the person saw: a newer one is refused (conflict).
+   */
+  'servers.reviewClaims': {
+    request: z.strictObject({ name: ServerNameSchema, tool: Text(256), decision: z.enum(['keep', 'distrust']), last: Text(64) }),
+    response: ServerDetailSchema,
+    doc: 'Renderer, a tool row with claims contradicted, and `airlock review-claims`: keeps trusting its claims, or not (a change entry).',
+  },
   'servers.approveCode': {
     request: z.strictObject({
       name: ServerNameSchema,
@@ -720,6 +731,11 @@ export const events = {
   'chat.didChange': { payload: z.object({}), doc: 'Main, when the list of conversations changed: the chat’s list reloads.' },
   /** Main, while a turn runs: a message, streamed text, a status, the turn's start or end. */
   'chat.didUpdate': { payload: ChatUpdateSchema, doc: 'Main, for every step of a running turn: the open conversation applies it.' },
+  /** Main, when a tool did something its claims say it does not and Airlock withdrew them: the shells tell the person at once. */
+  'claims.didContradict': {
+    payload: z.object({ server: z.string(), tool: z.string(), message: z.string() }),
+    doc: 'Main, when a tool contradicted its claims and they were withdrawn: a notification and a notice, with a way to review.',
+  },
   /** Main, when providers, the default model or the step limit changed. */
   'models.didChange': { payload: z.object({}), doc: 'Main, when Settings › Models changed: pickers reload.' },
 } as const satisfies Record<string, EventSpec>;

@@ -13,6 +13,8 @@ import { GuaranteeViewSchema } from './sandbox-views';
 import { ScreenDomainsSchema, ScreenPermissionSchema } from './screens';
 import {
   CallerSchema,
+  ClaimEvidenceSchema,
+  CheckedClaimSchema,
   ImportOriginSchema,
   nameKeyedRecord,
   PolicyModeSchema,
@@ -71,6 +73,26 @@ export const PolicyPreviewSchema = z.object({
 });
 export type PolicyPreview = z.infer<typeof PolicyPreviewSchema>;
 
+/**
+ * What a tool did against its claims, for its row on the server's page and
+ * `airlock show`: the state (`withdrawn` until the person reviews it,
+ * `distrusted` or `kept` after), what Airlock does now, and the evidence.
+ */
+export const ClaimsCheckViewSchema = z.object({
+  state: z.enum(['withdrawn', 'distrusted', 'kept']),
+  /** What Airlock does now, in a sentence. */
+  summary: z.string(),
+  claims: z.array(CheckedClaimSchema),
+  /** ISO time of the contradiction that withdrew its claims. */
+  since: z.string(),
+  /** ISO time of the latest one: the review answers exactly this (`servers.reviewClaims`). */
+  last: z.string(),
+  /** The evidence, newest first, each with Airlock's sentence for it. */
+  evidence: z.array(ClaimEvidenceSchema.extend({ words: z.string() })),
+  reviewed: z.object({ at: z.string(), by: z.enum(['window', 'command-line']) }).optional(),
+});
+export type ClaimsCheckView = z.infer<typeof ClaimsCheckViewSchema>;
+
 /** One tool of a server: its claims beside Airlock's reading and the effective decision. */
 export const ToolViewSchema = z.object({
   name: z.string(),
@@ -101,8 +123,32 @@ export const ToolViewSchema = z.object({
   /** Who the server says may call it, when not everyone: `model` (agents), `app` (its screens). */
   visibility: z.array(z.enum(['model', 'app'])).optional(),
   warnings: z.array(ToolWarningSchema),
+  /** It did, during its calls, something its claims say it does not: the evidence and what Airlock does about it (absent: nothing seen). */
+  claimsCheck: ClaimsCheckViewSchema.optional(),
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
+
+
+/**
+ * One grant of a server (a folder it may read or write, a domain, a secret)
+ * and when Airlock last saw it used. Reads cannot be seen; a secret counts
+ * as used when the server handled a call while it held it.
+ */
+export const GrantUseViewSchema = z.object({
+  kind: z.enum(['read', 'write', 'domain', 'secret']),
+  value: z.string(),
+  /** ISO time it was last seen used; absent: not since Airlock began keeping track (`since`). */
+  lastUsed: z.string().optional(),
+  /** ISO time Airlock began keeping track of it. */
+  since: z.string().optional(),
+  /** False where Airlock cannot see it used (a read grant). */
+  observable: z.boolean(),
+  /** In words: "last used 3 days ago", "not used in the 41 days Airlock has watched it". */
+  note: z.string(),
+  /** Unused for 30 days or more: suggested for removal (never removed without the person). */
+  suggestRemoval: z.boolean(),
+});
+export type GrantUseView = z.infer<typeof GrantUseViewSchema>;
 
 /** A local server's code as pinned and as found at its last start (executable, script). */
 export const CodeChangeViewSchema = z.object({
@@ -141,6 +187,8 @@ export const ServerSummarySchema = z.object({
   newTools: z.number().int(),
   /** Its executable or script changed since it was approved (found at its last start): every call asks. */
   codeChanged: z.boolean(),
+  /** Tools that did something their claims say they do not, waiting for the person's review (their claims are not used meanwhile). */
+  claimsToReview: z.number().int(),
   /** The last error the supervisor recorded (a crash, a sandbox refusal). */
   lastError: z.string().optional(),
   /**
@@ -161,8 +209,8 @@ export const LogLineViewSchema = z.object({ time: z.string(), source: z.string()
 export const AuditEntryViewSchema = z.object({
   seq: z.number().int(),
   time: z.string(),
-  /** A call's decision or outcome, a network request a server made through its sandbox's proxy, a refusal the OS's sandbox reported (macOS), or a change a person made (a rule, grants, trust, a setting, a server). */
-  kind: z.enum(['decision', 'outcome', 'network', 'change', 'sandbox']),
+  /** A call's decision or outcome, a network request a server made through its sandbox's proxy, a refusal the OS's sandbox reported (macOS), a change a person made (a rule, grants, trust, a setting, a server), or a tool that did something its claims say it does not (`claims`). */
+  kind: z.enum(['decision', 'outcome', 'network', 'change', 'sandbox', 'claims']),
   callId: z.string(),
   /** Who called, worded by kind: "You (console)", "You (command line)", "app “Claude Desktop”", "Airlock's agent (model)". */
   caller: z.string(),
@@ -182,7 +230,7 @@ export const AuditEntryViewSchema = z.object({
   target: z.string().optional(),
   /** Network and sandbox rows: identical ones counted into this one (a flood is one row). */
   repeats: z.number().int().optional(),
-  /** Change rows: what changed, one line each ("write grant added: /srv/notes"). */
+  /** Change rows: what changed, one line each ("write grant added: /srv/notes"). Claims rows: what the tool did against its claims, one line each. */
   changes: z.array(z.string()).optional(),
 });
 export type AuditEntryView = z.infer<typeof AuditEntryViewSchema>;
@@ -221,6 +269,8 @@ export const ServerDetailSchema = ServerSummarySchema.extend({
   limits: z.array(ResourceLimitViewSchema),
   limitsNote: z.string().optional(),
   tools: z.array(ToolViewSchema),
+  /** Its grants, each with when Airlock last saw it used; those unused for 30 days are suggested for removal. */
+  grants: z.array(GrantUseViewSchema),
   logs: z.array(LogLineViewSchema),
   recentCalls: z.array(AuditEntryViewSchema),
   createdAt: z.string(),

@@ -31,6 +31,7 @@ export function formatSummaryLine(server: ServerSummary, c: Palette = PLAIN): st
     ...(server.pendingChanges ? [c.warn(`${server.pendingChanges} pending change(s)`)] : []),
     ...(server.newTools ? [c.warn(`${server.newTools} new tool(s) to review`)] : []),
     ...(server.codeChanged ? [c.danger('CODE CHANGED since approved')] : []),
+    ...(server.claimsToReview ? [c.danger(`${server.claimsToReview} tool(s) did what their claims say they do not — review with \`airlock show ${server.name}\``)] : []),
   ];
   const note = server.stateNote ? `\n${' '.repeat(21)}${c.warn(inert(server.stateNote))}` : '';
   return `${c.heading(server.name.padEnd(20))} ${badges.join(' · ')}\n${' '.repeat(21)}${inert(server.summary)}${note}`;
@@ -107,7 +108,7 @@ export function formatProbe(report: ProbeReport, c: Palette = PLAIN): string {
   return lines.join('\n');
 }
 
-export function formatTool(tool: ToolView, c: Palette = PLAIN): string {
+export function formatTool(tool: ToolView, c: Palette = PLAIN, server = 'SERVER'): string {
   const label = tool.preview.verdict === 'allow' ? c.ok(tool.preview.label) : tool.preview.verdict === 'deny' ? c.danger(tool.preview.label) : c.warn(tool.preview.label);
   const lines = [`  ${c.heading(inert(tool.name))} — ${label}; Airlock reads it as ${tool.reading.class}${tool.reading.openWorld ? ', may reach outside your machine' : ''}`];
   // SECURITY: the description is the server's, on rows of its own: every row behind the gutter.
@@ -117,7 +118,36 @@ export function formatTool(tool: ToolView, c: Palette = PLAIN): string {
   if (tool.isNew) lines.push(c.warn('      NEW — added after install, not reviewed: its first call asks, whatever the trust or sandbox. Review it here, then `airlock approve SERVER TOOL`.'));
   if (tool.pendingChange) lines.push(c.warn(`      CHANGED since approval${tool.pendingChange.suspicious ? ' (SUSPICIOUS: it now claims to need less caution)' : ''}: ${inert(tool.pendingChange.diff.changes.map((change) => change.field).join(', '))}`));
   for (const warning of tool.warnings) lines.push(`      ${c.warn('warning:')} ${inert(warning.message)}`);
+  if (tool.claimsCheck) lines.push(...formatClaimsCheck(tool, c, server));
   return lines.join('\n');
+}
+
+/** What a tool did against its claims: the state, the evidence (newest first, a few), and how to review it. */
+function formatClaimsCheck(tool: ToolView, c: Palette, server: string): string[] {
+  const check = tool.claimsCheck!;
+  const head =
+    check.state === 'withdrawn'
+      ? c.danger('      CLAIMS CONTRADICTED — not used until you review:')
+      : check.state === 'distrusted'
+        ? c.warn('      claims not trusted (your review):')
+        : c.dim('      claims kept after review, contradicted:');
+  const lines = [`${head} ${inert(check.summary)}`];
+  for (const item of check.evidence.slice(0, 5)) lines.push(`        ${inert(item.at)} ${inert(item.words, 400)}`);
+  if (check.evidence.length > 5) lines.push(c.dim(`        …and ${check.evidence.length - 5} more (airlock audit --tool ${inert(tool.name)})`));
+  if (check.state === 'withdrawn') lines.push(`      Review it: airlock review-claims ${server} ${quoteArg(tool.name)} keep (trust its claims again), or … distrust (treat it as claiming nothing)`);
+  return lines;
+}
+
+/** Each grant with when it was last used; those unused for 30 days suggested for removal (never removed by Airlock). */
+export function formatGrantUse(detail: ServerDetail, c: Palette = PLAIN): string[] {
+  if (detail.grants.length === 0) return [];
+  const flag = { read: '--read', write: '--write', domain: '--domain', secret: '--secret' } as const;
+  const lines = [c.heading('Grants, and when each was last used:')];
+  for (const grant of detail.grants) {
+    lines.push(`  ${`${grant.kind}:`.padEnd(8)} ${inert(grant.value)} — ${inert(grant.note)}`);
+    if (grant.suggestRemoval) lines.push(c.warn(`           unused for 30 days or more: consider removing it (airlock revoke ${detail.name} ${flag[grant.kind]} ${quoteArg(grant.value)})`));
+  }
+  return lines;
 }
 
 export function formatDetail(detail: ServerDetail, c: Palette = PLAIN): string {
@@ -160,8 +190,11 @@ export function formatDetail(detail: ServerDetail, c: Palette = PLAIN): string {
     }
     lines.push(`  Review the change, then pin the new code: airlock approve ${detail.name} --code`);
   }
+  lines.push(...formatGrantUse(detail, c));
+  const contradicted = detail.tools.filter((tool) => tool.claimsCheck?.state === 'withdrawn');
+  if (contradicted.length) lines.push(c.danger(`!! ${contradicted.map((tool) => inert(tool.name)).join(', ')}: did what ${contradicted.length === 1 ? 'its claims say it does' : 'their claims say they do'} not. Airlock asks before each call until you review (below).`));
   lines.push(c.heading(`Tools (${detail.tools.length}):`));
-  for (const tool of detail.tools) lines.push(formatTool(tool, c));
+  for (const tool of detail.tools) lines.push(formatTool(tool, c, detail.name));
   return lines.join('\n');
 }
 

@@ -14,6 +14,7 @@ import type { ChangeRecorder } from './audit/change-record';
 import type { CallsRoom } from './calls/calls-room';
 import { composeCalls } from './calls/calls-wiring';
 import { CatalogRoom } from './catalog/catalog-room';
+import { ClaimsRoom } from './claims';
 import { CodeHasher, CodePins } from './code-pins';
 import { GatewayRoom } from './gateway/gateway-room';
 import type { HostOptions } from './host-options';
@@ -91,6 +92,8 @@ export class AirlockHost {
   readonly organisation: ManagedPolicyRoom;
   /** The audit log, streamed to an OpenTelemetry collector. */
   readonly auditExport: AuditExportRoom;
+  /** What tools did during their calls, set against what they claim; when grants were last used. */
+  readonly claims: ClaimsRoom;
   private readonly disposers: Array<() => void> = [];
 
   constructor(private readonly options: HostOptions) {
@@ -129,6 +132,13 @@ export class AirlockHost {
       env: options.auditExport?.env ?? process.env,
       ...(options.auditExport?.tuning ? { tuning: options.auditExport.tuning } : {}),
     });
+    this.claims = new ClaimsRoom({
+      ...parts,
+      records: () => this.servers.records(),
+      audit: this.audit,
+      onDidAppend: this.activity.appendNotices,
+      onAuditError: (message) => this.activity.notRecorded(message),
+    });
     // SECURITY: a contained server is never asked about: its read-only tools run unasked
     // because it has no network, and a run-time "allow" must not end that quietly.
     const mayAsk = (_server: string, profile: SandboxProfile) => !isContained(profile);
@@ -162,6 +172,7 @@ export class AirlockHost {
       limits: () => this.launcher.limits(),
       guardStart: (record) => organisation.guardStart(record),
       blocked: (record) => organisation.block(record),
+      grantUse: (record) => this.claims.grants(record),
     });
     this.catalog = new CatalogRoom({
       ...parts,
@@ -273,6 +284,7 @@ export class AirlockHost {
       ...this.organisation.ipcHandlers(shell),
       ...this.auditExport.ipcHandlers(shell),
       ...this.screens.ipcHandlers(shell),
+      ...this.claims.ipcHandlers(shell),
     };
   }
 
@@ -283,9 +295,12 @@ export class AirlockHost {
     this.serverRequests.dispose();
     await this.gateway.close();
     await this.install.dispose();
+    // What the last calls did is set against their claims (and recorded) before the servers and the log close.
+    await this.claims.settled();
     await this.supervisor.stopAll();
     await this.remote.closeAll();
     await this.launcher.close();
+    this.claims.close();
     this.organisation.dispose();
     await this.auditExport.stop();
     await this.activity.close();

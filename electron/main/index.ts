@@ -74,6 +74,7 @@ async function main(): Promise<void> {
     onEvent: (event, payload) => {
       emit(event, payload);
       if (event === 'approvals.didChange') notifyConfirmations(payload as PayloadOf<'approvals.didChange'>, seen);
+      if (event === 'claims.didContradict') notifyContradiction(payload as PayloadOf<'claims.didContradict'>);
     },
     createHost: (hooks) =>
       new AirlockHost({
@@ -146,6 +147,14 @@ function notifyConfirmations(pending: PayloadOf<'approvals.didChange'>, seen: Se
     notification.on('click', () => mainWindow?.show());
     notification.show();
   }
+}
+
+/** Tells the person at once that a tool did something its claims say it does not (the window shows it too). */
+function notifyContradiction(notice: PayloadOf<'claims.didContradict'>): void {
+  if (!Notification.isSupported()) return;
+  const notification = new Notification({ title: `Airlock: ${notice.server} › ${notice.tool} did what its claims say it does not`, body: notice.message });
+  notification.on('click', () => mainWindow?.show());
+  notification.show();
 }
 
 /** Electron's safeStorage seals secrets with the OS keychain, when one is available. */

@@ -10,7 +10,7 @@ import { InertText, safeJson } from './inert-text';
 /** The decision as the core words it ("allowed", "denied after asking", …); its tone from the words. */
 function verdictTone(verdict: string | undefined): string {
   if (!verdict) return 'neutral';
-  if (/den(y|ied)/i.test(verdict)) return 'danger';
+  if (/den(y|ied)|contradicted/i.test(verdict)) return 'danger';
   if (/allow/i.test(verdict)) return 'ok';
   return 'warn';
 }

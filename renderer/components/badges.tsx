@@ -27,7 +27,11 @@ export function SandboxBadge({ sandboxed }: { sandboxed: boolean }) {
 }
 
 /** Every badge the Servers list and the detail page show for a server. */
-export function ServerBadges({ server }: { server: Pick<ServerSummary, 'state' | 'trusted' | 'sandboxed' | 'network' | 'pendingChanges' | 'newTools' | 'codeChanged' | 'enabled' | 'blockedByOrganisation'> }) {
+export function ServerBadges({
+  server,
+}: {
+  server: Pick<ServerSummary, 'state' | 'trusted' | 'sandboxed' | 'network' | 'pendingChanges' | 'newTools' | 'codeChanged' | 'claimsToReview' | 'enabled' | 'blockedByOrganisation'>;
+}) {
   const state = STATE_LABEL[server.state];
   return (
     <span className="badges" data-testid="server-badges">
@@ -46,6 +50,11 @@ export function ServerBadges({ server }: { server: Pick<ServerSummary, 'state' |
         </Badge>
       )}
       {server.codeChanged && <Badge tone="danger">Code changed since approved</Badge>}
+      {server.claimsToReview > 0 && (
+        <Badge tone="danger" testId="claims-badge">
+          {server.claimsToReview} tool{server.claimsToReview === 1 ? '' : 's'} did what {server.claimsToReview === 1 ? 'its claims say it does' : 'their claims say they do'} not
+        </Badge>
+      )}
       {server.newTools > 0 && (
         <Badge tone="warn">
           {server.newTools} new tool{server.newTools === 1 ? '' : 's'} to review

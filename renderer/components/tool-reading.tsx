@@ -2,8 +2,8 @@
  * A tool's claims beside Airlock's reading (UX 12): the annotations are what
  * the server says; the reading and the decision are what Airlock does.
  */
-import { useState } from 'react';
-import type { ToolReadingView, ToolView, PolicyPreview } from '../../shared/views';
+import { Fragment, useState } from 'react';
+import type { ClaimsCheckView, ToolReadingView, ToolView, PolicyPreview } from '../../shared/views';
 import { when } from '../format';
 import { Badge } from './badges';
 import { InertText, visible } from './inert-text';
@@ -152,14 +152,92 @@ function MakeRule({ tool, onAddRule }: { tool: ToolView; onAddRule: (tool: ToolV
   );
 }
 
+const CLAIM_LABEL: Record<ClaimsCheckView['claims'][number], string> = {
+  readOnlyHint: 'only reads',
+  destructiveHint: 'does not delete or overwrite',
+  openWorldHint: 'stays on your machine',
+};
+
+/**
+ * What a tool did against its claims (Airlock saw it during its calls): the
+ * state, the evidence — paths and hosts are the server's doing, shown inert —
+ * and, while its claims are withdrawn, the person's two choices. "Keep
+ * trusting" asks once more before it gives the claims back.
+ */
+export function ClaimsEvidence({ tool, onReview, busy }: { tool: ToolView; onReview?: (tool: ToolView, decision: 'keep' | 'distrust') => void; busy?: boolean }) {
+  const [confirming, setConfirming] = useState(false);
+  const check = tool.claimsCheck;
+  if (!check) return null;
+  const title =
+    check.state === 'withdrawn'
+      ? 'It did something its claims say it does not'
+      : check.state === 'distrusted'
+        ? 'Its claims are not trusted (your review)'
+        : 'Its claims are trusted again (your review)';
+  return (
+    <section className={`claims-check claims-${check.state}`} data-testid={`claims-check-${visible(tool.name)}`} aria-label={`${visible(tool.name)}: ${title}`}>
+      <p>
+        <Badge tone={check.state === 'kept' ? 'neutral' : 'danger'}>{title}</Badge>{' '}
+        <span className="small">It says it {check.claims.map((claim) => CLAIM_LABEL[claim]).join(', ')}.</span>
+      </p>
+      <p className="small">{check.summary}</p>
+      <ul className="small plain" data-testid="claims-evidence">
+        {check.evidence.slice(0, 5).map((item, i) => (
+          <li key={i}>
+            <span className="muted">{when(item.at)}</span> <InertText text={item.words} fold={400} />
+          </li>
+        ))}
+      </ul>
+      {check.evidence.length > 5 && <p className="small muted">…and {check.evidence.length - 5} more in Activity.</p>}
+      {check.reviewed && (
+        <p className="small muted">
+          Reviewed {when(check.reviewed.at)} ({check.reviewed.by === 'window' ? 'in the window' : 'at the command line'}).
+        </p>
+      )}
+      {onReview && !confirming && (
+        <div className="actions">
+          {check.state !== 'distrusted' && (
+            <button type="button" className="small-button" disabled={busy} onClick={() => onReview(tool, 'distrust')}>
+              Don’t trust its claims
+            </button>
+          )}
+          {check.state !== 'kept' && (
+            <button type="button" className="small-button" disabled={busy} onClick={() => setConfirming(true)}>
+              Keep trusting its claims…
+            </button>
+          )}
+        </div>
+      )}
+      {onReview && confirming && (
+        <div className="confirm-rule" role="group" aria-label={`Trust what ${visible(tool.name)} claims again?`}>
+          <p className="small">
+            Trust what <code><InertText text={tool.name} /></code> claims again, for its current definition? What it claims may then spare it a prompt
+            (a trusted server’s read-only tools run without asking). What it does against them is still recorded.
+          </p>
+          <button type="button" className="small-button danger" disabled={busy} onClick={() => { setConfirming(false); onReview(tool, 'keep'); }}>
+            Yes, trust its claims again
+          </button>{' '}
+          <button type="button" className="small-button" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
+
 export function ToolsTable({
   tools,
   onRevokeRule,
   onAddRule,
+  onReviewClaims,
+  busy,
 }: {
   tools: ToolView[];
   onRevokeRule?: (tool: string) => void;
   onAddRule?: (tool: ToolView, effect: 'allow' | 'deny', confirmDestructive: boolean) => void;
+  onReviewClaims?: (tool: ToolView, decision: 'keep' | 'distrust') => void;
+  busy?: boolean;
 }) {
   if (tools.length === 0) return <p className="muted">No tools listed (the server may not be running yet).</p>;
   return (
@@ -183,7 +261,8 @@ export function ToolsTable({
         </thead>
         <tbody>
           {tools.map((tool) => (
-            <tr key={tool.name} data-testid={`tool-row-${visible(tool.name)}`}>
+            <Fragment key={tool.name}>
+            <tr data-testid={`tool-row-${visible(tool.name)}`} className={tool.claimsCheck?.state === 'withdrawn' ? 'row-attention' : undefined}>
               <th scope="row">
                 <code>
                   <InertText text={tool.name} />
@@ -239,6 +318,14 @@ export function ToolsTable({
                 {tool.approvedAt && <div className="small muted">Definition approved {when(tool.approvedAt)}</div>}
               </td>
             </tr>
+            {tool.claimsCheck && (
+              <tr className="claims-row" data-testid={`tool-claims-row-${visible(tool.name)}`}>
+                <td colSpan={5}>
+                  <ClaimsEvidence tool={tool} {...(onReviewClaims ? { onReview: onReviewClaims } : {})} busy={busy ?? false} />
+                </td>
+              </tr>
+            )}
+            </Fragment>
           ))}
         </tbody>
       </table>

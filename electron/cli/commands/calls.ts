@@ -143,6 +143,8 @@ export function registerCallCommands(program: Command, context: CliContext): voi
                     ? `${entry.time} #${entry.seq} ${inert(entry.server)} → ${entry.verdict}: ${inert(entry.target ?? '')}${entry.repeats ? ` (${entry.repeats + 1} times)` : ''}`
                     : entry.kind === 'change'
                       ? [`${entry.time} #${entry.seq} ${inert(entry.caller)} → ${entry.server ? inert(entry.server) : 'settings'}: ${entry.verdict}`, ...(entry.changes ?? []).map((line) => `    ${inert(line)}`)].join('\n')
+                    : entry.kind === 'claims'
+                      ? [`${entry.time} #${entry.seq} ${inert(entry.server)} › ${inert(entry.tool)}: ${entry.verdict}`, ...(entry.changes ?? []).map((line) => `    ${inert(line)}`)].join('\n')
                     : `${entry.time} #${entry.seq}   ${entry.outcome}${entry.durationMs ? ` in ${entry.durationMs} ms` : ''}${entry.outcome === 'unknown' && entry.reasons?.length ? ` — ${inert(entry.reasons.join(' '))}` : ''}`,
               )
               .join('\n')

@@ -595,6 +595,31 @@ export function registerServerCommands(program: Command, context: CliContext): v
     });
 
   program
+    .command('review-claims')
+    .description("after a tool did something its claims say it does not (`airlock show` lists what): keep trusting its claims (for its current definition), or distrust them (it is treated as claiming nothing)")
+    .argument('<name>')
+    .argument('<tool>')
+    .argument('<keep|distrust>')
+    .action(async (name: string, tool: string, decision: string) => {
+      if (decision !== 'keep' && decision !== 'distrust') throw new CliExit(EXIT.usage, 'Say `keep` (trust its claims again) or `distrust` (treat it as claiming nothing).');
+      const current = (await (await context.api()).invoke('servers.get', { name })).tools.find((candidate) => candidate.name === tool);
+      const check = current?.claimsCheck;
+      if (!check) throw new CliExit(EXIT.failure, `${name} › ${tool} has not done anything its claims say it does not; there is nothing to review.`);
+      if (!context.json()) {
+        io.out(`What ${tool} did against its claims (newest first):`);
+        for (const item of check.evidence.slice(0, 10)) io.out(`  ${inert(item.at)} ${inert(item.words, 400)}`);
+      }
+      if (decision === 'keep') await confirmOrExit(io, `Trust what ${name} › ${tool} claims again, for its current definition (its read-only tools may then run without asking)?`, context.yes());
+      const detail = await (await context.api()).invoke('servers.reviewClaims', { name, tool, decision, last: check.last });
+      const after = detail.tools.find((candidate) => candidate.name === tool);
+      out(after, () =>
+        decision === 'keep'
+          ? `Airlock trusts what ${name} › ${tool} claims again (for this definition); what it does against them is still recorded.`
+          : `Airlock treats ${name} › ${tool} as a tool that claims nothing: it asks before each call.`,
+      );
+    });
+
+  program
     .command('signin')
     .description('sign in to a remote server (OAuth): prints the sign-in page to open, waits for it, then restarts the server')
     .argument('<name>')

@@ -6,6 +6,7 @@
  */
 import type { ServerRecord } from '../../../shared/domain';
 import { readTool } from '../policy/annotations';
+import { usableAnnotations } from '../claims/claim-state';
 import type { Supervisor } from '../servers/supervisor';
 import type { AgentTool } from './model-tools';
 
@@ -14,7 +15,8 @@ export async function offeredTools(records: readonly ServerRecord[], supervisor:
   await Promise.allSettled(chosen.filter((record) => supervisor.state(record.name) !== 'ready').map((record) => supervisor.start(record.name)));
   return chosen.flatMap((record) =>
     (supervisor.tools.get(record.name)?.tools ?? []).map((tool) => {
-      const reading = readTool(tool.definition.annotations);
+      // A tool whose claims are withdrawn (it did what they say it does not) is offered as claiming nothing.
+      const reading = readTool(usableAnnotations(record, tool.definition.name, tool.definition.annotations));
       return { server: record.name, definition: tool.definition, serverTrusted: record.trusted, openWorld: reading.openWorld, readOnly: reading.toolClass === 'read-only' };
     }),
   );

@@ -126,6 +126,18 @@ export function toLogRecord(entry: Entry): AuditLogRecord {
       body = `${text(entry.server, 100)} asks ${text(entry.kind, 32)}: ${text(entry.stage, 16)} ${text(entry.final ?? entry.outcome ?? '', 32)}`.trim();
       break;
     }
+    case 'claims-contradicted': {
+      const evidence = Array.isArray(entry.evidence) ? entry.evidence : [];
+      Object.assign(attributes, {
+        'gen_ai.tool.name': text(entry.tool, 512),
+        'airlock.claims': Array.isArray(entry.claims) ? entry.claims.map((claim) => text(claim, 32)) : [],
+        'airlock.claims.effect': text(entry.effect, 32),
+        'airlock.claims.evidence': evidence.map((item) => `${text(item.did, 16)} ${text(item.target, 500)} (${text(item.claim, 32)})`),
+      });
+      severity = SeverityNumber.WARN;
+      body = `${text(entry.server, 100)} › ${text(entry.tool, 200)}: did what its claims say it does not (${text(entry.effect, 32)})`;
+      break;
+    }
     case 'repair':
     case 'anchor': {
       Object.assign(attributes, {

@@ -18,6 +18,7 @@ import {
   type AuditEntry,
   type CallOutcome,
   type ChangeEntry,
+  type ClaimsContradictedEntry,
   type DecisionEntry,
   type NetworkDecider,
   type NetworkEntry,
@@ -33,6 +34,7 @@ import { redactArguments, redactName, redactText, WITHHELD } from './redact';
 import { newSessionId } from './session';
 import { changeBody, type ChangeInput } from './change-record';
 import { serverRequestBody, type ServerRequestAuditEntry, type ServerRequestAuditInput } from './server-request-entries';
+import { claimsContradictedBody, type ClaimsContradictedInput } from './claims-entries';
 
 export * from './entries';
 export type { AuditQuery, AuditRecord, ActivityRecord, VerifyResult, VerifiedMark, AuditProblem, AuditNote } from './audit-reader';
@@ -342,6 +344,11 @@ export class AuditLog {
   appendChange(input: ChangeInput): Promise<ChangeEntry> {
     const server = String(input.server ?? '');
     return this.#append(changeBody({ ...input, changes: input.changes.map((line) => this.#text(server, String(line).slice(0, 2000))) }), 'flushed') as Promise<ChangeEntry>;
+  }
+
+  /** Appends what a tool did against its claims (see claims-entries.ts). Flushed before it resolves: rare, and off the call path. */
+  appendClaimsContradicted(input: ClaimsContradictedInput): Promise<ClaimsContradictedEntry> {
+    return this.#append(claimsContradictedBody(input, (text) => this.#text(String(input.server), text)), 'flushed') as Promise<ClaimsContradictedEntry>;
   }
 
   /** A text for an entry about `server`, its secrets and secret-looking parts hidden (withheld when they cannot be read). */

@@ -8,7 +8,7 @@
  */
 import { promises as fs } from 'node:fs';
 import type { Verdict } from '../../../shared/domain';
-import type { AuditEntry, ChangeEntry, DecisionEntry, NetworkEntry, OutcomeEntry, SandboxRefusalEntry } from './entries';
+import type { AuditEntry, ChangeEntry, ClaimsContradictedEntry, DecisionEntry, NetworkEntry, OutcomeEntry, SandboxRefusalEntry } from './entries';
 import { closeAll, forEachLineBackwards, openFile, parseEntry, snapshot, type ReaderContext } from './log-snapshot';
 
 export type { AuditNote, AuditProblem, ChainCheck, VerifiedMark, VerifyResult } from './audit-verify';
@@ -21,7 +21,7 @@ export interface AuditRecord {
 }
 
 /** A row of the Activity page: a call, a network decision, or a change a person made. */
-export type ActivityRecord = AuditRecord | { network: NetworkEntry } | { change: ChangeEntry } | { refusal: SandboxRefusalEntry };
+export type ActivityRecord = AuditRecord | { network: NetworkEntry } | { change: ChangeEntry } | { refusal: SandboxRefusalEntry } | { claims: ClaimsContradictedEntry };
 
 /** Filters for `read()`. `decision` matches the policy verdict, or the final allow/deny. */
 export interface AuditQuery {
@@ -68,6 +68,11 @@ export async function readAudit(context: ReaderContext, query: AuditQuery, inclu
       if (query.tool !== undefined && entry.tool !== query.tool) return false;
       return query.decision === undefined;
     }
+    if (entry.type === 'claims-contradicted' && includeNetwork) {
+      if (query.server !== undefined && entry.server !== query.server) return false;
+      if (query.tool !== undefined && entry.tool !== query.tool) return false;
+      return query.decision === undefined;
+    }
     return false;
   };
   const onLine = (bytes: Buffer): boolean => {
@@ -85,7 +90,7 @@ export async function readAudit(context: ReaderContext, query: AuditQuery, inclu
       outcomes.delete(entry.callId);
       if (wanted(entry)) out.push(outcome ? { decision: entry, outcome } : { decision: entry });
     } else if (wanted(entry)) {
-      out.push(entry.type === 'change' ? { change: entry } : entry.type === 'sandbox' ? { refusal: entry } : { network: entry as NetworkEntry });
+      out.push(entry.type === 'change' ? { change: entry } : entry.type === 'sandbox' ? { refusal: entry } : entry.type === 'claims-contradicted' ? { claims: entry } : { network: entry as NetworkEntry });
     }
     return out.length < limit;
   };

@@ -97,6 +97,12 @@ export class AuditRoom {
     if (!this.#notices.some((notice) => notice.message.startsWith(OUTCOME_NOT_RECORDED))) this.#notices.push({ level: 'error', message: `${OUTCOME_NOT_RECORDED} ${message}` });
   }
 
+  /** Something happened that the audit log could not record: one notice per message. */
+  notRecorded(message: string): void {
+    this.deps.log?.('could not record an entry', message);
+    if (!this.#notices.some((notice) => notice.message === message)) this.#notices.push({ level: 'error', message });
+  }
+
   /** Activity: the latest decisions with their outcomes, network requests and changes. */
   async entries(query: { server?: string; tool?: string; verdict?: 'allow' | 'ask' | 'deny'; limit?: number }): Promise<AuditEntryView[]> {
     const records = await this.log.readActivity({

@@ -150,6 +150,32 @@ export interface SandboxRefusalEntry extends EntryCommon {
   repeats?: number;
 }
 
+/**
+ * A tool did, during one of its calls, something its claims say it does not
+ * (claims/): which call, what it claimed, what it did and where (a path in
+ * a write grant, a host and port, the OS sandbox's refusal), when, and what
+ * followed for its claims. Paths and hosts are data, redacted like every
+ * entry's text.
+ */
+export interface ClaimsContradictedEntry extends EntryCommon {
+  type: 'claims-contradicted';
+  /** The definition it had (its fingerprint). */
+  fingerprint: string;
+  /** The claims it contradicted. */
+  claims: Array<'readOnlyHint' | 'destructiveHint' | 'openWorldHint'>;
+  /** What it did against each, in order seen. */
+  evidence: Array<{ claim: string; did: string; target: string; at: string; alongside?: string[]; allowed?: boolean }>;
+  /** Further things it did in that call that were not written one by one. */
+  more?: number;
+  /**
+   * What followed: `withdrawn` (its claims are no longer used until the
+   * person reviews them), `already-withdrawn`, `distrusted` (the person
+   * chose not to trust them), `kept` (the person chose to keep trusting
+   * these claims of this definition: recorded, not withdrawn again).
+   */
+  effect: 'withdrawn' | 'already-withdrawn' | 'distrusted' | 'kept';
+}
+
 /** What Airlock found about the end of the log when it took over writing. */
 export type AnchorFinding =
   /** The record of the end was missing. */
@@ -200,7 +226,9 @@ export type ChangeKind =
   /** The organisation's managed policy took effect, changed, stopped or let a server run again, or refused a change. */
   | 'managed-policy'
   /** Where the audit log is streamed (an OpenTelemetry collector) was changed. */
-  | 'audit-export';
+  | 'audit-export'
+  /** The person reviewed what a tool did against its claims: kept trusting them, or not. */
+  | 'claims-reviewed';
 
 /** Where the person made a change: Airlock's window, or the `airlock` command line; or the organisation's managed policy. */
 export type ChangeActor = 'window' | 'command-line' | 'organisation';
@@ -222,7 +250,7 @@ export interface ChangeEntry extends EntryCommon {
 }
 
 /** One line of the log. */
-export type AuditEntry = DecisionEntry | OutcomeEntry | RepairEntry | NetworkEntry | AnchorEntry | ChangeEntry | SandboxRefusalEntry;
+export type AuditEntry = DecisionEntry | OutcomeEntry | RepairEntry | NetworkEntry | AnchorEntry | ChangeEntry | SandboxRefusalEntry | ClaimsContradictedEntry;
 
 /** Findings that leave the log unconfirmable (reported by `verify()` as problems, for good). */
 export const FAILING_FINDINGS: ReadonlySet<AnchorFinding> = new Set(['head-missing', 'head-forged', 'head-other-key', 'truncated', 'rewritten']);

@@ -1,6 +1,6 @@
 import type { AuditEntryView, AuditVerifyView } from '../../../shared/views';
 import { inertText } from '../servers/log-ring';
-import type { ActivityRecord, AuditAnswer, AuditRecord, ChangeEntry, ChangeKind, DecisionEntry, NetworkEntry, SandboxRefusalEntry, VerifyResult } from './audit-log';
+import type { ActivityRecord, AuditAnswer, AuditRecord, ChangeEntry, ChangeKind, ClaimsContradictedEntry, DecisionEntry, NetworkEntry, SandboxRefusalEntry, VerifyResult } from './audit-log';
 
 /**
  * One call (its decision and, once written, its outcome) as rows for the
@@ -130,6 +130,7 @@ const CHANGE_WORDS: Record<ChangeKind, string> = {
   'server-removed': 'server removed',
   'managed-policy': "organisation's policy",
   'audit-export': 'audit log streaming changed',
+  'claims-reviewed': 'claims reviewed',
 };
 
 /**
@@ -171,11 +172,63 @@ export function toRefusalView(entry: SandboxRefusalEntry): AuditEntryView {
   };
 }
 
-/** Rows for the Activity page: calls, network decisions, sandbox refusals and changes, newest first. */
+const CLAIM_WORDS: Record<string, string> = {
+  readOnlyHint: 'it only reads',
+  destructiveHint: 'it does not delete or overwrite anything',
+  openWorldHint: 'it stays on your machine',
+};
+const DID_WORDS: Record<string, string> = {
+  wrote: 'created',
+  changed: 'changed',
+  deleted: 'deleted',
+  renamed: 'renamed',
+  overwrote: 'overwrote',
+  network: 'tried to reach',
+  refused: 'tried something its sandbox refused:',
+};
+const CLAIMS_EFFECT_WORDS: Record<string, string> = {
+  withdrawn: 'claims contradicted: no longer used until you review',
+  'already-withdrawn': 'claims contradicted again (already not used)',
+  distrusted: 'claims contradicted again (you chose not to trust them)',
+  kept: 'claims contradicted again (you chose to keep trusting them)',
+};
+
+/**
+ * A tool that did, during a call, something its claims say it does not, as
+ * a row: what it did, one line each ("created /srv/notes/x.txt, though it
+ * says it only reads"), and what followed. Paths and hosts are the server's
+ * doing: data, made inert.
+ */
+export function toClaimsView(entry: ClaimsContradictedEntry): AuditEntryView {
+  const evidence = Array.isArray(entry.evidence) ? entry.evidence : [];
+  return {
+    seq: entry.seq,
+    time: entry.time,
+    kind: 'claims',
+    callId: entry.callId,
+    caller: 'the server itself',
+    callerKind: 'unknown',
+    server: entry.server,
+    tool: entry.tool,
+    verdict: CLAIMS_EFFECT_WORDS[entry.effect] ?? 'claims contradicted',
+    reasons: [
+      'Airlock watched what the server did while this call ran (its network attempts, the changes in the folders it may write) and set it against what the tool claims.',
+      ...(evidence.some((item) => item.alongside?.length) ? ['Other calls to the server were running at the same time: what it did is counted against each of them.'] : []),
+      ...(entry.more ? [`It did ${entry.more} more thing(s) in that call that are not listed one by one.`] : []),
+    ],
+    changes: evidence.map(
+      (item) =>
+        `${DID_WORDS[item.did] ?? inertText(String(item.did))} ${inertText(String(item.target))}${item.did === 'network' && item.allowed === false ? ' (refused)' : ''}, though it says ${CLAIM_WORDS[item.claim] ?? inertText(String(item.claim))}${item.alongside?.length ? ` (alongside ${item.alongside.map((tool) => inertText(String(tool))).join(', ')})` : ''}`,
+    ),
+  };
+}
+
+/** Rows for the Activity page: calls, network decisions, sandbox refusals, changes and contradicted claims, newest first. */
 export function toActivityViews(record: ActivityRecord): AuditEntryView[] {
   if ('network' in record) return [toNetworkView(record.network)];
   if ('refusal' in record) return [toRefusalView(record.refusal)];
   if ('change' in record) return [toChangeView(record.change)];
+  if ('claims' in record) return [toClaimsView(record.claims)];
   return toAuditEntryViews(record);
 }
 

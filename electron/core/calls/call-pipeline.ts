@@ -11,6 +11,8 @@ import { AirlockError, messageOf } from '../errors';
 import type { GatewayCallRequest } from '../gateway/gateway-core';
 import { decide, type CodeChange, type Decision, type OrganisationFacts, type ToolCall } from '../policy/decide';
 import { reviewState } from '../policy/review';
+import type { CallObserver } from '../claims/claims-room';
+import { claimsFactsOf } from '../claims/claim-state';
 import type { IndexedTool } from '../servers/tool-index';
 import { ToolCallError } from '../servers/tool-call-error';
 import { deepFreeze } from '../deep-freeze';
@@ -117,6 +119,13 @@ export interface CallPipelineDeps {
    * so a remembered decision is never reused across one). Absent: no policy.
    */
   organisation?: { facts(record: ServerRecord): OrganisationFacts; revision(): number };
+  /**
+   * Told which call is running while it runs (claims/): what its server does
+   * meanwhile is set against the tool's claims when it returns (off the
+   * caller's path; the next call to the server waits for it). Absent:
+   * nothing is observed.
+   */
+  observer?: CallObserver;
 }
 
 /**
@@ -148,6 +157,10 @@ export class CallPipeline {
   async call(request: CallRequest): Promise<CallResult> {
     const started = this.deps.now();
     const callId = randomUUID();
+    // What the last calls to this server did is set against their claims first (the state is read after):
+    // a tool whose claims one of them withdraws is decided without them.
+    const comparing = this.deps.observer?.pending(request.server);
+    if (comparing) await comparing;
     const state = this.deps.state();
     const record = ownEntry(state.servers, request.server);
     if (!record) throw new AirlockError('not-found', `There is no server named ${request.server}.`);
@@ -174,6 +187,14 @@ export class CallPipeline {
 
     const strict = state.settings.strictDurability === true;
     const durability: AuditDurability = strict || personAnswered ? 'flushed' : 'written';
+    // What its server does while it runs is set against what the tool claims (its own annotations, as decided on).
+    // Watched from here — what was queued before is read first — so nothing comes between the decision's write and the send.
+    const decided = final === 'allow' ? this.deps.lookupTool(request.server, request.tool) : undefined;
+    const watch =
+      decided && decided.fingerprint === decision.fingerprint
+        ? this.deps.observer?.begin({ callId, server: request.server, tool: request.tool, annotations: decided.definition.annotations, fingerprint: decided.fingerprint, secrets: record.profile.secrets })
+        : undefined;
+    if (watch) await watch.ready;
     let entry;
     try {
       // SECURITY: invariant 1 — the call goes out only after this resolves: written (or flushed, as chosen above).
@@ -197,6 +218,7 @@ export class CallPipeline {
         { durability },
       );
     } catch (error) {
+      if (watch) this.deps.observer!.drop(watch);
       // Fail closed: without its decision on record, the call is not sent.
       const why = error instanceof AuditWriteError ? error.message : `Could not write the audit log: ${messageOf(error)}`;
       throw new AirlockError('unavailable', `Airlock did not send this call, because it could not record the decision first. ${why}`);
@@ -213,6 +235,7 @@ export class CallPipeline {
     // the tool while the decision was being written (a list_changed read since), it is not sent.
     const settled = await this.deps.toolsSettled(request.server);
     if (!settled || this.deps.lookupTool(request.server, request.tool)?.fingerprint !== decision.fingerprint) {
+      if (watch) this.deps.observer!.drop(watch);
       const message = `${request.tool} changed just before Airlock sent the call, so it was not sent. Call it again to review its new definition.`;
       return this.finish({ callId, outcome: 'denied', message, decision, started, request, detail: 'definition-changed', ...outcomeFacts });
     }
@@ -220,9 +243,12 @@ export class CallPipeline {
     const attempts = { retried: false };
     try {
       const result = await this.sendWithRetry(request, args, decision, attempts);
+      // Compared with the tool's claims off the caller's path (like the outcome, written after this turn).
+      if (watch) void this.deps.observer!.finish(watch);
       const outcome: CallOutcome = result.isError ? 'tool-error' : 'ok';
       return this.finish({ callId, outcome, result, decision, started, request, ...outcomeFacts });
     } catch (error) {
+      if (watch) void this.deps.observer!.finish(watch);
       if (error instanceof ToolCallError && !error.outcomeUnknown) {
         return this.finish({ callId, outcome: 'tool-error', message: `${error.message}`, decision, started, request, detail: error.kind, ...outcomeFacts });
       }
@@ -275,7 +301,7 @@ export class CallPipeline {
           denialMessage:
             request.caller.kind === 'cli'
               ? `This call needs your confirmation (${cliConfirmationReason(decision, state.settings.policyMode)}), and there is no terminal to ask on. Run \`airlock call\` in a terminal, or open the Airlock app and answer there.`
-              : `This call needs a person's confirmation, and no Airlock window or terminal is available to ask. Open the Airlock app (or run the command in a terminal) and try again.`,
+              : `This call needs a person's confirmation, and no Airlock window or terminal is available to ask.${claimsWhy(decision)} Open the Airlock app (or run the command in a terminal) and try again.`,
         };
       }
       const opened = this.deps.confirmations.open({
@@ -356,6 +382,8 @@ export class CallPipeline {
         mode: state.settings.policyMode,
         approved: approvalOf(record, call.tool, indexed?.fingerprint),
         ...(organisation ? { organisation } : {}),
+        // What the tool did against its claims (a fact of the record: a new snapshot decides afresh).
+        claims: claimsFactsOf(record, call.tool),
       },
       this.deps.now(),
     );
@@ -530,9 +558,15 @@ export function ownCallConsent(caller: Caller, decision: Decision, mode: PolicyM
   return cliConfirmationReason(decision, mode) === undefined ? 'command-line' : undefined;
 }
 
+/** For a tool whose claims are withdrawn: why it asks (Airlock's reasons: the contradiction and what it did). */
+function claimsWhy(decision: Decision): string {
+  return decision.flags.claimsWithdrawn ? ` ${decision.reasons.slice(0, 2).join(' ')}` : '';
+}
+
 /** Why a `cli` call must be confirmed, in words; undefined when the command line is consent enough. */
 function cliConfirmationReason(decision: Decision, mode: PolicyMode): string | undefined {
   if (mode === 'strict') return 'strict mode is on';
+  if (decision.flags.claimsWithdrawn) return 'the tool did something its claims say it does not';
   if (decision.confirmationKind === 'destructive') return 'the tool may delete or overwrite things';
   if (decision.flags.changedSinceApproval || decision.flags.voidedRules.length > 0 || decision.changes) return 'the tool changed since you approved it';
   if (decision.decidedBy.kind === 'new-tool') return 'the tool was added after you reviewed this server';

@@ -44,6 +44,8 @@ export interface CallsRooms {
   readonly codePins: Pick<CodePins, 'check'>;
   readonly activity: Pick<AuditRoom, 'appendNotices' | 'outcomeNotRecorded'>;
   readonly servers: Pick<ServerControlRoom, 'unavailable'>;
+  /** Told which calls run, so what a server does meanwhile is set against their claims. */
+  readonly claims: { observer: NonNullable<CallPipelineDeps['observer']> };
 }
 
 export function composeCalls(wiring: CallsWiring, rooms: () => CallsRooms): CallsRoom {
@@ -70,6 +72,7 @@ export function composeCalls(wiring: CallsWiring, rooms: () => CallsRooms): Call
       onDidAppend: rooms().activity.appendNotices,
       onAuditError: (message) => rooms().activity.outcomeNotRecorded(message),
       whyUnavailable: (server) => rooms().servers.unavailable(server)?.message,
+      observer: rooms().claims.observer,
     },
   });
 }

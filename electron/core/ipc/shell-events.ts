@@ -37,6 +37,8 @@ export const EVENT_AUDIENCE = {
   'audit.didAppend': 'everyone',
   'chat.didChange': 'everyone',
   'chat.didUpdate': 'everyone',
+  // A tool's claims withdrawn: what every shell tells the person (its evidence is in the audit log, redacted).
+  'claims.didContradict': 'everyone',
   'models.didChange': 'everyone',
 } as const satisfies Record<EventName, 'everyone' | 'own' | 'window'>;
 

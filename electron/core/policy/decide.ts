@@ -105,6 +105,29 @@ export interface PolicyFacts {
    * no policy). It only ever makes a call stricter.
    */
   organisation?: OrganisationFacts | undefined;
+  /**
+   * The tool did something its claims say it does not (claims/, from what
+   * Airlock observed during its calls), and its claims may not be used:
+   * worked out elsewhere and passed in, like the annotations. Absent: its
+   * claims count as usual.
+   */
+  claims?: ClaimsFacts | undefined;
+}
+
+/**
+ * A tool whose behaviour contradicted its claims: they are not used — it is
+ * read as a tool that says nothing about itself, so trust and containment
+ * spare it no prompt — and "always allow" rules and session permissions
+ * made before the contradiction (on the strength of those claims) do not
+ * count. Only ever stricter: nothing here makes a call ask less.
+ */
+export interface ClaimsFacts {
+  /** `withdrawn`: until the person reviews what it did; `distrusted`: the person chose not to trust its claims. */
+  state: 'withdrawn' | 'distrusted';
+  /** Epoch ms of the contradiction that withdrew them. */
+  since: number;
+  /** What it did, in Airlock's words (the latest one or two). */
+  evidence: readonly string[];
 }
 
 /** The managed policy's answers for one call's server (see managed-policy/policy-rules.ts). */
@@ -155,6 +178,10 @@ export interface DecisionFlags {
   allowOverriddenByStrictMode: boolean;
   /** The organisation's policy forbids "always allow" for this (destructive) tool: a person can allow it once or for the session, never always. */
   alwaysForbiddenByOrganisation?: boolean;
+  /** Its behaviour contradicted its claims: they are not used (see `ClaimsFacts`). */
+  claimsWithdrawn?: boolean;
+  /** "Always allow" rules or session permissions made before the contradiction that no longer count. */
+  suspendedAllows?: number;
 }
 
 /** What made the verdict, for the audit log and "revoke the rule that allowed this". */
@@ -169,6 +196,7 @@ export type DecidedBy =
   | { kind: 'new-tool' }
   | { kind: 'code-changed' }
   | { kind: 'strict-mode' }
+  | { kind: 'claims-contradicted' }
   | { kind: 'trusted-read-only' }
   | { kind: 'contained-read-only' }
   | { kind: 'destructive' }
@@ -238,6 +266,11 @@ export const REASONS = {
     "Your organisation's policy does not allow “always” for a tool that may delete or overwrite things (allowAlwaysForDestructive: false), so your rule for it does not count and this call asks.",
   organisationAlwaysChoice: "Your organisation's policy does not allow “always allow” for a tool that may delete or overwrite things (allowAlwaysForDestructive: false): allow it once or for this session.",
   organisationStrict: "Your organisation's policy sets strict mode (mode: strict): every call asks.",
+  claimsWithdrawn:
+    'During an earlier call this tool did something its claims say it does not, so Airlock no longer uses its claims: it treats it as a tool that says nothing about itself, whatever the server’s trust or sandbox, until you review what it did on the server’s page.',
+  claimsDistrusted: 'You chose not to trust this tool’s claims after it did something they say it does not: Airlock treats it as a tool that says nothing about itself.',
+  claimsSuspendedAllow:
+    'You allowed this tool (always, or for this session) before it contradicted its claims, so that permission does not count until you review what it did.',
 } as const;
 
 const NO_FLAGS = (): DecisionFlags => ({
@@ -287,6 +320,10 @@ function failClosed(reason: string, decidedBy: DecidedBy, extra?: Partial<Decisi
  *    from the approved one → ask, with what changed;
  * 5. a tool not in the approved set (new: added after install) → ask;
  * 6. strict mode → ask;
+ * 6b. the tool's behaviour contradicted its claims (`facts.claims`) → ask:
+ *    its claims are read as absent from the start (so neither trust nor
+ *    containment relaxes it), and allow rules and session grants made
+ *    before the contradiction do not count at step 3;
  * 7. trusted + explicit read-only → allow;
  * 8. contained (profile and a working sandbox) + read-only claim → allow,
  *    even untrusted — never for a remote server (`server.remote`): nothing
@@ -344,7 +381,10 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
   // SECURITY: invariant 2 — a remote server has no sandbox around it: it is never
   // contained, and every tool of it may reach outside the machine, whatever it claims.
   const remote = server.remote !== undefined && server.remote !== null;
-  const claimed = readTool(tool.definition.annotations);
+  // SECURITY: behaviour only ever withdraws trust — a tool that contradicted its claims is read as
+  // one that claims nothing (anything but absent counts: fails closed).
+  const claims = facts.claims === undefined || facts.claims === null ? undefined : facts.claims;
+  const claimed = readTool(claims ? undefined : tool.definition.annotations);
   const reading = remote ? { ...claimed, openWorld: true } : claimed;
   const trustForbidden = organisation?.trustForbidden === true;
   const trusted = server.trusted === true && !trustForbidden;
@@ -360,6 +400,7 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
 
   const flags: DecisionFlags = {
     ...NO_FLAGS(),
+    ...(claims ? { claimsWithdrawn: true } : {}),
     contradictory: reading.contradictory,
     unsandboxed: !remote && !sandboxWorks,
     remote,
@@ -375,8 +416,22 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
   );
 
   // Invariant 3: only rules and grants for exactly this definition count.
-  const currentRules = rules.filter((r) => r.fingerprint === fingerprint);
-  const currentGrants = grants.filter((g) => g.fingerprint === fingerprint);
+  let currentRules = rules.filter((r) => r.fingerprint === fingerprint);
+  let currentGrants = grants.filter((g) => g.fingerprint === fingerprint);
+  if (claims) {
+    // An allow made before the contradiction was made on the strength of the claims: it asks again (a deny still denies).
+    const since = typeof claims.since === 'number' && !Number.isNaN(claims.since) ? claims.since : Number.POSITIVE_INFINITY;
+    const before = (iso: string) => {
+      const made = Date.parse(iso);
+      return Number.isNaN(made) || made < since;
+    };
+    const keptRules = currentRules.filter((r) => r.effect === 'deny' || !before(r.createdAt));
+    const keptGrants = currentGrants.filter((g) => typeof g.grantedAt === 'number' && g.grantedAt >= since);
+    const suspended = currentRules.length - keptRules.length + currentGrants.length - keptGrants.length;
+    if (suspended > 0) flags.suspendedAllows = suspended;
+    currentRules = keptRules;
+    currentGrants = keptGrants;
+  }
   for (const r of rules) {
     if (r.fingerprint !== fingerprint) {
       flags.voidedRules.push({ source: 'rule', effect: r.effect, fingerprint: r.fingerprint, createdAt: r.createdAt });
@@ -417,7 +472,15 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
     changes,
   };
   const organisationReasons = [...(organisationStrict ? [REASONS.organisationStrict] : []), ...(trustForbidden && server.trusted === true ? [REASONS.organisationTrust] : [])];
-  const describe = (): string[] => [...organisationReasons, ...describeTool(reading, flags, trusted, sandboxWorks || remote, retry)];
+  // What the tool did against its claims comes first, where any question about it is asked.
+  const claimsReasons = claims
+    ? [
+        claims.state === 'distrusted' ? REASONS.claimsDistrusted : REASONS.claimsWithdrawn,
+        ...(Array.isArray(claims.evidence) ? claims.evidence.slice(0, 2).map((line) => String(line).slice(0, 600)) : []),
+        ...(flags.suspendedAllows ? [REASONS.claimsSuspendedAllow] : []),
+      ]
+    : [];
+  const describe = (): string[] => [...claimsReasons, ...organisationReasons, ...describeTool(reading, flags, trusted, sandboxWorks || remote, retry)];
 
   // Deny rule for this exact definition: deny, in every mode.
   const denyRule = currentRules.find((r) => r.effect === 'deny');
@@ -482,6 +545,11 @@ function decideUnsafe(call: ToolCall, facts: PolicyFacts, now: number): Decision
 
   if (strict) {
     return { ...base, verdict: 'ask', reasons: [REASONS.strict, ...describe()], decidedBy: { kind: 'strict-mode' } };
+  }
+
+  // Its claims are not used: read as claiming nothing (destructive, open-world), it asks — and says why.
+  if (claims) {
+    return { ...base, verdict: 'ask', reasons: describe(), decidedBy: { kind: 'claims-contradicted' } };
   }
 
   if (reading.toolClass === 'read-only') {

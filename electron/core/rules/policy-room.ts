@@ -17,6 +17,7 @@ import { AirlockError } from '../errors';
 import type { IndexedTool } from '../servers/tool-index';
 import type { AirlockStore } from '../store/store';
 import { readTool } from '../policy/annotations';
+import { claimsFactsOf, usableAnnotations } from '../claims/claim-state';
 import type { OrganisationGuard } from '../managed-policy/managed-policy-room';
 import type { CodeChange } from '../policy/decide';
 
@@ -56,7 +57,10 @@ export class PolicyRoom {
       const current = this.deps.lookupTool(rule.server, rule.tool)?.fingerprint ?? ownEntry(record?.approvedTools, rule.tool)?.fingerprint;
       // An allow made before a code change does not count (approving the new code removes it); a deny still denies.
       const codeChanged = record !== undefined && this.deps.codeChangeOf(rule.server, record.provenance) !== null;
-      return { server: rule.server, tool: rule.tool, effect: rule.effect, createdAt: rule.createdAt, fingerprint: rule.fingerprint, current: current === rule.fingerprint && !(codeChanged && rule.effect === 'allow') };
+      // An allow made before the tool contradicted its claims does not count while they are withdrawn.
+      const claims = record ? claimsFactsOf(record, rule.tool) : undefined;
+      const suspended = claims !== undefined && rule.effect === 'allow' && !(Date.parse(rule.createdAt) >= claims.since);
+      return { server: rule.server, tool: rule.tool, effect: rule.effect, createdAt: rule.createdAt, fingerprint: rule.fingerprint, current: current === rule.fingerprint && !(codeChanged && rule.effect === 'allow') && !suspended };
     });
   }
 
@@ -72,10 +76,12 @@ export class PolicyRoom {
     const fingerprint = listed?.fingerprint ?? ownEntry(record.approvedTools, request.tool)?.fingerprint;
     if (!definition || !fingerprint) throw new AirlockError('not-found', `${request.server} does not offer a tool named ${request.tool}.`);
     if (fingerprint !== request.fingerprint) throw new AirlockError('conflict', `${request.tool} changed since you reviewed it; review it again.`);
-    if (request.effect === 'allow' && readTool(definition.annotations).toolClass === 'destructive') {
+    // A tool whose claims are withdrawn is read as claiming nothing: destructive.
+    const reading = readTool(usableAnnotations(record, request.tool, definition.annotations));
+    if (request.effect === 'allow' && reading.toolClass === 'destructive') {
       this.deps.organisation?.refuse('alwaysForDestructive', `always allow ${request.tool}, a tool that may delete or overwrite things`, request.server);
     }
-    if (request.effect === 'allow' && readTool(definition.annotations).toolClass === 'destructive' && !request.confirmDestructive) {
+    if (request.effect === 'allow' && reading.toolClass === 'destructive' && !request.confirmDestructive) {
       throw new AirlockError('invalid-request', `${request.tool} may delete or overwrite things: always allowing it needs a second, explicit confirmation.`);
     }
     const rule: Rule = { server: request.server, tool: request.tool, fingerprint, effect: request.effect, createdAt: new Date().toISOString() };

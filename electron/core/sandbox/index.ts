@@ -14,7 +14,9 @@ export { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimit
 export { GrantMovedError, needsPins, pinGrants } from './grant-pins';
 export { privilegeFilterBytes } from './seccomp-filter';
 export { ROOT_PLACEHOLDER_DIRS, TRUSTED_NAMES } from './trusted-files';
+export { GrantWatcher, MAX_SEEN_ENTRIES, type GrantChange, type SeenEntry } from './grant-watch';
 export {
+  matchesGrant,
   startServerProxy,
   type NetworkDecision,
   type NetworkRequestHandler,
@@ -28,6 +30,7 @@ export {
   SANDBOX_PROXY_PORT,
   SANDBOX_UNPRIVILEGED_ID,
   type AirlockSandboxLauncher,
+  type LaunchObserver,
   type SandboxLauncherOptions,
 } from './sandbox-launcher';
 export { platformBackend, GUARANTEE_ROWS, SANDBOX_PLATFORMS, type Guarantee, type GuaranteeState, type PlatformBackend, type PlatformPlan, type SandboxPlatform } from './platform';

@@ -1,6 +1,7 @@
 /** How a sandbox launcher is set up (sandbox-launcher.ts); every field has a safe default. */
 import type { SandboxProfile } from '../../../shared/domain';
 import type { CapabilityProbe } from './executables';
+import type { GrantChange } from './grant-watch';
 import type { ResourceLimits } from './launcher';
 import type { NetworkDecision, NetworkRequestHandler } from './network-proxy';
 
@@ -58,4 +59,23 @@ export interface SandboxLauncherOptions {
    * the server's log (`LaunchPlan.onNote`). Linux and Windows report none.
    */
   onViolation?: (serverName: string, text: string) => void;
+  /**
+   * Asked when a sandboxed server starts that Airlock can observe — it has a
+   * network proxy, or folders it may write — where to report what it does
+   * (claims/: what a tool did, set against what it claims). Its write grants
+   * are then watched for the whole run (grant-watch.ts). Absent, or
+   * undefined returned: nothing is watched. Never asked for a server with
+   * neither (nothing it does can leave its sandbox), nor for the probe.
+   */
+  observe?: (serverName: string, what: { network: boolean; writeGrants: readonly string[] }) => LaunchObserver | undefined;
+}
+
+/** Where one observed launch reports what its server does (see `SandboxLauncherOptions.observe`). */
+export interface LaunchObserver {
+  /** A change in one of its write grants. */
+  grantChange(change: GrantChange): void;
+  /** Given once its grants are watched: calls every change held back so far (a move's first half) what it is. */
+  settleWith(settle: () => void): void;
+  /** The launch is over (the server stopped, or did not start). */
+  end(): void;
 }

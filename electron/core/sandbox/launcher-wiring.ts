@@ -17,6 +17,12 @@ export interface LauncherRooms {
   readonly approvals: { askNetwork: NetworkRequestHandler };
   readonly activity: { keyFile: string | undefined; recordSandboxRefusal(server: string, text: string): void; recordNetwork(decision: NetworkDecision): void };
   readonly calls: { noteNetworkDecision(decision: NetworkDecision): void };
+  /** What a server does while its calls run, set against its tools' claims (the claims room). */
+  readonly claims: {
+    observeRefusal(server: string, text: string): void;
+    observeNetwork(decision: NetworkDecision): void;
+    observeLaunch(server: string): ReturnType<NonNullable<SandboxLauncherOptions['observe']>>;
+  };
 }
 
 export function composeLauncher(wiring: { homeDir?: string; mayAsk: (server: string, profile: SandboxProfile) => boolean; options?: SandboxLauncherOptions | undefined }, rooms: () => LauncherRooms): AirlockSandboxLauncher {
@@ -27,9 +33,12 @@ export function composeLauncher(wiring: { homeDir?: string; mayAsk: (server: str
     mayAsk: wiring.mayAsk,
     // SECURITY (invariant 5): the audit key stays out of every server's reach, wherever it was moved.
     ...(keyFile ? { hiddenFiles: [keyFile] } : {}),
-    onViolation: (server, text) => rooms().activity.recordSandboxRefusal(server, text),
-    // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host.
-    onNetworkDecision: (decision) => (rooms().activity.recordNetwork(decision), rooms().calls.noteNetworkDecision(decision)),
+    onViolation: (server, text) => (rooms().activity.recordSandboxRefusal(server, text), rooms().claims.observeRefusal(server, text)),
+    // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host;
+    // an attempt during a call is set against the tool's claims.
+    onNetworkDecision: (decision) => (rooms().activity.recordNetwork(decision), rooms().calls.noteNetworkDecision(decision), rooms().claims.observeNetwork(decision)),
+    // What a server with a network proxy or write grants does while calls run (and nothing for the others).
+    observe: (server) => rooms().claims.observeLaunch(server),
     ...wiring.options,
   });
 }

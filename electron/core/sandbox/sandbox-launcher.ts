@@ -21,7 +21,8 @@ import { dataFolderRegistryPath, registerDataFolder, registeredDataFolders } fro
 import { SandboxInitError, SandboxUnavailableError } from './errors';
 import type { CapabilityProbe } from './executables';
 import { canonical, checkProfile, codeDirsUnderHome, existingTrusted, fileRules, helperEnv, pickSecrets, resolveCommand, writeTrustedExemptions, type CheckedPaths, type FileRuleParts } from './launch-inputs';
-import type { SandboxLauncherOptions } from './launcher-options';
+import type { LaunchObserver, SandboxLauncherOptions } from './launcher-options';
+import { GrantWatcher } from './grant-watch';
 import { DEFAULT_LIMITS, type LaunchContext, type LaunchPlan, type ResourceLimits, type SandboxLauncher } from './launcher';
 import { startLoopbackProxy, type LoopbackProxy } from './loopback-proxy';
 import { startServerProxy, type NetworkRequestHandler, type ServerProxy } from './network-proxy';
@@ -31,7 +32,7 @@ import { buildServerEnv, dataSettingsFor, probeProfile } from './profiles';
 import { claimRunFolder, sweepCrashedRuns } from './runtime-sweep';
 import { heldNote } from './trusted-files';
 
-export type { SandboxLauncherOptions } from './launcher-options';
+export type { LaunchObserver, SandboxLauncherOptions } from './launcher-options';
 export { SANDBOX_PROXY_PORT, SANDBOX_UNPRIVILEGED_ID, SECCOMP_FD_SCRIPT, prlimitArgs, withoutCapabilityAdds } from './platform/linux-launch';
 
 /** A `SandboxLauncher` plus the probe mode, the plan as data, and a way to release everything. */
@@ -308,6 +309,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     await mkdir(tmp, { recursive: true });
     let proxy: ServerProxy | LoopbackProxy | undefined;
     let started: { dispose?(): Promise<void> | void } | undefined;
+    let watched: { watcher?: GrantWatcher; observer: LaunchObserver } | undefined;
     let disposed: Promise<void> | undefined;
     // Notes for the person about this launch, kept until someone listens.
     const notes = [...(pendingNotes.get(context.serverName) ?? [])];
@@ -325,6 +327,10 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     };
     const dispose = (): Promise<void> => {
       disposed ??= (async () => {
+        // Observation ends first: what Airlock itself does in the grants next (placeholders removed) is not the server's.
+        watched?.watcher?.close();
+        watched?.observer.end();
+        watched = undefined;
         try {
           await started?.dispose?.();
         } finally {
@@ -414,6 +420,22 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       });
       const launch = await getSession(backend).launch({ input, parts, launchRoot: launchDir, note });
       started = launch;
+      // What it does that can leave its sandbox — its network attempts (told through its proxy's
+      // decisions) and the changes in its write grants — is observed while it runs, and only then.
+      const observer = proxy || paths.write.length > 0 ? options.observe?.(context.serverName, { network: proxy !== undefined, writeGrants: [...profile.filesystem.write] }) : undefined;
+      if (observer) {
+        watched = { observer };
+        if (paths.write.length > 0) {
+          const watcher = new GrantWatcher(
+            profile.filesystem.write.map((grant, i) => ({ grant, root: paths.write[i]! })),
+            (change) => observer.grantChange(change),
+            note,
+          );
+          watched.watcher = watcher;
+          watcher.start();
+          observer.settleWith(() => watcher.settle());
+        }
+      }
       return { command: launch.command, args: launch.args, env: launch.env, cwd, sandboxed: true, limits, onNote, ...endTree, dispose };
     } catch (error) {
       await dispose();

@@ -79,7 +79,7 @@ export const COMMONDIR_PLACEHOLDER = '.\n';
 /** How far the scan looks below a grant (it runs at every start: kept cheap). */
 export const SCAN_LIMITS = { depth: 5, folders: 4000 } as const;
 /** Folders never scanned or watched (dependencies; their dotfiles are not the person's). */
-const SKIPPED = new Set(['node_modules']);
+export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['node_modules']);
 
 /** A placeholder Airlock made; removed after the run if it is still exactly this. */
 export interface Placeholder {
@@ -152,7 +152,7 @@ export function scanGrant(root: string, exempt: readonly string[] = []): ScanRes
         if (entry.name === '.git' && entry.isDirectory() && isGitDir(path)) result.gitDirs.push(path);
         continue; // never descend into a trusted folder
       }
-      if (entry.isDirectory() && !SKIPPED.has(entry.name) && depth < SCAN_LIMITS.depth) queue.push([path, depth + 1]);
+      if (entry.isDirectory() && !SKIPPED_FOLDERS.has(entry.name) && depth < SCAN_LIMITS.depth) queue.push([path, depth + 1]);
     }
   }
   return result;
@@ -354,7 +354,7 @@ export function sweepGrants(roots: readonly string[], baseline: ReadonlyMap<stri
           if (planted === path) continue;
         }
         if (TRUSTED_NAMES.has(entry.name)) continue;
-        if (entry.isDirectory() && !SKIPPED.has(entry.name) && depth < SCAN_LIMITS.depth) queue.push([path, depth + 1]);
+        if (entry.isDirectory() && !SKIPPED_FOLDERS.has(entry.name) && depth < SCAN_LIMITS.depth) queue.push([path, depth + 1]);
       }
     }
   }
@@ -445,7 +445,7 @@ export class TrustedFilesWatcher {
       if (planted === path) return;
     }
     const name = basename(path);
-    if (info.isDirectory() && !TRUSTED_NAMES.has(name) && !SKIPPED.has(name)) {
+    if (info.isDirectory() && !TRUSTED_NAMES.has(name) && !SKIPPED_FOLDERS.has(name)) {
       const depth = relative(root, path).split(sep).length;
       if (depth <= SCAN_LIMITS.depth) this.watchFolder(path);
     }

@@ -12,7 +12,7 @@
 import { join } from 'node:path';
 import { ownEntry, type SandboxSupport, type ServerRecord } from '../../../shared/domain';
 import type { EmitEvent, IpcHandlers } from '../../../shared/ipc';
-import type { ServerDetail, ServerSummary } from '../../../shared/views';
+import type { GrantUseView, ServerDetail, ServerSummary } from '../../../shared/views';
 import type { SessionGrants } from '../approvals';
 import type { AuditLog } from '../audit';
 import { toAuditEntryViews } from '../audit/views';
@@ -48,6 +48,8 @@ export interface ServerControlRoomDeps {
   guardStart?(record: ServerRecord): void;
   /** The organisation's block on a server, if its policy forbids it. */
   blocked?(record: ServerRecord): { key: string; rule: string; message: string } | undefined;
+  /** Its grants with when each was last used (claims/grant-use.ts); absent: none shown. */
+  grantUse?(record: ServerRecord): GrantUseView[];
   emit: EmitEvent;
   log?(message: string, error?: unknown): void;
 }
@@ -88,6 +90,7 @@ export class ServerControlRoom {
       ...codeChangeView(codePins.changeOf(name, record.provenance)),
       ...serverLimitsView(supervisor.status(name), this.deps.sandbox().supported ? () => this.deps.limits() : undefined),
       tools: tools.map((tool) => toolView(tool.definition, tool.fingerprint, context)),
+      grants: this.deps.grantUse?.(record) ?? [],
       logs: supervisor.log(name).slice(-300).map((line) => ({ time: new Date(line.at).toISOString(), source: line.source, text: line.text })),
       recentCalls: recent.flatMap(toAuditEntryViews),
       createdAt: record.createdAt,

@@ -13,6 +13,7 @@ import { toDiffView, toPolicyPreview, toReadingView } from '../policy/views';
 import type { IndexedTool } from '../servers/tool-index';
 import { toolWarnings } from '../tools/tool-warnings';
 import { toolScreen, toolVisibility } from '../../../shared/screens';
+import { claimCheckOf, claimsCheckView, claimsFactsOf, claimsToReview, usableAnnotations } from '../claims/claim-state';
 
 /** How gateway clients see a tool: `server__tool`. */
 export function namespacedToolName(server: string, tool: string): string {
@@ -60,9 +61,11 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
       sessionGrants: context.sessionGrants,
       mode: context.mode,
       approved,
+      claims: claimsFactsOf(record, definition.name),
     },
     context.now,
   );
+  const check = claimCheckOf(record, definition.name);
   const preview = toPolicyPreview(decision);
   const rule = context.rules.find((candidate) => candidate.server === record.name && candidate.tool === definition.name && candidate.fingerprint === fingerprint);
   let pendingChange: ToolView['pendingChange'];
@@ -77,7 +80,8 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
     ...(definition.description !== undefined ? { description: definition.description } : {}),
     inputSchema: definition.inputSchema,
     ...(definition.annotations ? { claimed: definition.annotations } : {}),
-    reading: readingView(definition),
+    // Airlock's reading: of what it claims, or — its claims withdrawn — of a tool that claims nothing (the claims still show as said).
+    reading: toReadingView(readTool(usableAnnotations(record, definition.name, definition.annotations)), definition.annotations),
     preview,
     fingerprint,
     ...(rule ? { rule: { effect: rule.effect, createdAt: rule.createdAt } } : {}),
@@ -91,6 +95,7 @@ export function toolView(definition: ToolDefinition, fingerprint: string, contex
       hasNetwork: record.profile.network.allowedDomains.length > 0,
       ...(context.ownTools ? { ownTools: context.ownTools } : {}),
     }),
+    ...(check ? { claimsCheck: claimsCheckView(check) } : {}),
   };
 }
 
@@ -139,6 +144,7 @@ export function serverSummary(
     pendingChanges: states.filter((state) => state === 'changed').length,
     newTools: states.filter((state) => state === 'new').length,
     codeChanged: codeChange !== null,
+    claimsToReview: claimsToReview(record),
     ...(status.lastError ? { lastError: status.lastError } : {}),
   };
 }

@@ -6,9 +6,10 @@
  * adds an entry here and nothing else changes.
  */
 import { useEffect, useState } from 'react';
-import type { CatalogView, ServerDetail } from '../../../shared/views';
+import type { CatalogView, GrantUseView, ServerDetail, ToolView } from '../../../shared/views';
 import { invoke, useAction, type Query } from '../../api';
 import { ArgvView } from '../../components/argv-view';
+import { Badge } from '../../components/badges';
 import { EnvEditor } from '../../components/env-editor';
 import { FieldError } from '../../components/field-error';
 import { InertText } from '../../components/inert-text';
@@ -20,7 +21,7 @@ import { ResourceLimits } from '../../components/resource-limits';
 import { SandboxGuarantees } from '../../components/sandbox-guarantees';
 import type { TabSpec } from '../../components/tabs';
 import { ToolConsole } from '../../components/tool-console';
-import { ToolsTable } from '../../components/tool-reading';
+import { ClaimsEvidence, ToolsTable } from '../../components/tool-reading';
 import { editable, when } from '../../format';
 import { AuditTable } from '../../components/audit-table';
 import { AsksBack } from './asks-back';
@@ -43,7 +44,7 @@ export interface SectionContext {
 /** The page's sections, in the order a person reads them. */
 export function serverSections(context: SectionContext): TabSpec[] {
   const s = context.server;
-  const pending = s.tools.filter((tool) => tool.pendingChange || tool.isNew).length;
+  const pending = s.tools.filter((tool) => tool.pendingChange || tool.isNew || tool.claimsCheck?.state === 'withdrawn').length;
   const attention = pending > 0 || s.codeChange !== undefined;
   const catalog = context.catalog.status === 'ok' ? context.catalog.value : undefined;
   return [
@@ -87,9 +88,11 @@ function CatalogSection({ context, show }: { context: SectionContext; show: (vie
 function Overview({ server: s, onChange }: SectionContext) {
   const pending = s.tools.filter((tool) => tool.pendingChange);
   const added = s.tools.filter((tool) => tool.isNew);
+  const contradicted = s.tools.filter((tool) => tool.claimsCheck?.state === 'withdrawn');
   return (
     <>
       {s.codeChange && <CodeChanged server={s} onApproved={onChange} />}
+      {contradicted.length > 0 && <ClaimsToReview server={s} tools={contradicted} onChange={onChange} />}
       {pending.length > 0 && (
         <section className="panel panel-warn" aria-labelledby="pending-title" data-testid="pending-changes">
           <h2 id="pending-title">Changed since you approved it</h2>
@@ -136,14 +139,54 @@ function Overview({ server: s, onChange }: SectionContext) {
   );
 }
 
+/** Asks the core to record the person's review of what a tool did against its claims (the evidence they saw: its `last`). */
+function useClaimsReview(s: ServerDetail, onChange: (detail: ServerDetail) => void) {
+  const action = useAction();
+  const review = async (tool: ToolView, decision: 'keep' | 'distrust') => {
+    const last = tool.claimsCheck?.last;
+    if (!last) return;
+    const value = await action.run(() => invoke('servers.reviewClaims', { name: s.name, tool: tool.name, decision, last }));
+    if (value) onChange(value);
+  };
+  return { action, review };
+}
+
+/** Tools that did what their claims say they do not, at the top of the page until the person reviews them. */
+function ClaimsToReview({ server: s, tools, onChange }: { server: ServerDetail; tools: ToolView[]; onChange: (detail: ServerDetail) => void }) {
+  const { action, review } = useClaimsReview(s, onChange);
+  return (
+    <section className="panel panel-warn" aria-labelledby="claims-title" data-testid="claims-to-review">
+      <h2 id="claims-title">Did what {tools.length === 1 ? 'its claims say it does' : 'their claims say they do'} not</h2>
+      <p>
+        While these tools ran, Airlock saw them do something their own claims rule out. Airlock no longer relies on those claims: each call asks
+        first, whatever the server’s trust or sandbox, and an “always allow” you gave before asks again — until you look at what they did and decide.
+      </p>
+      <FieldError message={action.error} />
+      {tools.map((tool) => (
+        <div key={tool.name} className="claims-tool">
+          <h3>
+            <code>
+              <InertText text={tool.name} />
+            </code>
+          </h3>
+          <ClaimsEvidence tool={tool} onReview={(t, decision) => void review(t, decision)} busy={action.busy} />
+        </div>
+      ))}
+    </section>
+  );
+}
+
 function Tools({ server: s, reload, onChange }: SectionContext) {
   const action = useAction();
+  const claims = useClaimsReview(s, onChange);
   return (
     <>
       <OrganisationLock setting="alwaysForDestructive" />
-      <FieldError message={action.error} />
+      <FieldError message={action.error ?? claims.action.error} />
       <ToolsTable
         tools={s.tools}
+        onReviewClaims={(tool, decision) => void claims.review(tool, decision)}
+        busy={claims.action.busy}
         onRevokeRule={async (tool) => {
           if (await action.run(() => invoke('rules.remove', { server: s.name, tool }))) reload();
         }}
@@ -201,6 +244,7 @@ function Permissions({ server: s, onChange, reload }: SectionContext) {
       )}
       <h2>Secrets</h2>
       <SecretsEditor server={s} onChange={onChange} />
+      {s.grants.length > 0 && <GrantsInUse server={s} onChange={onChange} />}
       <h2>Trust</h2>
       <OrganisationLock setting="trust" />
       <label className="check">
@@ -275,6 +319,61 @@ function LocalGrants({
       />
       <EnvEditor env={s.spec.env} busy={action.busy} onChange={(env) => void save(() => invoke('servers.setEnv', { name: s.name, env }))} />
     </>
+  );
+}
+
+const GRANT_KIND: Record<GrantUseView['kind'], string> = { read: 'Reads', write: 'Writes', domain: 'Reaches', secret: 'Secret' };
+
+/**
+ * Each grant with when Airlock last saw it used; one unused for 30 days is
+ * suggested for removal, with a button — never removed without the person.
+ */
+function GrantsInUse({ server: s, onChange }: { server: ServerDetail; onChange: (detail: ServerDetail) => void }) {
+  const action = useAction();
+  const remove = async (grant: GrantUseView) => {
+    if (grant.kind === 'secret') {
+      const value = await action.run(() => invoke('servers.clearSecret', { name: s.name, key: grant.value }));
+      if (value) onChange(value);
+      return;
+    }
+    const profile = editable(s.profile);
+    const under = (path: string) => path === grant.value || path.startsWith(`${grant.value.replace(/\/+$/, '')}/`);
+    if (grant.kind === 'read') profile.filesystem.read = profile.filesystem.read.filter((path) => path !== grant.value);
+    if (grant.kind === 'write') {
+      profile.filesystem.write = profile.filesystem.write.filter((path) => path !== grant.value);
+      // Its trusted-files exceptions go with it (they mean nothing outside a write grant).
+      if (profile.filesystem.writeTrusted) profile.filesystem.writeTrusted = profile.filesystem.writeTrusted.filter((path) => !under(path));
+    }
+    if (grant.kind === 'domain') profile.network.allowedDomains = profile.network.allowedDomains.filter((domain) => domain !== grant.value);
+    const value = await action.run(() => invoke('servers.updateProfile', { name: s.name, profile }));
+    if (value) onChange(value);
+  };
+  return (
+    <section aria-labelledby="grants-use-title" data-testid="grants-in-use">
+      <h2 id="grants-use-title">When each grant was last used</h2>
+      <p className="muted small">
+        From what Airlock sees while the server runs: a change in a folder it may write, a connection its grant let through, a call it handled
+        holding a secret. Reads cannot be seen. A grant unused for 30 days is suggested for removal; nothing is removed unless you remove it.
+      </p>
+      <FieldError message={action.error} />
+      <ul className="plain grant-use">
+        {s.grants.map((grant) => (
+          <li key={`${grant.kind}:${grant.value}`} data-testid={`grant-use-${grant.kind}`} className={grant.suggestRemoval ? 'grant-unused' : undefined}>
+            <span className="muted small">{GRANT_KIND[grant.kind]}</span> <code><InertText text={grant.value} /></code>{' '}
+            <span className="small">{grant.note}</span>
+            {grant.suggestRemoval && (
+              <>
+                {' '}
+                <Badge tone="warn">Unused for 30 days — consider removing it</Badge>{' '}
+                <button type="button" className="small-button" disabled={action.busy} onClick={() => void remove(grant)}>
+                  Remove this grant
+                </button>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 

@@ -148,17 +148,20 @@ describe('an approval the registry refuses sends nothing', () => {
 
 describe('retries, counted by a server that crashes while the call is open', () => {
   let t: TestHost;
-  let records: string;
-  const arrivals = (key: string) => (existsSync(join(records, 'calls')) ? readFileSync(join(records, 'calls'), 'utf8').split('\n').filter((line) => line.endsWith(` ${key}`)) : []);
+  // Each server counts in its own data folder: `lookup` says it only reads, so its bookkeeping is not a change in a folder the person gave it.
+  const arrivals = (key: string) =>
+    ['trusted', 'untrusted'].flatMap((name) => {
+      const file = join(t.host.servers.serverDataDir(name), 'calls');
+      return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line.endsWith(` ${key}`)) : [];
+    });
   const call = (server: string, tool: 'append' | 'lookup', key: string, crashes: number) =>
     t.host.calls.call({ server, tool, arguments: { key, crashes }, caller: { kind: 'user' } });
 
   beforeAll(async () => {
     t = await createTestHost();
-    records = t.folder('crash-records');
-    const profile = { filesystem: { read: [], write: [records], persistentData: false } };
-    await t.add('trusted', [process.execPath, fixture('calls/crash-counting.mjs'), records], { profile, trusted: true });
-    await t.add('untrusted', [process.execPath, fixture('calls/crash-counting.mjs'), records], { profile });
+    const profile = { filesystem: { read: [], write: [], persistentData: true } };
+    await t.add('trusted', [process.execPath, fixture('calls/crash-counting.mjs')], { profile, trusted: true });
+    await t.add('untrusted', [process.execPath, fixture('calls/crash-counting.mjs')], { profile });
   });
   afterAll(() => t?.close());
 

@@ -74,17 +74,19 @@ export interface GatewayFuzzOptions {
 export async function fuzzGateway(root: string, transport: GatewayTransport, runsPerKind: number, options: GatewayFuzzOptions = {}): Promise<GatewayFuzzReport> {
   const dataDir = join(root, 'data');
   const home = join(root, 'home');
-  const records = join(root, 'records');
+  // The server's own data folder (its bookkeeping): `echo` says it only reads, and Airlock holds a tool to that in the folders a person grants.
+  const records = join(dataDir, 'server-data', 'fuzz');
   const keyPath = join(root, 'keys', 'audit-head.key');
-  for (const dir of [home, records]) mkdirSync(dir, { recursive: true });
+  for (const dir of [home]) mkdirSync(dir, { recursive: true });
   const env = { HOME: home, AIRLOCK_AUDIT_KEY_FILE: keyPath };
 
-  // Installed through the real install flow, trusted; the server may write only its records folder.
+  // Installed through the real install flow, trusted; the server may write only its own data folder.
   const setup = new AirlockHost({ dataDir, homeDir: home, version: 'test', hooks: { emit: () => {} }, audit: { key: fileAuditKey(keyPath) } });
-  await addLocalServer(setup, 'fuzz', [process.execPath, SERVER, records], {
-    profile: { filesystem: { read: [], write: [records], persistentData: false } },
+  await addLocalServer(setup, 'fuzz', [process.execPath, SERVER], {
+    profile: { filesystem: { read: [], write: [], persistentData: true } },
     trusted: true,
   });
+  if (setup.servers.serverDataDir('fuzz') !== records) throw new Error(`the fuzz expects the server's data folder at ${records}`);
   await setup.dispose();
 
   const kinds = options.kinds ?? MESSAGE_KINDS;
