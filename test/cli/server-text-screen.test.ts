@@ -118,6 +118,9 @@ beforeAll(async () => {
   ]);
   const set = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, 'registry', 'set', registry.url], { encoding: 'utf8', env: { ...process.env, HOME: home } });
   expect(set.status, set.stderr).toBe(0);
+  // One session that lives as long as the test: killing each terminal's session would otherwise leave
+  // the tmux server empty, and it exits — racing the next terminal's new-session ("server exited unexpectedly").
+  tmux('new-session', '-d', '-s', 'keep', 'sleep 86400');
 }, 60_000);
 
 afterAll(async () => {
