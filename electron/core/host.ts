@@ -319,6 +319,7 @@ export class AirlockHost {
         onDidAppend: this.activity.appendNotices,
         onAuditError: (message) => this.activity.outcomeNotRecorded(message),
         whyUnavailable: (server) => this.servers.unavailable(server)?.message,
+        toolNames: (server) => (this.supervisor.state(server) === 'ready' ? this.supervisor.tools.get(server)?.tools.map((tool) => tool.name) : undefined),
       },
     });
     this.screens = new ScreenRoom({
