@@ -166,6 +166,12 @@ export const AppNoticeSchema = z.object({
   level: z.enum(['info', 'warning', 'error']),
   /** What happened and what to do, in plain words. */
   message: z.string(),
+  /**
+   * `settings-unreadable`: Airlock's settings file could not be read and was
+   * kept aside; the settings in use are not the person's (`airlock list`
+   * exits 1 while it lasts).
+   */
+  kind: z.enum(['settings-unreadable']).optional(),
 });
 export type AppNotice = z.infer<typeof AppNoticeSchema>;
 

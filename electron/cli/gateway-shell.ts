@@ -78,6 +78,8 @@ export async function openGatewayShell(options: GatewayShellOptions): Promise<Ga
       if (options.startServers) await host.servers.startEnabled();
     },
   });
+  // What went wrong at start-up (a settings file that could not be read, …): in the app's log of this gateway.
+  for (const notice of (await shared.invoke('app.info', {})).notices) options.log(`Airlock: ${notice.level === 'info' ? 'note' : 'warning'}: ${notice.message}`);
   return {
     shared,
     terminal,

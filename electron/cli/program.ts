@@ -20,6 +20,8 @@ import { fitToTerminal } from './server-text';
 import { inertText } from '../core/servers';
 import { terminalConfirmations } from './terminal-confirmations';
 import type { ConfirmationView } from '../../shared/views';
+import type { AppNotice } from '../../shared/ipc';
+import { palette } from './terminal';
 
 /** How another app starts this CLI's gateway: absolute paths, since apps do not get the shell's PATH. */
 function gatewayCommand(dataDir: string): { command: string; args: string[] } {
@@ -33,7 +35,7 @@ interface GlobalOptions {
 }
 
 /** Commands that show what they will do and ask first (without a terminal they need --yes). */
-export const ASKING_COMMANDS = ['add', 'update', 'import', 'grant', 'approve', 'remove', 'rules add', 'connect', 'resources --approve-template', 'prompts --approve', 'requests'] as const;
+export const ASKING_COMMANDS = ['add', 'update', 'import', 'grant', 'approve', 'remove', 'rules add', 'connect', 'settings restore', 'resources --approve-template', 'prompts --approve', 'requests'] as const;
 
 /**
  * Runs the `airlock` command line and resolves to its exit code. The host is
@@ -92,13 +94,20 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
           // A remote server's sign-in: the terminal shows the page to open, then waits for the browser's answer.
           signInPage: (url, server) => io.err(`Sign in to ${server}: open this page in your browser (it belongs to the server's sign-in service):\n  ${url}`),
         }),
-    }).then((opened) => (api = opened));
+    }).then(async (opened) => {
+      api = opened;
+      // What went wrong at start-up (a settings file that could not be read, …) is said by every command, on stderr.
+      notices = (await opened.invoke('app.info', {})).notices;
+      for (const notice of notices) io.err(`airlock: ${palette(io.colour === true).danger(notice.level === 'info' ? 'Note:' : 'Warning:')} ${notice.message}`);
+      return opened;
+    });
     return shared;
   };
+  let notices: AppNotice[] = [];
   const json = () => program.opts<GlobalOptions>().json === true;
   const yes = () => program.opts<GlobalOptions>().yes === true;
 
-  const context: CliContext = { api: openApi, io, json, yes, exit: (code) => (exitCode = code), yesAfterDashes: yesAfterDashes(argv) };
+  const context: CliContext = { api: openApi, io, json, yes, exit: (code) => (exitCode = code), yesAfterDashes: yesAfterDashes(argv), notices: () => notices };
   registerServerCommands(program, context);
   registerCallCommands(program, context);
   registerSettingsCommands(program, context);

@@ -150,7 +150,7 @@ describe('-y/--yes is global, and never silently the server’s', () => {
 
   it('--help says which commands ask', () => {
     const help = airlock(['--help']).out.replace(/\s+/g, ' ');
-    expect(help).toContain('-y, --yes answer yes to the questions, for scripts (asked by: add, update, import, grant, approve, remove, rules add, connect, resources --approve-template, prompts --approve, requests); anywhere before `--`');
+    expect(help).toContain('-y, --yes answer yes to the questions, for scripts (asked by: add, update, import, grant, approve, remove, rules add, connect, settings restore, resources --approve-template, prompts --approve, requests); anywhere before `--`');
     expect(help).toContain('trust <name> <on|off> trust a server\'s annotations (on) or not (off); untrusted annotations never reduce prompts (does not ask)');
   });
 

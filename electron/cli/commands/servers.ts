@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { SandboxProfile } from '../../../shared/domain';
-import { signOutWords, type InstallSource } from '../../../shared/ipc';
+import { signOutWords, type AppNotice, type InstallSource } from '../../../shared/ipc';
 import type { Disclosure, ServerDetail, ServerSummary } from '../../../shared/views';
 import { domainProblem, nameProblem, parseEnvAssignments, pathProblem, writeTrustedProblem } from '../../core/install';
 import { isAtOrUnder } from '../../core/sandbox';
@@ -26,6 +26,8 @@ export interface CliContext {
   yesAfterDashes?: boolean;
   /** Sets the process exit code. */
   exit(code: number): void;
+  /** What the core said went wrong at start-up (known once `api()` resolved; each was printed on stderr). */
+  notices?(): readonly AppNotice[];
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -435,7 +437,16 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .action(async () => {
       const servers = await (await context.api()).invoke('servers.list', {});
       const c = palette(io.colour === true && !context.json());
-      out(servers, () => (servers.length ? servers.map((server) => formatSummaryLine(server, c)).join('\n') : 'No servers yet. Add one with `airlock add NAME --npm PACKAGE`.'));
+      // The settings in use are not the person's (their file could not be read): the list is not the truth, and says so.
+      const unreadable = context.notices?.().some((notice) => notice.kind === 'settings-unreadable') === true;
+      out(servers, () =>
+        servers.length
+          ? servers.map((server) => formatSummaryLine(server, c)).join('\n')
+          : unreadable
+            ? 'No servers in use — Airlock could not read its settings file (see the warning above).'
+            : 'No servers yet. Add one with `airlock add NAME --npm PACKAGE`.',
+      );
+      if (unreadable) context.exit(EXIT.failure);
     });
 
   program
