@@ -63,6 +63,8 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
     .showHelpAfterError('(run `airlock --help` for usage)');
 
   const dataDir = () => program.opts<GlobalOptions>().dataDir ?? defaultDataDir(io.env);
+  // A folder the person chose (--data-dir, AIRLOCK_DATA_DIR) keeps everything inside it.
+  const selfContained = () => program.opts<GlobalOptions>().dataDir !== undefined || Boolean(io.env.AIRLOCK_DATA_DIR);
   // The confirmations of this command's own calls (`airlock call`), asked on its terminal when it has one.
   let api: SharedHost | undefined;
   const prompt = io.prompt;
@@ -88,6 +90,7 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
       createHost: (hooks) =>
         new AirlockHost({
           dataDir: dataDir(),
+          selfContained: selfContained(),
           version,
           hooks,
           gatewayCommand: gatewayCommand(dataDir()),
@@ -107,7 +110,7 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
   const json = () => program.opts<GlobalOptions>().json === true;
   const yes = () => program.opts<GlobalOptions>().yes === true;
 
-  const context: CliContext = { api: openApi, io, json, yes, exit: (code) => (exitCode = code), yesAfterDashes: yesAfterDashes(argv), notices: () => notices };
+  const context: CliContext = { api: openApi, io, json, yes, exit: (code) => (exitCode = code), yesAfterDashes: yesAfterDashes(argv), notices: () => notices, selfContained };
   registerServerCommands(program, context);
   registerCallCommands(program, context);
   registerSettingsCommands(program, context);
@@ -121,7 +124,7 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
     ...context,
     dataDir,
     version,
-    createHost: (hooks) => new AirlockHost({ dataDir: dataDir(), version, hooks, gatewayCommand: gatewayCommand(dataDir()) }),
+    createHost: (hooks) => new AirlockHost({ dataDir: dataDir(), selfContained: selfContained(), version, hooks, gatewayCommand: gatewayCommand(dataDir()) }),
   });
 
   program

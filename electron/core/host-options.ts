@@ -69,6 +69,15 @@ export interface HostOptions {
   revokeWithinMs?: number;
   /** The home folder (tests use a fake one). */
   homeDir?: string;
+  /**
+   * The data folder was chosen by the person (`--data-dir`, `AIRLOCK_DATA_DIR`):
+   * Airlock keeps everything in it and writes nothing elsewhere — not the
+   * per-user audit key (the log's end is then unanchored unless
+   * `AIRLOCK_AUDIT_KEY_FILE` names a key outside it), not a line in the
+   * per-user list of data folders (other folders listed there are still
+   * hidden from this folder's servers).
+   */
+  selfContained?: boolean;
   /** The node that runs JavaScript servers (the app passes a real node; Electron's own binary cannot be one). */
   nodePath?: string;
   /** How another app starts the stdio gateway (default: `airlock gateway --stdio` from PATH). */

@@ -103,13 +103,15 @@ export class AirlockHost {
     const stopServer = (name: string) => this.supervisor.stop(name);
 
     this.store = new AirlockStore(dataDir, options.storeBackend);
-    this.secrets = new SecretStore(dataDir, options.secretCipher, dataFolderRegistryPath(process.env, options.homeDir));
+    // A folder the person chose keeps everything inside it: nothing is recorded in the per-user list elsewhere.
+    this.secrets = new SecretStore(dataDir, options.secretCipher, options.selfContained ? null : dataFolderRegistryPath(process.env, options.homeDir));
     // SECURITY: invariant 5 — one redaction, of every value the person gave the server, in every entry and model request.
     const secretsOf: ServerSecretsDeps = { record: recordLookup(() => this.store.read().servers), secrets: this.secrets };
     this.activity = new AuditRoom({
       dataDir,
       ...home,
-      ...(options.audit ? { options: options.audit } : {}),
+      // A folder the person chose keeps no key outside it: the log's end is unanchored unless they name a key file.
+      ...(options.audit ? { options: options.audit } : options.selfContained && !process.env.AIRLOCK_AUDIT_KEY_FILE ? { options: { key: null } } : {}),
       secretValues: (server) => serverSecretValues(secretsOf, server),
       emit: hooks.emit,
       log,
@@ -200,6 +202,7 @@ export class AirlockHost {
         // SECURITY (invariant 5): the audit key stays out of every server's reach, wherever it was moved.
         ...(this.activity.keyFile ? { hiddenFiles: [this.activity.keyFile] } : {}),
         onViolation: (server, text) => this.activity.recordSandboxRefusal(server, text),
+        ...(options.selfContained ? { recordDataFolder: false } : {}),
         // Every decision goes to the audit log; refusals are also kept briefly, so a failed call can name the host.
         onNetworkDecision: (decision) => (this.activity.recordNetwork(decision), this.calls.noteNetworkDecision(decision)),
         ...options.launcherOptions,

@@ -78,6 +78,8 @@ async function main(): Promise<void> {
     createHost: (hooks) =>
       new AirlockHost({
         dataDir,
+        // AIRLOCK_DATA_DIR: a folder the person chose keeps everything inside it.
+        ...(process.env.AIRLOCK_DATA_DIR ? { selfContained: true } : {}),
         version: app.getVersion(),
         hooks: { ...hooks, log: (message, error) => console.error(message, error) },
         storeBackend: (options) => new ElectronStore(options),

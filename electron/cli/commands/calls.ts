@@ -189,7 +189,7 @@ export function registerCallCommands(program: Command, context: CliContext): voi
         result.end === 'confirmed'
           ? ' Its end is confirmed by the keyed record of where it ended.'
           : result.end === 'unchecked'
-            ? ' Without the audit key, nothing confirms that no entries were cut from its end.'
+            ? ` Without the audit key, nothing confirms that no entries were cut from its end.${context.selfContained?.() && !io.env.AIRLOCK_AUDIT_KEY_FILE ? ' (A data folder you chose keeps no key outside it: set AIRLOCK_AUDIT_KEY_FILE to a file outside the folder to anchor its end.)' : ''}`
             : '';
       const notes = result.problems.filter((item) => item !== problem || result.ok).map((item) => `  ${item.file}:${item.line}: ${item.message}`);
       out(result, () =>

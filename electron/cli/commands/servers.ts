@@ -26,6 +26,8 @@ export interface CliContext {
   yesAfterDashes?: boolean;
   /** Sets the process exit code. */
   exit(code: number): void;
+  /** The data folder was chosen by the person (--data-dir, AIRLOCK_DATA_DIR): nothing is kept outside it. */
+  selfContained?(): boolean;
   /** What the core said went wrong at start-up (known once `api()` resolved; each was printed on stderr). */
   notices?(): readonly AppNotice[];
 }
