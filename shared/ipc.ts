@@ -89,13 +89,7 @@ export type RemoteSignIn = z.infer<typeof RemoteSignInSchema>;
 export const SignOutOutcomeSchema = z.object({ revoked: z.enum(['yes', 'not-offered', 'failed']), detail: z.string().optional() });
 export type SignOutOutcome = z.infer<typeof SignOutOutcomeSchema>;
 
-/** What a person is told once a sign-in ended: what happened here, what the server did, and what is left to do. */
-export function signOutWords(outcome: SignOutOutcome): string {
-  if (outcome.revoked === 'yes') return 'The server revoked the sign-in, and its tokens were deleted here.';
-  const left = "they may work there until they expire: to end that, remove Airlock's access in your account at the service";
-  if (outcome.revoked === 'not-offered') return `The tokens were deleted here. The server offers no way to revoke them, so ${left}.`;
-  return `The tokens were deleted here, but revoking them at the server failed (${outcome.detail ?? 'no reason given'}), so ${left}.`;
-}
+export { signOutWords } from './sign-out';
 /** A server, by name. */
 const ByName = z.strictObject({ name: ServerNameSchema });
 /** Text a person typed: bounded. */

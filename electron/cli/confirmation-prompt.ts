@@ -18,10 +18,13 @@
  * Pure apart from `newAnswerCode` (which draws the code).
  */
 import { randomInt } from 'node:crypto';
-import stringWidth from 'string-width';
+import { loadTextWidth, textWidth as stringWidth } from './text-width';
 import type { ConfirmationView } from '../../shared/views';
 import { oneLine, renderCall, targetPhrase, type CallToRender } from '../core/approvals';
-import { inertText } from '../core/servers';
+import { inertText } from '../core/inert';
+
+// A prompt is laid out for a terminal: with the exact measure of wide and zero-width characters, always.
+await loadTextWidth();
 
 /** Letters and digits that cannot be mistaken for one another (no 0/O, 1/I/L, 2/Z, 5/S, 8/B). */
 const CODE_ALPHABET = 'ACDEFGHJKMNPQRTUVWXY34679';

@@ -8,7 +8,7 @@
  * (control characters made visible) like everything else the CLI prints.
  */
 import type { GuaranteeView, SandboxGuaranteesView, SandboxPlanView } from '../../shared/sandbox-views';
-import { inertText as inert } from '../core/servers';
+import { inertText as inert } from '../core/inert';
 import { CliExit, EXIT } from './output';
 import type { Palette } from './terminal';
 

@@ -5,8 +5,8 @@
 import { join } from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, safeStorage, session, shell } from 'electron';
 import ElectronStore from 'electron-store';
-import type { EmitEvent, PayloadOf } from '../../shared/ipc';
-import { defaultDataDir } from '../core/data-dir';
+import { channelNames, type EmitEvent, type PayloadOf } from '../../shared/ipc';
+import { defaultDataDir, isChosenDataDir } from '../core/data-dir';
 import { AirlockHost } from '../core/host';
 import { SharedHost } from '../core/ipc/shared-host';
 import { findExecutable } from '../core/sandbox';
@@ -78,8 +78,8 @@ async function main(): Promise<void> {
     createHost: (hooks) =>
       new AirlockHost({
         dataDir,
-        // AIRLOCK_DATA_DIR: a folder the person chose keeps everything inside it.
-        ...(process.env.AIRLOCK_DATA_DIR ? { selfContained: true } : {}),
+        // AIRLOCK_DATA_DIR: a folder the person chose (other than the app's own) keeps everything inside it.
+        ...(isChosenDataDir(dataDir) ? { selfContained: true } : {}),
         version: app.getVersion(),
         hooks: { ...hooks, log: (message, error) => console.error(message, error) },
         storeBackend: (options) => new ElectronStore(options),
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
       void host.servers.startEnabled();
     },
   });
-  const handlers = shared.handlers();
+  const handlers = shared.handlers(channelNames);
   // The screens' origins serve Airlock's relay page with the headers the core built for each screen.
   registerScreenProtocol(protocol, { appOrigin: APP_ORIGIN, policy: (id, key) => handlers['screens.frame']({ id, key }) as Promise<{ csp: string; permissionsPolicy: string }> });
   registerIpcHandlers(

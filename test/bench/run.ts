@@ -9,6 +9,7 @@ import { join } from 'node:path';
 const here = import.meta.dirname;
 const benches: Array<{ file: string; args?: string[] }> = [
   { file: 'core.ts', args: ['--expose-gc', '--import', 'tsx'] },
+  { file: 'cli-startup.mjs' },
   { file: 'sandbox-startup.mjs' },
   { file: 'policy-audit.mjs' },
   { file: 'audit.ts', args: ['--import', 'tsx'] },

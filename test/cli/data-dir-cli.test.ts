@@ -82,3 +82,15 @@ describe('a key file the person names for a folder they chose', () => {
     expect(underHome()).toEqual([]);
   }, 60_000);
 });
+
+describe('the app’s own folder named explicitly (as an app’s config entry for the gateway names it)', () => {
+  it('is still the app’s: it shares the app’s audit key, kept outside it', () => {
+    const appFolder = join(home, '.config', 'Airlock');
+    expect(airlock(['--data-dir', appFolder, 'settings', 'strict-durability', 'on']).code).toBe(0);
+    const verified = airlock(['--data-dir', appFolder, 'audit', 'verify']);
+    expect(verified.out).toContain('Its end is confirmed by the keyed record of where it ended.');
+    expect(underHome()).toContain(join('.config', 'airlock-keys', 'audit-head.key'));
+    rmSync(join(home, '.config'), { recursive: true, force: true });
+    rmSync(join(home, '.local'), { recursive: true, force: true });
+  }, 60_000);
+});

@@ -184,7 +184,8 @@ describe('the Airlock app started while a gateway runs the servers', () => {
       takeOver: true,
       label: 'Airlock app (test)',
       canAsk: () => true,
-      createHost: (hooks) => new AirlockHost({ dataDir, version: '0.0.0-test', homeDir: home, hooks }),
+      // On a folder of its own, as the app runs with AIRLOCK_DATA_DIR: self-contained, like the gateway started on it.
+      createHost: (hooks) => new AirlockHost({ dataDir, selfContained: true, version: '0.0.0-test', homeDir: home, hooks }),
       onOwner: (host) => host.servers.startEnabled(),
     });
     try {

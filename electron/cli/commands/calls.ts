@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { inertText } from '../../core/servers';
+import { inertText } from '../../core/inert';
 import { inert, quoteBlock } from '../format';
 import { refuseIfLocked } from './settings';
 import { CliExit, EXIT } from '../output';

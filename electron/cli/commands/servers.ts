@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { SandboxProfile } from '../../../shared/domain';
-import { signOutWords, type AppNotice, type InstallSource } from '../../../shared/ipc';
+import type { AppNotice, InstallSource } from '../../../shared/ipc';
+import { signOutWords } from '../../../shared/sign-out';
 import type { Disclosure, ServerDetail, ServerSummary } from '../../../shared/views';
 import { domainProblem, nameProblem, parseEnvAssignments, pathProblem, writeTrustedProblem } from '../../core/install';
 import { isAtOrUnder } from '../../core/sandbox';

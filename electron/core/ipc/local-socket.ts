@@ -38,7 +38,7 @@ import { AirlockError, messageOf } from '../errors';
 import type { CatalogChange } from '../catalog/catalog';
 import type { GatewayCallRequest, GatewayCatalog, GatewayCore, GatewayTool } from '../gateway/gateway-core';
 import type { DownstreamPeer } from '../server-requests/downstream-peers';
-import { clientLabel } from '../gateway/gateway-server';
+import { clientLabel } from '../gateway/client-label';
 import type { ShellIdentity } from './shell-identity';
 import { inertText } from '../servers/log-ring';
 import { dispatchIpc } from './dispatch';

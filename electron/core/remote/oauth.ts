@@ -17,7 +17,7 @@
  *   add flow, "Sign in"); a running server that needs one stops and says so.
  */
 import { randomBytes } from 'node:crypto';
-import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { auth as sdkAuth, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ChannelError } from '../servers/connection-channel';
@@ -379,8 +379,10 @@ export class RemoteOAuth {
   }
 
   /** Runs the SDK's `auth()`, its errors told in Airlock's words. */
-  private async runAuth(params: Parameters<typeof auth>[1]): Promise<'AUTHORIZED' | 'REDIRECT'> {
+  private async runAuth(params: Parameters<typeof sdkAuth>[1]): Promise<'AUTHORIZED' | 'REDIRECT'> {
     try {
+      // Loaded at the first sign-in, not when Airlock starts.
+      const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
       return await auth(this.provider, params);
     } catch (error) {
       throw this.authError(error);

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import Conf from 'conf';
 import { z } from 'zod';
 import { nameKeyedRecord, PolicyModeSchema, RuleSchema, ServerNameSchema, ServerRecordSchema } from '../../../shared/domain';
 import type { AppNotice } from '../../../shared/ipc';
 import { AirlockError, messageOf } from '../errors';
 import { deepFreeze } from '../deep-freeze';
+import { JsonFileStore } from './json-file';
 
 /** Everything Airlock persists except secrets and the audit log. */
 export const StoreDataSchema = z.object({
@@ -38,8 +38,8 @@ const DEFAULTS: StoreData = { servers: {}, rules: [], settings: { policyMode: 'd
 /**
  * The subset of conf (and of electron-store, which is conf plus Electron's
  * paths) the store uses. The desktop app passes an electron-store factory; the
- * core and CLI use conf; both read and write the same file with the same
- * options.
+ * core and CLI use JsonFileStore, which keeps conf's file the same way; both
+ * read and write the same file with the same options.
  */
 export interface StoreBackend {
   readonly path: string;
@@ -61,7 +61,8 @@ export function storeOptions(dataDir: string) {
     accessPropertiesByDotNotation: false,
     watch: false,
     migrations: {
-      // The first released shape. Later shapes add a step here, e.g. '1.1.0': (store) => {...}.
+      // The first released shape. Later shapes add a step here, e.g. '1.1.0': (store) => store.set({ … }),
+      // using only `store` and `set(object)`: conf (the app's electron-store) and JsonFileStore both run it.
       '1.0.0': () => {},
     },
   } as const;
@@ -69,7 +70,8 @@ export function storeOptions(dataDir: string) {
 
 export type StoreBackendFactory = (options: ReturnType<typeof storeOptions>) => StoreBackend;
 
-const confFactory: StoreBackendFactory = (options) => new Conf(options);
+/** The core's own: conf's file, format and atomic save, without loading conf (see json-file.ts). */
+const jsonFileFactory: StoreBackendFactory = (options) => new JsonFileStore(options);
 
 /** How a copy of an unreadable settings file kept aside is named (then the time, then `.json`). */
 export const CORRUPT_PREFIX = `${STORE_NAME}.corrupt-`;
@@ -124,8 +126,8 @@ const STALE_TEMP_MS = 60_000;
 
 /**
  * Airlock's persisted state: servers, rules and settings, validated when
- * read. Writes are atomic (conf writes a temporary file, fsyncs it and
- * renames it), so a save cut short leaves the old file or the new one,
+ * read. Writes are atomic (a temporary file, fsynced and renamed over it —
+ * by conf in the app, by JsonFileStore elsewhere), so a save cut short leaves the old file or the new one,
  * never half of one. A file that cannot be parsed or does not match the
  * schema is moved aside (never deleted) and the user is told, through
  * `notices`, where it went.
@@ -144,7 +146,7 @@ export class AirlockStore {
 
   constructor(
     readonly dataDir: string,
-    factory: StoreBackendFactory = confFactory,
+    factory: StoreBackendFactory = jsonFileFactory,
     now: () => Date = () => new Date(),
   ) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
