@@ -5,7 +5,7 @@
  * to keep the store and secrets, timings tests shorten).
  */
 import type { SandboxSupport } from '../../shared/domain';
-import type { EmitEvent } from '../../shared/ipc';
+import type { EmitEvent, FilePickPurpose } from '../../shared/ipc';
 import type { AuditFileSystem, AuditKey } from './audit';
 import type { AuditExportRoomDeps } from './audit-export/audit-export-room';
 import type { PolicySource } from './managed-policy/policy-sources';
@@ -37,7 +37,7 @@ export interface HostHooks {
    */
   ownShell?: ShellIdentity;
   /** The shell's file picker (the Electron app); absent elsewhere. */
-  pickFile?: (purpose: 'mcpb' | 'config' | 'folder') => Promise<string | undefined>;
+  pickFile?: (purpose: FilePickPurpose) => Promise<string | undefined>;
   /** Logs a problem for developers; never shown raw to the user. */
   log?: (message: string, error?: unknown) => void;
   /** Opens an https link in the system browser (the Electron app); absent elsewhere. */

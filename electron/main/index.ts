@@ -5,7 +5,8 @@
 import { join } from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, safeStorage, session, shell } from 'electron';
 import ElectronStore from 'electron-store';
-import { channelNames, type EmitEvent, type PayloadOf } from '../../shared/ipc';
+import { channelNames, type EmitEvent, type FilePickPurpose, type PayloadOf } from '../../shared/ipc';
+import { pickPath } from './file-picker';
 import { defaultDataDir, isChosenDataDir } from '../core/data-dir';
 import { AirlockHost } from '../core/host';
 import { SharedHost } from '../core/ipc/shared-host';
@@ -160,13 +161,9 @@ function cipher(): SecretCipher | undefined {
   };
 }
 
-async function pickFile(purpose: 'mcpb' | 'config' | 'folder'): Promise<string | undefined> {
-  const options: Electron.OpenDialogOptions =
-    purpose === 'folder'
-      ? { properties: ['openDirectory', 'createDirectory'] }
-      : { properties: ['openFile'], filters: purpose === 'mcpb' ? [{ name: 'MCP bundle', extensions: ['mcpb', 'dxt'] }] : [{ name: 'JSON', extensions: ['json'] }] };
-  const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
-  return result.canceled ? undefined : result.filePaths[0];
+/** The window's file picker (file-picker.ts). */
+function pickFile(purpose: FilePickPurpose): Promise<string | undefined> {
+  return pickPath(dialog, mainWindow, purpose);
 }
 
 void main();
