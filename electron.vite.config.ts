@@ -13,10 +13,28 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
+      // Small pure-JavaScript libraries every command uses are bundled in (one file each command loads
+      // instead of dozens); the rest stay packages, loaded from node_modules when a command needs them.
+      externalizeDeps: { exclude: ['diff', 'zod', '@modelcontextprotocol/sdk'] },
       rollupOptions: {
         input: {
           index: resolve(import.meta.dirname, 'electron/main/index.ts'),
           cli: resolve(import.meta.dirname, 'electron/cli/index.ts'),
+        },
+        // Packages are imported for what they export, never for a side effect of loading them: one
+        // imported and then unused is not loaded at all (a command starts faster for what it leaves out).
+        treeshake: { moduleSideEffects: 'no-external' },
+        output: {
+          codeSplitting: {
+            groups: [
+              {
+                // What every command loads before it knows which command it runs, in one file: each
+                // file is a read and a compile of its own, and `airlock --version` needs nothing else.
+                name: 'cli-start',
+                test: /electron[\\/](cli[\\/](output|terminal|server-text|text-width)|core[\\/](errors|data-dir|inert))\.ts$|package\.json$/,
+              },
+            ],
+          },
         },
       },
     },

@@ -159,6 +159,7 @@ export const platformQuestions = {
     { path: 'electron/core/install/mcpb-source.ts', why: "an MCPB bundle's declared platforms" },
     { path: 'electron/core/ipc/local-socket.ts', why: 'a named pipe on Windows, a Unix socket elsewhere' },
     { path: 'electron/core/ipc/owner-lock.ts', why: 'where the owner listens: a named pipe on Windows, a Unix socket elsewhere' },
+    { path: 'electron/main/file-picker.ts', why: 'the system picker filters programs by extension on Windows only' },
     { path: 'electron/core/managed-policy/managed-policy-room.ts', why: "how often the organisation's policy is read on each OS" },
     { path: 'electron/core/managed-policy/policy-sources.ts', why: "where each OS keeps the organisation's policy" },
     { path: 'electron/core/runtimes/runtimes.ts', why: "a login shell's PATH (none on Windows)" },

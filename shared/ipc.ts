@@ -159,11 +159,24 @@ export const ImportAppSchema = z.enum(['claude', 'vscode', 'cursor']);
 /** A profile as the user edits it (running unsandboxed has its own, explicit channel). */
 export const EditableProfileSchema = SandboxProfileSchema.omit({ unsandboxed: true }).strict();
 
+/**
+ * What a file picker is for: an MCP bundle, a config file to import, a
+ * folder (a grant), or a program (node, python, uv) servers run with.
+ */
+export const FilePickPurposeSchema = z.enum(['mcpb', 'config', 'folder', 'program']);
+export type FilePickPurpose = z.infer<typeof FilePickPurposeSchema>;
+
 /** A notice the user must see: something went wrong but nothing was lost. */
 export const AppNoticeSchema = z.object({
   level: z.enum(['info', 'warning', 'error']),
   /** What happened and what to do, in plain words. */
   message: z.string(),
+  /**
+   * `settings-unreadable`: Airlock's settings file could not be read and was
+   * kept aside; the settings in use are not the person's (`airlock list`
+   * exits 1 while it lasts).
+   */
+  kind: z.enum(['settings-unreadable']).optional(),
 });
 export type AppNotice = z.infer<typeof AppNoticeSchema>;
 
@@ -676,9 +689,9 @@ export const channels = {
     doc: "CLI `show --sandbox-plan`: a server's launch plan for this or another platform (rules, network, limits, the exact argv; macOS's whole profile), starting nothing; secrets shown as placeholders.",
   },
   'dialog.openFile': {
-    request: z.strictObject({ purpose: z.enum(['mcpb', 'config', 'folder']) }),
+    request: z.strictObject({ purpose: FilePickPurposeSchema }),
     response: z.object({ path: z.string().optional() }),
-    doc: 'Renderer, "Browse…": the shell\'s file picker (the browser harness has none; the renderer then asks for a path).',
+    doc: 'Renderer, "Browse…" beside every path a person can type (grants, a bundle, a config to import, a program servers run with): the shell\'s file picker; no path when the person cancelled (the browser harness has none unless a test gives it a stand-in).',
   },
   // ── Organisations: the managed policy, and the audit log streamed over OpenTelemetry ──
   'organisation.get': {

@@ -534,13 +534,16 @@ export type RuleView = z.infer<typeof RuleViewSchema>;
 
 /** The result of a tool call, as the console shows it. */
 export const CallResultViewSchema = z.object({
-  outcome: z.enum(['ok', 'tool-error', 'unknown', 'denied']),
+  /** `not-running`: not sent, because the server was not running (it crashed, or could not start). */
+  outcome: z.enum(['ok', 'tool-error', 'unknown', 'denied', 'not-running']),
   /** The MCP result content (rendered as inert text). */
   content: z.array(z.unknown()),
   structuredContent: z.unknown().optional(),
   message: z.string().optional(),
   /** The call needed a person's confirmation and nobody could be asked (no window, no terminal to ask on). */
   nobodyToAsk: z.boolean().optional(),
+  /** With `nobodyToAsk`: what a person can do to let such calls through (open the app, a rule, trust), each with its command. */
+  waysForward: z.array(z.object({ kind: z.enum(['open-app', 'rule', 'trust', 'approve-code', 'review-claims']), words: z.string(), command: z.string().optional() })).optional(),
   durationMs: z.number(),
 });
 export type CallResultView = z.infer<typeof CallResultViewSchema>;

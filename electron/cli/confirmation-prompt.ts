@@ -18,10 +18,13 @@
  * Pure apart from `newAnswerCode` (which draws the code).
  */
 import { randomInt } from 'node:crypto';
-import stringWidth from 'string-width';
+import { loadTextWidth, textWidth as stringWidth } from './text-width';
 import type { ConfirmationView } from '../../shared/views';
 import { oneLine, renderCall, targetPhrase, type CallToRender } from '../core/approvals';
-import { inertText } from '../core/servers';
+import { inertText } from '../core/inert';
+
+// A prompt is laid out for a terminal: with the exact measure of wide and zero-width characters, always.
+await loadTextWidth();
 
 /** Letters and digits that cannot be mistaken for one another (no 0/O, 1/I/L, 2/Z, 5/S, 8/B). */
 const CODE_ALPHABET = 'ACDEFGHJKMNPQRTUVWXY34679';
@@ -56,6 +59,8 @@ export interface TerminalCall extends CallToRender {
   /** Epoch ms: no answer by then means deny. */
   deadline: number;
   sandbox: { line: string; unsandboxed: boolean };
+  /** The organisation's policy forbids "always allow" here: the sentence that says so (then only once and this session are offered). */
+  alwaysForbidden?: string;
 }
 
 /** A confirmation as it reached this shell (over the contract) as a `TerminalCall`. */
@@ -74,6 +79,7 @@ export function terminalCallFromView(view: ConfirmationView): TerminalCall {
     reasons: view.reasons,
     deadline: view.deadline,
     sandbox: { line: view.sandboxSummary, unsandboxed: !view.serverSandboxed },
+    ...(view.alwaysForbidden !== undefined ? { alwaysForbidden: view.alwaysForbidden } : {}),
   };
 }
 
@@ -83,8 +89,10 @@ export interface TerminalPrompt {
   lines: string[];
   /** The question itself (the last row; readline prints the answer after it). */
   question: string;
-  /** What the person must type to allow once. */
+  /** What the person must type to allow once ("… session" and "… always" allow for longer, see `judgeTerminalChoice`). */
   expected: string;
+  /** Whether "always" is offered (not when the organisation's policy forbids it). */
+  always: boolean;
 }
 
 /** Options for `layoutTerminalPrompt`. */
@@ -146,14 +154,51 @@ export function layoutTerminalPrompt(request: TerminalCall, options: TerminalPro
   if (options.note) say(options.note);
   const left = options.now === undefined ? undefined : Math.max(0, Math.round((request.deadline - options.now) / 1000));
   say(`Anything but the answer below denies${left === undefined ? '' : `, and so does no answer within ${left} s`}; “${MORE}” shows every argument in full.`);
+  // The tool's name as shown (inert): what the person reads is what they type.
+  const expected = destructive ? `${r.tool} ${options.code}` : options.code;
+  // How long, as the window offers it: once (the default), this session, always — "always" for a
+  // destructive tool asks a second time (see terminal-confirmations.ts), and never where forbidden.
+  const always = request.alwaysForbidden === undefined;
+  say(
+    `For longer, type “${expected} ${SESSION}” (until Airlock stops)${always ? ` or “${expected} ${ALWAYS}” (from now on, for this tool as it is defined now${destructive ? '; Airlock asks you to confirm' : ''})` : ` — not “always”: ${oneLine(request.alwaysForbidden ?? '')}`}.`,
+  );
   // SECURITY: the real tool and target, in Airlock's words, on the last lines before the question.
   const targetWidth = Math.max(24, Math.floor(width * 0.8));
   say(`${destructive ? 'DESTRUCTIVE: ' : ''}${r.server} › ${r.tool}${targetPhrase(r.targets, targetWidth)}`, '  ');
-  // The tool's name as shown (inert): what the person reads is what they type.
-  const expected = destructive ? `${r.tool} ${options.code}` : options.code;
   const questionRows = wrap(`To allow this once, type ${destructive ? "the tool's name and the code" : 'the code'} “${expected}”:`, width);
   lines.push(...questionRows.slice(0, -1));
-  return { lines, question: `${questionRows[questionRows.length - 1] ?? ''} `, expected };
+  return { lines, question: `${questionRows[questionRows.length - 1] ?? ''} `, expected, always };
+}
+
+/** The word after the code that allows for the rest of the session. */
+export const SESSION = 'session';
+/** The word after the code that allows from now on (a rule for this definition). */
+export const ALWAYS = 'always';
+
+/** What a typed answer to a confirmation chooses. */
+export type TerminalChoice = 'allow-once' | 'allow-session' | 'allow-always' | 'deny' | 'more';
+
+/**
+ * What a typed answer means: the expected text alone allows once; followed by
+ * “session” or “always”, for longer (“always” only where `always` is offered).
+ * Anything else denies.
+ */
+export function judgeTerminalChoice(answer: string, expected: string, always = true): TerminalChoice {
+  const once = judgeTerminalAnswer(answer, expected);
+  if (once !== 'deny') return once === 'allow' ? 'allow-once' : 'more';
+  if (judgeTerminalAnswer(answer, `${expected} ${SESSION}`) === 'allow') return 'allow-session';
+  if (always && judgeTerminalAnswer(answer, `${expected} ${ALWAYS}`) === 'allow') return 'allow-always';
+  return 'deny';
+}
+
+/** The second question "always" for a destructive tool asks, as the window's second confirmation. */
+export function alwaysDestructiveQuestion(request: Pick<TerminalCall, 'server' | 'tool'>, columns: number): string {
+  const width = Math.max(40, Math.min(160, Math.floor(columns) || 80)) - 1;
+  const rows = wrap(
+    `Always allow ${oneLine(request.server)} › ${oneLine(request.tool)} from now on, without asking, even when it deletes or overwrites things? Type “${ALWAYS}” to confirm; anything else allows this call once only:`,
+    width,
+  );
+  return `${rows.join('\n')} `;
 }
 
 /**

@@ -26,6 +26,7 @@ export const COMMAND_DOCS: Readonly<Record<string, string>> = {
   signin: 'docs/remote-servers.md',
   signout: 'docs/remote-servers.md',
   screens: 'docs/mcp-apps.md',
+  'review-claims': 'docs/claims-and-behaviour.md',
   gateway: 'docs/using-from-other-apps.md',
   run: 'docs/using-from-other-apps.md',
   connect: 'docs/using-from-other-apps.md',

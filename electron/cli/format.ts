@@ -101,24 +101,35 @@ export function formatProbe(report: ProbeReport, c: Palette = PLAIN): string {
   const lines = [`The server says it is ${inert(report.serverInfo.name)} ${inert(report.serverInfo.version)}.`];
   if (report.instructions) lines.push(`Its instructions (the server's words):`, ...quoteBlock(report.instructions, { maxChars: 400, maxRows: 8 }));
   lines.push(c.heading(`Tools (${report.tools.length}):`));
-  for (const tool of report.tools) lines.push(formatTool(tool, c));
+  lines.push(...formatTools(report.tools, c));
   if (report.prompts.length) lines.push(`Prompts: ${report.prompts.map((p) => inert(p.name)).join(', ')}`);
   if (report.resources.length) lines.push(`Resources: ${report.resources.length}`);
   for (const warning of report.warnings) lines.push(`${c.warn('Note:')} ${inert(warning)}`);
   return lines.join('\n');
 }
 
-export function formatTool(tool: ToolView, c: Palette = PLAIN, server = 'SERVER'): string {
+/** What `formatTool` shows besides the tool's headline, description and claims. */
+export interface ToolFormatOptions {
+  /** One line with its arguments: names, types, which are required (`airlock show NAME`). */
+  arguments?: boolean;
+  /** Warnings said once for several tools (`formatTools`): left out here. */
+  skipWarnings?: ReadonlySet<string>;
+  /** The server's name, for the commands it suggests (`airlock review-claims NAME …`). */
+  server?: string;
+}
+
+export function formatTool(tool: ToolView, c: Palette = PLAIN, options: ToolFormatOptions = {}): string {
   const label = tool.preview.verdict === 'allow' ? c.ok(tool.preview.label) : tool.preview.verdict === 'deny' ? c.danger(tool.preview.label) : c.warn(tool.preview.label);
   const lines = [`  ${c.heading(inert(tool.name))} — ${label}; Airlock reads it as ${tool.reading.class}${tool.reading.openWorld ? ', may reach outside your machine' : ''}`];
   // SECURITY: the description is the server's, on rows of its own: every row behind the gutter.
   if (tool.description) lines.push(...quoteBlock(tool.description, { indent: '      ', maxChars: 300, maxRows: 6 }));
-  lines.push(c.dim(`      claims: ${inert(tool.reading.claims.join('; '))}`));
+  if (options.arguments) lines.push(`      ${argumentsLine(toolArguments(tool.inputSchema))}`);
+  lines.push(c.dim(`      ${claimsLine(tool.reading.claims)}`));
   if (tool.rule) lines.push(`      rule: ${tool.rule.effect} (since ${tool.rule.createdAt})`);
   if (tool.isNew) lines.push(c.warn('      NEW — added after install, not reviewed: its first call asks, whatever the trust or sandbox. Review it here, then `airlock approve SERVER TOOL`.'));
   if (tool.pendingChange) lines.push(c.warn(`      CHANGED since approval${tool.pendingChange.suspicious ? ' (SUSPICIOUS: it now claims to need less caution)' : ''}: ${inert(tool.pendingChange.diff.changes.map((change) => change.field).join(', '))}`));
-  for (const warning of tool.warnings) lines.push(`      ${c.warn('warning:')} ${inert(warning.message)}`);
-  if (tool.claimsCheck) lines.push(...formatClaimsCheck(tool, c, server));
+  for (const warning of tool.warnings) if (!options.skipWarnings?.has(warning.message)) lines.push(`      ${c.warn('warning:')} ${inert(warning.message)}`);
+  if (tool.claimsCheck) lines.push(...formatClaimsCheck(tool, c, options.server ?? 'SERVER'));
   return lines.join('\n');
 }
 
@@ -148,6 +159,120 @@ export function formatGrantUse(detail: ServerDetail, c: Palette = PLAIN): string
     if (grant.suggestRemoval) lines.push(c.warn(`           unused for 30 days or more: consider removing it (airlock revoke ${detail.name} ${flag[grant.kind]} ${quoteArg(grant.value)})`));
   }
   return lines;
+}
+
+/**
+ * Every tool, then each warning that several tools share said once, with
+ * the tools it is about (one cause, one warning: two copies of a server
+ * share every tool name, and fourteen identical lines hide the one that
+ * matters).
+ */
+export function formatTools(tools: readonly ToolView[], c: Palette = PLAIN, options: Omit<ToolFormatOptions, 'skipWarnings'> = {}): string[] {
+  const byMessage = new Map<string, string[]>();
+  for (const tool of tools) for (const warning of tool.warnings) byMessage.set(warning.message, [...(byMessage.get(warning.message) ?? []), tool.name]);
+  const shared = new Map([...byMessage].filter(([, names]) => names.length > 1));
+  const lines = tools.map((tool) => formatTool(tool, c, { ...options, skipWarnings: new Set(shared.keys()) }));
+  for (const [message, names] of shared) {
+    const listed = names.length > 6 ? `${names.slice(0, 5).map((name) => inert(name)).join(', ')} and ${names.length - 5} more` : names.map((name) => inert(name)).join(', ');
+    lines.push(`  ${c.warn('warning:')} ${names.length} of these tools (${listed}): ${inert(message)}`);
+  }
+  return lines;
+}
+
+/**
+ * The annotations as one line: the server's claims in its own terms, each
+ * said once ("claims: read-only · stays on your machine"), and what it did
+ * not state with what Airlock assumes instead.
+ */
+export function claimsLine(claims: readonly string[]): string {
+  return `claims: ${claims.map((claim) => inert(claim.replace(/^The server says:\s*/, ''))).join(' · ')}`;
+}
+
+/** One argument of a tool, read from its input schema (server text: shown inert). */
+export interface ToolArgument {
+  name: string;
+  /** "string", "number", "string[]", "object", "\"a\" | \"b\"", "any". */
+  type: string;
+  required: boolean;
+  description?: string;
+}
+
+/** A tool's arguments from its input schema, in the order it declares them. Never throws. */
+export function toolArguments(inputSchema: Readonly<Record<string, unknown>>): ToolArgument[] {
+  const properties = inputSchema.properties;
+  if (!properties || typeof properties !== 'object' || Array.isArray(properties)) return [];
+  const required = new Set(Array.isArray(inputSchema.required) ? inputSchema.required.filter((name): name is string => typeof name === 'string') : []);
+  return Object.entries(properties as Record<string, unknown>).map(([name, schema]) => {
+    const description = schema && typeof schema === 'object' ? (schema as { description?: unknown }).description : undefined;
+    return { name, type: schemaType(schema), required: required.has(name), ...(typeof description === 'string' && description ? { description } : {}) };
+  });
+}
+
+/** A JSON Schema's type in a few characters, for a person choosing a value. */
+function schemaType(schema: unknown, depth = 0): string {
+  if (!schema || typeof schema !== 'object' || depth > 3) return 'any';
+  const s = schema as Record<string, unknown>;
+  if (Array.isArray(s.enum) && s.enum.length > 0 && s.enum.length <= 8) return s.enum.map((value) => JSON.stringify(value)).join(' | ');
+  if ('const' in s) return JSON.stringify(s.const);
+  const type = Array.isArray(s.type) ? s.type.filter((t) => t !== 'null').join(' | ') : s.type;
+  if (type === 'array') return `${schemaType(s.items, depth + 1)}[]`;
+  if (type === 'object' || (type === undefined && s.properties && typeof s.properties === 'object')) {
+    // A small object's shape in line ({oldText: string, newText: string}); a larger one is just "object".
+    const fields = s.properties && typeof s.properties === 'object' ? Object.entries(s.properties as Record<string, unknown>) : [];
+    if (fields.length === 0 || fields.length > 4 || depth > 1) return 'object';
+    return `{${fields.map(([key, value]) => `${key}: ${schemaType(value, depth + 1)}`).join(', ')}}`;
+  }
+  if (typeof type === 'string' && type) return type;
+  const union = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined)?.filter((item) => !(item && typeof item === 'object' && (item as { type?: unknown }).type === 'null'));
+  if (union?.length) return [...new Set(union.map((item) => schemaType(item, depth + 1)))].join(' | ');
+  return 'any';
+}
+
+/** "arguments: path (string, required) · head (number)" — or "arguments: none". */
+export function argumentsLine(args: readonly ToolArgument[]): string {
+  if (args.length === 0) return 'arguments: none';
+  return `arguments: ${args.map((arg) => `${inert(arg.name, 60)} (${inert(arg.type, 60)}${arg.required ? ', required' : ''})`).join(' · ')}`;
+}
+
+/**
+ * One tool in full (`airlock show NAME TOOL`): what Airlock would do and why,
+ * the whole description, every argument with its type and description, the
+ * claims, and a call to copy with the required arguments filled in.
+ */
+export function formatToolInFull(server: string, tool: ToolView, c: Palette = PLAIN): string {
+  const label = tool.preview.verdict === 'allow' ? c.ok(tool.preview.label) : tool.preview.verdict === 'deny' ? c.danger(tool.preview.label) : c.warn(tool.preview.label);
+  const lines = [
+    `${c.heading(`${server} › ${inert(tool.name)}`)}${tool.title ? ` — the server calls it “${inert(tool.title, 120)}”` : ''}`,
+    `  ${label}; Airlock reads it as ${tool.reading.class}${tool.reading.openWorld ? ', may reach outside your machine' : ''}`,
+    ...tool.preview.reasons.map((reason) => `    · ${inert(reason)}`),
+  ];
+  if (tool.description) lines.push('  Description (the server\'s words):', ...quoteBlock(tool.description, { indent: '    ' }));
+  const args = toolArguments(tool.inputSchema);
+  lines.push(c.heading(args.length ? `  Arguments (${args.length}):` : '  Arguments: none'));
+  for (const arg of args) {
+    lines.push(`    ${inert(arg.name, 80)} — ${inert(arg.type, 120)}${arg.required ? ', required' : ', optional'}`);
+    if (arg.description) lines.push(...quoteBlock(arg.description, { indent: '      ' }));
+  }
+  lines.push(`  ${claimsLine(tool.reading.claims)}`);
+  if (tool.rule) lines.push(`  rule: always ${tool.rule.effect} (since ${tool.rule.createdAt})`);
+  if (tool.isNew) lines.push(c.warn(`  NEW — added after install, not reviewed: its first call asks. Approve it with \`airlock approve ${server} ${inert(tool.name)}\`.`));
+  if (tool.pendingChange) lines.push(c.warn(`  CHANGED since approval: ${inert(tool.pendingChange.diff.changes.map((change) => change.field).join(', '))}`));
+  for (const warning of tool.warnings) lines.push(`  ${c.warn('warning:')} ${inert(warning.message)}`);
+  if (tool.claimsCheck) lines.push(...formatClaimsCheck(tool, c, server));
+  const example = Object.fromEntries(args.filter((arg) => arg.required).map((arg) => [arg.name, exampleValue(arg.type)]));
+  lines.push(`  Call it: airlock call ${server} ${quoteArg(tool.name)} --args ${quoteArg(JSON.stringify(example))}`);
+  lines.push(`  fingerprint ${tool.fingerprint}`);
+  return lines.join('\n');
+}
+
+/** A placeholder of the right kind for an example `--args`. */
+function exampleValue(type: string): unknown {
+  if (type.endsWith('[]')) return [];
+  if (type === 'number' || type === 'integer') return 0;
+  if (type === 'boolean') return false;
+  if (type === 'object' || type.startsWith('{')) return {};
+  if (type.startsWith('"')) return JSON.parse(type.split(' | ')[0]!) as unknown;
+  return '…';
 }
 
 export function formatDetail(detail: ServerDetail, c: Palette = PLAIN): string {
@@ -194,7 +319,8 @@ export function formatDetail(detail: ServerDetail, c: Palette = PLAIN): string {
   const contradicted = detail.tools.filter((tool) => tool.claimsCheck?.state === 'withdrawn');
   if (contradicted.length) lines.push(c.danger(`!! ${contradicted.map((tool) => inert(tool.name)).join(', ')}: did what ${contradicted.length === 1 ? 'its claims say it does' : 'their claims say they do'} not. Airlock asks before each call until you review (below).`));
   lines.push(c.heading(`Tools (${detail.tools.length}):`));
-  for (const tool of detail.tools) lines.push(formatTool(tool, c, detail.name));
+  lines.push(...formatTools(detail.tools, c, { arguments: true, server: detail.name }));
+  if (detail.tools.length) lines.push(`One tool in full, with what each argument means: airlock show ${detail.name} TOOL`);
   return lines.join('\n');
 }
 

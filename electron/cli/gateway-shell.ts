@@ -23,6 +23,8 @@ import { askServerRequestsOnTerminal, openTerminal, type Terminal } from './tty'
 /** What `openGatewayShell` takes. */
 export interface GatewayShellOptions {
   dataDir: string;
+  /** The folder was chosen by the person: everything stays inside it (see HostOptions.selfContained). */
+  selfContained?: boolean;
   version: string;
   /** For the owner's log ("airlock gateway for Cursor"); data. */
   label: string;
@@ -70,7 +72,7 @@ export async function openGatewayShell(options: GatewayShellOptions): Promise<Ga
           .catch(() => {}); // A terminal that cannot ask leaves the question to its deadline, recorded as unanswered.
       }
     },
-    createHost: (hooks) => new AirlockHost({ dataDir: options.dataDir, version: options.version, hooks }),
+    createHost: (hooks) => new AirlockHost({ dataDir: options.dataDir, ...(options.selfContained ? { selfContained: true } : {}), version: options.version, hooks }),
     onOwner: async (host) => {
       owned = host;
       // Servers' sampling and elicitation questions, when this process runs the servers.
@@ -78,6 +80,8 @@ export async function openGatewayShell(options: GatewayShellOptions): Promise<Ga
       if (options.startServers) await host.servers.startEnabled();
     },
   });
+  // What went wrong at start-up (a settings file that could not be read, …): in the app's log of this gateway.
+  for (const notice of (await shared.invoke('app.info', {})).notices) options.log(`Airlock: ${notice.level === 'info' ? 'note' : 'warning'}: ${notice.message}`);
   return {
     shared,
     terminal,

@@ -4,8 +4,11 @@ import { runCli } from './program';
 import { EXIT, type CliIo } from './output';
 import { fitToTerminal } from './server-text';
 import { spinner, wantsColour } from './terminal';
+import { loadTextWidth } from './text-width';
 
 const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+// A terminal gets rows laid out by Airlock, measured exactly; a pipe does not need the measure.
+if (process.stdin.isTTY === true || process.stdout.isTTY === true || process.stderr.isTTY === true) await loadTextWidth();
 
 // One Ctrl-C stops the command cleanly (drafts removed, servers stopped, exit 130);
 // a second one, while that cleanup runs, ends the process at once.

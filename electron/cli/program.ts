@@ -1,26 +1,18 @@
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { version } from '../../package.json';
-import { defaultDataDir } from '../core/data-dir';
+import type { AppNotice } from '../../shared/ipc';
+import type { ConfirmationView } from '../../shared/views';
+import { defaultDataDir, isChosenDataDir } from '../core/data-dir';
 import { AirlockError, messageOf } from '../core/errors';
-import { AirlockHost } from '../core/host';
-import { SharedHost } from '../core/ipc/shared-host';
-import { registerCallCommands } from './commands/calls';
-import { registerCatalogCommands } from './commands/catalog';
-import { registerChatCommands } from './commands/chat';
-import { registerRunCommand } from './commands/run';
-import { registerScreenCommands } from './commands/screens';
-import { doctor, registerRuntimeCommands } from './commands/doctor';
-import { registerGatewayCommands } from './commands/gateway';
-import { registerRegistryCommands } from './commands/registry';
-import { registerServerCommands, type CliContext } from './commands/servers';
-import { registerSettingsCommands } from './commands/settings';
+import type { AirlockHost, HostOptions } from '../core/host';
+import { inertText } from '../core/inert';
+import type { SharedHost } from '../core/ipc/shared-host';
+import type { CliContext } from './commands/servers';
 import { COMMAND_DOCS } from './docs-pointers';
 import { CliExit, EXIT, type CliIo } from './output';
 import { fitToTerminal } from './server-text';
-import { inertText } from '../core/servers';
-import { terminalConfirmations } from './terminal-confirmations';
-import type { ConfirmationView } from '../../shared/views';
+import { palette } from './terminal';
 
 /** How another app starts this CLI's gateway: absolute paths, since apps do not get the shell's PATH. */
 function gatewayCommand(dataDir: string): { command: string; args: string[] } {
@@ -34,11 +26,85 @@ interface GlobalOptions {
 }
 
 /** Commands that show what they will do and ask first (without a terminal they need --yes). */
-export const ASKING_COMMANDS = ['add', 'update', 'import', 'grant', 'approve', 'remove', 'rules add', 'connect', 'resources --approve-template', 'prompts --approve', 'requests'] as const;
+export const ASKING_COMMANDS = ['add', 'update', 'import', 'grant', 'approve', 'remove', 'rules add', 'connect', 'settings restore', 'resources --approve-template', 'prompts --approve', 'requests'] as const;
+
+/** What registering a group of commands gets: the context, and what some of them need besides. */
+interface Registration {
+  context: CliContext;
+  dataDir(): string;
+  version: string;
+  createHost(hooks: HostOptions['hooks']): Promise<AirlockHost>;
+  setExit(code: number): void;
+  openApi(): Promise<SharedHost>;
+  /** The options a host of this command is built with. */
+  hostOptions(hooks: HostOptions['hooks']): HostOptions;
+}
+
+/**
+ * Each group of commands and the module that defines it, loaded only when
+ * one of its commands runs (or for `--help`): a command pays for what it
+ * uses, and `airlock --version` for nothing but itself.
+ */
+const COMMAND_GROUPS: ReadonlyArray<{ names: readonly string[]; register(program: Command, r: Registration): Promise<void> }> = [
+  {
+    names: ['add', 'update', 'import', 'list', 'show', 'start', 'stop', 'restart', 'logs', 'grant', 'revoke', 'trust', 'approve', 'signin', 'signout', 'remove', 'review-claims'],
+    register: async (program, r) => (await import('./commands/servers')).registerServerCommands(program, r.context),
+  },
+  { names: ['call', 'mode', 'rules', 'audit'], register: async (program, r) => (await import('./commands/calls')).registerCallCommands(program, r.context) },
+  { names: ['settings'], register: async (program, r) => (await import('./commands/settings')).registerSettingsCommands(program, r.context) },
+  {
+    names: ['resources', 'read', 'prompts', 'prompt', 'log-level', 'requests'],
+    register: async (program, r) => (await import('./commands/catalog')).registerCatalogCommands(program, r.context),
+  },
+  { names: ['screens'], register: async (program, r) => (await import('./commands/screens')).registerScreenCommands(program, r.context) },
+  {
+    names: ['gateway', 'connect'],
+    register: async (program, r) => (await import('./commands/gateway')).registerGatewayCommands(program, { ...r.context, dataDir: r.dataDir, version: r.version }),
+  },
+  { names: ['run'], register: async (program, r) => (await import('./commands/run')).registerRunCommand(program, { ...r.context, dataDir: r.dataDir, version: r.version }) },
+  {
+    names: ['runtimes', 'doctor'],
+    register: async (program, r) => {
+      const { doctor, registerRuntimeCommands } = await import('./commands/doctor');
+      registerRuntimeCommands(program, r.context);
+      program
+        .command('doctor')
+        .description('check that this machine can sandbox servers and which node, python and uv servers will run with; prints what is missing and how to fix it')
+        .action(async () => {
+          r.setExit(await doctor(await r.openApi(), r.context.io, r.context.json()));
+        });
+    },
+  },
+  { names: ['search', 'registry'], register: async (program, r) => (await import('./commands/registry')).registerRegistryCommands(program, r.context) },
+  {
+    names: ['chat', 'models'],
+    register: async (program, r) => {
+      const { registerChatCommands } = await import('./commands/chat');
+      // Chat builds its host itself (see commands/chat.ts), from the class loaded here.
+      const { AirlockHost: Host } = await import('../core/host');
+      registerChatCommands(program, { ...r.context, dataDir: r.dataDir, version: r.version, createHost: (hooks) => new Host(r.hostOptions(hooks)) });
+    },
+  },
+];
+
+/** The command `argv` names (the first word that is not a global option or its value), if any. */
+function commandName(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === '--') return undefined;
+    if (arg === '--data-dir') {
+      i += 1;
+      continue;
+    }
+    if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
+}
 
 /**
  * Runs the `airlock` command line and resolves to its exit code. The host is
- * opened lazily, so `--help` and `--version` touch nothing on disk.
+ * opened lazily, so `--help` and `--version` touch nothing on disk, and only
+ * the modules of the command that runs are loaded.
  */
 export async function runCli(argv: string[], terminalIo: CliIo): Promise<number> {
   let exitCode: number = EXIT.ok;
@@ -62,66 +128,81 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
     .showHelpAfterError('(run `airlock --help` for usage)');
 
   const dataDir = () => program.opts<GlobalOptions>().dataDir ?? defaultDataDir(io.env);
-  // The confirmations of this command's own calls (`airlock call`), asked on its terminal when it has one.
+  // A folder the person chose (--data-dir, AIRLOCK_DATA_DIR) other than the app's own keeps everything inside it.
+  const selfContained = () => isChosenDataDir(dataDir(), io.env);
+  const hostOptions = (hooks: HostOptions['hooks']): HostOptions => ({ dataDir: dataDir(), selfContained: selfContained(), version, hooks, gatewayCommand: gatewayCommand(dataDir()) });
   let api: SharedHost | undefined;
   const prompt = io.prompt;
-  const confirmations = prompt
-    ? terminalConfirmations(
-        { ask: async (question, signal) => (await prompt(question, signal)).trim(), columns: () => process.stdout.columns || 80 },
-        () => api,
-        (message) => io.err(message),
-        { appCanAsk: () => api?.otherShellsCanAsk() ?? false },
-      )
-    : undefined;
   // The core runs here unless another Airlock process (the app, a gateway) owns the data folder.
   const openApi = (): Promise<SharedHost> => {
-    shared ??= SharedHost.open({
-      dataDir: dataDir(),
-      role: 'cli',
-      label: 'airlock CLI',
-      // A terminal this command owns: stdin and stdout are a TTY (see cli/index.ts).
-      canAsk: () => prompt !== undefined,
-      onEvent: (event, payload) => {
-        if (event === 'approvals.didChange') confirmations?.(payload as ConfirmationView[]);
-      },
-      createHost: (hooks) =>
-        new AirlockHost({
-          dataDir: dataDir(),
-          version,
-          hooks,
-          gatewayCommand: gatewayCommand(dataDir()),
-          // A remote server's sign-in: the terminal shows the page to open, then waits for the browser's answer.
-          signInPage: (url, server) => io.err(`Sign in to ${server}: open this page in your browser (it belongs to the server's sign-in service):\n  ${url}`),
-        }),
-    }).then((opened) => (api = opened));
+    shared ??= (async () => {
+      const [{ SharedHost: Shared }, { AirlockHost: Host }, asking, { z }] = await Promise.all([
+        import('../core/ipc/shared-host'),
+        import('../core/host'),
+        // The terminal's questions are loaded only where there is a terminal to ask on.
+        prompt ? import('./terminal-confirmations') : undefined,
+        import('zod'),
+      ]);
+      // A command checks each schema a few times at most: compiling zod's fast path for it (code generated at run
+      // time) costs more than it saves. The same checks run, without the generated code.
+      z.config({ jitless: true });
+      // The confirmations of this command's own calls (`airlock call`), asked on its terminal when it has one.
+      const confirmations = prompt && asking
+        ? asking.terminalConfirmations(
+            { ask: async (question, signal) => (await prompt(question, signal)).trim(), columns: () => process.stdout.columns || 80 },
+            () => api,
+            (message) => io.err(message),
+            { appCanAsk: () => api?.otherShellsCanAsk() ?? false },
+          )
+        : undefined;
+      const opened = await Shared.open({
+        dataDir: dataDir(),
+        role: 'cli',
+        label: 'airlock CLI',
+        // A terminal this command owns: stdin and stdout are a TTY (see cli/index.ts).
+        canAsk: () => prompt !== undefined,
+        onEvent: (event, payload) => {
+          if (event === 'approvals.didChange') confirmations?.(payload as ConfirmationView[]);
+        },
+        createHost: (hooks) =>
+          new Host({
+            ...hostOptions(hooks),
+            // A remote server's sign-in: the terminal shows the page to open, then waits for the browser's answer.
+            signInPage: (url, server) => io.err(`Sign in to ${server}: open this page in your browser (it belongs to the server's sign-in service):\n  ${url}`),
+          }),
+      });
+      api = opened;
+      // What went wrong at start-up (a settings file that could not be read, …) is said by every command, on stderr.
+      notices = (await opened.invoke('app.info', {})).notices;
+      for (const notice of notices) io.err(`airlock: ${palette(io.colour === true).danger(notice.level === 'info' ? 'Note:' : 'Warning:')} ${notice.message}`);
+      return opened;
+    })();
     return shared;
   };
+  let notices: AppNotice[] = [];
   const json = () => program.opts<GlobalOptions>().json === true;
   const yes = () => program.opts<GlobalOptions>().yes === true;
 
-  const context: CliContext = { api: openApi, io, json, yes, exit: (code) => (exitCode = code), yesAfterDashes: yesAfterDashes(argv) };
-  registerServerCommands(program, context);
-  registerCallCommands(program, context);
-  registerSettingsCommands(program, context);
-  registerCatalogCommands(program, context);
-  registerScreenCommands(program, context);
-  registerGatewayCommands(program, { ...context, dataDir, version });
-  registerRunCommand(program, { ...context, dataDir, version });
-  registerRuntimeCommands(program, context);
-  registerRegistryCommands(program, context);
-  registerChatCommands(program, {
-    ...context,
+  const context: CliContext = { api: openApi, io, json, yes, exit: (code) => (exitCode = code), yesAfterDashes: yesAfterDashes(argv), notices: () => notices, selfContained };
+  const registration: Registration = {
+    context,
     dataDir,
     version,
-    createHost: (hooks) => new AirlockHost({ dataDir: dataDir(), version, hooks, gatewayCommand: gatewayCommand(dataDir()) }),
-  });
-
-  program
-    .command('doctor')
-    .description('check that this machine can sandbox servers and which node, python and uv servers will run with; prints what is missing and how to fix it')
-    .action(async () => {
-      exitCode = await doctor(await openApi(), io, json());
-    });
+    createHost: async (hooks) => new (await import('../core/host')).AirlockHost(hostOptions(hooks)),
+    setExit: (code) => (exitCode = code),
+    openApi,
+    hostOptions,
+  };
+  // Only the group the command belongs to is loaded; anything else (help, a mistyped command) loads them all, so commander can say what there is.
+  const name = commandName(argv);
+  const group = name === undefined ? undefined : COMMAND_GROUPS.find((candidate) => candidate.names.includes(name));
+  const versionOnly = name === undefined && argv.some((arg) => arg === '-v' || arg === '--version');
+  try {
+    if (group) await group.register(program, registration);
+    else if (!versionOnly) for (const each of COMMAND_GROUPS) await each.register(program, registration);
+  } catch (error) {
+    return exitCodeFor(error, io, json());
+  }
 
   addDocsPointers(program);
 

@@ -7,8 +7,9 @@
  * come from the person's own grants and settings; they are shown inert
  * (control characters made visible) like everything else the CLI prints.
  */
-import { guaranteesFor, type GuaranteeView, type SandboxGuaranteesView, type SandboxPlanView } from '../../shared/sandbox-views';
-import { inertText as inert } from '../core/servers';
+import { guaranteesFor } from '../../shared/plain';
+import type { GuaranteeView, SandboxGuaranteesView, SandboxPlanView } from '../../shared/sandbox-views';
+import { inertText as inert } from '../core/inert';
 import { CliExit, EXIT } from './output';
 import type { Palette } from './terminal';
 

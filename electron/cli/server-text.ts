@@ -15,8 +15,8 @@
  *   so the terminal never wraps a long value onto a row of its own: a
  *   continued row keeps its gutter, or is marked `↪` as a continuation.
  */
-import stringWidth from 'string-width';
-import { inertLine, inertText } from '../core/servers';
+import { textWidth as stringWidth } from './text-width';
+import { inertLine, inertText } from '../core/inert';
 
 /** The gutter every row of a quoted text carries after its indent. */
 export const QUOTE = '┆ ';
@@ -169,7 +169,9 @@ function wrapRow(row: string, width: number): string[] {
   return rows;
 }
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+// Made at first use (see text-width.ts).
+let segmenter: Intl.Segmenter | undefined;
 function graphemes(text: string): Iterable<{ segment: string }> {
+  segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
   return segmenter.segment(text);
 }

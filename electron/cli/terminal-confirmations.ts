@@ -12,8 +12,15 @@
  * inert, behind the value gutter, so it cannot rewrite the screen.
  */
 import type { ConfirmationView } from '../../shared/views';
-import { judgeTerminalAnswer, layoutTerminalNotice, layoutTerminalPrompt, newAnswerCode, promptText, terminalCallFromView } from './confirmation-prompt';
+import { ALWAYS, alwaysDestructiveQuestion, judgeTerminalAnswer, judgeTerminalChoice, layoutTerminalNotice, layoutTerminalPrompt, newAnswerCode, promptText, terminalCallFromView, type TerminalChoice } from './confirmation-prompt';
 import { messageOf } from '../core/errors';
+
+/** What the terminal says once an answer was taken (a denial says why, below). */
+const ANSWERED: Partial<Record<TerminalChoice, string>> = {
+  'allow-once': 'Allowed once.',
+  'allow-session': 'Allowed until Airlock stops (for this session).',
+  'allow-always': 'Always allowed from now on, for this tool as it is defined now: `airlock rules list` shows the rule, `airlock rules remove` takes it back.',
+};
 
 /** A terminal a person reads and types on. */
 export interface AskingTerminal {
@@ -25,7 +32,10 @@ export interface AskingTerminal {
 
 /** Where answers go: the contract, as this process's shell. */
 export interface ConfirmationAnswerer {
-  invoke(channel: 'approvals.answer', request: { id: string; choice: 'allow-once' | 'deny' }): Promise<{ accepted: boolean; reason?: string }>;
+  invoke(
+    channel: 'approvals.answer',
+    request: { id: string; choice: 'allow-once' | 'allow-session' | 'allow-always' | 'deny'; confirmDestructiveAlways?: boolean },
+  ): Promise<{ accepted: boolean; reason?: string }>;
 }
 
 /** Options for `terminalConfirmations`. */
@@ -64,8 +74,9 @@ export function terminalConfirmations(
           const controller = new AbortController();
           asking.set(view.id, controller);
           const call = terminalCallFromView(view);
-          let verdict: 'allow' | 'deny';
+          let verdict: Exclude<TerminalChoice, 'more'>;
           let typed: string;
+          let confirmDestructiveAlways = false;
           try {
             // The app can answer too: one line here; Enter opens the whole prompt on this terminal.
             if (options.appCanAsk?.()) await terminal.ask(layoutTerminalNotice(call, columns()), controller.signal);
@@ -74,13 +85,18 @@ export function terminalConfirmations(
             for (;;) {
               const prompt = layoutTerminalPrompt(call, { columns: columns(), code, full, now: Date.now() });
               typed = await terminal.ask(promptText(prompt), controller.signal);
-              const judged = judgeTerminalAnswer(typed, prompt.expected);
+              const judged = judgeTerminalChoice(typed, prompt.expected, prompt.always);
               if (judged === 'more') {
                 full = true;
                 continue;
               }
               verdict = judged;
               break;
+            }
+            if (verdict === 'allow-always' && call.confirmationKind === 'destructive') {
+              // SECURITY: as in the window, "always" for a destructive tool takes a second, explicit confirmation; without it, this call only.
+              confirmDestructiveAlways = judgeTerminalAnswer(await terminal.ask(alwaysDestructiveQuestion(call, columns()), controller.signal), ALWAYS) === 'allow';
+              if (!confirmDestructiveAlways) verdict = 'allow-once';
             }
           } catch (error) {
             if (!controller.signal.aborted) throw error;
@@ -91,9 +107,9 @@ export function terminalConfirmations(
           }
           const target = answerer();
           if (!target) return;
-          const result = await target.invoke('approvals.answer', { id: view.id, choice: verdict === 'allow' ? 'allow-once' : 'deny' });
+          const result = await target.invoke('approvals.answer', { id: view.id, choice: verdict, ...(confirmDestructiveAlways ? { confirmDestructiveAlways } : {}) });
           if (!result.accepted) log(`Airlock did not take that answer: ${result.reason ?? 'the confirmation had closed'}`);
-          else log(verdict === 'allow' ? 'Allowed once.' : `Denied${typed.length > 0 ? ' (that was not the code)' : ''}.`);
+          else log(ANSWERED[verdict] ?? `Denied${typed.length > 0 ? ' (that was not the code)' : ''}.`);
         })
         .catch((error: unknown) => log(`Airlock could not ask on this terminal: ${messageOf(error)}`));
     }

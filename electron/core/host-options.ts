@@ -5,7 +5,7 @@
  * to keep the store and secrets, timings tests shorten).
  */
 import type { SandboxSupport } from '../../shared/domain';
-import type { EmitEvent } from '../../shared/ipc';
+import type { EmitEvent, FilePickPurpose } from '../../shared/ipc';
 import type { AuditFileSystem, AuditKey } from './audit';
 import type { AuditExportRoomDeps } from './audit-export/audit-export-room';
 import type { PolicySource } from './managed-policy/policy-sources';
@@ -37,7 +37,7 @@ export interface HostHooks {
    */
   ownShell?: ShellIdentity;
   /** The shell's file picker (the Electron app); absent elsewhere. */
-  pickFile?: (purpose: 'mcpb' | 'config' | 'folder') => Promise<string | undefined>;
+  pickFile?: (purpose: FilePickPurpose) => Promise<string | undefined>;
   /** Logs a problem for developers; never shown raw to the user. */
   log?: (message: string, error?: unknown) => void;
   /** Opens an https link in the system browser (the Electron app); absent elsewhere. */
@@ -69,6 +69,15 @@ export interface HostOptions {
   revokeWithinMs?: number;
   /** The home folder (tests use a fake one). */
   homeDir?: string;
+  /**
+   * The data folder was chosen by the person (`--data-dir`, `AIRLOCK_DATA_DIR`):
+   * Airlock keeps everything in it and writes nothing elsewhere — not the
+   * per-user audit key (the log's end is then unanchored unless
+   * `AIRLOCK_AUDIT_KEY_FILE` names a key outside it), not a line in the
+   * per-user list of data folders (other folders listed there are still
+   * hidden from this folder's servers).
+   */
+  selfContained?: boolean;
   /** The node that runs JavaScript servers (the app passes a real node; Electron's own binary cannot be one). */
   nodePath?: string;
   /** How another app starts the stdio gateway (default: `airlock gateway --stdio` from PATH). */

@@ -103,7 +103,8 @@ export class AirlockHost {
     const log = (message: string, error?: unknown) => hooks.log?.(message, error);
     const emitServers = () => this.servers.didChange();
     this.store = new AirlockStore(dataDir, options.storeBackend);
-    this.secrets = new SecretStore(dataDir, options.secretCipher, dataFolderRegistryPath(process.env, options.homeDir));
+    // A folder the person chose keeps everything inside it: nothing is recorded in the per-user list elsewhere.
+    this.secrets = new SecretStore(dataDir, options.secretCipher, options.selfContained ? null : dataFolderRegistryPath(process.env, options.homeDir));
     // SECURITY: invariant 5 — one redaction, of every value the person gave the server, in every entry and model request.
     // The values handed to running servers stay hidden even if the secrets file changes under them.
     const given = new GivenSecrets();
@@ -112,7 +113,8 @@ export class AirlockHost {
     this.activity = new AuditRoom({
       dataDir,
       ...home,
-      ...(options.audit ? { options: options.audit } : {}),
+      // A folder the person chose keeps no key outside it: the log's end is unanchored unless they name a key file.
+      ...(options.audit ? { options: options.audit } : options.selfContained && !process.env.AIRLOCK_AUDIT_KEY_FILE ? { options: { key: null } } : {}),
       secretValues: (server) => serverSecretValues(secretsOf, server),
       emit: hooks.emit,
       log,
@@ -142,7 +144,7 @@ export class AirlockHost {
     // SECURITY: a contained server is never asked about: its read-only tools run unasked
     // because it has no network, and a run-time "allow" must not end that quietly.
     const mayAsk = (_server: string, profile: SandboxProfile) => !isContained(profile);
-    this.launcher = options.launcher ?? composeLauncher({ ...home, mayAsk, options: options.launcherOptions }, () => this);
+    this.launcher = options.launcher ?? composeLauncher({ ...home, mayAsk, ...(options.selfContained ? { recordDataFolder: false } : {}), options: options.launcherOptions }, () => this);
     this.app = composeApp({ ...parts, version: options.version, checkSandbox: options.checkSandbox, launcher: this.launcher, hooks }, () => this);
     const timeouts = { defaultTimeoutMs: options.confirmationTimeoutMs ?? 120_000, ...(options.approvalTokenTtlMs !== undefined ? { tokenTtlMs: options.approvalTokenTtlMs } : {}) };
     this.confirmations = new ConfirmationRegistry({ sessionGrants: this.sessionGrants, ...timeouts });

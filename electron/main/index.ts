@@ -5,8 +5,9 @@
 import { join } from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, safeStorage, session, shell } from 'electron';
 import ElectronStore from 'electron-store';
-import type { EmitEvent, PayloadOf } from '../../shared/ipc';
-import { defaultDataDir } from '../core/data-dir';
+import { channelNames, type EmitEvent, type FilePickPurpose, type PayloadOf } from '../../shared/ipc';
+import { pickPath } from './file-picker';
+import { defaultDataDir, isChosenDataDir } from '../core/data-dir';
 import { AirlockHost } from '../core/host';
 import { SharedHost } from '../core/ipc/shared-host';
 import { findExecutable } from '../core/sandbox';
@@ -79,6 +80,8 @@ async function main(): Promise<void> {
     createHost: (hooks) =>
       new AirlockHost({
         dataDir,
+        // AIRLOCK_DATA_DIR: a folder the person chose (other than the app's own) keeps everything inside it.
+        ...(isChosenDataDir(dataDir) ? { selfContained: true } : {}),
         version: app.getVersion(),
         hooks: { ...hooks, log: (message, error) => console.error(message, error) },
         storeBackend: (options) => new ElectronStore(options),
@@ -100,7 +103,7 @@ async function main(): Promise<void> {
       void host.servers.startEnabled();
     },
   });
-  const handlers = shared.handlers();
+  const handlers = shared.handlers(channelNames);
   // The screens' origins serve Airlock's relay page with the headers the core built for each screen.
   registerScreenProtocol(protocol, { appOrigin: APP_ORIGIN, policy: (id, key) => handlers['screens.frame']({ id, key }) as Promise<{ csp: string; permissionsPolicy: string }> });
   registerIpcHandlers(
@@ -167,13 +170,9 @@ function cipher(): SecretCipher | undefined {
   };
 }
 
-async function pickFile(purpose: 'mcpb' | 'config' | 'folder'): Promise<string | undefined> {
-  const options: Electron.OpenDialogOptions =
-    purpose === 'folder'
-      ? { properties: ['openDirectory', 'createDirectory'] }
-      : { properties: ['openFile'], filters: purpose === 'mcpb' ? [{ name: 'MCP bundle', extensions: ['mcpb', 'dxt'] }] : [{ name: 'JSON', extensions: ['json'] }] };
-  const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
-  return result.canceled ? undefined : result.filePaths[0];
+/** The window's file picker (file-picker.ts). */
+function pickFile(purpose: FilePickPurpose): Promise<string | undefined> {
+  return pickPath(dialog, mainWindow, purpose);
 }
 
 void main();

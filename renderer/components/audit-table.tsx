@@ -14,7 +14,7 @@ function verdictTone(verdict: string | undefined): string {
   if (/allow/i.test(verdict)) return 'ok';
   return 'warn';
 }
-const OUTCOME_TONE: Record<string, string> = { ok: 'ok', 'tool-error': 'warn', unknown: 'warn', denied: 'danger' };
+const OUTCOME_TONE: Record<string, string> = { ok: 'ok', 'tool-error': 'warn', unknown: 'warn', denied: 'danger', 'not-running': 'warn' };
 
 /** Audit entries as a table; each decision names its rule, with a way to revoke it (UX 16). */
 export function AuditTable({ entries, showServer = true, onChanged }: { entries: AuditEntryView[]; showServer?: boolean; onChanged?: () => void }) {

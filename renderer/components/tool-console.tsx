@@ -175,7 +175,7 @@ function ToolForm({ server, tool }: { server: string; tool: ToolView }) {
 
 function CallResult({ result }: { result: CallResultView }) {
   const tone = result.outcome === 'ok' ? 'ok' : result.outcome === 'denied' ? 'danger' : 'warn';
-  const label = { ok: 'Done', 'tool-error': 'The tool reported an error', unknown: 'Outcome unknown — the server may have acted', denied: 'Denied' }[result.outcome];
+  const label = { ok: 'Done', 'tool-error': 'The tool reported an error', unknown: 'Outcome unknown — the server may have acted', denied: 'Denied', 'not-running': 'Not sent: the server is not running' }[result.outcome];
   return (
     <div className="call-result" data-testid="call-result" aria-live="polite">
       <p>

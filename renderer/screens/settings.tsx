@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { PolicyMode } from '../../shared/domain';
-import { invoke, useAction, useQuery } from '../api';
+import { invoke, useAction, useAppInfo, useQuery } from '../api';
 import { Badge } from '../components/badges';
 import { InertText } from '../components/inert-text';
 import { SandboxGuarantees } from '../components/sandbox-guarantees';
@@ -341,7 +341,13 @@ const RUNTIME_LABEL = { node: 'Node.js (JavaScript servers)', python: 'Python', 
 function RuntimesSection() {
   const [runtimes, reload] = useQuery('runtimes.list', {});
   const action = useAction();
+  const info = useAppInfo();
   const [editing, setEditing] = useState<{ name: 'node' | 'python' | 'uv'; path: string } | undefined>();
+  /** The system's picker, as well as typing: the chosen program is shown, then saved with "Use this one" (the core checks it runs). */
+  const browse = async (name: 'node' | 'python' | 'uv') => {
+    const result = await invoke('dialog.openFile', { purpose: 'program' });
+    if (result.ok && result.value.path) setEditing({ name, path: result.value.path });
+  };
   if (runtimes.status === 'loading') return <p className="muted">Looking…</p>;
   if (runtimes.status === 'error') return <p className="field-error"><InertText text={runtimes.message} /></p>;
   const save = async (name: 'node' | 'python' | 'uv', path?: string) => {
@@ -369,6 +375,11 @@ function RuntimesSection() {
                 <span className="add-row">
                   <label className="visually-hidden" htmlFor={`runtime-path-${runtime.name}`}>Path to {runtime.name}</label>
                   <input id={`runtime-path-${runtime.name}`} type="text" value={editing.path} spellCheck={false} placeholder={`/path/to/${runtime.name === 'python' ? 'python3' : runtime.name}`} onChange={(e) => setEditing({ name: runtime.name, path: e.target.value })} />
+                  {info?.canPickFiles && (
+                    <button type="button" className="small-button" disabled={action.busy} onClick={() => void browse(runtime.name)}>
+                      Browse…
+                    </button>
+                  )}
                   <button type="button" className="small-button" disabled={action.busy || !editing.path.trim()} onClick={() => void save(runtime.name, editing.path.trim())}>Use this one</button>
                   <button type="button" className="small-button" onClick={() => setEditing(undefined)}>Cancel</button>
                 </span>

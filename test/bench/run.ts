@@ -10,6 +10,7 @@ const here = import.meta.dirname;
 const benches: Array<{ file: string; args?: string[] }> = [
   { file: 'core.ts', args: ['--expose-gc', '--import', 'tsx'] },
   { file: 'claims.ts', args: ['--import', 'tsx'] },
+  { file: 'cli-startup.mjs' },
   { file: 'sandbox-startup.mjs' },
   { file: 'policy-audit.mjs' },
   { file: 'audit.ts', args: ['--import', 'tsx'] },

@@ -25,7 +25,8 @@ const saved = { xdg: process.env.XDG_CONFIG_HOME, keyFile: process.env.AIRLOCK_A
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'airlock-audit-key-cli-'));
   home = join(root, 'home');
-  dataDir = join(root, 'data');
+  // The default data folder (XDG_CONFIG_HOME/Airlock): a folder the person chose keeps no key outside it (data-dir-cli.test.ts).
+  dataDir = join(home, '.config', 'Airlock');
   mkdirSync(home, { recursive: true });
   // The default place, under this test's home: as on a person's machine.
   process.env.XDG_CONFIG_HOME = join(home, '.config');
@@ -39,8 +40,9 @@ afterEach(() => {
 });
 
 function airlock(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), AIRLOCK_DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
   delete env.AIRLOCK_AUDIT_KEY_FILE;
+  delete env.AIRLOCK_DATA_DIR;
   const result = spawnSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8' });
   return { code: result.status, out: result.stdout, err: result.stderr };
 }

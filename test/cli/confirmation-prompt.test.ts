@@ -10,7 +10,7 @@ import { ConfirmationRegistry, type ConfirmationRequest } from '../../electron/c
 import { ManualClock } from '../../electron/core/approvals/clock';
 import { decide } from '../../electron/core/policy/decide';
 import { fingerprintTool } from '../../electron/core/tools/fingerprint';
-import { CODE_LENGTH, GUTTER, judgeTerminalAnswer, layoutTerminalPrompt, newAnswerCode, promptText } from '../../electron/cli/confirmation-prompt';
+import { CODE_LENGTH, GUTTER, judgeTerminalAnswer, judgeTerminalChoice, layoutTerminalPrompt, newAnswerCode, promptText } from '../../electron/cli/confirmation-prompt';
 
 /** server-filesystem's write_file and create_directory, as its tools/list sends them. */
 const WRITE: ToolDefinition = {
@@ -123,7 +123,8 @@ describe('the terminal confirmation at 80 columns', () => {
   it('says how long is left before no answer denies', () => {
     const r = request(MKDIR, { path: '/home/me/new' });
     const p = layoutTerminalPrompt(r, { columns: 80, code, now: r.openedAt + 15_000 });
-    expect(p.lines.slice(-3, -1).join(' ')).toBe('Anything but the answer below denies, and so does no answer within 45 s; “more” shows every argument in full.');
+    const at = p.lines.findIndex((line) => line.startsWith('Anything but the answer below denies'));
+    expect(p.lines.slice(at, at + 2).join(' ')).toBe('Anything but the answer below denies, and so does no answer within 45 s; “more” shows every argument in full.');
   });
 
   it('flags an argument the tool does not declare', () => {
@@ -147,6 +148,24 @@ describe('the answer', () => {
     expect(write.expected).toBe('write_file K7QX');
     for (const typed of ['write_file', 'K7QX', 'y']) expect(judgeTerminalAnswer(typed, write.expected)).toBe('deny');
     expect(judgeTerminalAnswer('write_file  k7qx', write.expected)).toBe('allow');
+  });
+
+  it('offers this session and always, as the window does: the code followed by the word; "always" only where it is allowed', () => {
+    const mkdir = layoutTerminalPrompt(request(MKDIR, { path: '/home/me/new' }), { columns: 80, code: 'K7QX' });
+    expect(mkdir.lines.join(' ')).toContain('For longer, type “K7QX session” (until Airlock stops) or “K7QX always” (from now on, for this tool as it is defined now).');
+    expect(judgeTerminalChoice('K7QX', mkdir.expected)).toBe('allow-once');
+    expect(judgeTerminalChoice(' k7qx  Session ', mkdir.expected)).toBe('allow-session');
+    expect(judgeTerminalChoice('K7QX always', mkdir.expected)).toBe('allow-always');
+    for (const typed of ['session', 'always', 'y', 'K7QX forever', 'K7QX sessions', 'KXQ7 always']) expect(judgeTerminalChoice(typed, mkdir.expected)).toBe('deny');
+    // The organisation forbids "always" for this tool: it is not offered, and typing it denies.
+    expect(judgeTerminalChoice('K7QX always', mkdir.expected, false)).toBe('deny');
+
+    const write = layoutTerminalPrompt(request(WRITE, { path: REAL_PATH, content: 'x' }), { columns: 80, code: 'K7QX' });
+    expect(write.lines.join(' ')).toContain('“write_file K7QX always” (from now on, for this tool as it is defined now; Airlock asks you to confirm)');
+    expect(judgeTerminalChoice('write_file K7QX always', write.expected)).toBe('allow-always');
+    expect(judgeTerminalChoice('K7QX always', write.expected)).toBe('deny');
+    // The real tool and target stay the last line before the question.
+    expect(write.lines.at(-1)).toBe(`  DESTRUCTIVE: files › write_file on path ${REAL_PATH}`.trimStart());
   });
 
   it('draws a fresh code each time, from letters and digits that cannot be confused', () => {

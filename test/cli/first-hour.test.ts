@@ -150,7 +150,7 @@ describe('-y/--yes is global, and never silently the server’s', () => {
 
   it('--help says which commands ask', () => {
     const help = airlock(['--help']).out.replace(/\s+/g, ' ');
-    expect(help).toContain('-y, --yes answer yes to the questions, for scripts (asked by: add, update, import, grant, approve, remove, rules add, connect, resources --approve-template, prompts --approve, requests); anywhere before `--`');
+    expect(help).toContain('-y, --yes answer yes to the questions, for scripts (asked by: add, update, import, grant, approve, remove, rules add, connect, settings restore, resources --approve-template, prompts --approve, requests); anywhere before `--`');
     expect(help).toContain('trust <name> <on|off> trust a server\'s annotations (on) or not (off); untrusted annotations never reduce prompts (does not ask)');
   });
 
@@ -231,9 +231,9 @@ describe('importing a Claude Desktop config: proposed grants, one line per serve
     expect(code).toBe(0);
     const lines = out.trim().split('\n');
     expect(lines[0]).toBe(`${config} (claude):`);
-    expect(lines[1]).toBe(`✓ filesystem       added, turned off · read nothing extra · write ${files} · network none · 14 tools — \`airlock show filesystem\``);
-    expect(lines[2]).toBe(`✓ memory           added, turned off · read nothing extra · write ${memoryDir} · network none · 9 tools — \`airlock show memory\``);
-    expect(lines[3]).toBe(`✓ github           added, turned off · read nothing extra · write nowhere that lasts · network api.github.com, 127.0.0.1:${apiPort} · secrets API_TOKEN · 1 tools — \`airlock show github\``);
+    expect(lines[1]).toBe(`✓ filesystem       added, turned off · write ${files} · network none · 14 tools — \`airlock show filesystem\``);
+    expect(lines[2]).toBe(`✓ memory           added, turned off · write ${memoryDir} · network none · 9 tools — \`airlock show memory\``);
+    expect(lines[3]).toBe(`✓ github           added, turned off · reads none of your home folder · write nowhere that lasts · network api.github.com, 127.0.0.1:${apiPort} · secrets API_TOKEN · 1 tools — \`airlock show github\``);
     expect(lines[4]).toMatch(/^– time {13}not imported: not supported yet — it runs the Python package mcp-server-time with uvx and --with tzdata, which Airlock cannot pin as one package\. .*`uv tool install mcp-server-time`.*`airlock add time -- ~\/\.local\/bin\/mcp-server-time --local-timezone=Europe\/Paris`$/);
     expect(lines.slice(5).join('\n')).toBe('\nImported 3 server(s), turned off. Review each with `airlock show NAME`, then `airlock start NAME`.');
 
@@ -305,7 +305,7 @@ describe('the sandbox missing is exit 3, as doctor says', () => {
     const call = airlock(['call', 'echo', 'echo', '--args', '{"message":"hi"}'], { PATH: bin });
     expect(call.code).toBe(3);
     expect(call.out).toBe(
-      'Not run:\necho cannot start: The sandbox cannot run: bwrap is missing. Servers will not start until it is installed. Fix: sudo apt-get install -y bubblewrap (`airlock doctor` says more).\n',
+      'Not sent: echo is not running.\necho cannot start: The sandbox cannot run: bwrap is missing. Servers will not start until it is installed. Fix: sudo apt-get install -y bubblewrap (`airlock doctor` says more).\n',
     );
   });
 });
@@ -324,7 +324,7 @@ describe('a finished terminal', () => {
     const lines = out.split('\n');
     const at = lines.findIndex((line) => line.startsWith('  read_text_file — '));
     const readTool = lines.slice(at, at + 1 + lines.slice(at + 1).findIndex((line) => !line.startsWith('      '))).join('\n');
-    expect(readTool).toContain('claims: The server says: read-only');
+    expect(readTool).toContain('claims: read-only');
     expect(readTool).not.toContain('Destructive: not stated');
     expect(out).not.toContain('mentions another server');
   });

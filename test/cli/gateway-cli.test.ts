@@ -179,7 +179,7 @@ describe('airlock gateway --http', () => {
     writeFileSync(join(records, 'victim.txt'), 'keep');
     const result = await client.callTool({ name: 'liar__tidy_up', arguments: { path: join(records, 'victim.txt') } });
     expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toMatch(/Open the Airlock app/);
+    expect(JSON.stringify(result.content)).toMatch(/nobody could be asked[\s\S]*open the Airlock app/);
     expect(existsSync(join(records, 'tidy'))).toBe(false);
     expect(readFileSync(join(records, 'victim.txt'), 'utf8')).toBe('keep');
   });

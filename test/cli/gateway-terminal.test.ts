@@ -142,7 +142,7 @@ describe('a gateway that is another process’s client, on a terminal', () => {
     const mark = pty.output.length;
     const result = await other.callTool({ name: 'liar__tidy_up', arguments: { path: join(records, 'c.txt') } });
     expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toMatch(/no Airlock window or terminal/);
+    expect(JSON.stringify(result.content)).toMatch(/nobody could be asked/);
     expect(pty.output.slice(mark)).not.toContain('Owner App');
     expect(tidyCalls()).toBe(before);
   });
@@ -165,7 +165,7 @@ describe('a --stdio gateway started by an app that draws on the person’s termi
     const result = JSON.parse((await app.waitFor(/RESULT (.*)\r?\n/))[1]!) as { isError?: boolean; content: unknown };
     expect(await app.exited).toBe(0);
     expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toMatch(/no Airlock window or terminal/);
+    expect(JSON.stringify(result.content)).toMatch(/nobody could be asked/);
     expect(app.output).not.toMatch(/the code\s+“/);
     expect(tidyCalls()).toBe(before);
     expect(readFileSync(join(records, 'tui.txt'), 'utf8')).toBe('keep');
@@ -184,7 +184,8 @@ describe('the Airlock app started while a gateway runs the servers', () => {
       takeOver: true,
       label: 'Airlock app (test)',
       canAsk: () => true,
-      createHost: (hooks) => new AirlockHost({ dataDir, version: '0.0.0-test', homeDir: home, hooks }),
+      // On a folder of its own, as the app runs with AIRLOCK_DATA_DIR: self-contained, like the gateway started on it.
+      createHost: (hooks) => new AirlockHost({ dataDir, selfContained: true, version: '0.0.0-test', homeDir: home, hooks }),
       onOwner: (host) => host.servers.startEnabled(),
     });
     try {

@@ -57,6 +57,6 @@ describe('the MCP Inspector CLI against airlock gateway --stdio', () => {
     const { out } = inspector(['--method', 'tools/call', '--tool-name', 'files__write_file', '--tool-arg', `path=${join(work, 'x.txt')}`, '--tool-arg', 'content=x']);
     const result = JSON.parse(out);
     expect(result.isError).toBe(true);
-    expect(result.content[0].text).toMatch(/confirmation.*Open the Airlock app/s);
+    expect(result.content[0].text).toMatch(/confirmation.*open the Airlock app/s);
   });
 });

@@ -4,6 +4,10 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { fitToTerminal, inline, quoteBlock } from '../../electron/cli/server-text';
+import { loadTextWidth, textWidth, textWidthIsExact } from '../../electron/cli/text-width';
+
+// The command loads the exact measure whenever it has a terminal (cli/index.ts): these are a terminal's layouts.
+await loadTextWidth();
 
 const BREAKS: Array<[string, string]> = [
   ['LF', '\n'],
@@ -15,6 +19,13 @@ const BREAKS: Array<[string, string]> = [
   ['LS (U+2028)', '\u2028'],
   ['PS (U+2029)', '\u2029'],
 ];
+
+describe('the measure of a terminal column', () => {
+  it('is string-width’s once loaded (wide characters take two columns, zero-width ones none); printable ASCII is its length', () => {
+    expect(textWidthIsExact()).toBe(true);
+    for (const text of ['plain', '漢字', 'e\u0301', '👩‍👩‍👧', '\u200b']) expect(textWidth(text)).toBe(stringWidth(text));
+  });
+});
 
 describe('inline: a server’s text inside one of Airlock’s lines stays on that line', () => {
   it.each([...BREAKS, ['TAB', '\t']])('%s never breaks the line', (_name, mark) => {

@@ -207,3 +207,62 @@ describe('the terminal confirmation, on a real 80-column terminal', () => {
     }
   }, 120_000);
 });
+
+describe('how long an answer on the terminal holds: once, this session, always — as the window offers', () => {
+  let seen = 0;
+  const rules = () => JSON.parse(spawnSync(process.execPath, [BIN, '--data-dir', dataDir, 'rules', 'list', '--json'], { encoding: 'utf8', env: { ...process.env, HOME: join(root, 'h') } }).stdout) as Array<{ tool: string; effect: string }>;
+
+  /** Makes the call and waits for its prompt (the screen so far is `seen`). */
+  async function ask(name: string, args: Record<string, unknown>) {
+    const call = client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+    const prompt = await nextPrompt(seen);
+    seen = prompt.end;
+    return { call, prompt };
+  }
+
+  it('"CODE session" allows it and every later call of that tool until Airlock stops, without asking again', async () => {
+    seen = screen().length;
+    const first = join(work, 'session-1');
+    const { call, prompt } = await ask('files__create_directory', { path: first });
+    expect(prompt.rows.join(' ')).toContain(`For longer, type “${prompt.code} session” (until Airlock stops)`);
+    type(`${prompt.code} session`);
+    expect((await call).isError).toBeFalsy();
+    expect(existsSync(first)).toBe(true);
+    await waitForScreen((r) => r.some((row) => row.includes('Allowed until Airlock stops (for this session).')), 'the answer taken');
+    // The next call of the same tool runs at once: no second prompt.
+    const second = join(work, 'session-2');
+    const again = await client.callTool({ name: 'files__create_directory', arguments: { path: second } }, undefined, { timeout: 120_000 });
+    expect(again.isError).toBeFalsy();
+    expect(existsSync(second)).toBe(true);
+    expect(screen().filter((row) => row.startsWith('── Airlock: a call')).length).toBe(screen().slice(0, seen).filter((row) => row.startsWith('── Airlock: a call')).length);
+    // A session is not a rule: nothing was saved.
+    expect(rules()).toEqual([]);
+  }, 180_000);
+
+  it('"always" for a destructive tool asks a second time; without "always" there it allows that call once only', async () => {
+    const target = join(work, 'always-declined.txt');
+    const { call, prompt } = await ask('files__write_file', { path: target, content: 'once' });
+    type(`write_file ${prompt.code} always`);
+    await waitForScreen((r) => /Type “always” to confirm; anything else allows this call once only: ?$/.test(r.slice(-3).map((row) => row.trimEnd()).join(' ')), 'the second confirmation');
+    type('y');
+    expect((await call).isError).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('once');
+    expect(rules()).toEqual([]);
+    seen = screen().length;
+  }, 180_000);
+
+  it('"always" confirmed saves a rule for this definition: later calls of the tool run without a prompt', async () => {
+    const target = join(work, 'always.txt');
+    const { call, prompt } = await ask('files__write_file', { path: target, content: 'first' });
+    expect(prompt.rows.join(' ')).toContain(`“write_file ${prompt.code} always” (from now on, for this tool as it is defined now; Airlock asks you to confirm)`);
+    type(`write_file ${prompt.code} always`);
+    const rows = await waitForScreen((r) => /Type “always” to confirm; anything else allows this call once only: ?$/.test(r.slice(-3).map((row) => row.trimEnd()).join(' ')), 'the second confirmation');
+    expect(rows.slice(-3).join(' ')).toMatch(/Always allow files › write_file from now on, without asking, even when it deletes or overwrites things\?/);
+    type('always');
+    expect((await call).isError).toBeFalsy();
+    expect(rules()).toMatchObject([{ tool: 'write_file', effect: 'allow' }]);
+    const later = await client.callTool({ name: 'files__write_file', arguments: { path: target, content: 'second' } }, undefined, { timeout: 120_000 });
+    expect(later.isError).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('second');
+  }, 180_000);
+});

@@ -49,6 +49,9 @@ describe('airlock update', () => {
     const update = airlock(['update', 'fs', '2026.8.31', '--yes']);
     expect(update.code, update.err).toBe(0);
     expect(update.out).toContain('Update @modelcontextprotocol/server-filesystem from 2026.7.10 to 2026.8.31');
+    // Said as what it was: an update, not a server added.
+    expect(update.out).toContain('Updated fs from 2026.7.10 to 2026.8.31; it runs in its sandbox.');
+    expect(update.out).not.toMatch(/^Added fs/m);
     const after = JSON.parse(airlock(['show', 'fs', '--json']).out);
     expect(after.provenance).toMatchObject({ kind: 'npm', version: '2026.8.31' });
     expect(after.trusted).toBe(true);

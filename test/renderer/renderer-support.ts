@@ -66,7 +66,15 @@ export interface RendererHost {
 }
 
 export async function openRendererHost(
-  options: { confirmationTimeoutMs?: number; host?: Partial<HostOptions>; signInPage?: (url: string, server: string) => void; harness?: HarnessOptions; handlers?: (handlers: IpcHandlers, host: AirlockHost) => IpcHandlers } = {},
+  options: {
+    confirmationTimeoutMs?: number;
+    host?: Partial<HostOptions>;
+    signInPage?: (url: string, server: string) => void;
+    harness?: HarnessOptions;
+    handlers?: (handlers: IpcHandlers, host: AirlockHost) => IpcHandlers;
+    /** A stand-in for the system's file picker (the Electron shell's `dialog.showOpenDialog`): the window then offers "Browse…". */
+    pickFile?: NonNullable<HostOptions['hooks']['pickFile']>;
+  } = {},
 ): Promise<RendererHost> {
   const root = mkdtempSync(join(tmpdir(), 'airlock-ui-'));
   const dataDir = join(root, 'data');
@@ -77,7 +85,7 @@ export async function openRendererHost(
     dataDir,
     version: '0.0.0-test',
     homeDir: home,
-    hooks: { emit: emitter.emit, canAsk: () => true },
+    hooks: { emit: emitter.emit, canAsk: () => true, ...(options.pickFile ? { pickFile: options.pickFile } : {}) },
     confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000,
     supervisor: { defaultCall: { timeoutMs: 10_000, maxTotalMs: 20_000 } },
     ...options.host,

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { inertText } from '../../core/servers';
+import { inertText } from '../../core/inert';
 import { inert, quoteBlock } from '../format';
 import { refuseIfLocked } from './settings';
 import { CliExit, EXIT } from '../output';
-import { confirmOrExit, warmDetail, type CliContext } from './servers';
+import { confirmOrExit, unknownToolWords, warmDetail, type CliContext } from './servers';
 
 /**
  * A tool result's items as the terminal shows them: on a terminal, the
@@ -44,13 +44,24 @@ export function registerCallCommands(program: Command, context: CliContext): voi
         // SECURITY: on a terminal the server's words are quoted (they cannot pass for Airlock's lines); a pipe gets them as they are.
         const rows = contentRows(result.content, io.outColumns?.() !== undefined);
         // The server's own words come first, then Airlock's (hints); all inert.
-        const heading = result.outcome === 'tool-error' ? `${server} › ${tool} reported an error:` : result.outcome === 'denied' ? 'Not run:' : result.outcome === 'unknown' ? 'Outcome unknown:' : '';
+        const heading = result.outcome === 'tool-error' ? `${server} › ${tool} reported an error:` : result.outcome === 'denied' ? 'Not run:' : result.outcome === 'not-running' ? `Not sent: ${server} is not running.` : result.outcome === 'unknown' ? 'Outcome unknown:' : '';
         // Airlock's message keeps its lines (a server's words inside it are on one line already); each is made inert.
         return [heading, ...rows, ...(result.message ? result.message.split('\n').map((line) => inert(line)) : [])].filter(Boolean).join('\n');
       });
       // A server that cannot start for want of the sandbox: exit 3, as `airlock doctor`.
-      const sandboxMissing = result.outcome === 'denied' && !(await api.invoke('sandbox.status', {})).supported && !(await api.invoke('servers.get', { name: server })).profile.unsandboxed;
-      context.exit(result.outcome === 'ok' ? EXIT.ok : result.outcome === 'tool-error' ? EXIT.failure : sandboxMissing ? EXIT.sandboxUnavailable : result.nobodyToAsk ? EXIT.needsConfirmation : EXIT.denied);
+      const sandboxMissing = (result.outcome === 'denied' || result.outcome === 'not-running') && !(await api.invoke('sandbox.status', {})).supported && !(await api.invoke('servers.get', { name: server })).profile.unsandboxed;
+      // A server that is not running refused nothing: a failure (1), not a denial (5).
+      context.exit(
+        result.outcome === 'ok'
+          ? EXIT.ok
+          : sandboxMissing
+            ? EXIT.sandboxUnavailable
+            : result.outcome === 'tool-error' || result.outcome === 'not-running'
+              ? EXIT.failure
+              : result.nobodyToAsk
+                ? EXIT.needsConfirmation
+                : EXIT.denied,
+      );
     });
 
   program
@@ -94,8 +105,9 @@ export function registerCallCommands(program: Command, context: CliContext): voi
     .option('--confirm-destructive', 'the second, explicit confirmation an "always allow" for a destructive tool needs')
     .action(async (server: string, tool: string, effect: string, options: { confirmDestructive?: boolean }) => {
       if (effect !== 'allow' && effect !== 'deny') throw new CliExit(EXIT.usage, 'Say `allow` or `deny`.');
-      const current = (await warmDetail(context, server)).tools.find((candidate) => candidate.name === tool);
-      if (!current) throw new CliExit(EXIT.failure, `${server} does not offer a tool named ${tool} right now (is it enabled?).`);
+      const shown = await warmDetail(context, server);
+      const current = shown.tools.find((candidate) => candidate.name === tool);
+      if (!current) throw new CliExit(EXIT.failure, unknownToolWords(shown, tool));
       const destructive = current.reading.class === 'destructive';
       await confirmOrExit(io, `Always ${effect} ${server} › ${tool}${destructive ? ' (it may delete or overwrite things)' : ''}?`, context.yes());
       if (effect === 'allow' && destructive && !options.confirmDestructive) {
@@ -179,7 +191,7 @@ export function registerCallCommands(program: Command, context: CliContext): voi
         result.end === 'confirmed'
           ? ' Its end is confirmed by the keyed record of where it ended.'
           : result.end === 'unchecked'
-            ? ' Without the audit key, nothing confirms that no entries were cut from its end.'
+            ? ` Without the audit key, nothing confirms that no entries were cut from its end.${context.selfContained?.() && !io.env.AIRLOCK_AUDIT_KEY_FILE ? ' (A data folder you chose keeps no key outside it: set AIRLOCK_AUDIT_KEY_FILE to a file outside the folder to anchor its end.)' : ''}`
             : '';
       const notes = result.problems.filter((item) => item !== problem || result.ok).map((item) => `  ${item.file}:${item.line}: ${item.message}`);
       out(result, () =>

@@ -21,7 +21,7 @@ import type { AirlockHost } from '../../core/host';
 import { SharedHost } from '../../core/ipc/shared-host';
 import { listOffers, readChatLine, usesCommands } from '../chat-line';
 import { inert, quoteBlock } from '../format';
-import { inertText } from '../../core/servers';
+import { inertText } from '../../core/inert';
 import { CliExit, EXIT } from '../output';
 import { terminalConfirmations } from '../terminal-confirmations';
 import type { CliContext } from './servers';

@@ -29,6 +29,7 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
       const log = (message: string) => process.stderr.write(`${inert(message)}\n`);
       const { shared, terminal, close } = await openGatewayShell({
         dataDir: context.dataDir(),
+        selfContained: context.selfContained?.() === true,
         version: context.version,
         label: `airlock gateway${options.client ? ` for ${options.client}` : ''}`,
         stdio: options.stdio === true,

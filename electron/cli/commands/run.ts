@@ -24,6 +24,7 @@ export function registerRunCommand(program: Command, context: CliContext & { dat
       const log = (message: string) => process.stderr.write(`${inert(message)}\n`);
       const { shared, terminal, close } = await openGatewayShell({
         dataDir: context.dataDir(),
+        selfContained: context.selfContained?.() === true,
         version: context.version,
         label: `airlock run ${name}${options.client ? ` for ${options.client}` : ''}`,
         stdio: port === undefined,

@@ -7,12 +7,14 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { SandboxProfile } from '../../../shared/domain';
-import { signOutWords, type InstallSource } from '../../../shared/ipc';
-import type { Disclosure, ServerSummary } from '../../../shared/views';
+import type { AppNotice, InstallSource } from '../../../shared/ipc';
+import { signOutWords } from '../../../shared/plain';
+import type { Disclosure, ServerDetail, ServerSummary } from '../../../shared/views';
 import { domainProblem, nameProblem, parseEnvAssignments, pathProblem, writeTrustedProblem } from '../../core/install';
 import { isAtOrUnder } from '../../core/sandbox';
 import type { SharedHost } from '../../core/ipc/shared-host';
-import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, inert } from '../format';
+import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, formatToolInFull, inert } from '../format';
+import { similarNames } from '../../core/similar-names';
 import { chooseScreenAsks, formatScreens, withScreenChoice, type ScreenChoice } from '../screen-format';
 import { CliExit, EXIT, withProgress, type CliIo } from '../output';
 import { formatPlatformWeaker, formatSandboxPlan, planPlatform } from '../sandbox-plan-format';
@@ -31,6 +33,10 @@ export interface CliContext {
   yesAfterDashes?: boolean;
   /** Sets the process exit code. */
   exit(code: number): void;
+  /** The data folder was chosen by the person (--data-dir, AIRLOCK_DATA_DIR): nothing is kept outside it. */
+  selfContained?(): boolean;
+  /** What the core said went wrong at start-up (known once `api()` resolved; each was printed on stderr). */
+  notices?(): readonly AppNotice[];
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -245,7 +251,10 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
     if (report && !quiet && !options.brief && report.screens?.length) io.out(formatScreens(withScreenChoice(report.screens, screenChoice), { inspected: { server: name } }));
     const enable = options.enable !== false && !disclosure.importedFrom;
     const where = disclosure.provenance.kind === 'remote' ? `runs on ${disclosure.provenance.host}, no sandbox${profile.secrets.length ? ` · secrets sent: ${profile.secrets.join(', ')}` : ''}` : grantWords(profile);
-    const words = `${enable ? 'Add and start' : 'Add (turned off)'} ${name} with: ${where}${options.trust ? ' · its annotations trusted' : ''}?`;
+    const replaces = disclosure.replaces;
+    const version = 'version' in disclosure.provenance ? disclosure.provenance.version : undefined;
+    const verb = replaces ? `Update ${name} to ${version ?? 'the new version'}${enable ? ' and restart it' : ' (it stays turned off)'},` : enable ? `Add and start ${name}` : `Add (turned off) ${name}`;
+    const words = `${verb} with: ${where}${options.trust ? ' · its annotations trusted' : ''}?`;
     await confirmOrExit(io, words, yes, context);
     const summary = await withProgress(io, quiet, enable ? `Saving ${name} and starting it in its sandbox…` : `Saving ${name}…`, () =>
       api.invoke('install.commit', { draftId: disclosure.draftId, name, profile, trusted: options.trust === true, secrets, userConfig, env, enable, ...(screenChoice ? { screens: screenChoice } : {}) }),
@@ -256,6 +265,8 @@ export async function installFromDisclosure(context: CliContext, disclosure: Dis
     } else if (options.brief) {
       const saved = (await api.invoke('servers.get', { name: summary.name })).profile;
       io.out(`${c.ok('✓')} ${summary.name.padEnd(16)} added, turned off · ${grantWords(saved)}${report ? ` · ${report.tools.length} tools` : ' · not inspected'} — \`airlock show ${summary.name}\``);
+    } else if (started && replaces) {
+      io.out(`${c.ok(`Updated ${name} from ${replaces.version} to ${version ?? 'the new version'}${enable ? '; it runs in its sandbox.' : ', turned off as it was.'}`)}\n${formatSummaryLine(summary, c)}`);
     } else if (started) {
       io.out(`${c.ok(enable ? (disclosure.provenance.kind === 'remote' ? `Added ${name}; connected to ${disclosure.provenance.host}.` : `Added ${name}; it runs in its sandbox.`) : `Added ${name}, turned off${report ? '' : ', not inspected'}: start it with \`airlock start ${name}\`.`)}\n${formatSummaryLine(summary, c)}`);
     }
@@ -308,7 +319,8 @@ function granted(profile: Omit<SandboxProfile, 'unsandboxed'>, proposal: Disclos
 function grantWords(profile: Omit<SandboxProfile, 'unsandboxed'>): string {
   const f = profile.filesystem;
   return [
-    `read ${f.read.join(', ') || 'nothing extra'}`,
+    // What a grant adds to its reads; without one it sees none of the home folder (a folder it may write, it may read too).
+    ...(f.read.length ? [`read ${f.read.join(', ')}`] : f.write.length ? [] : ['reads none of your home folder']),
     `write ${[...f.write, ...(f.persistentData ? ['its own data folder'] : [])].join(', ') || 'nowhere that lasts'}`,
     `network ${profile.network.allowedDomains.join(', ') || 'none'}`,
     ...(profile.secrets.length ? [`secrets ${profile.secrets.join(', ')}`] : []),
@@ -463,16 +475,34 @@ export function registerServerCommands(program: Command, context: CliContext): v
     .action(async () => {
       const servers = await (await context.api()).invoke('servers.list', {});
       const c = palette(io.colour === true && !context.json());
-      out(servers, () => (servers.length ? servers.map((server) => formatSummaryLine(server, c)).join('\n') : 'No servers yet. Add one with `airlock add NAME --npm PACKAGE`.'));
+      // The settings in use are not the person's (their file could not be read): the list is not the truth, and says so.
+      const unreadable = context.notices?.().some((notice) => notice.kind === 'settings-unreadable') === true;
+      out(servers, () =>
+        servers.length
+          ? servers.map((server) => formatSummaryLine(server, c)).join('\n')
+          : unreadable
+            ? 'No servers in use — Airlock could not read its settings file (see the warning above).'
+            : 'No servers yet. Add one with `airlock add NAME --npm PACKAGE`.',
+      );
+      if (unreadable) context.exit(EXIT.failure);
     });
 
   program
     .command('show')
-    .description('show a server: where it came from, its permissions, its tools with their claimed annotations')
+    .description('show a server: where it came from, its permissions, its tools with their arguments and claimed annotations; `show NAME TOOL` shows one tool in full')
     .argument('<name>')
+    .argument('[tool]', 'one of its tools: its whole description, every argument with its type and meaning, and a call to copy')
     .option('--sandbox-plan', 'show instead the exact sandbox plan of its launch: each guarantee, the file rules, network, limits, the argv (and on macOS the whole Seatbelt profile); starts nothing')
     .option('--platform <platform>', 'with --sandbox-plan: the plan for linux, darwin or win32, computed on this computer')
-    .action(async (name: string, options: { sandboxPlan?: boolean; platform?: string }) => {
+    .action(async (name: string, tool: string | undefined, options: { sandboxPlan?: boolean; platform?: string }) => {
+      if (tool !== undefined) {
+        if (options.sandboxPlan) throw new CliExit(EXIT.usage, '--sandbox-plan is for a server: `airlock show NAME --sandbox-plan`.');
+        const detail = await warmDetail(context, name);
+        const found = detail.tools.find((candidate) => candidate.name === tool);
+        if (!found) throw new CliExit(EXIT.usage, unknownToolWords(detail, tool));
+        out(found, () => formatToolInFull(name, found, palette(io.colour === true)));
+        return;
+      }
       if (options.platform !== undefined && !options.sandboxPlan) throw new CliExit(EXIT.usage, '--platform goes with --sandbox-plan: `airlock show NAME --sandbox-plan --platform darwin`.');
       if (options.sandboxPlan) {
         const platform = options.platform === undefined ? undefined : planPlatform(options.platform);
@@ -587,8 +617,9 @@ export function registerServerCommands(program: Command, context: CliContext): v
         return;
       }
       if (tool === undefined) throw new CliExit(EXIT.usage, 'Name the tool to approve, or use --code.');
-      const current = (await warmDetail(context, name)).tools.find((candidate) => candidate.name === tool);
-      if (!current) throw new CliExit(EXIT.failure, `${name} does not offer a tool named ${tool} right now.`);
+      const shown = await warmDetail(context, name);
+      const current = shown.tools.find((candidate) => candidate.name === tool);
+      if (!current) throw new CliExit(EXIT.failure, unknownToolWords(shown, tool));
       await confirmOrExit(io, `Approve the current definition of ${name} › ${tool}?`, context.yes());
       const detail = await (await context.api()).invoke('servers.approveChange', { name, tool, fingerprint: current.fingerprint });
       out(detail.tools.find((t) => t.name === tool), () => `Approved ${name} › ${tool}.`);
@@ -648,6 +679,14 @@ export function registerServerCommands(program: Command, context: CliContext): v
       const { signIn } = await withProgress(io, context.json(), `Removing ${name} (a sign-in it holds is revoked at its server first, waiting at most 10 s)…`, () => api.invoke('servers.remove', { name, confirm: true }));
       out({ ok: true, removed: name, ...(signIn ? { signIn } : {}) }, () => `Removed ${name}.${signIn ? ` ${inert(signOutWords(signIn))}` : ''}`);
     });
+}
+
+/** "files does not offer a tool named …. Did you mean …?" — or why it offers none now. */
+export function unknownToolWords(detail: ServerDetail, tool: string): string {
+  const shown = JSON.stringify(tool.length > 80 ? `${tool.slice(0, 80)}…` : tool);
+  if (detail.tools.length === 0) return `${detail.name} offers no tools right now${detail.stateNote ? `: ${detail.stateNote}` : ` (it is ${detail.state})`}.`;
+  const close = similarNames(tool, detail.tools.map((candidate) => candidate.name));
+  return `${detail.name} does not offer a tool named ${inert(shown)}.${close.length ? ` Did you mean ${close.map((name) => inert(name)).join(' or ')}?` : ''} Its tools: ${detail.tools.map((candidate) => inert(candidate.name)).join(', ')}.`;
 }
 
 /**

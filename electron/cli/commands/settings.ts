@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { AuditExportView, OrganisationView, SettingsView } from '../../../shared/views';
 import { AirlockError } from '../../core/errors';
+import { resolve } from 'node:path';
 import { CliExit, EXIT } from '../output';
-import type { CliContext } from './servers';
+import { confirmOrExit, type CliContext } from './servers';
 
 /** One paragraph a person can read: what the audit log's durability setting means now. */
 export function durabilitySentence(settings: SettingsView): string {
@@ -78,6 +79,22 @@ export function registerSettingsCommands(program: Command, context: CliContext):
     .action(async (options: { reloadPolicy?: boolean }) => {
       if (options.reloadPolicy) await (await context.api()).invoke('organisation.reload', {});
       await show();
+    });
+  settings
+    .command('restore')
+    .description("put back Airlock's settings from a file: the copy kept aside when the settings file could not be read (once repaired), or a backup; checks it first, asks, and keeps the settings in use now beside it")
+    .argument('<file>')
+    .action(async (file: string) => {
+      const api = await context.api();
+      const host = api.localHost;
+      if (!host) throw new CliExit(EXIT.failure, 'Another Airlock process (the Airlock app, or a gateway an app started) is using this data folder: close it, then run this again.');
+      const path = resolve(file);
+      const found = host.store.checkFile(path);
+      const now = host.store.read();
+      const count = (data: { servers: object; rules: unknown[] }) => `${Object.keys(data.servers).length} server(s), ${data.rules.length} rule(s)`;
+      await confirmOrExit(io, `Replace the settings in use now (${count(now)}) with those in ${path} (${count(found)})? The ones in use now are kept beside it.`, context.yes());
+      const result = host.store.restore(path);
+      io.out(context.json() ? JSON.stringify({ ok: true, ...result }) : `Restored ${result.servers} server(s) and ${result.rules} rule(s) from ${path}. The settings in use before are kept as ${result.keptAs}.`);
     });
   settings
     .command('strict-durability')

@@ -335,8 +335,9 @@ function fillFromResult(card: ToolCard, result: CallResult | { thrown: string },
                 : how === 'no-approver'
                   ? 'Denied: nobody could be asked'
                   : 'Denied';
-  card.decision = { verdict: decision.verdict, allowed: result.outcome !== 'denied', label, reasons: [...decision.reasons] };
-  card.outcome = result.outcome;
+  card.decision = { verdict: decision.verdict, allowed: result.outcome !== 'denied' && result.outcome !== 'not-running', label, reasons: [...decision.reasons] };
+  // A server that was not running never got the call: for the model and the chat, it was not sent.
+  card.outcome = result.outcome === 'not-running' ? 'not-sent' : result.outcome;
   if (result.message) card.message = result.message;
   if (answer?.edited) card.sentArguments = result.arguments;
   card.durationMs = Math.round(result.durationMs);

@@ -11,11 +11,12 @@
  * library never falls back to a key in the environment the person did not
  * give Airlock.
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { generateText, jsonSchema, parsePartialJson, streamText, tool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import type { ModelRef, ProviderKind } from '../../../shared/chat';
+
+// The provider libraries are loaded when a model is first asked, not when Airlock starts: most
+// commands never talk to a model, and loading them costs more than the rest of a command.
+type Ai = typeof import('ai');
 
 // The SDK prints warnings (e.g. an unknown model's token limit) to the console, which would garble the CLI's output.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -91,29 +92,39 @@ export const DEFAULT_BASE_URLS: Record<Exclude<ProviderKind, 'openai-compatible'
 const ANTHROPIC_MAX_OUTPUT_TOKENS = 8192;
 
 /** The AI SDK's model object for a provider and model. */
-function languageModel(config: ProviderConfig, apiKey: string | undefined, model: string): LanguageModel {
+async function languageModel(config: ProviderConfig, apiKey: string | undefined, model: string): Promise<LanguageModel> {
   switch (config.kind) {
-    case 'anthropic':
+    case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return createAnthropic({ apiKey: apiKey ?? '', ...(config.baseUrl ? { baseURL: config.baseUrl } : {}) })(model);
-    case 'openai':
+    }
+    case 'openai': {
       // Chat Completions: the format every OpenAI-compatible server also speaks.
+      const { createOpenAI } = await import('@ai-sdk/openai');
       return createOpenAI({ apiKey: apiKey ?? '', ...(config.baseUrl ? { baseURL: config.baseUrl } : {}) }).chat(model);
-    case 'openai-compatible':
+    }
+    case 'openai-compatible': {
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       return createOpenAICompatible({ name: config.id, baseURL: config.baseUrl ?? '', ...(apiKey ? { apiKey } : {}), includeUsage: true }).chatModel(model);
+    }
   }
 }
 
-/** Builds the client for one model of a provider. */
+/** Builds the client for one model of a provider (its library is loaded at its first request). */
 export function createModelClient(config: ProviderConfig, apiKey: string | undefined, model: string): ModelClient {
-  const language = languageModel(config, apiKey, model);
+  let loaded: Promise<{ ai: Ai; language: LanguageModel }> | undefined;
+  const load = () => (loaded ??= Promise.all([import('ai'), languageModel(config, apiKey, model)]).then(([ai, language]) => ({ ai, language })));
   const limits = config.kind === 'anthropic' ? { maxOutputTokens: ANTHROPIC_MAX_OUTPUT_TOKENS } : {};
   return {
     ref: { provider: config.id, model },
     kind: config.kind,
     providerLabel: config.label,
     async *step(request) {
-      const tools = toToolSet(request.tools);
-      const result = streamText({
+      let result: ReturnType<Ai['streamText']>;
+      try {
+        const { ai, language } = await load();
+        const tools = toToolSet(ai, request.tools);
+        result = ai.streamText({
         model: language,
         system: request.system,
         messages: request.messages,
@@ -123,7 +134,11 @@ export function createModelClient(config: ProviderConfig, apiKey: string | undef
         ...limits,
         // Errors arrive as stream parts (handled below); the SDK would also print them.
         onError: () => {},
-      });
+        });
+      } catch (error) {
+        yield { type: 'error', error };
+        return;
+      }
       // The calls being written: their tools' names, by call id.
       const writing = new Map<string, string>();
       try {
@@ -167,7 +182,8 @@ export function createModelClient(config: ProviderConfig, apiKey: string | undef
       }
     },
     async generate(request) {
-      const result = await generateText({
+      const { ai, language } = await load();
+      const result = await ai.generateText({
         model: language,
         ...(request.system ? { system: request.system } : {}),
         messages: request.messages,
@@ -192,16 +208,17 @@ export function createModelClient(config: ProviderConfig, apiKey: string | undef
  * providers' own libraries read them); undefined until it reads as an object.
  */
 export async function readPartialArguments(text: string): Promise<Record<string, unknown> | undefined> {
+  const { parsePartialJson } = await import('ai');
   const { value } = await parsePartialJson(text);
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 }
 
 /** The tools as the AI SDK takes them: schemas passed through as JSON Schema, no `execute` (the loop runs calls itself). */
-function toToolSet(specs: readonly ModelToolSpec[]): ToolSet | undefined {
+function toToolSet(ai: Ai, specs: readonly ModelToolSpec[]): ToolSet | undefined {
   if (specs.length === 0) return undefined;
   const set: ToolSet = {};
   for (const spec of specs) {
-    set[spec.name] = tool({ ...(spec.description ? { description: spec.description } : {}), inputSchema: jsonSchema(spec.inputSchema as Parameters<typeof jsonSchema>[0]) });
+    set[spec.name] = ai.tool({ ...(spec.description ? { description: spec.description } : {}), inputSchema: ai.jsonSchema(spec.inputSchema as Parameters<Ai['jsonSchema']>[0]) });
   }
   return set;
 }

@@ -4,7 +4,7 @@
  * service, a stream that broke halfway, a model without tool support — and
  * says whether trying again could help. Pure: the loop decides what to do.
  */
-import { APICallError } from 'ai';
+import type { APICallError } from 'ai';
 import type { ChatProblem } from '../../../shared/chat';
 import { messageOf } from '../errors';
 
@@ -30,10 +30,19 @@ export interface ProblemContext {
   now: number;
 }
 
+/**
+ * The AI SDK's `APICallError.isInstance`, without loading the SDK (it is
+ * loaded only when a model is asked): its errors carry a marker symbol.
+ */
+function isApiCallError(error: unknown): error is APICallError {
+  const marker = Symbol.for('vercel.ai.error.AI_APICallError');
+  return error !== null && typeof error === 'object' && (error as Record<symbol, unknown>)[marker] === true;
+}
+
 /** Classifies an error from a model request. */
 export function classifyProviderError(error: unknown, context: ProblemContext): ProviderProblem {
   const { provider, model, streamed } = context;
-  if (APICallError.isInstance(error)) {
+  if (isApiCallError(error)) {
     const status = error.statusCode;
     const said = providerMessage(error);
     if (streamed && (status === undefined || status === 200)) {

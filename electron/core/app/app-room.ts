@@ -6,7 +6,7 @@
  * the system browser, and show a file picker.
  */
 import type { PolicyMode, SandboxSupport } from '../../../shared/domain';
-import type { AppInfo, AppNotice, EmitEvent, IpcHandlers } from '../../../shared/ipc';
+import type { AppInfo, AppNotice, EmitEvent, FilePickPurpose, IpcHandlers } from '../../../shared/ipc';
 import type { SettingsView } from '../../../shared/views';
 import { AirlockError } from '../errors';
 import type { ShellIdentity } from '../ipc/shell-identity';
@@ -26,7 +26,7 @@ export interface AppRoomDeps {
   effectiveMode?(mode: PolicyMode): PolicyMode;
   emit: EmitEvent;
   /** The shell's file picker (the Electron app); absent elsewhere. */
-  pickFile?(purpose: 'mcpb' | 'config' | 'folder'): Promise<string | undefined>;
+  pickFile?(purpose: FilePickPurpose): Promise<string | undefined>;
   /** Opens an https link in the system browser (the Electron app); absent elsewhere. */
   openExternal?(url: string): Promise<void>;
 }

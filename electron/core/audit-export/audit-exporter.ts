@@ -25,11 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { LogRecordExporter, LogRecordProcessor, ReadableLogRecord, SdkLogRecord } from '@opentelemetry/sdk-logs';
-import { LoggerProvider } from '@opentelemetry/sdk-logs';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { OTLPLogExporter as OtlpJsonExporter } from '@opentelemetry/exporter-logs-otlp-http';
-import { OTLPLogExporter as OtlpProtoExporter } from '@opentelemetry/exporter-logs-otlp-proto';
+import type { LoggerProvider, LogRecordExporter, LogRecordProcessor, ReadableLogRecord, SdkLogRecord } from '@opentelemetry/sdk-logs';
 import { AuditTail, type TailEntry } from './audit-tail';
 import { toLogRecord } from './otlp-records';
 import type { ExportTarget, NoTarget } from './otlp-target';
@@ -202,7 +198,7 @@ export class AuditExporter {
     let first: number | undefined;
     let last: number | undefined;
     // Its own SDK pipeline: the stream's is not held up, nor holds this up.
-    const sdk = this.#buildSdk(target);
+    const sdk = await this.#buildSdk(target);
     try {
       for (;;) {
         const entries = tail.read(after, this.#options.batchSize ?? DEFAULT_BATCH, to);
@@ -280,7 +276,7 @@ export class AuditExporter {
 
   /** One batch through the SDK: emitted as log records, exported, acknowledged or not. */
   async #send(target: ExportTarget, entries: readonly TailEntry[], own?: SdkPipeline): Promise<void> {
-    const sdk = own ?? this.#sdkFor(target);
+    const sdk = own ?? (await this.#sdkFor(target));
     const logger = sdk.provider.getLogger('airlock.audit', this.#options.version);
     for (let k = 0; k < entries.length; k++) {
       // A few records per turn of the event loop: a call that arrives meanwhile waits for a slice, never for the batch.
@@ -299,15 +295,23 @@ export class AuditExporter {
     });
   }
 
-  #sdkFor(target: ExportTarget) {
+  async #sdkFor(target: ExportTarget): Promise<SdkPipeline> {
     const key = JSON.stringify(target);
     if (this.#sdk?.key === key) return this.#sdk;
     void this.#closeSdk();
-    this.#sdk = this.#buildSdk(target);
-    return this.#sdk;
+    const sdk = await this.#buildSdk(target);
+    this.#sdk = sdk;
+    return sdk;
   }
 
-  #buildSdk(target: ExportTarget): SdkPipeline {
+  /** A pipeline to `target`. The OpenTelemetry libraries are loaded here, when something is first sent: most runs of Airlock never stream. */
+  async #buildSdk(target: ExportTarget): Promise<SdkPipeline> {
+    const [{ LoggerProvider }, { resourceFromAttributes }, { OTLPLogExporter: OtlpJsonExporter }, { OTLPLogExporter: OtlpProtoExporter }] = await Promise.all([
+      import('@opentelemetry/sdk-logs'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/exporter-logs-otlp-http'),
+      import('@opentelemetry/exporter-logs-otlp-proto'),
+    ]);
     const key = JSON.stringify(target);
     const collector = new BatchCollector();
     const provider = new LoggerProvider({

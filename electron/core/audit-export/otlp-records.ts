@@ -10,7 +10,12 @@
  * arguments are redacted exactly as the log holds them; nothing here sees a
  * value the log does not.
  */
-import { SeverityNumber, type LogAttributes } from '@opentelemetry/api-logs';
+import type { LogAttributes, SeverityNumber } from '@opentelemetry/api-logs';
+
+// OpenTelemetry's severity numbers (api-logs' SeverityNumber), written out so that reading the audit
+// log's records does not load the OpenTelemetry libraries (they are loaded only to send them).
+const SEVERITY = { INFO: 9, INFO2: 10, WARN: 13 } as const satisfies Record<string, SeverityNumber>;
+const SEVERITY_TEXT: Record<number, string> = { 9: 'INFO', 10: 'INFO2', 13: 'WARN' };
 
 /** What the exporter emits for one entry. */
 export interface AuditLogRecord {
@@ -38,7 +43,7 @@ export function toLogRecord(entry: Entry): AuditLogRecord {
     ...(typeof entry.callId === 'string' && entry.callId ? { 'airlock.call.id': entry.callId } : {}),
     ...(typeof entry.session === 'string' ? { 'airlock.session': entry.session, 'mcp.session.id': entry.session } : {}),
   };
-  let severity = SeverityNumber.INFO;
+  let severity: SeverityNumber = SEVERITY.INFO;
   let body = `${entry.type} #${entry.seq}`;
   switch (entry.type) {
     case 'decision': {
@@ -66,7 +71,7 @@ export function toLogRecord(entry: Entry): AuditLogRecord {
         ...(entry.rule ? { 'airlock.rule': text(entry.rule, 1000) } : {}),
         ...(typeof entry.remote === 'string' ? { 'airlock.remote.url': entry.remote } : {}),
       });
-      if (entry.final === 'deny') severity = SeverityNumber.WARN;
+      if (entry.final === 'deny') severity = SEVERITY.WARN;
       body = `${text(entry.server, 100)} › ${text(entry.tool, 200)}: ${entry.final === 'allow' ? 'allowed' : 'denied'} (${text(entry.verdict, 16)}${typeof entry.decidedBy === 'string' ? `, ${entry.decidedBy}` : ''})`;
       break;
     }
@@ -81,7 +86,7 @@ export function toLogRecord(entry: Entry): AuditLogRecord {
         ...(entry.recovered === true ? { 'airlock.recovered': true } : {}),
         ...(entry.outcome !== 'ok' ? { 'error.type': text(entry.outcome, 32) } : {}),
       });
-      if (entry.outcome !== 'ok') severity = entry.outcome === 'unknown' ? SeverityNumber.WARN : SeverityNumber.INFO2;
+      if (entry.outcome !== 'ok') severity = entry.outcome === 'unknown' ? SEVERITY.WARN : SEVERITY.INFO2;
       body = `${text(entry.server, 100)} › ${text(entry.tool, 200)}: ${text(entry.outcome, 32)}`;
       break;
     }
@@ -95,7 +100,7 @@ export function toLogRecord(entry: Entry): AuditLogRecord {
         ...(typeof entry.answeredBy === 'string' ? { 'airlock.answer.by': entry.answeredBy } : {}),
         ...(typeof entry.repeats === 'number' ? { 'airlock.network.repeats': entry.repeats } : {}),
       });
-      if (entry.decision === 'deny') severity = SeverityNumber.WARN;
+      if (entry.decision === 'deny') severity = SEVERITY.WARN;
       body = `${text(entry.server, 100)} → ${text(entry.host, 300)}:${String(entry.port)}: ${entry.decision === 'allow' ? 'allowed' : 'denied'}`;
       break;
     }
@@ -122,7 +127,7 @@ export function toLogRecord(entry: Entry): AuditLogRecord {
         ...(typeof entry.outcome === 'string' ? { 'airlock.outcome': entry.outcome } : {}),
         ...(Array.isArray(entry.reasons) ? { 'airlock.reasons': entry.reasons.map((reason) => text(reason, 1000)) } : {}),
       });
-      if (entry.final === 'deny') severity = SeverityNumber.WARN;
+      if (entry.final === 'deny') severity = SEVERITY.WARN;
       body = `${text(entry.server, 100)} asks ${text(entry.kind, 32)}: ${text(entry.stage, 16)} ${text(entry.final ?? entry.outcome ?? '', 32)}`.trim();
       break;
     }
@@ -134,7 +139,7 @@ export function toLogRecord(entry: Entry): AuditLogRecord {
         'airlock.claims.effect': text(entry.effect, 32),
         'airlock.claims.evidence': evidence.map((item) => `${text(item.did, 16)} ${text(item.target, 500)} (${text(item.claim, 32)})`),
       });
-      severity = SeverityNumber.WARN;
+      severity = SEVERITY.WARN;
       body = `${text(entry.server, 100)} › ${text(entry.tool, 200)}: did what its claims say it does not (${text(entry.effect, 32)})`;
       break;
     }
@@ -145,7 +150,7 @@ export function toLogRecord(entry: Entry): AuditLogRecord {
         ...(typeof entry.detail === 'string' ? { 'airlock.detail': entry.detail.slice(0, 1000) } : {}),
         ...(typeof entry.damagedLine === 'number' ? { 'airlock.repair.line': entry.damagedLine } : {}),
       });
-      severity = SeverityNumber.WARN;
+      severity = SEVERITY.WARN;
       body = entry.type === 'anchor' ? `audit log anchor: ${text(entry.finding, 64)}` : 'audit log repaired a damaged line';
       break;
     }
@@ -156,7 +161,7 @@ export function toLogRecord(entry: Entry): AuditLogRecord {
   return {
     timestamp: Number.isNaN(parsedTime) ? new Date(0) : new Date(parsedTime),
     severityNumber: severity,
-    severityText: SeverityNumber[severity] ?? 'INFO',
+    severityText: SEVERITY_TEXT[severity] ?? 'INFO',
     body,
     eventName: `airlock.audit.${entry.type}`,
     attributes,

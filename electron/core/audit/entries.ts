@@ -18,7 +18,8 @@ export const HEAD_FILE = 'audit.head.json';
 export const LOCK_FILE = 'audit.lock';
 
 /** How a call ended. `unknown`: timeout, lost connection or Airlock stopped — the server may have acted. */
-export type CallOutcome = 'ok' | 'tool-error' | 'unknown' | 'denied';
+/** `not-running`: not sent, because the server was not running (it crashed, or could not start) — nobody refused it. */
+export type CallOutcome = 'ok' | 'tool-error' | 'unknown' | 'denied' | 'not-running';
 
 /** Who answered a confirmation, and how (or why nobody did). */
 export interface AuditAnswer {

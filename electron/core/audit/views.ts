@@ -271,6 +271,8 @@ const SHELL_WORDS: Record<string, string> = { window: 'in the window', terminal:
 /** What happened to the call, in words. */
 function verdictWords(decision: DecisionEntry): string {
   const allowed = decision.final === 'allow';
+  // Nobody refused it: the server was not there to take it.
+  if (decision.decidedBy === 'server-not-running') return 'not sent: the server was not running';
   if (decision.verdict !== 'ask') return allowed ? 'allowed' : 'denied';
   const answer = decision.answer ?? undefined;
   switch (answer?.how) {

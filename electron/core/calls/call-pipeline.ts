@@ -16,6 +16,8 @@ import { claimsFactsOf } from '../claims/claim-state';
 import type { IndexedTool } from '../servers/tool-index';
 import { ToolCallError } from '../servers/tool-call-error';
 import { deepFreeze } from '../deep-freeze';
+import { similarNames } from '../similar-names';
+import { nobodyToAskMessage, waysForwardFor, type WayForward } from './ways-forward';
 
 /** A call as any caller asks for it: the console, the CLI, a gateway client. */
 export interface CallRequest extends GatewayCallRequest {
@@ -32,6 +34,12 @@ export interface CallResult {
   message?: string;
   /** The call needed a person's confirmation and no shell could ask one (the CLI exits 4). */
   nobodyToAsk?: boolean;
+  /**
+   * What a person can do to let calls like this one through without a
+   * confirmation, when nobody could be asked: open the app, a rule, trust
+   * (`nobodyToAsk` only). Commands a person can run as they are shown.
+   */
+  waysForward?: WayForward[];
   decision: Decision;
   /** How a confirmation was answered, when one was asked (who, how, whether the arguments were edited). */
   answer?: AuditAnswer;
@@ -57,6 +65,7 @@ interface Round {
   denialMessage?: string;
   /** Refused because no shell could ask a person (not because anyone said no). */
   nobodyToAsk?: boolean;
+  waysForward?: WayForward[];
 }
 
 /** What the pipeline needs from the rest of the core (narrow, so tests can pass the real parts). */
@@ -113,6 +122,8 @@ export interface CallPipelineDeps {
   onAuditError?(message: string): void;
   /** Why a server cannot take calls now (turned off, imported, crashed, no sandbox), in words; undefined if nothing is known. */
   whyUnavailable?(server: string): string | undefined;
+  /** The names of the tools a running server lists now (undefined when it is not running): for "did you mean …?". */
+  toolNames?(server: string): readonly string[] | undefined;
   /**
    * What the organisation's managed policy says for this server's calls, and
    * the policy's revision (it grows at every change of the policy in force,
@@ -164,18 +175,21 @@ export class CallPipeline {
     const state = this.deps.state();
     const record = ownEntry(state.servers, request.server);
     if (!record) throw new AirlockError('not-found', `There is no server named ${request.server}.`);
+    let startFailed = false;
     if (record.enabled) {
       try {
         await this.deps.ensureReady(request.server);
       } catch {
-        // The listing is what the policy judges; without it the tool is unknown (deny below, with the reason).
+        // The listing is what the policy judges; without it the tool is unknown (not sent below, with the reason).
+        startFailed = true;
       }
     }
     const codeChange = await this.deps.codeChange(request.server, record);
     const call: ToolCall = { server: request.server, tool: request.tool, arguments: request.arguments, caller: request.caller };
-    const round = await this.decideAndAsk(request, call, record, state, codeChange);
+    const round = await this.decideAndAsk(request, call, record, state, codeChange, startFailed);
     const { decision, args, answer, final, rule } = round;
     let denialMessage = round.denialMessage;
+    if (final === 'deny' && !denialMessage && decision.decidedBy.kind === 'unknown-tool') denialMessage = this.unknownToolMessage(request.server, request.tool);
     // A person answered (approve or deny, in a window or on a terminal): their seconds dwarf an fsync.
     const personAnswered = answer?.by !== undefined && answer.how !== 'own-call';
     if (final === 'deny' && !denialMessage && decision.decidedBy.kind === 'organisation') denialMessage = decision.reasons.join(' ');
@@ -226,9 +240,13 @@ export class CallPipeline {
     this.deps.onDidAppend?.(entry.seq);
 
     const outcomeFacts = { answer, sent: args, strict };
+    if (final === 'deny' && decision.decidedBy.kind === 'server-not-running') {
+      // Nobody refused it: the server was not there to take it (it crashed, or could not start).
+      return this.finish({ callId, outcome: 'not-running', message: denialMessage, decision, started, request, detail: 'server-not-running', ...outcomeFacts });
+    }
     if (final === 'deny') {
       const denied = await this.finish({ callId, outcome: 'denied', message: denialMessage, decision, started, request, ...outcomeFacts });
-      return round.nobodyToAsk ? { ...denied, nobodyToAsk: true } : denied;
+      return round.nobodyToAsk ? { ...denied, nobodyToAsk: true, ...(round.waysForward ? { waysForward: round.waysForward } : {}) } : denied;
     }
 
     // SECURITY: the allow or approval was for the definition decided on; if the server changed
@@ -273,12 +291,19 @@ export class CallPipeline {
     record: ServerRecord,
     state: ReturnType<CallPipelineDeps['state']>,
     codeChange: CodeChange | null,
+    startFailed = false,
   ): Promise<Round> {
     for (let asked = 0; ; ) {
       // A tools/list_changed the server already sent is read before deciding.
       const settled = await this.deps.toolsSettled(request.server);
       const indexed = this.deps.lookupTool(request.server, request.tool);
       let decision = this.decideNow(call, record, state, indexed, codeChange);
+      if (startFailed && decision.decidedBy.kind === 'unknown-tool') {
+        // The server is enabled but did not come up (it crashed, or cannot start): not the policy's
+        // refusal, and recorded as what it is, with the reason a person can act on.
+        const why = this.deps.whyUnavailable?.(request.server) ?? `${request.server} is not running.`;
+        return { decision: { ...decision, reasons: [why], decidedBy: { kind: 'server-not-running' } }, args: request.arguments, final: 'deny', denialMessage: why };
+      }
       if (asked > 0) decision = { ...decision, reasons: [CHANGED_WHILE_ASKED, ...decision.reasons] };
       const round: Round = {
         decision,
@@ -294,14 +319,19 @@ export class CallPipeline {
         return { ...round, final: 'allow', answer: { how: 'own-call', by: own } };
       }
       if (!this.deps.canAsk(request.origin)) {
+        const waysForward = waysForwardFor(request.server, request.tool, decision, record, state.settings.policyMode);
         return {
           ...round,
           answer: { how: 'no-approver' },
           nobodyToAsk: true,
+          waysForward,
           denialMessage:
             request.caller.kind === 'cli'
-              ? `This call needs your confirmation (${cliConfirmationReason(decision, state.settings.policyMode)}), and there is no terminal to ask on. Run \`airlock call\` in a terminal, or open the Airlock app and answer there.`
-              : `This call needs a person's confirmation, and no Airlock window or terminal is available to ask.${claimsWhy(decision)} Open the Airlock app (or run the command in a terminal) and try again.`,
+              ? [
+                  `This call needs your confirmation (${cliConfirmationReason(decision, state.settings.policyMode)}), and there is no terminal to ask on. Run \`airlock call\` in a terminal, or open the Airlock app and answer there.`,
+                  ...waysForward.filter((way) => way.command).map((way) => `Or ${way.words}: ${way.command}`),
+                ].join('\n')
+              : nobodyToAskMessage(request.server, request.tool, decision, waysForward),
         };
       }
       const opened = this.deps.confirmations.open({
@@ -394,6 +424,22 @@ export class CallPipeline {
     const frozen = deepFreeze(decision);
     this.decided.set(key, { record, mode: state.settings.policyMode, indexed, sandboxAvailable, revision, decision: frozen });
     return frozen;
+  }
+
+  /**
+   * Why a tool is unknown, in words a person can act on: the server's state
+   * when that is the reason, else the names it does offer that come closest
+   * to the one asked for ("did you mean read_graph?").
+   */
+  private unknownToolMessage(server: string, tool: string): string | undefined {
+    const why = this.deps.whyUnavailable?.(server);
+    if (why) return why;
+    const names = this.deps.toolNames?.(server);
+    if (!names) return undefined;
+    const close = similarNames(tool, names);
+    const shown = JSON.stringify(tool.length > 80 ? `${tool.slice(0, 80)}…` : tool);
+    if (close.length) return `${server} does not offer a tool named ${shown}. Did you mean ${close.join(' or ')}? (\`airlock show ${server}\` lists its tools.)`;
+    return `${server} does not offer a tool named ${shown}. It offers ${names.length} tool(s): \`airlock show ${server}\` lists them.`;
   }
 
   /** How many decisions are remembered for reuse (the memory bound's test reads it). */
@@ -558,10 +604,6 @@ export function ownCallConsent(caller: Caller, decision: Decision, mode: PolicyM
   return cliConfirmationReason(decision, mode) === undefined ? 'command-line' : undefined;
 }
 
-/** For a tool whose claims are withdrawn: why it asks (Airlock's reasons: the contradiction and what it did). */
-function claimsWhy(decision: Decision): string {
-  return decision.flags.claimsWithdrawn ? ` ${decision.reasons.slice(0, 2).join(' ')}` : '';
-}
 
 /** Why a `cli` call must be confirmed, in words; undefined when the command line is consent enough. */
 function cliConfirmationReason(decision: Decision, mode: PolicyMode): string | undefined {

@@ -14,7 +14,7 @@ import type { IpcHandlers } from '../../../shared/ipc';
 import type { CallResultView } from '../../../shared/views';
 import type { ShellIdentity } from '../ipc/shell-identity';
 import type { NetworkDecision } from '../sandbox/network-proxy';
-import { networkHint } from '../views/call-hints';
+import { networkHint, writeHint } from '../views/call-hints';
 import { CallPipeline, type CallPipelineDeps, type CallRequest, type CallResult } from './call-pipeline';
 
 export interface CallsRoomDeps {
@@ -82,11 +82,13 @@ export class CallsRoom {
         // A failed call keeps the server's own words; a network hint follows when that looks like the cause.
         const said = [result.message ?? '', ...content.map((item) => (item.type === 'text' ? item.text : ''))].join('\n');
         const refused = [...new Set((this.#refusals.get(server) ?? []).filter((refusal) => refusal.at >= started).map((refusal) => refusal.host))];
-        const hint = result.outcome === 'tool-error' || result.outcome === 'unknown' ? networkHint(this.deps.record(server), said, refused) : undefined;
+        const failed = result.outcome === 'tool-error' || result.outcome === 'unknown';
+        const hint = failed ? (networkHint(this.deps.record(server), said, refused) ?? writeHint(this.deps.record(server), said, result.arguments)) : undefined;
         const message = [result.message, hint].filter(Boolean).join('\n');
         return {
           outcome: result.outcome,
           ...(result.nobodyToAsk ? { nobodyToAsk: true } : {}),
+          ...(result.waysForward ? { waysForward: result.waysForward } : {}),
           content,
           ...(result.result?.structuredContent !== undefined ? { structuredContent: result.result.structuredContent } : {}),
           ...(message ? { message } : {}),

@@ -38,7 +38,7 @@ export interface CallsWiring {
 export interface CallsRooms {
   readonly confirmations: ConfirmationRegistry;
   readonly organisation: Pick<ManagedPolicyRoom, 'callFacts' | 'revision'>;
-  readonly supervisor: Pick<Supervisor, 'toolsSettled' | 'callTool'>;
+  readonly supervisor: Pick<Supervisor, 'toolsSettled' | 'callTool' | 'state' | 'tools'>;
   readonly policy: Pick<PolicyRoom, 'saveRule'>;
   readonly app: Pick<AppRoom, 'sandbox'>;
   readonly codePins: Pick<CodePins, 'check'>;
@@ -73,6 +73,8 @@ export function composeCalls(wiring: CallsWiring, rooms: () => CallsRooms): Call
       onAuditError: (message) => rooms().activity.outcomeNotRecorded(message),
       whyUnavailable: (server) => rooms().servers.unavailable(server)?.message,
       observer: rooms().claims.observer,
+      // The tools a running server offers now, for a "did you mean …?" when a name is mistyped.
+      toolNames: (server) => (rooms().supervisor.state(server) === 'ready' ? rooms().supervisor.tools.get(server)?.tools.map((tool) => tool.name) : undefined),
     },
   });
 }

@@ -16,7 +16,7 @@ import type { ServerRequestsRoom } from '../server-requests/server-requests-room
 import type { Supervisor } from '../servers/supervisor';
 import type { GatewayCore } from './gateway-core';
 import { GATEWAY_TOKEN_FILE, loadOrCreateGatewayToken } from './gateway-token';
-import { startHttpGateway, type HttpGateway } from './http-gateway';
+import type { HttpGateway } from './http-gateway';
 import type { ShellIdentity } from '../ipc/shell-identity';
 
 export interface GatewayRoomDeps {
@@ -85,6 +85,8 @@ export class GatewayRoom {
     if (!this.#http) {
       const token = await loadOrCreateGatewayToken(this.deps.dataDir);
       try {
+        // The MCP server side is loaded when a gateway starts, not with Airlock.
+        const { startHttpGateway } = await import('./http-gateway');
         this.#http = await startHttpGateway(this.core(), { port, token, log: (message) => this.deps.log(message) });
       } catch (error) {
         throw new AirlockError('unavailable', `The HTTP gateway could not start on port ${port}: ${messageOf(error)}`);

@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { clientLabel } from './client-label';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -87,8 +88,6 @@ function setToolsCallHandler(server: Server, handler: ToolsCallHandler): void {
   );
 }
 
-const FALLBACK_CLIENT_NAME = 'An MCP client';
-const MAX_CLIENT_NAME = 100;
 
 /**
  * An MCP server (the SDK's low-level `Server`) that offers the core's tools
@@ -292,24 +291,6 @@ function transparentInfo(described: GatewayServerDescription): Implementation {
     : { name: described.server, version: '0.0.0' };
 }
 
-/**
- * The name a gateway client goes by: the label given when the gateway was
- * started, else the client's title or name from `initialize`. Control, bidi
- * and zero-width characters are removed and the length capped, since the
- * name is shown in confirmations ("<name> wants to run…").
- */
-export function clientLabel(configured: string | undefined, clientInfo: Implementation | undefined): string {
-  for (const candidate of [configured, clientInfo?.title, clientInfo?.name]) {
-    if (typeof candidate !== 'string') continue;
-    const clean = candidate
-      .replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, '')
-      .replace(/\s+/g, ' ')
-      .trim();
-    if (clean) return clean.length > MAX_CLIENT_NAME ? `${clean.slice(0, MAX_CLIENT_NAME - 1)}…` : clean;
-  }
-  return FALLBACK_CLIENT_NAME;
-}
-
 /** A refusal or failure from the core as a tool result the model can read. */
 function errorResult(server: string, tool: string, error: unknown, log: (message: string) => void): CallToolResult {
   let text: string;
@@ -331,3 +312,5 @@ function isToolCallError(error: unknown): error is Error {
 function describe(error: unknown): string {
   return error instanceof Error ? error.stack ?? error.message : String(error);
 }
+
+export { clientLabel };

@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, posix, resolve, win32 } from 'node:path';
-import { extractSignatureBlock, MANIFEST_SCHEMAS, verifyMcpbFile } from '@anthropic-ai/mcpb/node';
+// The bundle library (and its signature code) is loaded when a bundle is read, not when Airlock starts.
+type Mcpb = typeof import('@anthropic-ai/mcpb/node');
+let mcpbLibrary: Promise<Mcpb> | undefined;
+const mcpb = (): Promise<Mcpb> => (mcpbLibrary ??= import('@anthropic-ai/mcpb/node'));
 import type { McpbManifestAny } from '@anthropic-ai/mcpb';
 import type { Provenance, ServerSpec, SignatureState } from '../../../shared/domain';
 import {
@@ -44,7 +47,8 @@ export type ManifestValidation =
  * problem comes back with its path and message — the combined schema would
  * only say "Invalid input".
  */
-export function validateMcpbManifest(raw: unknown): ManifestValidation {
+export async function validateMcpbManifest(raw: unknown): Promise<ManifestValidation> {
+  const { MANIFEST_SCHEMAS } = await mcpb();
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { ok: false, problems: [{ path: 'manifest.json', message: 'must be a JSON object' }] };
   }
@@ -148,7 +152,7 @@ export async function readMcpbBundle(bundlePath: string, options: McpbOptions): 
     throw new McpbError(bundlePath, [{ path: 'bundle', message: error.code === 'ENOENT' ? 'file not found' : error.message }]);
   });
   const bundleSha256 = createHash('sha256').update(file).digest('hex');
-  const { originalContent, pkcs7Signature } = extractSignatureBlock(file);
+  const { originalContent, pkcs7Signature } = (await mcpb()).extractSignatureBlock(file);
   const { signature, signer } = await signatureState(file, pkcs7Signature);
 
   let manifestRaw: unknown;
@@ -168,7 +172,7 @@ export async function readMcpbBundle(bundlePath: string, options: McpbOptions): 
     if (error instanceof ZipError) throw new McpbError(bundlePath, [{ path: 'bundle', message: error.message }]);
     throw error;
   }
-  const validation = validateMcpbManifest(manifestRaw);
+  const validation = await validateMcpbManifest(manifestRaw);
   if (!validation.ok) throw new McpbError(bundlePath, validation.problems);
   const { manifest, manifestVersion } = validation;
 
@@ -193,7 +197,7 @@ async function signatureState(
   try {
     const copy = join(dir, 'bundle.mcpb');
     await writeFile(copy, file);
-    const info = await verifyMcpbFile(copy).catch(() => ({ status: 'unsigned' as const }));
+    const info = await (await mcpb()).verifyMcpbFile(copy).catch(() => ({ status: 'unsigned' as const }));
     // SECURITY (SECURITY.md rule 3, TECH-NOTES MCPB): only a chain the OS trusts counts as
     // verified. On Linux the library reports every bundle "unsigned"; a present block is
     // then "present-unverified", never "none" and never "verified".
@@ -403,7 +407,7 @@ export async function unpackMcpbBundle(bundle: McpbBundle): Promise<{ files: num
   if (sha !== bundle.bundleSha256) {
     throw new McpbError(bundle.bundlePath, [{ path: 'bundle', message: 'the file changed since it was reviewed; read it again' }]);
   }
-  const { originalContent } = extractSignatureBlock(file);
+  const { originalContent } = (await mcpb()).extractSignatureBlock(file);
   try {
     const result = await extractZip(originalContent, provenance.installDir);
     const entry = bundle.manifest.server.entry_point;

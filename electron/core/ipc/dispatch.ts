@@ -4,7 +4,7 @@
  * processes use, and the browser harness, so all enforce the same contract.
  */
 import type { z } from 'zod';
-import { channels, isChannelName, type IpcHandlers, type IpcResult } from '../../../shared/ipc';
+import type { IpcHandlers, IpcResult } from '../../../shared/ipc';
 import { AirlockError } from '../errors';
 
 /** Largest request accepted, as serialized JSON. Bigger payloads are refused before parsing. */
@@ -23,6 +23,8 @@ export async function dispatchIpc(
   request: unknown,
   logError: IpcErrorLog = () => {},
 ): Promise<IpcResult<unknown>> {
+  // The contract's schemas are built when a request first arrives (a command that serves none does not pay for them).
+  const { channels, isChannelName } = await import('../../../shared/ipc');
   // SECURITY: invariant 6 — only channels the contract names, only payloads it allows.
   if (!isChannelName(channel)) {
     return { ok: false, code: 'unknown-channel', message: `There is no channel named ${describe(channel)}.` };

@@ -16,7 +16,7 @@ import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.j
 import type { EventName, IpcHandlers, PayloadOf } from '../../../shared/ipc';
 import { AirlockError, messageOf } from '../errors';
 import type { GatewayCallRequest, GatewayCore } from '../gateway/gateway-core';
-import { clientLabel } from '../gateway/gateway-server';
+import { clientLabel } from '../gateway/client-label';
 import type { DownstreamPeer } from '../server-requests/downstream-peers';
 import { inertText } from '../servers/log-ring';
 import { dispatchIpc } from './dispatch';

@@ -10,7 +10,7 @@
  * shell, asked (and answering) only about its own calls.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { channelNames, type ChannelName, type EmitEvent, type IpcHandlers, type RequestOf, type ResponseOf } from '../../../shared/ipc';
+import type { ChannelName, EmitEvent, IpcHandlers, RequestOf, ResponseOf } from '../../../shared/ipc';
 import { AirlockError } from '../errors';
 import type { CatalogChange } from '../catalog/catalog';
 import type { GatewayCallRequest, GatewayCatalog, GatewayCore, GatewayTool } from '../gateway/gateway-core';
@@ -20,6 +20,7 @@ import { WINDOW_SHELL, type ShellIdentity } from './shell-identity';
 import { OwnerClient, OwnerSocket, type PeerHello } from './local-socket';
 import { eventForShell } from './shell-events';
 import { answererOf } from '../server-requests/server-requests-room';
+import { loadSandboxLibrary } from '../sandbox';
 
 export interface SharedHostOptions {
   dataDir: string;
@@ -102,8 +103,8 @@ export class SharedHost {
     return this.client!.invoke(channel, request);
   }
 
-  /** One handler per channel that forwards to wherever the servers run (for the Electron wiring). */
-  handlers(): IpcHandlers {
+  /** One handler per channel of `channelNames` (the contract's, which the caller has loaded) that forwards to wherever the servers run (for the Electron wiring). */
+  handlers(channelNames: readonly ChannelName[]): IpcHandlers {
     return Object.fromEntries(channelNames.map((channel) => [channel, (request: never) => this.invoke(channel, request)])) as unknown as IpcHandlers;
   }
 
@@ -208,6 +209,9 @@ export class SharedHost {
   }
 
   private async connectOnce(): Promise<void> {
+    // What this platform's sandbox needs loaded before a host checks it (Windows' library): before the
+    // folder is claimed, so nothing waits between claiming it and building the host.
+    await loadSandboxLibrary();
     let askedToHandOver = false;
     for (let attempt = 0; attempt < 100; attempt += 1) {
       const client = await OwnerClient.connect(this.options.dataDir, { role: this.options.role, terminal: this.options.canAsk(), label: this.options.label });

@@ -11,10 +11,15 @@
  * - An unreadable policy forbids everything it could forbid: no server
  *   runs, every lockable setting is locked (SECURITY: fails closed).
  */
-import semver from 'semver';
+import { createRequire } from 'node:module';
+import type * as Semver from 'semver';
 import type { ServerRecord } from '../../../shared/domain';
 import type { ManagedPolicy, PolicyKey, ProvidedServer, ServerMatcher } from './policy-schema';
 import { problemWords, type PolicyState } from './policy-state';
+
+// semver (CommonJS) is read at the first version range a policy names, not when Airlock starts.
+let satisfiesFunction: typeof Semver.satisfies | undefined;
+const satisfies = (): typeof Semver.satisfies => (satisfiesFunction ??= createRequire(import.meta.url)('semver/functions/satisfies') as typeof Semver.satisfies);
 
 /** Why a server may not run now. */
 export interface ServerBlock {
@@ -90,7 +95,7 @@ export function matches(matcher: ServerMatcher, server: PolicyServer): boolean {
   if (matcher.npm !== undefined) {
     if (p.kind !== 'npm') return false;
     const { name, range } = splitNpm(matcher.npm);
-    return glob(name, true).test(p.name) && (range === undefined || semver.satisfies(p.version, range, { includePrerelease: true }));
+    return glob(name, true).test(p.name) && (range === undefined || satisfies()(p.version, range, { includePrerelease: true }));
   }
   if (matcher.pypi !== undefined) {
     if (p.kind !== 'pypi') return false;

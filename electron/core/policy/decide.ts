@@ -188,6 +188,8 @@ export interface DecisionFlags {
 export type DecidedBy =
   | { kind: 'policy-error' }
   | { kind: 'unknown-tool' }
+  /** Not the policy's: the server is enabled but not running (it crashed, or could not start), so nothing could take the call. Set by the call pipeline. */
+  | { kind: 'server-not-running' }
   | { kind: 'blocked' }
   | { kind: 'organisation' }
   | { kind: 'rule'; rule: Rule }

@@ -9,7 +9,6 @@
  * origin (its authorization server gets neither); no request loops on a
  * challenge (one answer each, then a plain error: SEP-835's retry limit).
  */
-import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ChannelError } from '../servers/connection-channel';
 import type { RemoteOAuth, SignInBroker } from './oauth';
@@ -51,7 +50,7 @@ export function authorizedFetch(options: AuthorizedFetchOptions): FetchLike {
     const hadSession = new Headers(init?.headers).has('mcp-session-id');
 
     if (response.status === 401 && options.oauth) {
-      const challenge = challengeOf(response);
+      const challenge = await challengeOf(response);
       await response.body?.cancel();
       options.note?.(`the server asked for a sign-in (401)${challenge.scope ? `, scope “${challenge.scope}”` : ''}`);
       await options.oauth.authorize(challenge, options.broker, options.signal);
@@ -66,7 +65,7 @@ export function authorizedFetch(options: AuthorizedFetchOptions): FetchLike {
     }
 
     if (response.status === 403 && options.oauth) {
-      const challenge = challengeOf(response);
+      const challenge = await challengeOf(response);
       if (challenge.error === 'insufficient_scope') {
         await response.body?.cancel();
         options.note?.(`the server asked for more access (403 insufficient_scope)${challenge.scope ? `: “${challenge.scope}”` : ''}`);
@@ -93,7 +92,9 @@ export function authorizedFetch(options: AuthorizedFetchOptions): FetchLike {
 }
 
 /** The parameters of a Bearer challenge (RFC 6750 §3), with the metadata URL (RFC 9728). */
-function challengeOf(response: Response): { resourceMetadataUrl?: URL; scope?: string; error?: string } {
+async function challengeOf(response: Response): Promise<{ resourceMetadataUrl?: URL; scope?: string; error?: string }> {
+  // The SDK's sign-in code is loaded when a server first asks for it, not when Airlock starts.
+  const { extractWWWAuthenticateParams } = await import('@modelcontextprotocol/sdk/client/auth.js');
   const { resourceMetadataUrl, scope, error } = extractWWWAuthenticateParams(response);
   return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}), ...(error ? { error } : {}) };
 }

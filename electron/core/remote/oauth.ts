@@ -20,7 +20,7 @@
  * share one sign-in's state, and each check sits beside the step it guards.
  */
 import { randomBytes } from 'node:crypto';
-import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { auth as sdkAuth, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ChannelError } from '../servers/connection-channel';
@@ -382,8 +382,10 @@ export class RemoteOAuth {
   }
 
   /** Runs the SDK's `auth()`, its errors told in Airlock's words. */
-  private async runAuth(params: Parameters<typeof auth>[1]): Promise<'AUTHORIZED' | 'REDIRECT'> {
+  private async runAuth(params: Parameters<typeof sdkAuth>[1]): Promise<'AUTHORIZED' | 'REDIRECT'> {
     try {
+      // Loaded at the first sign-in, not when Airlock starts.
+      const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
       return await auth(this.provider, params);
     } catch (error) {
       throw this.authError(error);

@@ -11,11 +11,14 @@
  * (a web page, a redirect elsewhere) is refused with its reason, never half
  * connected; the channel's end is reported once, with why.
  */
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ChannelError, type ConnectionChannel } from '../servers/connection-channel';
-import { ServerConnection, type ConnectionOptions } from '../servers/server-connection';
+import type { ConnectionOptions, ServerConnection } from '../servers/server-connection';
+
+// The SDK's HTTP transports are loaded when a remote server is first reached, not when Airlock starts.
+type Streamable = typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+let streamable: Streamable | undefined;
 import type { ProcessExit } from '../servers/stdio-transport';
 import { messageOf } from '../errors';
 
@@ -66,7 +69,7 @@ export class RemoteChannel implements ConnectionChannel {
   close(): Promise<void> {
     this.closing ??= (async () => {
       const transport = this.transport;
-      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+      if (streamable && transport instanceof streamable.StreamableHTTPClientTransport && transport.sessionId) {
         await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())]); // Ending a session the server may already have dropped; the connection closes either way.
       }
       await transport.close().catch(() => undefined); // Closing a transport that may already be closed.
@@ -128,9 +131,15 @@ export async function openRemoteConnection(options: OpenRemoteOptions): Promise<
 }
 
 async function attempt(options: OpenRemoteOptions, wire: RemoteWire): Promise<ServerConnection> {
-  const transport =
+  const [loaded, { SSEClientTransport }, { ServerConnection }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+    import('../servers/server-connection'),
+  ]);
+  streamable = loaded;
+  const transport: StreamableHTTPClientTransport | InstanceType<typeof SSEClientTransport> =
     wire === 'streamable-http'
-      ? new StreamableHTTPClientTransport(options.url, { fetch: options.fetch, reconnectionOptions: { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 5 } })
+      ? new loaded.StreamableHTTPClientTransport(options.url, { fetch: options.fetch, reconnectionOptions: { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 5 } })
       : new SSEClientTransport(options.url, { fetch: options.fetch });
   const channel = new RemoteChannel(transport, options.url, wire);
   const connection = new ServerConnection(channel, options.connection);
@@ -161,7 +170,8 @@ async function attempt(options: OpenRemoteOptions, wire: RemoteWire): Promise<Se
 
 /** The status code a streamable HTTP refusal carried, if any. */
 function statusOf(error: unknown): number | undefined {
-  if (error instanceof StreamableHTTPError && typeof error.code === 'number' && error.code > 0) return error.code;
+  // Only an attempt raises one, and it loaded the transport first.
+  if (streamable && error instanceof streamable.StreamableHTTPError && typeof error.code === 'number' && error.code > 0) return error.code;
   const match = /HTTP (\d{3})|\((\d{3})\)/.exec(error instanceof Error ? error.message : '');
   return match ? Number(match[1] ?? match[2]) : undefined;
 }

@@ -14,7 +14,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Agent } from 'undici';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ChannelError } from '../servers/connection-channel';
 import { AddressRefused, classifyAddress, zoneAllowed, zoneWords, type AddressZone } from './address';
@@ -73,7 +73,10 @@ export async function zoneOfHost(hostname: string, resolve: Resolve = systemReso
 /** Creates a fetch bound to the zone of one server. Close it when the connection ends. */
 export function createSafeFetch(options: SafeFetchOptions): SafeFetch {
   const resolve = options.resolve ?? systemResolve;
-  const agent = new Agent({
+  // undici is loaded with the first request to a remote server, not when Airlock starts.
+  let agentReady: Promise<{ agent: Agent; undiciFetch: typeof import('undici').fetch }> | undefined;
+  const connection = () => (agentReady ??= import('undici').then(({ Agent: UndiciAgent, fetch: undiciFetch }) => ({ agent: newAgent(UndiciAgent), undiciFetch })));
+  const newAgent = (UndiciAgent: typeof Agent) => new UndiciAgent({
     connect: {
       ...(options.ca ? { ca: options.ca } : {}),
       // SECURITY: rule 9 — the address is checked in the lookup the socket itself uses, so the
@@ -111,6 +114,7 @@ export function createSafeFetch(options: SafeFetchOptions): SafeFetch {
     const signal = bounded ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([init.signal as AbortSignal]);
     let answer;
     try {
+      const { agent, undiciFetch } = await connection();
       answer = await undiciFetch(url, { ...(init as object), redirect: 'manual', signal, dispatcher: agent } as never);
     } catch (error) {
       throw networkError(error, url, signal, bounded ? timeoutMs : undefined);
@@ -123,7 +127,8 @@ export function createSafeFetch(options: SafeFetchOptions): SafeFetch {
     Object.defineProperty(response, 'url', { value: answer.url || url.href });
     return response;
   };
-  return { fetch, close: () => agent.close() };
+  // Nothing was ever sent: there is no agent to close.
+  return { fetch, close: async () => (agentReady ? (await agentReady).agent.close() : undefined) };
 }
 
 /** A stream that errors once more than `max` bytes went through. */

@@ -11,6 +11,7 @@ import { ownEntry, type ServerRecord } from '../../../shared/domain';
 import type { IpcHandlers } from '../../../shared/ipc';
 import type { SandboxGuaranteesView, SandboxPlanView, SandboxPlatformName } from '../../../shared/sandbox-views';
 import { AirlockError } from '../errors';
+import { loadSandboxLibrary } from '../sandbox';
 import type { AirlockSandboxLauncher } from '../sandbox/sandbox-launcher';
 import type { ShellIdentity } from '../ipc/shell-identity';
 
@@ -40,7 +41,9 @@ export class SandboxPlanRoom {
   }
 
   /** One server's plan on `platform` (default: this one). */
-  plan(name: string, platform?: SandboxPlatformName): SandboxPlanView {
+  async plan(name: string, platform?: SandboxPlatformName): Promise<SandboxPlanView> {
+    // A plan for another platform may need its sandbox library (Windows'), loaded only now.
+    await loadSandboxLibrary(platform ?? this.deps.launcher.platform);
     const record = ownEntry(this.deps.records(), name);
     if (!record) throw new AirlockError('not-found', `There is no server named ${name}.`);
     if (record.spec.remote) {

@@ -33,4 +33,15 @@ export {
   type LaunchObserver,
   type SandboxLauncherOptions,
 } from './sandbox-launcher';
+import { thisMachine } from './platform';
 export { platformBackend, GUARANTEE_ROWS, SANDBOX_PLATFORMS, type Guarantee, type GuaranteeState, type PlatformBackend, type PlatformPlan, type SandboxPlatform } from './platform';
+
+/**
+ * Loads what a platform's backend needs that Airlock does not load at start
+ * (sandbox-runtime's Windows module): called before a host opens on that
+ * platform, and before a plan for it is shown elsewhere. Nothing for Linux
+ * and macOS.
+ */
+export async function loadSandboxLibrary(platform: string = thisMachine().platform): Promise<void> {
+  if (platform === 'win32') await (await import('./platform/win32-library')).loadWindowsLibrary();
+}

@@ -35,6 +35,12 @@ export interface SandboxLauncherOptions {
   /** The per-user list of Airlock data folders every sandbox hides (default: `dataFolderRegistryPath()` of `homeDir`). */
   dataFolderRegistry?: string;
   /**
+   * Record this Airlock's data folder in that list before a launch (default
+   * true). False for a folder the person chose to keep self-contained: the
+   * list is still read (every folder in it stays hidden), never written.
+   */
+  recordDataFolder?: boolean;
+  /**
    * Files every sandbox hides wherever they are, even beneath a grant: the
    * audit log's key where this Airlock keeps it (its default place is hidden
    * anyway; one moved by `$AIRLOCK_AUDIT_KEY_FILE` or `$XDG_CONFIG_HOME` may

@@ -25,12 +25,22 @@ export interface LauncherRooms {
   };
 }
 
-export function composeLauncher(wiring: { homeDir?: string; mayAsk: (server: string, profile: SandboxProfile) => boolean; options?: SandboxLauncherOptions | undefined }, rooms: () => LauncherRooms): AirlockSandboxLauncher {
+export function composeLauncher(
+  wiring: {
+    homeDir?: string;
+    mayAsk: (server: string, profile: SandboxProfile) => boolean;
+    /** False when the data folder keeps everything inside it (see HostOptions.selfContained). */
+    recordDataFolder?: boolean;
+    options?: SandboxLauncherOptions | undefined;
+  },
+  rooms: () => LauncherRooms,
+): AirlockSandboxLauncher {
   const keyFile = rooms().activity.keyFile;
   return createSandboxLauncher({
     ...(wiring.homeDir ? { homeDir: wiring.homeDir } : {}),
     onNetworkRequest: (server, host, port) => rooms().approvals.askNetwork(server, host, port),
     mayAsk: wiring.mayAsk,
+    ...(wiring.recordDataFolder === false ? { recordDataFolder: false } : {}),
     // SECURITY (invariant 5): the audit key stays out of every server's reach, wherever it was moved.
     ...(keyFile ? { hiddenFiles: [keyFile] } : {}),
     onViolation: (server, text) => (rooms().activity.recordSandboxRefusal(server, text), rooms().claims.observeRefusal(server, text)),

@@ -399,7 +399,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
 
       // SECURITY (invariant 5): every Airlock data folder of this user, not
       // only this process's (the CLI's plain-text secrets live in one).
-      registerDataFolder(paths.airlockDataDir, { registry: dataFolderRegistry, homeDir });
+      if (options.recordDataFolder !== false) registerDataFolder(paths.airlockDataDir, { registry: dataFolderRegistry, homeDir });
       const dataFolders = [...new Set([paths.airlockDataDir, ...registeredDataFolders(dataFolderRegistry)])];
       const { input, parts } = planInput(backend, {
         spec,

@@ -42,14 +42,21 @@ export class SecretStore {
   constructor(
     dataDir: string,
     private readonly cipher?: SecretCipher,
-    /** The per-user list of data folders every sandbox hides (default `dataFolderRegistryPath()`). */
-    registry?: string,
+    /**
+     * The per-user list of data folders every sandbox hides (default
+     * `dataFolderRegistryPath()`); null: not recorded, because the person
+     * keeps this folder self-contained (`--data-dir`).
+     */
+    registry?: string | null,
   ) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     // SECURITY (invariant 5): recorded before any secret is written, so a
     // server started by another Airlock process (the app, another CLI data
-    // folder) never reads this file, wherever the folder is.
-    registerDataFolder(dataDir, registry ? { registry } : {});
+    // folder) never reads this file, wherever the folder is. A self-contained
+    // folder is hidden from its own servers (every launch denies it), and is
+    // as safe from other folders' servers as its place: inside the home folder,
+    // hidden from all of them.
+    if (registry !== null) registerDataFolder(dataDir, registry ? { registry } : {});
     this.path = join(dataDir, SECRETS_FILE);
   }
 

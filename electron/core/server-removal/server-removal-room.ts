@@ -11,7 +11,8 @@
  */
 import { rm } from 'node:fs/promises';
 import { installDirOf, type ServerRecord } from '../../../shared/domain';
-import { signOutWords, type IpcHandlers, type SignOutOutcome } from '../../../shared/ipc';
+import type { IpcHandlers, SignOutOutcome } from '../../../shared/ipc';
+import { signOutWords } from '../../../shared/plain';
 import type { SessionGrants } from '../approvals';
 import type { ChangeActor } from '../audit';
 import type { ChangeRecorder } from '../audit/change-record';

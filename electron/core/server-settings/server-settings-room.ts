@@ -14,7 +14,7 @@ import type { SessionGrants } from '../approvals';
 import type { ChangeActor } from '../audit';
 import { profileChanges, type ChangeRecorder } from '../audit/change-record';
 import { AirlockError } from '../errors';
-import { envNameProblem, writeTrustedProblem } from '../install/checks';
+import { envNameProblem, pathProblem, writeTrustedProblem } from '../install/checks';
 import type { OrganisationGuard } from '../managed-policy/managed-policy-room';
 import type { CodeChange } from '../policy/decide';
 import { pinGrants } from '../sandbox/grant-pins';
@@ -68,6 +68,11 @@ export class ServerSettingsRoom {
     // A trusted-files exception lifts protection inside a write grant; outside one it would mean nothing (or come back with a later grant).
     const stray = (profile.filesystem.writeTrusted ?? []).map((path) => writeTrustedProblem(path, profile.filesystem.write)).filter((problem) => problem !== undefined);
     if (stray.length) throw new AirlockError('invalid-request', stray.join(' '));
+    // A path typed that does not exist (or a file given to write) is refused before it is saved, in words:
+    // only new grants are checked, so one whose folder has gone can still be taken away with the others.
+    const added = (kind: 'read' | 'write') => profile.filesystem[kind].filter((path) => !before[kind].includes(path)).map((path) => pathProblem(kind, path));
+    const missing = [...added('write'), ...added('read')].filter((problem) => problem !== undefined);
+    if (missing.length) throw new AirlockError('invalid-request', `${missing.join(' ')} Nothing was changed.`);
     const record = this.deps.updateRecord(name, (current) => ({
       ...current,
       // Grants are pinned where they resolve now; unchanged ones keep their pins.

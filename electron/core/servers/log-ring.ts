@@ -21,26 +21,9 @@ export interface LogRingLimits {
 /** Default caps: the last 1000 lines, 256 KB at most, 8 KB per line. */
 export const DEFAULT_LOG_RING_LIMITS: LogRingLimits = { maxLines: 1000, maxChars: 256 * 1024, maxLineChars: 8 * 1024 };
 
-// C0/C1 controls (tab aside), bidi overrides/isolates, and characters that are
-// invisible or break lines on some screens (zero-width, soft hyphen, line and
-// paragraph separators, tags): text shown in a terminal (`airlock logs`, a
-// confirmation) must not carry escape sequences, reorder or hide what the user reads.
-const UNSAFE_CHARS =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
-
-/** A server's text made inert for display: unsafe characters become visible `\u{…}` escapes. */
-export function inertText(text: string): string {
-  return text.replace(UNSAFE_CHARS, (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`);
-}
-
-/**
- * A server's text for one line of someone else's: inert, and its line feeds
- * and tabs shown as `\\n` and `\\t` (every other line break is already a
- * visible escape) — so it can never start a line of its own.
- */
-export function inertLine(text: string): string {
-  return inertText(text).replace(/[\n\t]/g, (c) => (c === '\n' ? '\\n' : '\\t'));
-}
+// Defined beside the core's other faces (every shell shows servers' text with them); re-exported for the room.
+import { inertText } from '../inert';
+export { inertLine, inertText } from '../inert';
 
 /**
  * A capped ring of log lines: the server's stderr, its log notifications and

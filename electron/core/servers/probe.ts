@@ -10,7 +10,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { LaunchContext, SandboxLauncher } from '../sandbox/launcher';
 import { fingerprintTool } from '../tools/fingerprint';
 import { LogRing, type LogLine } from './log-ring';
-import { ServerConnection, type ConnectionOptions, type ServerRequestHandlers } from './server-connection';
+import type { ConnectionOptions, ServerConnection, ServerRequestHandlers } from './server-connection';
 import type { TruncationReason } from './paging';
 import { messageOf } from '../errors';
 import { checkResourceSize } from '../catalog/content-checks';
@@ -123,7 +123,9 @@ export async function probe(
   }
   // The probe declares the capabilities a running server will see (so it lists the same
   // tools), and answers none of the requests: nothing reaches a model, a person or a folder.
-  const connection = new ServerConnection(plan, { ...options.connection, log, requests: REFUSE_DURING_PROBE });
+  // The MCP client is loaded here, for the first server inspected, not when Airlock starts.
+  const { ServerConnection: Connection } = await import('./server-connection');
+  const connection = new Connection(plan, { ...options.connection, log, requests: REFUSE_DURING_PROBE });
   const work = (async (): Promise<ProbeResult> => {
     await connection.connect();
     return readOffer(connection, plan.sandboxed);

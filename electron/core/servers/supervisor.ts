@@ -20,7 +20,7 @@ import {
 } from './lifecycle';
 import { LogRing, type LogLine, type LogRingLimits } from './log-ring';
 import { ChannelError } from './connection-channel';
-import { ServerConnection, type CallOptions, type ConnectionOptions, type ServerNotice, type ServerRequestHandlers, type ToolListing } from './server-connection';
+import type { CallOptions, ConnectionOptions, ServerConnection, ServerNotice, ServerRequestHandlers, ToolListing } from './server-connection';
 import type { StdioStats } from './stdio-transport';
 import { ToolCallError } from './tool-call-error';
 import { ToolIndex, type ServerTools, type ToolIndexView, type ToolsDiff } from './tool-index';
@@ -476,8 +476,10 @@ export class Supervisor {
       entry.limits = plan.limits;
       // What the sandbox tells the person about this launch (a planted file held aside) goes to the server's log.
       plan.onNote?.((text) => entry.log.push('airlock', text));
+      // The MCP client is loaded with the first server that starts, not when Airlock starts.
+      const { ServerConnection: Connection } = await import('./server-connection');
       if (session.cancelled) return;
-      connection = new ServerConnection(plan, this.connectionOptions(entry, session));
+      connection = new Connection(plan, this.connectionOptions(entry, session));
       session.connection = connection;
       try {
         await connection.connect();

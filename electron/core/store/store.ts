@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import Conf from 'conf';
+import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { nameKeyedRecord, PolicyModeSchema, RuleSchema, ServerNameSchema, ServerRecordSchema } from '../../../shared/domain';
 import type { AppNotice } from '../../../shared/ipc';
 import { AirlockError, messageOf } from '../errors';
 import { deepFreeze } from '../deep-freeze';
+import { JsonFileStore } from './json-file';
 
 /** Everything Airlock persists except secrets and the audit log. */
 export const StoreDataSchema = z.object({
@@ -38,8 +38,8 @@ const DEFAULTS: StoreData = { servers: {}, rules: [], settings: { policyMode: 'd
 /**
  * The subset of conf (and of electron-store, which is conf plus Electron's
  * paths) the store uses. The desktop app passes an electron-store factory; the
- * core and CLI use conf; both read and write the same file with the same
- * options.
+ * core and CLI use JsonFileStore, which keeps conf's file the same way; both
+ * read and write the same file with the same options.
  */
 export interface StoreBackend {
   readonly path: string;
@@ -61,7 +61,8 @@ export function storeOptions(dataDir: string) {
     accessPropertiesByDotNotation: false,
     watch: false,
     migrations: {
-      // The first released shape. Later shapes add a step here, e.g. '1.1.0': (store) => {...}.
+      // The first released shape. Later shapes add a step here, e.g. '1.1.0': (store) => store.set({ … }),
+      // using only `store` and `set(object)`: conf (the app's electron-store) and JsonFileStore both run it.
       '1.0.0': () => {},
     },
   } as const;
@@ -69,15 +70,64 @@ export function storeOptions(dataDir: string) {
 
 export type StoreBackendFactory = (options: ReturnType<typeof storeOptions>) => StoreBackend;
 
-const confFactory: StoreBackendFactory = (options) => new Conf(options);
+/** The core's own: conf's file, format and atomic save, without loading conf (see json-file.ts). */
+const jsonFileFactory: StoreBackendFactory = (options) => new JsonFileStore(options);
+
+/** How a copy of an unreadable settings file kept aside is named (then the time, then `.json`). */
+export const CORRUPT_PREFIX = `${STORE_NAME}.corrupt-`;
+
+/** The unreadable copies kept aside in `dataDir`, oldest first. */
+function keptCopies(dataDir: string): string[] {
+  try {
+    return readdirSync(dataDir)
+      .filter((name) => name.startsWith(CORRUPT_PREFIX) && name.endsWith('.json'))
+      .sort()
+      .map((name) => join(dataDir, name));
+  } catch {
+    // A data folder that cannot be listed has no copies to tell about; opening the store reports the folder itself.
+    return [];
+  }
+}
+
+/** Why a kept copy cannot be used as settings, in words ("it is not valid JSON: …"); undefined when it now can. */
+function whyUnreadable(path: string): string | undefined {
+  try {
+    return whyUnreadableText(readFileSync(path, 'utf8'));
+  } catch (error) {
+    return `it cannot be read: ${messageOf(error)}`;
+  }
+}
+
+function whyUnreadableText(text: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `it is not valid JSON: ${jsonProblem(text, error)}`;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'it is not a JSON object';
+  const parsed = StoreDataSchema.safeParse(pick(value as Record<string, unknown>));
+  return parsed.success ? undefined : reason(parsed.error);
+}
+
+/** A JSON parse error with its line and column (Node says only "at position N"). */
+function jsonProblem(text: string, error: unknown): string {
+  const message = messageOf(error);
+  const at = /at position (\d+)/.exec(message);
+  if (!at) return message;
+  const before = text.slice(0, Number(at[1]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `${message.replace(/ in JSON at position \d+.*$/, '')} at line ${line}, column ${column}`;
+}
 
 /** A temporary file an interrupted save left behind is removed once it is this old (ms). */
 const STALE_TEMP_MS = 60_000;
 
 /**
  * Airlock's persisted state: servers, rules and settings, validated when
- * read. Writes are atomic (conf writes a temporary file, fsyncs it and
- * renames it), so a save cut short leaves the old file or the new one,
+ * read. Writes are atomic (a temporary file, fsynced and renamed over it —
+ * by conf in the app, by JsonFileStore elsewhere), so a save cut short leaves the old file or the new one,
  * never half of one. A file that cannot be parsed or does not match the
  * schema is moved aside (never deleted) and the user is told, through
  * `notices`, where it went.
@@ -88,14 +138,15 @@ const STALE_TEMP_MS = 60_000;
  * unchanged file is not read again.
  */
 export class AirlockStore {
-  readonly notices: AppNotice[] = [];
   private readonly backend: StoreBackend;
   private readonly file: string;
   private cached: { stamp: string; data: StoreData } | undefined;
+  /** Why the file was unreadable, for the copy this process moved aside (the reason is known first-hand). */
+  private readonly reasons = new Map<string, string>();
 
   constructor(
     readonly dataDir: string,
-    factory: StoreBackendFactory = confFactory,
+    factory: StoreBackendFactory = jsonFileFactory,
     now: () => Date = () => new Date(),
   ) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -111,20 +162,78 @@ export class AirlockStore {
       StoreDataSchema.parse(pick(backend.store));
     } catch (error) {
       if (original === undefined) throw unreadable(path, error);
-      const aside = join(dataDir, `${STORE_NAME}.corrupt-${now().toISOString().replace(/[:.]/g, '-')}.json`);
+      const aside = join(dataDir, `${CORRUPT_PREFIX}${now().toISOString().replace(/[:.]/g, '-')}.json`);
       try {
         writeFileSync(aside, original, { mode: 0o600, flag: 'wx' });
         rmSync(path, { force: true });
       } catch (moveError) {
         throw unreadable(path, moveError);
       }
-      this.notices.push({
-        level: 'error',
-        message: `Airlock's settings file could not be read (${reason(error)}). It was kept as ${aside} and Airlock started with empty settings; your audit log and secrets were not touched. Restore or repair that file while Airlock is closed to get your servers back.`,
-      });
+      this.reasons.set(aside, whyUnreadableText(original.toString('utf8')) ?? reason(error));
       backend = factory(options);
     }
     this.backend = backend;
+  }
+
+  /**
+   * What the person must know about the settings file: every unreadable copy
+   * kept aside in the data folder — the one moved aside now, and any from an
+   * earlier start that was neither restored nor deleted — with why it could
+   * not be read, where it is, and how to get it back. Said at every start
+   * until the person acts, never only once.
+   */
+  get notices(): AppNotice[] {
+    return keptCopies(this.dataDir).map((copy) => {
+      const why = this.reasons.get(copy) ?? whyUnreadable(copy);
+      return {
+        level: 'error' as const,
+        kind: 'settings-unreadable' as const,
+        message:
+          `Airlock's settings file could not be read${why ? ` (${why})` : ''}, so Airlock is running with empty settings: your servers, rules and settings are not in use, but they are not lost. ` +
+          `The unreadable file is kept as ${copy}; your audit log, secrets and installed servers were not touched. ` +
+          `To get them back, repair that file and run \`airlock settings restore ${copy}\` (Airlock checks it first, and keeps the settings in use now beside it). ` +
+          'If you do not need it, delete it and this warning stops.',
+      };
+    });
+  }
+
+  /**
+   * The settings in `file`, checked as `restore` checks them; throws an
+   * `invalid-request` error that says what is wrong (with the line and
+   * column of a JSON mistake). Changes nothing.
+   */
+  checkFile(file: string): StoreData {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new AirlockError('invalid-request', `Airlock cannot read ${file}: ${messageOf(error)}. Nothing was changed.`);
+    }
+    const problem = whyUnreadableText(text);
+    if (problem) throw new AirlockError('invalid-request', `${file} still cannot be used: ${problem}. Repair it and try again; nothing was changed.`);
+    return StoreDataSchema.parse(pick(JSON.parse(text) as Record<string, unknown>));
+  }
+
+  /**
+   * Puts back settings from `file` (a copy kept aside, once repaired, or a
+   * backup): checked first — nothing changes unless it reads and matches the
+   * expected shape — then the settings in use are kept beside it as
+   * `airlock.replaced-TIME.json` and the file's are written atomically. A
+   * kept-aside copy of the data folder is removed once its settings are back
+   * (they live in the settings file again). Returns where the replaced
+   * settings went.
+   */
+  restore(file: string, now: Date = new Date()): { keptAs: string; servers: number; rules: number } {
+    const data = this.checkFile(file);
+    const keptAs = join(this.dataDir, `${STORE_NAME}.replaced-${now.toISOString().replace(/[:.]/g, '-')}.json`);
+    try {
+      if (existsSync(this.file)) writeFileSync(keptAs, readFileSync(this.file), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      throw new AirlockError('unavailable', `Airlock could not keep the settings in use now as ${keptAs}: ${messageOf(error)}. Nothing was changed.`);
+    }
+    this.update(() => data);
+    if (dirname(resolve(file)) === resolve(this.dataDir) && basename(file).startsWith(CORRUPT_PREFIX)) rmSync(file, { force: true });
+    return { keptAs, servers: Object.keys(data.servers).length, rules: data.rules.length };
   }
 
   /** Where the store lives on disk. */

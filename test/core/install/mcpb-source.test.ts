@@ -130,13 +130,13 @@ describe('MCPB bundle source', () => {
 });
 
 describe('MCPB manifest validation', () => {
-  it('gives a path and a message for each problem', () => {
+  it('gives a path and a message for each problem', async () => {
     const manifest = echoManifest() as Record<string, any>;
     delete manifest.author;
     manifest.version = 7;
     manifest.server.type = 'ruby';
     manifest.user_config.greeting.type = 'colour';
-    const result = validateMcpbManifest(manifest);
+    const result = await validateMcpbManifest(manifest);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     const paths = result.problems.map((problem) => problem.path);
@@ -147,17 +147,17 @@ describe('MCPB manifest validation', () => {
     }
   });
 
-  it('requires mcp_config (the strict schemas do)', () => {
+  it('requires mcp_config (the strict schemas do)', async () => {
     const manifest = echoManifest() as Record<string, any>;
     delete manifest.server.mcp_config;
-    expect(validateMcpbManifest(manifest)).toEqual({ ok: false, problems: [{ path: 'server.mcp_config', message: 'is required' }] });
+    expect(await validateMcpbManifest(manifest)).toEqual({ ok: false, problems: [{ path: 'server.mcp_config', message: 'is required' }] });
   });
 
-  it('names a missing or unknown manifest version', () => {
+  it('names a missing or unknown manifest version', async () => {
     const manifest = echoManifest();
     delete manifest.manifest_version;
-    expect(validateMcpbManifest(manifest)).toEqual({ ok: false, problems: [{ path: 'manifest_version', message: expect.stringMatching(/missing; expected one of 0\.1, 0\.2, 0\.3, 0\.4/) }] });
-    expect(validateMcpbManifest({ ...echoManifest(), manifest_version: '9.9' })).toMatchObject({ ok: false, problems: [{ path: 'manifest_version' }] });
+    expect(await validateMcpbManifest(manifest)).toEqual({ ok: false, problems: [{ path: 'manifest_version', message: expect.stringMatching(/missing; expected one of 0\.1, 0\.2, 0\.3, 0\.4/) }] });
+    expect(await validateMcpbManifest({ ...echoManifest(), manifest_version: '9.9' })).toMatchObject({ ok: false, problems: [{ path: 'manifest_version' }] });
   });
 
   it('reports a broken manifest inside a bundle with the bundle path', async () => {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultSandboxProfile } from '../../../shared/domain';
 import Conf from 'conf';
-import { AirlockStore, STORE_VERSION, type StoreBackend, type StoreBackendFactory } from '../../../electron/core/store/store';
+import { AirlockStore, STORE_VERSION, storeOptions, type StoreBackend, type StoreBackendFactory } from '../../../electron/core/store/store';
+import { JsonFileStore } from '../../../electron/core/store/json-file';
 import { killDuringSaves } from './support/kill-saves';
 import { defaultDataDir } from '../../../electron/core/data-dir';
 
@@ -177,5 +178,44 @@ describe('AirlockStore: settings writes cut short (issue 16.2)', () => {
     new AirlockStore(dir);
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(fresh)).toBe(true);
+  });
+});
+
+describe('the settings file, as the command line and the app each keep it', () => {
+  // The CLI keeps it with JsonFileStore (no conf loaded); the app with electron-store, which is conf.
+  const confOf = () => new Conf(storeOptions(dir));
+
+  it('a file the command line saved opens in conf with the same settings and the same bookkeeping', () => {
+    const store = new AirlockStore(dir);
+    store.update((data) => ({ ...data, servers: { files: record }, settings: { ...data.settings, policyMode: 'strict' } }));
+    const conf = confOf();
+    expect(conf.store).toMatchObject({ servers: { files: record }, settings: { policyMode: 'strict' } });
+    expect(conf.get('__internal__')).toEqual({ migrations: { version: STORE_VERSION } });
+    expect(readFileSync(join(dir, 'airlock.json'), 'utf8')).toBe(JSON.stringify(conf.store, undefined, '\t'));
+    expect(statSync(join(dir, 'airlock.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('a file conf saved opens on the command line; its saves keep conf’s bookkeeping', () => {
+    confOf().set({ servers: { files: record } });
+    const store = new AirlockStore(dir);
+    expect(store.read().servers.files).toEqual(record);
+    store.update((data) => ({ ...data, rules: [] }));
+    expect(JSON.parse(readFileSync(join(dir, 'airlock.json'), 'utf8')).__internal__).toEqual({ migrations: { version: STORE_VERSION } });
+    expect(confOf().store).toMatchObject({ servers: { files: record } });
+  });
+
+  it('runs the migrations newer than the file’s version, once each, in order, as conf does', () => {
+    writeFileSync(join(dir, 'airlock.json'), JSON.stringify({ servers: {}, rules: [], settings: { policyMode: 'default' }, __internal__: { migrations: { version: '1.0.0' } } }));
+    const ran: string[] = [];
+    const options = {
+      ...storeOptions(dir),
+      projectVersion: '1.2.0',
+      migrations: { '1.0.0': () => ran.push('1.0.0'), '1.2.0': () => ran.push('1.2.0'), '1.1.0': (store: { set(o: Record<string, unknown>): void }) => (ran.push('1.1.0'), store.set({ rules: [] })), '2.0.0': () => ran.push('2.0.0') },
+    };
+    new JsonFileStore(options);
+    expect(ran).toEqual(['1.1.0', '1.2.0']);
+    new JsonFileStore(options);
+    expect(ran).toEqual(['1.1.0', '1.2.0']);
+    expect(JSON.parse(readFileSync(join(dir, 'airlock.json'), 'utf8')).__internal__.migrations.version).toBe('1.2.0');
   });
 });

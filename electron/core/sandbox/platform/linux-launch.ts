@@ -27,7 +27,15 @@
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+
+// sandbox-runtime is loaded for the first launch, not when Airlock starts (most commands start no server).
+type SandboxRuntime = typeof import('@anthropic-ai/sandbox-runtime');
+let runtimeLibrary: SandboxRuntime | undefined;
+async function sandboxRuntime(): Promise<SandboxRuntime> {
+  runtimeLibrary ??= await import('@anthropic-ai/sandbox-runtime');
+  return runtimeLibrary;
+}
 import { keepOnlyGrantedWrites, parseWrappedCommand, type BwrapInvocation } from '../bwrap-argv';
 import { SandboxInitError } from '../errors';
 import { findExecutable, findSandboxTool, type CapabilityProbe } from '../executables';
@@ -209,12 +217,14 @@ export class LinuxSession implements BackendSession {
       for (const placeholder of protection.placeholders) if (!inUse.has(placeholder.path)) removePlaceholder(placeholder);
     };
     const dispose = () => {
-      if (wrapped) SandboxManager.cleanupAfterCommand();
+      // `wrapped` is set only after the library was loaded and wrapped this launch.
+      if (wrapped) runtimeLibrary?.SandboxManager.cleanupAfterCommand();
       wrapped = false;
       finishTrusted();
     };
     try {
       const tools = await this.ensureRuntime();
+      const { SandboxManager } = await sandboxRuntime();
       // The privilege filter this sandbox loads (`--seccomp`): beside the
       // server's writable folder, never inside it.
       const filterPath = join(launchRoot, 'privilege.bpf');
@@ -317,6 +327,7 @@ export class LinuxSession implements BackendSession {
       if (!findExecutable('which', process.env.PATH)) {
         throw new SandboxInitError('sandbox-runtime needs the `which` command on PATH (Debian: sudo apt-get install -y debianutils).');
       }
+      const { SandboxManager } = await sandboxRuntime();
       SandboxManager.updateConfig(baseConfig(tools));
       const deps = SandboxManager.checkDependencies({ command: tools.rg });
       if (deps.errors.length > 0 || deps.warnings.length > 0) {

@@ -17,13 +17,8 @@
  * 0.0.78's own files; the CI workflow runs it on windows-latest.
  */
 import { existsSync } from 'node:fs';
-import {
-  getWindowsSandboxUserStatusAsync,
-  grantWindowsAcl,
-  revokeWindowsAcl,
-  verifyWindowsWfpEgress,
-  type SrtWinSpawn,
-} from '@anthropic-ai/sandbox-runtime/dist/sandbox/windows-sandbox-utils.js';
+import type { getWindowsSandboxUserStatusAsync, grantWindowsAcl, revokeWindowsAcl, SrtWinSpawn, verifyWindowsWfpEgress } from '@anthropic-ai/sandbox-runtime/dist/sandbox/windows-sandbox-utils.js';
+import { loadWindowsLibrary, windowsLibrary } from './win32-library';
 import { SandboxInitError } from '../errors';
 import type { BackendSession, LaunchRequest, PlanInput, PlatformPlan, SessionOptions, StartedLaunch } from './backend';
 
@@ -36,11 +31,13 @@ export interface SrtWinOperations {
   exists(path: string): boolean;
 }
 
+// Each loads the Windows module first (it is loaded when first needed, see win32-library.ts).
 const SRT_WIN_OPERATIONS: SrtWinOperations = {
-  userStatus: getWindowsSandboxUserStatusAsync,
-  verifyEgress: verifyWindowsWfpEgress,
-  grant: grantWindowsAcl,
-  revoke: revokeWindowsAcl,
+  userStatus: async (...args) => (await loadWindowsLibrary()).getWindowsSandboxUserStatusAsync(...args),
+  verifyEgress: async (...args) => (await loadWindowsLibrary()).verifyWindowsWfpEgress(...args),
+  // Synchronous: by then the checks above loaded it (used before, it throws: nothing starts).
+  grant: (...args) => windowsLibrary().grantWindowsAcl(...args),
+  revoke: (...args) => windowsLibrary().revokeWindowsAcl(...args),
   exists: existsSync,
 };
 

@@ -32,14 +32,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { win32 } from 'node:path';
-import {
-  checkWindowsSandboxStatus,
-  DEFAULT_WINDOWS_PROXY_PORT_RANGE,
-  parseWindowsBinShell,
-  VENDORED_SRT_WIN_EXE,
-  wrapCommandWithSandboxWindows,
-  type SrtWinSpawn,
-} from '@anthropic-ai/sandbox-runtime/dist/sandbox/windows-sandbox-utils.js';
+import type { SrtWinSpawn } from '@anthropic-ai/sandbox-runtime/dist/sandbox/windows-sandbox-utils.js';
+import { vendoredSrtWinExe, windowsLibrary, WINDOWS_PORT_RANGE } from './win32-library';
 import type { SandboxSupport } from '../../../../shared/domain';
 import { SandboxInitError } from '../errors';
 import type { CapabilityProbe, WindowsSandboxState } from '../executables';
@@ -48,10 +42,10 @@ import { guarantee, type Guarantee, type GuaranteeFacts, type PlanInput, type Pl
 import { Win32Session } from './win32-session';
 
 /** The ports the install's firewall filter lets the sandbox's user reach (its default, which Airlock installs with). */
-export const WINDOWS_PROXY_PORT_RANGE: readonly [number, number] = [DEFAULT_WINDOWS_PROXY_PORT_RANGE[0], DEFAULT_WINDOWS_PROXY_PORT_RANGE[1]];
+export const WINDOWS_PROXY_PORT_RANGE: readonly [number, number] = WINDOWS_PORT_RANGE;
 
 /** The srt-win binary Airlock runs: the one packaged with the pinned sandbox-runtime (unpacked from the app archive). */
-export const SRT_WIN: SrtWinSpawn = { exe: VENDORED_SRT_WIN_EXE, prependArgs: ['--srt-win'] };
+export const SRT_WIN: SrtWinSpawn = { exe: vendoredSrtWinExe(), prependArgs: ['--srt-win'] };
 
 /** The one-time install and its undoing, as a person types them (each shows one administrator prompt). */
 export const WINDOWS_INSTALL_COMMAND = 'npx --yes @anthropic-ai/sandbox-runtime@0.0.78 windows-install';
@@ -86,10 +80,10 @@ export const WINDOWS_SECRET_HOME_PATHS: readonly string[] = [
 export function innerCommand(command: string, args: readonly string[]): { binShell: { exe: string; args: readonly string[] }; command: string } {
   const batch = /\.(cmd|bat)$/i.test(command);
   if (!batch && args.length > 0) {
-    return { binShell: parseWindowsBinShell({ exe: command, args: args.slice(0, -1) }), command: args[args.length - 1]! };
+    return { binShell: windowsLibrary().parseWindowsBinShell({ exe: command, args: args.slice(0, -1) }), command: args[args.length - 1]! };
   }
   const quote = (word: string) => (/[\s"&|<>^()%!]/.test(word) ? `"${word.replace(/"/g, '""')}"` : word);
-  return { binShell: parseWindowsBinShell('cmd'), command: [command, ...args].map(quote).join(' ') };
+  return { binShell: windowsLibrary().parseWindowsBinShell('cmd'), command: [command, ...args].map(quote).join(' ') };
 }
 
 /** The Windows plan: `srt-win.exe exec --quiet --deny-read … --deny-write … --env … -- <server>`. */
@@ -110,7 +104,7 @@ export function win32Plan(input: PlanInput, srtWin: SrtWinSpawn = SRT_WIN): Plat
   let wrapped: { argv: string[] };
   try {
     const inner = innerCommand(input.command, input.args);
-    wrapped = wrapCommandWithSandboxWindows({
+    wrapped = windowsLibrary().wrapCommandWithSandboxWindows({
       command: inner.command,
       binShell: inner.binShell,
       setEnvVars: env,
@@ -202,7 +196,7 @@ function win32SupportNow(probe: CapabilityProbe): SandboxSupport {
   }
   let status: WindowsSandboxState;
   try {
-    status = probe.windowsSandboxStatus ? probe.windowsSandboxStatus() : checkWindowsSandboxStatus({ srtWin: SRT_WIN });
+    status = probe.windowsSandboxStatus ? probe.windowsSandboxStatus() : windowsLibrary().checkWindowsSandboxStatus({ srtWin: SRT_WIN });
   } catch (error) {
     return {
       supported: false,

@@ -7,7 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { innerCommand, SRT_WIN, win32Backend, win32Plan, WINDOWS_PROXY_PORT_RANGE } from '../../../../electron/core/sandbox/platform/win32';
 import { SECRET_HOME_PATHS } from '../../../../electron/core/sandbox/profiles';
+import { loadSandboxLibrary } from '../../../../electron/core/sandbox';
+import { vendoredSrtWinExe, WINDOWS_PORT_RANGE } from '../../../../electron/core/sandbox/platform/win32-library';
 import { CREDENTIAL, planInputFor, PROXY_PORT, SECRET, windowsWorld } from './plan-inputs';
+
+// sandbox-runtime's Windows module is loaded only where it is needed (as the host does on Windows, and a plan for Windows elsewhere).
+await loadSandboxLibrary('win32');
 
 const world = windowsWorld();
 const existingTrusted = [`${world.writeGrant}\\.git`, `${world.writeGrant}\\.vscode`];
@@ -22,6 +27,14 @@ function values(flag: string): string[] {
   for (let i = 0; i < end; i += 1) if (argv[i] === flag) out.push(argv[i + 1]!);
   return out;
 }
+
+describe('what Airlock knows of the Windows module without loading it', () => {
+  it('the proxy ports and the srt-win program are the pinned sandbox-runtime’s own', async () => {
+    const library = await import('@anthropic-ai/sandbox-runtime/dist/sandbox/windows-sandbox-utils.js');
+    expect(WINDOWS_PORT_RANGE).toEqual([...library.DEFAULT_WINDOWS_PROXY_PORT_RANGE]);
+    expect(vendoredSrtWinExe()).toBe(library.VENDORED_SRT_WIN_EXE);
+  });
+});
 
 describe('the Windows plan: srt-win exec', () => {
   it('is `srt-win.exe exec --quiet … -- <server>`, spawned without a shell', () => {

@@ -18,6 +18,10 @@ import { SandboxInitError } from '../../../../electron/core/sandbox/errors';
 import { SRT_WIN, win32Backend, win32Plan, WINDOWS_PROXY_PORT_RANGE } from '../../../../electron/core/sandbox/platform/win32';
 import { Win32Session, type SrtWinOperations } from '../../../../electron/core/sandbox/platform/win32-session';
 import { planInputFor, windowsWorld } from './plan-inputs';
+import { loadSandboxLibrary } from '../../../../electron/core/sandbox';
+
+// Loaded before a host opens on Windows (shared-host.ts), here before the session is driven.
+await loadSandboxLibrary('win32');
 
 const SID = 'S-1-5-21-1-2-3-1001';
 
