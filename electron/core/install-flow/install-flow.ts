@@ -5,7 +5,7 @@ import { isAbsolute, join, resolve, sep } from 'node:path';
 import type { ServerRecord, ServerSpec, ToolDefinition } from '../../../shared/domain';
 import { APP_LABELS, defaultSandboxProfile, installDirOf, ownEntry } from '../../../shared/domain';
 import type { EditableProfileSchema, InstallSource } from '../../../shared/ipc';
-import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport, ScreenView } from '../../../shared/views';
+import type { CommandRisk, Disclosure, ProbeReport, ScreenView } from '../../../shared/views';
 import { noScreenDomains, parseScreenDomain, SCREEN_DOMAIN_KINDS, type ScreenDomains, type ScreenPermission } from '../../../shared/screens';
 import type { z } from 'zod';
 import { AirlockError, messageOf } from '../errors';
@@ -15,8 +15,6 @@ import { proposeGrants } from '../install/proposals';
 import { runtimeFor, type RuntimeLookup } from '../runtimes';
 import {
   applyUserConfig,
-  importConfigFile,
-  importFromApp,
   installNpmPackage,
   installPypiPackage,
   prepareLocalCommand,
@@ -29,13 +27,13 @@ import {
   riskSpans,
   unpackMcpbBundle,
   unresolvedUserConfig,
-  type ImportApp,
   type ImportEntry,
   type InstallCandidate,
   type McpbBundle,
   type UserConfigValues,
 } from '../install';
 import { prepareRemote, type RemoteCandidate } from '../install/remote-source';
+import { scanImports, type ImportScanFile, type ImportScanRequest } from './import-scan';
 import type { AddressZone } from '../remote/address';
 import type { SignInBroker } from '../remote/oauth';
 import { MemoryVault, SecretVault } from '../remote/oauth-vault';
@@ -189,25 +187,25 @@ export class InstallFlow {
     return this.disclosure(draft);
   }
 
-  /** Lists the servers in other apps' configs (or one file), each with its disclosure when it can be imported. */
-  async scanImports(request: { app?: ImportApp; path?: string; allowCodeArguments?: boolean }): Promise<Array<{ app: string; path: string; entries: ImportEntryView[]; error?: string }>> {
-    this.lookup = await this.deps.runtimes?.();
-    const environment = { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) };
-    let results;
-    try {
-      if (request.path) results = [await importConfigFile(this.absolute(request.path, 'the config path'), { ...environment, ...(request.app ? { app: request.app } : {}) })];
-      else if (request.app) results = await importFromApp(request.app, environment);
-      else results = (await Promise.all((['claude', 'vscode', 'cursor'] as const).map((app) => importFromApp(app, environment)))).flat();
-    } catch (error) {
-      throw new AirlockError('invalid-request', messageOf(error));
-    }
-    const out = [];
-    for (const result of results) {
-      const entries: ImportEntryView[] = [];
-      for (const entry of result.entries) entries.push(await this.importEntryView(entry, request.allowCodeArguments === true));
-      out.push({ app: result.app, path: result.path, entries });
-    }
-    return out;
+  /** Lists the servers in other apps' configs (or one file), each with its disclosure when it can be imported (see import-scan.ts). */
+  async scanImports(request: ImportScanRequest): Promise<ImportScanFile[]> {
+    return scanImports(
+      {
+        environment: async () => {
+          this.lookup = await this.deps.runtimes?.();
+          return { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) };
+        },
+        records: () => Object.values(this.deps.store.read().servers),
+        prepare: (entry, allowCodeArguments) => this.prepareImported(entry, allowCodeArguments),
+        runtimeAdvice: (reason) => {
+          // A missing runtime (node, python3, uvx): say where Airlock looked and how to add it.
+          const missing = /“([^”]+)” was not found on PATH/.exec(reason)?.[1];
+          const runtime = missing ? runtimeFor(missing) : undefined;
+          return runtime ? this.lookup?.missing[runtime] : undefined;
+        },
+      },
+      request.path ? { ...request, path: this.absolute(request.path, 'the config path') } : request,
+    );
   }
 
   /**
@@ -536,38 +534,34 @@ export class InstallFlow {
     await Promise.all([...this.drafts.keys()].map((id) => this.cancel(id)));
   }
 
-  private async importEntryView(entry: ImportEntry, allowCodeArguments: boolean): Promise<ImportEntryView> {
-    if (entry.status !== 'importable') {
-      // A missing runtime (node, python3, uvx): say where Airlock looked and how to add it.
-      const missing = /“([^”]+)” was not found on PATH/.exec(entry.reason)?.[1];
-      const runtime = missing ? runtimeFor(missing) : undefined;
-      const advice = runtime ? this.lookup?.missing[runtime] : undefined;
-      return { name: entry.entry, status: entry.status, reason: advice ? `${entry.reason}. ${advice}` : entry.reason };
-    }
+  /** A draft for an importable entry of another app's config: its package looked up and pinned, its disclosure. */
+  private async prepareImported(entry: Extract<ImportEntry, { status: 'importable' }>, allowCodeArguments: boolean): Promise<Disclosure> {
     const id = randomBytes(12).toString('hex');
-    try {
-      let draft: Draft;
-      if (entry.offer.kind === 'remote') {
-        const remote = await prepareRemote(entry.offer.remote, this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {});
-        const candidate = { ...remote.candidate, suggestedName: entry.suggestedName, importedFrom: entry.origin, warnings: [...remote.candidate.warnings, ...entry.offer.warnings] };
-        draft = { id, candidate, installed: true, secretValues: remote.secretValues, profile: defaultSandboxProfile(), label: entry.entry, remote: { zone: remote.zone, vault: new MemoryVault() } };
-      } else if (entry.offer.kind === 'npm') {
-        const dir = join(this.serversRoot(), id);
-        const candidate = await resolveImportedNpm(entry, { serverDir: dir, nodePath: this.nodePath(), ...this.npmOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
-        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
-      } else if (entry.offer.kind === 'pypi') {
-        const dir = join(this.serversRoot(), id);
-        const candidate = await resolveImportedPypi(entry, { serverDir: dir, ...this.pythonOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
-        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
-      } else {
-        draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
-      }
-      if (allowCodeArguments) draft.allowCodeArguments = true;
-      this.drafts.set(id, draft);
-      return { name: entry.entry, status: 'importable', disclosure: this.disclosure(draft) };
-    } catch (error) {
-      return { name: entry.entry, status: 'invalid', reason: messageOf(error) };
+    let draft: Draft;
+    if (entry.offer.kind === 'remote') {
+      const offer = entry.offer;
+      const remote = await prepareRemote(offer.remote, this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {});
+      // A header that read one of VS Code's inputs: the person's words for it join Airlock's (where it is sent).
+      const secrets = remote.candidate.requested.secrets.map((secret) => {
+        const asked = offer.secrets?.find((input) => input.name === secret.name);
+        return asked?.description ? { ...secret, description: `${asked.description} (${secret.description ?? 'sent in a header'})` } : secret;
+      });
+      const candidate = { ...remote.candidate, suggestedName: entry.suggestedName, importedFrom: entry.origin, requested: { ...remote.candidate.requested, secrets }, warnings: [...remote.candidate.warnings, ...offer.warnings] };
+      draft = { id, candidate, installed: true, secretValues: remote.secretValues, profile: defaultSandboxProfile(), label: entry.entry, remote: { zone: remote.zone, vault: new MemoryVault() } };
+    } else if (entry.offer.kind === 'npm') {
+      const dir = join(this.serversRoot(), id);
+      const candidate = await resolveImportedNpm(entry, { serverDir: dir, nodePath: this.nodePath(), ...this.npmOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+      draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
+    } else if (entry.offer.kind === 'pypi') {
+      const dir = join(this.serversRoot(), id);
+      const candidate = await resolveImportedPypi(entry, { serverDir: dir, ...this.pythonOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+      draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
+    } else {
+      draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
     }
+    if (allowCodeArguments) draft.allowCodeArguments = true;
+    this.drafts.set(id, draft);
+    return this.disclosure(draft);
   }
 
   private async ensureInstalled(draft: Draft): Promise<void> {
