@@ -445,6 +445,8 @@ export const ServerRecordSchema = z.object({
   logLevel: LogLevelSchema.optional(),
   /** Its screens (MCP Apps): those approved, and the addresses and permissions allowed them (absent: none). */
   screens: ScreenSettingsSchema.optional(),
+  /** Why it was saved turned off: it did not start when it was added (the server's last words included). Cleared when it is started again. */
+  startProblem: z.object({ reason: z.string(), at: z.string() }).optional(),
   createdAt: z.string(),
 });
 export type ServerRecord = z.infer<typeof ServerRecordSchema>;

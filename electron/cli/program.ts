@@ -98,7 +98,7 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
   const json = () => program.opts<GlobalOptions>().json === true;
   const yes = () => program.opts<GlobalOptions>().yes === true;
 
-  const context: CliContext = { api: openApi, io, json, yes, exit: (code) => (exitCode = code), yesAfterDashes: yesAfterDashes(argv) };
+  const context: CliContext = { api: openApi, io, json, yes, exit: (code) => (exitCode = code), yesAfterDashes: yesAfterDashes(argv), argv };
   registerServerCommands(program, context);
   registerCallCommands(program, context);
   registerSettingsCommands(program, context);

@@ -45,6 +45,7 @@ import { ServerRequestsRoom } from './server-requests/server-requests-room';
 import { ServerSettingsRoom } from './server-settings/server-settings-room';
 import { Supervisor } from './servers/supervisor';
 import { AirlockStore } from './store/store';
+import { lastWords } from './views/state-notes';
 
 export type { HostHooks, HostOptions } from './host-options';
 
@@ -296,6 +297,11 @@ export class AirlockHost {
       runtimes: () => this.runtimes.lookup(),
       toolContext: (server) => this.servers.toolContext(server),
       hashFile: (path) => codeHasher.sha256(path),
+      whyNotRunning: (name) => {
+        const { lastError } = this.supervisor.status(name);
+        const words = lastWords(this.supervisor.log(name));
+        return lastError ? `${lastError}${words ? ` — its last output: “${words}”` : ''}.` : undefined;
+      },
       onDidChange: emitServers,
       signInBroker: () => this.remote.broker(),
       organisation: (server, what) => organisation.refuseServer(server, what),

@@ -36,6 +36,8 @@ export interface ImportScanDeps {
   environment(): Promise<ImportEnvironment>;
   /** The servers Airlock has now. */
   records(): ServerRecord[];
+  /** The value of a secret a saved server holds (to tell two accounts' servers apart). */
+  heldSecret(server: string, name: string): string | undefined;
   /** Prepares a draft for an importable entry (looks its package up) and returns its disclosure. */
   prepare(entry: Extract<ImportEntry, { status: 'importable' }>, allowCodeArguments: boolean): Promise<Disclosure>;
   /** Advice for a runtime that was not found (node, python3, uvx), given an entry's reason. */
@@ -76,8 +78,8 @@ async function entryView(deps: ImportScanDeps, entry: ImportEntry, records: read
     const advice = deps.runtimeAdvice(entry.reason);
     return { ...base, status: entry.status, reason: advice ? `${entry.reason}. ${advice}` : entry.reason, ...(entry.status === 'unsupported' && entry.needsWorkspace ? { needsWorkspace: true } : {}) };
   }
-  const existing = existingServerFor(entry, records);
-  if (existing) return { ...base, status: 'in-airlock', inAirlock: existing, reason: `already in Airlock as ${existing.server} (${existing.why})` };
+  const existing = existingServerFor(entry, records, (server, name) => deps.heldSecret(server, name));
+  if (existing) return { ...base, status: 'in-airlock', inAirlock: existing, reason: `already in Airlock as ${existing.server}: ${existing.why}` };
   if (wanted && !wanted.has(entry.entry)) return { ...base, status: 'importable' };
   try {
     return { ...base, status: 'importable', disclosure: await deps.prepare(entry, allowCodeArguments) };

@@ -9,13 +9,17 @@ import type { CommandRisk, Disclosure, ProbeReport, ScreenView } from '../../../
 import { noScreenDomains, parseScreenDomain, SCREEN_DOMAIN_KINDS, type ScreenDomains, type ScreenPermission } from '../../../shared/screens';
 import type { z } from 'zod';
 import { AirlockError, messageOf } from '../errors';
-import { envNameProblem, nameProblem, profileProblems } from '../install/checks';
+import { DID_NOT_START, envNameProblem, nameProblem, profileProblems } from '../install/checks';
 import { codeLoadingArguments, type CodeArgument } from '../install/code-arguments';
 import { proposeGrants } from '../install/proposals';
 import { runtimeFor, type RuntimeLookup } from '../runtimes';
 import {
   applyUserConfig,
   installNpmPackage,
+  NpmSourceError,
+  PypiSourceError,
+  packageRunnerLine,
+  refusedRunnerAdvice,
   installPypiPackage,
   prepareLocalCommand,
   readMcpbBundle,
@@ -30,6 +34,7 @@ import {
   type ImportEntry,
   type InstallCandidate,
   type McpbBundle,
+  type PackageRunnerLine,
   type UserConfigValues,
 } from '../install';
 import { prepareRemote, type RemoteCandidate } from '../install/remote-source';
@@ -48,6 +53,7 @@ import type { AirlockSandboxLauncher } from '../sandbox/sandbox-launcher';
 import type { SecretStore } from '../secrets/secret-store';
 import { probe, ProbeError, type ProbedScreen } from '../servers/probe';
 import { readView } from '../screens/screen-room';
+import { lastWords } from '../views/state-notes';
 import { pin, type Pinned } from '../catalog/catalog-index';
 import type { AirlockStore } from '../store/store';
 import { toolView, type ToolViewContext } from '../views/views';
@@ -84,6 +90,10 @@ interface Draft {
   remote?: { zone: AddressZone; vault: MemoryVault; wire?: RemoteWire };
   /** The person allowed arguments that run code from outside the pinned program (asked for with the source). */
   allowCodeArguments?: boolean;
+  /** Why it did not start at its inspection: saved turned off, its record says so. */
+  startFailure?: string;
+  /** The install under way (npm or pip running in `dir`): cancel stops it and waits for it to end before removing the folder. */
+  installing?: { stop: AbortController; ended: Promise<void> };
 }
 
 export interface InstallFlowDeps {
@@ -173,11 +183,17 @@ export class InstallFlow {
         draft = { id, dir, candidate: bundle.candidate, bundle, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
       } else {
         const [command, ...args] = source.argv;
-        const candidate = await prepareLocalCommand(
-          { command: command!, args },
-          { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.deps.hashFile ? { hashFile: (path: string) => this.deps.hashFile!(path) } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) },
-        );
-        draft = { id, candidate, installed: true, secretValues: {}, profile: defaultSandboxProfile() };
+        const runner = packageRunnerLine(command!, args);
+        if (runner) {
+          // `npx -y PKG`, `uvx PKG`: fetched at every start as they stand — installed once, pinned, instead (as imports do).
+          draft = { id, dir, candidate: await this.runnerCandidate(runner, source.argv, options), installed: false, secretValues: {}, profile: defaultSandboxProfile() };
+        } else {
+          const candidate = await prepareLocalCommand(
+            { command: command!, args },
+            { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.deps.hashFile ? { hashFile: (path: string) => this.deps.hashFile!(path) } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) },
+          );
+          draft = { id, candidate, installed: true, secretValues: {}, profile: defaultSandboxProfile() };
+        }
       }
     } catch (error) {
       throw sourceError(error, source.kind === 'local' ? source.argv[0] : undefined, this.lookup);
@@ -185,6 +201,27 @@ export class InstallFlow {
     if ('allowCodeArguments' in source && source.allowCodeArguments === true) draft.allowCodeArguments = true;
     this.drafts.set(id, draft);
     return this.disclosure(draft);
+  }
+
+  /**
+   * A package runner's command line given as a local command (`npx -y PKG`,
+   * `uvx PKG`, `pipx run PKG`) as the package it runs, pinned: the person is
+   * told, in the disclosure, what their line would have done and what Airlock does instead.
+   */
+  private async runnerCandidate(runner: PackageRunnerLine, argv: readonly string[], options: { serverDir: string; nodePath: string; home?: string }): Promise<InstallCandidate> {
+    const line = argv.join(' ');
+    if (runner.kind === 'pypi-refused') {
+      const advice = refusedRunnerAdvice(runner, 'NAME');
+      throw new AirlockError('invalid-request', `${advice[0]!.toUpperCase()}${advice.slice(1)}.`);
+    }
+    const candidate =
+      runner.kind === 'npm'
+        ? await resolveNpm(runner.packageSpec, { ...options, ...this.npmOptions(), userArgs: runner.userArgs })
+        : await resolvePypi(runner.packageSpec, { ...options, ...this.pythonOptions(), userArgs: runner.userArgs, ...(runner.scriptName ? { scriptName: runner.scriptName } : {}) });
+    const provenance = candidate.provenance as { name: string; version: string };
+    const option = runner.kind === 'npm' ? `--npm ${provenance.name}` : `--pypi ${provenance.name}`;
+    const note = `You gave \`${line}\`, which downloads whatever ${provenance.name} is newest at every start. Airlock installs ${provenance.name} ${provenance.version} once instead, pinned, and runs it from its own folder (as \`${option}\` does).`;
+    return { ...candidate, warnings: [note, ...candidate.warnings] };
   }
 
   /** Lists the servers in other apps' configs (or one file), each with its disclosure when it can be imported (see import-scan.ts). */
@@ -196,6 +233,7 @@ export class InstallFlow {
           return { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) };
         },
         records: () => Object.values(this.deps.store.read().servers),
+        heldSecret: (server, name) => this.deps.secrets.values(server, [name])[name],
         prepare: (entry, allowCodeArguments) => this.prepareImported(entry, allowCodeArguments),
         runtimeAdvice: (reason) => {
           // A missing runtime (node, python3, uvx): say where Airlock looked and how to add it.
@@ -255,9 +293,12 @@ export class InstallFlow {
       // The server's own last lines, quoted (`┆`): a shell prints this message as it is, and they must not pass for Airlock's lines.
       const log = error instanceof ProbeError ? error.log.slice(-20).flatMap((line) => line.text.split('\n').map((part) => `  ┆ ${part}`)).join('\n') : '';
       const paths = draft.candidate.profileHints.map((hint) => hint.path);
-      const hint = paths.length && /ENOENT|EACCES|EPERM|not accessible|no such file|permission denied/i.test(log) ? `\nIt names ${paths.join(', ')}: grant ${paths.length === 1 ? 'it' : 'them'} (read or write) if the server needs ${paths.length === 1 ? 'it' : 'them'}.` : '';
+      const hint = paths.length && /ENOENT|EACCES|EPERM|EROFS|accessible|no such file|permission denied|read-only file system/i.test(log) ? `\nIt names ${paths.join(', ')}: grant ${paths.length === 1 ? 'it' : 'them'} (read or write) if the server needs ${paths.length === 1 ? 'it' : 'them'}.` : '';
       if (draft.remote) throw new AirlockError('unavailable', `Airlock could not inspect the server: ${messageOf(error).replace(/^probing the server failed: /, '')}${log ? `\nIts last notes:\n${log}` : ''}`);
-      throw new AirlockError('unavailable', `The server did not start in the locked sandbox: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}${hint}`);
+      // Kept with the draft: saved turned off, the server says why it is off (see commit).
+      const words = error instanceof ProbeError ? lastWords(error.log) : undefined;
+      draft.startFailure = `${messageOf(error).replace(/^probing the server failed: /, '')}${words ? ` — its last output: “${words}”` : ''}.`;
+      throw new AirlockError('unavailable', `${DID_NOT_START}: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}${hint}`);
     }
     // "What happens on a call" is computed for the grants and trust being given, not the defaults. What the person
     // reviews here becomes the approved set at commit: preview the tools as approved, so only what appears later is new.
@@ -353,6 +394,7 @@ export class InstallFlow {
       // What the person decided about sampling and elicitation, and the log level, carry over an update.
       ...(existing?.serverRequests ? { serverRequests: existing.serverRequests } : {}),
       ...(existing?.logLevel ? { logLevel: existing.logLevel } : {}),
+      ...(draft.startFailure && !request.enable ? { startProblem: { reason: draft.startFailure, at: now } } : {}),
       createdAt: existing?.createdAt ?? now,
     };
     for (const [key, value] of Object.entries(secrets)) this.deps.secrets.set(name, key, value);
@@ -370,11 +412,12 @@ export class InstallFlow {
     if (request.enable) {
       try {
         await this.deps.startServer(name);
-      } catch {
+      } catch (error) {
         // Saved, but turned off: it must not keep restarting, and nothing may call it "added and running".
-        await this.deps.stopServer(name).catch(() => {});
-        const off = { ...record, enabled: false };
-        this.deps.store.update((data) => (data.servers[name] ? { ...data, servers: { ...data.servers, [name]: { ...data.servers[name], enabled: false } } } : data));
+        const reason = this.deps.whyNotRunning?.(name) ?? `${messageOf(error).replace(/^\S+ did not start: /, '')}.`;
+        await this.deps.stopServer(name).catch(() => {}); // It did not start: stopping is only to be sure; the record below turns it off whatever this says.
+        const off: ServerRecord = { ...record, enabled: false, startProblem: { reason, at: new Date().toISOString() } };
+        this.deps.store.update((data) => (data.servers[name] ? { ...data, servers: { ...data.servers, [name]: off } } : data));
         this.deps.onDidChange();
         return off;
       }
@@ -521,11 +564,19 @@ export class InstallFlow {
     }
   }
 
-  /** Removes everything a draft created. */
+  /**
+   * Removes everything a draft created. An install under way is stopped and
+   * waited for first: npm writes its package.json as it ends, and a folder
+   * removed before that would come back half made.
+   */
   async cancel(draftId: string): Promise<void> {
     const draft = this.drafts.get(draftId);
     if (!draft) return;
     this.drafts.delete(draftId);
+    if (draft.installing) {
+      draft.installing.stop.abort();
+      await draft.installing.ended;
+    }
     if (draft.dir) await rm(draft.dir, { recursive: true, force: true });
     await rm(join(this.deps.dataDir, 'server-data', `probe-${draft.id}`), { recursive: true, force: true });
   }
@@ -566,20 +617,31 @@ export class InstallFlow {
 
   private async ensureInstalled(draft: Draft): Promise<void> {
     if (draft.installed) return;
+    const stop = new AbortController();
+    const install = this.install(draft, stop.signal);
+    // Settles either way: cancel waits for the end, and the install's own failure is reported by the await below.
+    draft.installing = { stop, ended: install.then(() => undefined, () => undefined) };
     try {
-      if (draft.candidate.provenance.kind === 'npm' && draft.dir) {
-        await installNpmPackage(draft.candidate, draft.dir, this.npmOptions());
-      } else if (draft.candidate.provenance.kind === 'pypi' && draft.dir) {
-        await installPypiPackage(draft.candidate, draft.dir, this.pythonOptions());
-      } else if (draft.bundle && draft.dir) {
-        await mkdir(draft.dir, { recursive: true, mode: 0o700 });
-        await unpackMcpbBundle(draft.bundle);
-      }
+      await install;
     } catch (error) {
       if (draft.dir) await rm(draft.dir, { recursive: true, force: true });
-      throw new AirlockError('unavailable', `Installing failed, and nothing was kept: ${messageOf(error)}`);
+      throw new AirlockError('unavailable', stop.signal.aborted ? 'The install was stopped, and nothing was kept.' : `Installing failed, and nothing was kept: ${messageOf(error)}`);
+    } finally {
+      delete draft.installing;
     }
     draft.installed = true;
+  }
+
+  /** Installs the draft's package (npm, pip) or unpacks its bundle into its folder; `signal` stops npm or pip. */
+  private async install(draft: Draft, signal: AbortSignal): Promise<void> {
+    if (draft.candidate.provenance.kind === 'npm' && draft.dir) {
+      await installNpmPackage(draft.candidate, draft.dir, { ...this.npmOptions(), signal });
+    } else if (draft.candidate.provenance.kind === 'pypi' && draft.dir) {
+      await installPypiPackage(draft.candidate, draft.dir, { ...this.pythonOptions(), signal });
+    } else if (draft.bundle && draft.dir) {
+      await mkdir(draft.dir, { recursive: true, mode: 0o700 });
+      await unpackMcpbBundle(draft.bundle);
+    }
   }
 
   /** The spec that will run: the person's plain settings first, then their user_config values filled in. */
@@ -754,6 +816,8 @@ function sourceLabel(draft: Draft): string {
 function sourceError(error: unknown, command?: string, lookup?: RuntimeLookup): AirlockError {
   if (error instanceof AirlockError) return error;
   const message = messageOf(error);
+  // A registry or index that could not be reached is not a wrong request: the same command may work once the network does.
+  if ((error instanceof NpmSourceError || error instanceof PypiSourceError) && error.network) return new AirlockError('unavailable', message);
   // A runtime that is missing: say which, where Airlock looked, and how to add it.
   const runtime = command && /was not found on PATH/.test(message) ? runtimeFor(command) : undefined;
   const advice = runtime ? lookup?.missing[runtime] : undefined;

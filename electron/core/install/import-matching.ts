@@ -14,32 +14,49 @@ import { normalisePypiName, parsePypiSpec } from './pypi-source';
 /** The server an entry already is, and why Airlock says so. */
 export interface ExistingServer {
   server: string;
-  /** In words: "the same npm package (@scope/name) with the same arguments". */
+  /** In words: "the same npm package, @scope/name, with the same arguments". */
   why: string;
 }
 
-/** The saved server `entry` already is, or undefined. */
-export function existingServerFor(entry: ImportEntry, records: readonly ServerRecord[]): ExistingServer | undefined {
+/**
+ * The saved server `entry` already is, or undefined. Its settings count too
+ * (two memory servers that keep their graphs in different files are two
+ * servers) — unless the server was imported from this very entry and its
+ * settings were changed in Airlock since — and so do credentials written in
+ * the entry (`heldSecret` reads the one a saved server holds).
+ */
+export function existingServerFor(entry: ImportEntry, records: readonly ServerRecord[], heldSecret: (server: string, name: string) => string | undefined = () => undefined): ExistingServer | undefined {
   if (entry.status !== 'importable') return undefined;
   const offer = entry.offer;
   for (const record of records) {
     const provenance = record.provenance;
+    // A credential written in the entry that differs from the one the server holds: another account, so another server.
+    if (Object.entries(entry.secretValues).some(([name, value]) => heldSecret(record.name, name) !== value)) continue;
+    const settled = (env: Readonly<Record<string, string>>) => sameEnv(env, record.spec.env) || (record.importedFrom?.path === entry.origin.path && record.importedFrom.entry === entry.origin.entry);
+    const settings = Object.keys(record.spec.env).length ? ' and settings' : '';
     if (offer.kind === 'npm' && provenance.kind === 'npm') {
       const name = packageName(() => parseNpmSpec(offer.npm.packageSpec).name);
-      if (name === provenance.name && sameList(offer.npm.userArgs, argsAfterPackage(record, provenance.installDir))) return { server: record.name, why: `the same npm package (${name}) with the same arguments` };
+      if (name === provenance.name && sameList(offer.npm.userArgs, argsAfterPackage(record, provenance.installDir)) && settled(offer.npm.env)) {
+        return { server: record.name, why: `the same npm package, ${name}, with the same arguments${settings}` };
+      }
     } else if (offer.kind === 'pypi' && provenance.kind === 'pypi') {
       const name = packageName(() => parsePypiSpec(offer.pypi.packageSpec).name);
-      if (name !== undefined && normalisePypiName(name) === normalisePypiName(provenance.name) && sameList(offer.pypi.userArgs, argsAfterPackage(record, provenance.installDir))) {
-        return { server: record.name, why: `the same Python package (${provenance.name}) with the same arguments` };
+      if (name !== undefined && normalisePypiName(name) === normalisePypiName(provenance.name) && sameList(offer.pypi.userArgs, argsAfterPackage(record, provenance.installDir)) && settled(offer.pypi.env)) {
+        return { server: record.name, why: `the same Python package, ${provenance.name}, with the same arguments${settings}` };
       }
     } else if (offer.kind === 'remote' && record.spec.remote) {
-      if (sameUrl(offer.remote.url, record.spec.remote.url)) return { server: record.name, why: `the same address (${record.spec.remote.url})` };
+      if (sameUrl(offer.remote.url, record.spec.remote.url)) return { server: record.name, why: `the same address, ${record.spec.remote.url}` };
     } else if (offer.kind === 'local' && provenance.kind === 'local' && !record.spec.remote) {
       const spec = offer.candidate.spec;
-      if (spec.command === record.spec.command && sameList(spec.args, record.spec.args)) return { server: record.name, why: 'the same command line' };
+      if (spec.command === record.spec.command && sameList(spec.args, record.spec.args) && settled(spec.env)) return { server: record.name, why: `the same command line${settings}` };
     }
   }
   return undefined;
+}
+
+function sameEnv(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key]);
 }
 
 /** The arguments a packaged server was given after its own program (what the person wrote after the package). */
