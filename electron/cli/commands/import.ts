@@ -104,7 +104,7 @@ export async function importServers(context: CliContext, where: ImportWhere, opt
       for (const entry of file.entries) {
         const told = (outcome: ImportedEntry['outcome'], why?: string, server?: string, failed = false, short = shortWhy(entry, why)) =>
           outcomes.push({ entry: entry.name, path: file.path, outcome, ...(why ? { why } : {}), short, ...(server ? { server } : {}), ...(failed ? { failed } : {}) });
-        if (options.only && !options.only.has(entry.name)) told('skipped', 'not chosen (--only)');
+        if (options.only && !options.only.has(entry.name)) told('skipped', 'not chosen (--only)', undefined, false, 'not chosen');
         else if (entry.status === 'in-airlock') told('in-airlock', entry.inAirlock?.why, entry.inAirlock?.server);
         else if (entry.status === 'airlock') told('skipped', entry.reason);
         else if (entry.status !== 'importable' || !entry.disclosure) {
@@ -403,12 +403,15 @@ export function importSummary(entries: readonly ImportedEntry[]): string {
   const parts = [imported.length ? `Imported ${imported.length} server(s), turned off` : 'Imported nothing new'];
   if (there.length) parts.push(`${there.length} already in Airlock (${there.map((entry) => (entry.server && entry.server !== entry.entry ? `${entry.entry} as ${entry.server}` : entry.entry)).join(', ')})`);
   if (not.length) parts.push(`${not.length} not imported (${not.map((entry) => `${entry.entry}: ${entry.short ?? entry.why ?? ''}`).join('; ')})`);
+  const left = entries.filter((entry) => entry.outcome === 'skipped');
+  if (left.length) parts.push(`${left.length} left as ${left.length === 1 ? 'it is' : 'they are'} (${left.map((entry) => `${entry.entry}: ${entry.short ?? entry.why ?? ''}`).join('; ')})`);
   return `${parts.join('; ')}.${imported.length ? ' Review each with `airlock show NAME`, then `airlock start NAME`.' : ''}`;
 }
 
 /** Why an entry was not imported, in a few words (the whole reason is in the overview or on its line). */
 function shortWhy(entry: ImportEntryView, why: string | undefined): string {
   if (why === DECLINED) return DECLINED;
+  if (entry.status === 'airlock') return "Airlock's own entry";
   if (entry.status === 'unsupported') return entry.needsWorkspace ? 'no workspace folder was given' : 'not supported yet';
   if (entry.status === 'invalid') return 'not valid';
   const first = (why ?? '').split(/[.:—;]/)[0]!.trim();
