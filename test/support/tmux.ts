@@ -25,11 +25,16 @@ export class TmuxSession {
     return this.tmux('capture-pane', '-p', '-J', '-t', 'main', '-S', '-').replace(/\n+$/, '');
   }
 
-  /** Waits until the screen (from character `from`) matches; fails with what it shows. */
+  /** The screen with the rows Airlock wrapped itself (a continuation marked `↪`) joined again: what it printed. */
+  text(): string {
+    return this.screen().replace(/\n *↪ /g, '');
+  }
+
+  /** Waits until what was printed (`text()`, from character `from`) matches; fails with what it shows. */
   async waitFor(pattern: RegExp, timeoutMs = 180_000, from = 0): Promise<RegExpExecArray> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const shown = this.screen().slice(from);
+      const shown = this.text().slice(from);
       const match = pattern.exec(shown);
       if (match) return match;
       if (Date.now() > deadline) throw new Error(`The terminal never showed ${pattern}. It shows:\n${shown.slice(-4000)}`);
@@ -53,7 +58,8 @@ export class TmuxSession {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const [dead, status, signal] = this.tmux('display-message', '-p', '-t', 'main', '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}').trim().split(':');
-      if (dead === '1') return status ? Number(status) : 128 + Number(signal);
+      // Dead but neither a status nor a signal yet: tmux has not collected it; ask again.
+      if (dead === '1' && (status || signal)) return status ? Number(status) : 128 + Number(signal);
       if (Date.now() > deadline) throw new Error(`The command never ended. The terminal shows:\n${this.screen().slice(-4000)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
