@@ -463,6 +463,7 @@ export function registerImportCommand(program: Command, context: CliContext, all
               inAirlock: entries.filter((entry) => entry.outcome === 'in-airlock').map((entry) => ({ entry: entry.entry, server: entry.server })),
               notImported: entries.filter((entry) => entry.outcome === 'not-imported').map((entry) => ({ entry: entry.entry, why: entry.why })),
               entries,
+              files,
             },
             null,
             2,
