@@ -243,6 +243,21 @@ describe('a VS Code user: inputs, the workspace folder, honest counts', () => {
     expect(withIt.out).toContain(`✓ other-files      added, turned off · read nothing extra · write ${other} · network none · 14 tools`);
   }, 300_000);
 
+  it('in a terminal the folder ${workspaceFolder} stands for is asked for, then the entry imports with it', async () => {
+    const folder = join(root, 'asked-project');
+    mkdirSync(folder);
+    const file = join(root, 'team-mcp.json');
+    writeFileSync(file, JSON.stringify({ servers: { 'team-files': { command: process.execPath, args: [FS_SERVER, '${workspaceFolder}'] } } }));
+    const terminal = inTerminal(['import', file]);
+    await terminal.waitFor(new RegExp(`team-files in ${escape(file)} uses \\$\\{workspaceFolder\\}: which folder is it\\? Type its path, or press Enter to leave it out: $`));
+    terminal.typeLine(folder);
+    await terminal.waitFor(new RegExp(`${escape(file)} \\(VS Code\\): 1 server · \\$\\{workspaceFolder\\} is ${escape(folder)}`));
+    await terminal.waitFor(new RegExp(`Import team-files \\(turned off\\) with: read nothing extra · write ${escape(folder)} · network none, .*\\? \\[y/N\\] $`));
+    terminal.typeLine('y');
+    await terminal.waitFor(/Imported 1 server\(s\), turned off\./);
+    expect(await terminal.exitCode()).toBe(0);
+  }, 300_000);
+
   it('in a terminal the secret is asked for, typed unseen, and kept for the server', async () => {
     const file = join(root, 'octo-mcp.json');
     writeFileSync(

@@ -321,7 +321,8 @@ async function askForWorkspaces(context: CliContext, files: ScanFile[], rescan: 
     }
     let folder: string | undefined;
     for (;;) {
-      const typed = (await io.prompt(`${needing.join(', ')} in ${file.path} use\${workspaceFolder}: which folder is it? Type its path, or press Enter to leave ${needing.length === 1 ? 'it' : 'them'} out:`.replace('use${', 'use ${'))).trim();
+      const variable = '${workspaceFolder}';
+      const typed = (await io.prompt(`${needing.join(', ')} in ${file.path} ${needing.length === 1 ? 'uses' : 'use'} ${variable}: which folder is it? Type its path, or press Enter to leave ${needing.length === 1 ? 'it' : 'them'} out:`)).trim();
       if (!typed) break;
       const path = isAbsolute(typed) ? typed : resolve(typed);
       if (isFolder(path)) {
