@@ -4,18 +4,29 @@
  * shell gives it; the test reads the screen as the person sees it and types.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 let sessions = 0;
 
 export class TmuxSession {
-  private constructor(private readonly socket: string) {}
+  private constructor(
+    private readonly socket: string,
+    /** Where the command's exit status is written when it ends (tmux itself does not always collect it). */
+    private readonly statusFile: string,
+  ) {}
 
   /** Starts `argv` with `env` (added to this process's) in a terminal `columns` wide; the pane stays after the command ends. */
   static start(argv: readonly string[], env: Record<string, string | undefined> = {}, columns = 160): TmuxSession {
-    const session = new TmuxSession(`airlock-test-${process.pid}-${(sessions += 1)}`);
+    const socket = `airlock-test-${process.pid}-${(sessions += 1)}`;
+    const session = new TmuxSession(socket, join(tmpdir(), `${socket}.status`));
     const assignments = Object.entries(env).map(([key, value]) => (value === undefined ? `-u ${key}` : `${key}=${quote(value)}`));
-    session.tmux('new-session', '-d', '-s', 'main', '-x', String(columns), '-y', '50', `env ${assignments.join(' ')} ${argv.map(quote).join(' ')}`);
+    // The shell waits for the command and writes its status (128 + the signal's number when a signal ended it). Its own
+    // Ctrl-C handler is `:`, not "ignore": a handler is reset when the command starts, so Ctrl-C reaches the command as typed.
+    const script = `trap : INT; "$@"; echo $? > ${quote(session.statusFile)}`;
+    session.tmux('new-session', '-d', '-s', 'main', '-x', String(columns), '-y', '50', `env ${assignments.join(' ')} sh -c ${quote(script)} sh ${argv.map(quote).join(' ')}`);
     session.tmux('set-option', '-t', 'main', 'remain-on-exit', 'on');
     return session;
   }
@@ -57,15 +68,15 @@ export class TmuxSession {
   async exitCode(timeoutMs = 180_000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const [dead, status, signal] = this.tmux('display-message', '-p', '-t', 'main', '#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}').trim().split(':');
-      // Dead but neither a status nor a signal yet: tmux has not collected it; ask again.
-      if (dead === '1' && (status || signal)) return status ? Number(status) : 128 + Number(signal);
+      const written = existsSync(this.statusFile) ? readFileSync(this.statusFile, 'utf8').trim() : '';
+      if (written) return Number(written);
       if (Date.now() > deadline) throw new Error(`The command never ended. The terminal shows:\n${this.screen().slice(-4000)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 
   close(): void {
+    rmSync(this.statusFile, { force: true });
     try {
       this.tmux('kill-server');
     } catch {
