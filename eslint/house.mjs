@@ -154,7 +154,7 @@ export const platformQuestions = {
     { path: 'electron/core/app/app-room.ts', why: 'the app tells its window which OS it is on' },
     { path: 'electron/core/data-dir.ts', why: "where each OS keeps an app's data" },
     { path: 'electron/core/gateway/gateway-token.ts', why: 'file permissions of the gateway token on each OS' },
-    { path: 'electron/core/install/config-import.ts', why: 'where other AI apps keep their configuration on each OS' },
+    { path: 'electron/core/install/config-locations.ts', why: 'where other AI apps keep their configuration on each OS' },
     { path: 'electron/core/install/local-command.ts', why: 'how a command is looked up on each OS' },
     { path: 'electron/core/install/mcpb-source.ts', why: "an MCPB bundle's declared platforms" },
     { path: 'electron/core/ipc/local-socket.ts', why: 'a named pipe on Windows, a Unix socket elsewhere' },

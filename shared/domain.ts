@@ -499,6 +499,8 @@ export const ServerRecordSchema = z.object({
   screens: ScreenSettingsSchema.optional(),
   /** Tools whose behaviour contradicted their claims, by tool name (absent: none). See `ClaimCheckSchema`. */
   claimChecks: nameKeyedRecord(z.string(), ClaimCheckSchema).optional(),
+  /** Why it was saved turned off: it did not start when it was added (the server's last words included). Cleared when it is started again. */
+  startProblem: z.object({ reason: z.string(), at: z.string() }).optional(),
   createdAt: z.string(),
 });
 export type ServerRecord = z.infer<typeof ServerRecordSchema>;

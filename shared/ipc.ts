@@ -301,9 +301,17 @@ export const channels = {
     doc: 'Renderer, install step 1 → 2: reads a source (nothing runs) and returns the disclosure.',
   },
   'install.scanImports': {
-    request: z.strictObject({ app: ImportAppSchema.optional(), path: Text().optional(), allowCodeArguments: AllowCodeArguments }),
-    response: z.array(z.object({ app: z.string(), path: z.string(), entries: z.array(ImportEntryViewSchema), error: z.string().optional() })),
-    doc: "Renderer, import: lists other apps' configs found (or one path) and each entry's status.",
+    request: z.strictObject({
+      app: ImportAppSchema.optional(),
+      path: Text().optional(),
+      allowCodeArguments: AllowCodeArguments,
+      /** The folder `${workspaceFolder}` stands for (a workspace's own `.vscode/mcp.json` is its folder's without it). */
+      workspace: Text().optional(),
+      /** Prepare (look up, disclose) only these entries; the others are listed as read. `[]`: an overview, nothing looked up. */
+      entries: z.array(Text(256)).max(500).optional(),
+    }),
+    response: z.array(z.object({ app: z.string(), path: z.string(), workspace: z.string().optional(), entries: z.array(ImportEntryViewSchema), error: z.string().optional() })),
+    doc: "Renderer and CLI, import: lists other apps' configs found (or one path) and each entry's status; prepares a disclosure for each importable entry asked for (all when `entries` is absent).",
   },
   'install.probe': {
     request: z.strictObject({

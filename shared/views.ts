@@ -357,11 +357,23 @@ export const DisclosureSchema = z.object({
 });
 export type Disclosure = z.infer<typeof DisclosureSchema>;
 
-/** An entry found in another app's config. */
+/**
+ * An entry found in another app's config:
+ * - `importable`: it can be imported (with its disclosure once prepared);
+ * - `unsupported` / `invalid`: it cannot, and `reason` says why;
+ * - `in-airlock`: a server Airlock already has (`inAirlock` names it), not imported again;
+ * - `airlock`: Airlock's own entry (its gateway, or `airlock run NAME`), never imported.
+ */
 export const ImportEntryViewSchema = z.object({
   name: z.string(),
-  status: z.enum(['importable', 'unsupported', 'invalid']),
+  status: z.enum(['importable', 'unsupported', 'invalid', 'in-airlock', 'airlock']),
   reason: z.string().optional(),
+  /** What the entry runs, as the app's config wrote it (its command line, or its address). */
+  runs: z.string().optional(),
+  /** The server Airlock already has for it, and why it is the same one (same package, address or command line). */
+  inAirlock: z.object({ server: z.string(), why: z.string() }).optional(),
+  /** Unsupported only for want of the folder `${workspaceFolder}` stands for (`workspace` on `install.scanImports`). */
+  needsWorkspace: z.boolean().optional(),
   disclosure: DisclosureSchema.optional(),
 });
 export type ImportEntryView = z.infer<typeof ImportEntryViewSchema>;

@@ -328,6 +328,7 @@ function signatureWords(state: 'none' | 'present-unverified' | 'verified'): stri
   return state === 'verified' ? 'verified' : state === 'present-unverified' ? 'present but NOT verified' : 'none (unsigned)';
 }
 
-function quoteArg(arg: string): string {
+/** A word as a shell reads it back (quoted when it must be), inert: for the commands Airlock prints for a person to run. */
+export function quoteArg(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${inert(arg).replace(/'/g, "'\\''")}'`;
 }

@@ -1,5 +1,6 @@
 /** The `airlock` command's entry point (built to out/main/cli.js; bin/airlock.js runs it). */
 import { createInterface } from 'node:readline/promises';
+import { Writable } from 'node:stream';
 import { runCli } from './program';
 import { EXIT, type CliIo } from './output';
 import { fitToTerminal } from './server-text';
@@ -13,6 +14,10 @@ if (process.stdin.isTTY === true || process.stdout.isTTY === true || process.std
 // One Ctrl-C stops the command cleanly (drafts removed, servers stopped, exit 130);
 // a second one, while that cleanup runs, ends the process at once.
 const interrupt = new AbortController();
+// Exit hooks that libraries set up as they load (when-exit, under conf's atomic writes) answer a SIGINT by sending
+// the process another one after their own clean-up: Airlock would take it for a second Ctrl-C and cut its own
+// clean-up short (a half-installed server left behind). Airlock handles SIGINT itself; their 'exit' hooks still run.
+for (const listener of process.listeners('SIGINT')) process.removeListener('SIGINT', listener);
 process.on('SIGINT', () => {
   if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
   interrupt.abort();
@@ -34,6 +39,23 @@ async function ask(question: string, signal?: AbortSignal): Promise<string> {
   }
 }
 
+/** Asks for a line without echoing it (a secret): what is typed goes nowhere but the answer. */
+async function askHidden(question: string): Promise<string> {
+  process.stdout.write(fitToTerminal(question, process.stdout.columns));
+  const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const rl = createInterface({ input: process.stdin, output: silent, terminal: true });
+  rl.on('SIGINT', () => {
+    process.stdout.write('\n');
+    process.emit('SIGINT');
+  });
+  try {
+    return await rl.question('', { signal: interrupt.signal });
+  } finally {
+    rl.close();
+    process.stdout.write('\n');
+  }
+}
+
 const io: CliIo = {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
@@ -45,9 +67,13 @@ const io: CliIo = {
   ...(process.stderr.isTTY ? { progress: (text: string) => spinner(process.stderr, text) } : {}),
   ...(interactive
     ? {
-        // The safe answer is the default: only an explicit "y" or "yes" agrees.
-        confirm: async (question: string) => /^y(es)?$/i.test((await ask(`${question} [y/N] `)).trim()),
+        // The safe answer is the default: only an explicit "y" or "yes" agrees — unless the question says yes is its default.
+        confirm: async (question: string, options?: { defaultYes?: boolean }) => {
+          const answer = (await ask(`${question} ${options?.defaultYes ? '[Y/n]' : '[y/N]'} `)).trim();
+          return options?.defaultYes ? !/^n(o)?$/i.test(answer) : /^y(es)?$/i.test(answer);
+        },
         prompt: (question: string, signal?: AbortSignal) => ask(`${question} `, signal),
+        promptSecret: (question: string) => askHidden(`${question} `),
       }
     : {}),
 };

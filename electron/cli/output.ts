@@ -6,14 +6,18 @@ export interface CliIo {
   /**
    * Asks a person a yes/no question on the terminal; undefined when no
    * terminal is attached (then the command needs --yes, or is refused).
+   * The default (Enter) is no, unless `defaultYes` — only for a question
+   * whose yes takes nothing the person has not just been shown.
    */
-  confirm?: (question: string) => Promise<boolean>;
+  confirm?: (question: string, options?: { defaultYes?: boolean }) => Promise<boolean>;
   /**
    * Asks a person for a line of text (e.g. an edited value); undefined
    * without a terminal. `signal` withdraws the question (it was answered
    * elsewhere): the promise then rejects.
    */
   prompt?: (question: string, signal?: AbortSignal) => Promise<string>;
+  /** Asks for a secret on the terminal without showing what is typed; undefined without a terminal. */
+  promptSecret?: (question: string) => Promise<string>;
   /** Colour on stdout: only on a terminal, never with NO_COLOR (see terminal.ts). */
   colour?: boolean;
   /**

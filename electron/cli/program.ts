@@ -183,7 +183,7 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
   const json = () => program.opts<GlobalOptions>().json === true;
   const yes = () => program.opts<GlobalOptions>().yes === true;
 
-  const context: CliContext = { api: openApi, io, json, yes, exit: (code) => (exitCode = code), yesAfterDashes: yesAfterDashes(argv), notices: () => notices, selfContained };
+  const context: CliContext = { api: openApi, io, json, yes, exit: (code) => (exitCode = code), yesAfterDashes: yesAfterDashes(argv), argv, notices: () => notices, selfContained };
   const registration: Registration = {
     context,
     dataDir,

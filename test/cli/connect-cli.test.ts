@@ -38,7 +38,7 @@ describe('airlock connect claude', () => {
   it('--move takes the app’s servers into Airlock (disabled, through disclosure) and out of its config', () => {
     const { code, out, err } = airlock(['connect', 'claude', '--move', '--yes']);
     expect(code, err).toBe(0);
-    expect(out).toContain('It will run exactly this');
+    expect(out).toContain(`✓ notes            added, turned off · write ${join(root, 'work')} · network none · 14 tools`);
     expect(out).toContain('Moved out of Claude Desktop: notes');
     const written = JSON.parse(readFileSync(config, 'utf8'));
     expect(Object.keys(written.mcpServers)).toEqual(['airlock']);

@@ -123,7 +123,10 @@ describe('never "Added" for a server that cannot start', () => {
     const crashy = listJson().find((server) => server.name === 'crashy')!;
     expect(crashy).toMatchObject({ enabled: false, state: 'stopped' });
     // Its call says why, not "You blocked this server"; starting it again tells what it said.
-    expect(airlock(['call', 'crashy', 'echo'])).toEqual({ code: 5, out: 'Not run:\ncrashy is turned off. Start it with `airlock start crashy` or on its page.\n', err: '' });
+    // Saved with the reason: a later command (another process) still says why it is off.
+    const call = airlock(['call', 'crashy', 'echo']);
+    expect({ code: call.code, err: call.err }).toEqual({ code: 5, err: '' });
+    expect(call.out).toMatch(/^Not run:\ncrashy is turned off because it did not start when it was added: .* — its last output: “crash-on-start: giving up”\. Once that is fixed, start it with `airlock start crashy` or on its page\.\n$/);
     const start = airlock(['start', 'crashy']);
     expect(start.code).toBe(1);
     expect(start.err).toMatch(/^airlock: crashy did not start: .* — its last output: “crash-on-start: giving up”\n$/);
@@ -144,7 +147,7 @@ describe('-y/--yes is global, and never silently the server’s', () => {
     const after = airlock(['add', 'npxish', '--', process.execPath, ECHO, '-y']);
     expect(after.code).toBe(4);
     expect(after.err).toBe(
-      'airlock: Inspect it in a locked sandbox (no network, no writes, no secrets)? — this needs your confirmation; run it in a terminal, or pass --yes (the -y after `--` is part of the server’s command line, not an answer for Airlock: put --yes before `--`).\n',
+      'airlock: Inspect npxish in a locked sandbox (no network, no writes, no secrets)? — this needs your confirmation; run it in a terminal, or pass --yes (the -y after `--` is part of the server’s command line, not an answer for Airlock: put --yes before `--`).\n',
     );
   });
 
@@ -221,7 +224,8 @@ describe('importing a Claude Desktop config: proposed grants, one line per serve
         mcpServers: {
           filesystem: { command: process.execPath, args: [FS_SERVER, files] },
           memory: { command: process.execPath, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(memoryDir, 'memory.json') } },
-          github: { command: process.execPath, args: [API_CLIENT], env: { API_TOKEN: 's3cret-token', API_URL: `http://127.0.0.1:${apiPort}` } },
+          // Not octo (added above with the same command, token and URL): this one has a setting of its own.
+          github: { command: process.execPath, args: [API_CLIENT], env: { API_TOKEN: 's3cret-token', API_URL: `http://127.0.0.1:${apiPort}`, API_ORG: 'acme' } },
           // A plain `uvx PKG` is imported pinned (test/core/install/pypi-import.test.ts); extra packages are not one pin.
           time: { command: 'uvx', args: ['--with', 'tzdata', 'mcp-server-time', '--local-timezone=Europe/Paris'] },
         },
@@ -230,12 +234,15 @@ describe('importing a Claude Desktop config: proposed grants, one line per serve
     const { code, out } = airlock(['import', config, '--yes']);
     expect(code).toBe(0);
     const lines = out.trim().split('\n');
-    expect(lines[0]).toBe(`${config} (claude):`);
-    expect(lines[1]).toBe(`✓ filesystem       added, turned off · write ${files} · network none · 14 tools — \`airlock show filesystem\``);
-    expect(lines[2]).toBe(`✓ memory           added, turned off · write ${memoryDir} · network none · 9 tools — \`airlock show memory\``);
-    expect(lines[3]).toBe(`✓ github           added, turned off · reads none of your home folder · write nowhere that lasts · network api.github.com, 127.0.0.1:${apiPort} · secrets API_TOKEN · 1 tools — \`airlock show github\``);
-    expect(lines[4]).toMatch(/^– time {13}not imported: not supported yet — it runs the Python package mcp-server-time with uvx and --with tzdata, which Airlock cannot pin as one package\. .*`uv tool install mcp-server-time`.*`airlock add time -- ~\/\.local\/bin\/mcp-server-time --local-timezone=Europe\/Paris`$/);
-    expect(lines.slice(5).join('\n')).toBe('\nImported 3 server(s), turned off. Review each with `airlock show NAME`, then `airlock start NAME`.');
+    // First what was found, each entry named with what it runs; then one line per server imported, in the file's order.
+    expect(lines[0]).toBe(`${config} (Claude Desktop): 4 servers`);
+    expect(lines[1].startsWith(`  filesystem       ${process.execPath} `)).toBe(true);
+    expect(lines[2].startsWith(`  memory           ${process.execPath} `)).toBe(true);
+    expect(lines[4]).toMatch(/^ {2}time {13}– not imported: not supported yet — it runs the Python package mcp-server-time with uvx and --with tzdata, which Airlock cannot pin as one package\. .*`uv tool install mcp-server-time`.*`airlock add time -- ~\/\.local\/bin\/mcp-server-time --local-timezone=Europe\/Paris`$/);
+    expect(lines[5]).toBe(`✓ filesystem       added, turned off · write ${files} · network none · 14 tools — \`airlock show filesystem\``);
+    expect(lines[6]).toBe(`✓ memory           added, turned off · write ${memoryDir} · network none · 9 tools — \`airlock show memory\``);
+    expect(lines[7]).toBe(`✓ github           added, turned off · reads none of your home folder · write nowhere that lasts · network api.github.com, 127.0.0.1:${apiPort} · secrets API_TOKEN · 1 tools — \`airlock show github\``);
+    expect(lines.slice(8).join('\n')).toBe('\nImported 3 server(s), turned off; 1 not imported (time: not supported yet). Review each with `airlock show NAME`, then `airlock start NAME`.');
 
     // Turned off until started — and a call says so, not "You blocked this server".
     const early = airlock(['call', 'filesystem', 'list_allowed_directories']);

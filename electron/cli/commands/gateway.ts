@@ -6,7 +6,8 @@ import { inert } from '../format';
 import { openGatewayShell } from '../gateway-shell';
 import { CliExit, EXIT } from '../output';
 import { serveUntilStopped, httpPort } from './serve';
-import { confirmOrExit, installFromDisclosure, type CliContext } from './servers';
+import { confirmOrExit, type CliContext } from './context';
+import { importServers, importSummary } from './import';
 
 export function registerGatewayCommands(program: Command, context: CliContext & { dataDir(): string; version: string }): void {
   const { io } = context;
@@ -82,7 +83,7 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
       let moved: Array<{ entry: string; server: string }> = [];
       if (options.move && preview.otherServers.length) {
         await confirmOrExit(io, `Move ${preview.otherServers.length} server(s) from ${label} into Airlock (each shown first, added disabled)?`, yes);
-        moved = await importForMove(context, preview.path, target, yes);
+        moved = await importForMove(context, preview.path, target);
       }
       // One `airlock run NAME` entry per moved server keeps the app's own toggle for each; offered, not assumed.
       let perServer = options.perServer === true && moved.length > 0;
@@ -107,19 +108,17 @@ export function registerGatewayCommands(program: Command, context: CliContext & 
     });
 }
 
-/** Imports the app's other servers through disclosure; returns each entry taken with its name in Airlock. */
-async function importForMove(context: CliContext, path: string, app: ConnectApp, yes: boolean | undefined): Promise<Array<{ entry: string; server: string }>> {
-  const api = await context.api();
-  const taken: Array<{ entry: string; server: string }> = [];
-  for (const file of await api.invoke('install.scanImports', { path, app })) {
-    for (const entry of file.entries) {
-      if (entry.status !== 'importable' || !entry.disclosure) {
-        context.io.out(`  ${inert(entry.name)} stays in the app: ${entry.status} — ${inert(entry.reason ?? '')}`);
-        continue;
-      }
-      const summary = await installFromDisclosure(context, entry.disclosure, { yes, enable: false, acceptProposals: true, silentJson: true });
-      taken.push({ entry: entry.name, server: summary.name });
-    }
+/**
+ * Takes the app's other servers into Airlock as `airlock import` does (each
+ * shown, asked, inspected, added turned off; those Airlock already has are
+ * recognised, never copied; Airlock's own entries left alone). Returns each
+ * entry that may leave the app's config, with its server in Airlock.
+ */
+async function importForMove(context: CliContext, path: string, app: ConnectApp): Promise<Array<{ entry: string; server: string }>> {
+  const { entries } = await importServers(context, { path, app }, { probe: true, proposed: true });
+  for (const entry of entries) {
+    if (entry.outcome === 'not-imported' && !context.json()) context.io.out(`  ${inert(entry.entry)} stays in the app (${inert(entry.short ?? entry.why ?? '')}); it still runs there, unconfined.`);
   }
-  return taken;
+  if (!context.json()) context.io.out(importSummary(entries));
+  return entries.flatMap((entry) => ((entry.outcome === 'imported' || entry.outcome === 'in-airlock') && entry.server ? [{ entry: entry.entry, server: entry.server }] : []));
 }

@@ -1,45 +1,24 @@
-/**
- * The `airlock` commands about servers — add, update, import, list, show, logs,
- * grant, revoke, trust, approve, sign in and out, remove — registered together:
- * one file on purpose, as they share the grant options, the disclosure and
- * install steps, and the questions they ask on the terminal.
- */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { SandboxProfile } from '../../../shared/domain';
-import type { AppNotice, InstallSource } from '../../../shared/ipc';
+import type { InstallSource } from '../../../shared/ipc';
 import { signOutWords } from '../../../shared/plain';
-import type { Disclosure, ServerDetail, ServerSummary } from '../../../shared/views';
-import { domainProblem, nameProblem, parseEnvAssignments, pathProblem, writeTrustedProblem } from '../../core/install';
-import { isAtOrUnder } from '../../core/sandbox';
+import type { ServerDetail } from '../../../shared/views';
+import { nameProblem, packageRunnerLine, writeTrustedProblem } from '../../core/install';
 import type { SharedHost } from '../../core/ipc/shared-host';
-import { formatDetail, formatDisclosure, formatProbe, formatProposals, formatSummaryLine, formatToolInFull, inert } from '../format';
 import { similarNames } from '../../core/similar-names';
-import { chooseScreenAsks, formatScreens, withScreenChoice, type ScreenChoice } from '../screen-format';
+import { formatDetail, formatSummaryLine, formatToolInFull, inert } from '../format';
+import { formatScreens } from '../screen-format';
 import { CliExit, EXIT, withProgress, type CliIo } from '../output';
-import { formatPlatformWeaker, formatSandboxPlan, planPlatform } from '../sandbox-plan-format';
+import { formatSandboxPlan, planPlatform } from '../sandbox-plan-format';
 import { palette } from '../terminal';
-import { messageOf } from '../../core/errors';
+import { confirmOrExit, type CliContext } from './context';
+import { applyGrants, checkGrants, collect, envOption, secretsFromEnv, withGrantOptions, type GrantOptions } from './grant-options';
+import { registerImportCommand } from './import';
+import { installFromDisclosure } from './install-steps';
 
-/** What every command gets: the host (opened on first use), the terminal, and the output mode. */
-export interface CliContext {
-  /** The core: this process's own, or the data folder's owner's (see core/ipc/shared-host.ts). */
-  api(): Promise<SharedHost>;
-  io: CliIo;
-  json(): boolean;
-  /** The global -y/--yes: answer yes to the questions. */
-  yes(): boolean;
-  /** `-y` was written after `--`, where it belongs to the server's command line (worth saying when Airlock then asks). */
-  yesAfterDashes?: boolean;
-  /** Sets the process exit code. */
-  exit(code: number): void;
-  /** The data folder was chosen by the person (--data-dir, AIRLOCK_DATA_DIR): nothing is kept outside it. */
-  selfContained?(): boolean;
-  /** What the core said went wrong at start-up (known once `api()` resolved; each was printed on stderr). */
-  notices?(): readonly AppNotice[];
-}
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+export { confirmOrExit, type CliContext } from './context';
+export { installFromDisclosure } from './install-steps';
 
 /** `--header "Name: value"` options as name/value pairs; a malformed one is a usage error (nothing sent). */
 function parseHeaders(given: string[] | undefined): Array<{ name: string; value: string }> {
@@ -48,17 +27,6 @@ function parseHeaders(given: string[] | undefined): Array<{ name: string; value:
     if (colon <= 0) throw new CliExit(EXIT.usage, `--header takes "Name: value" (e.g. --header "X-Api-Key: \${secret.API_KEY}"); got “${inert(text.slice(0, 80))}”.`);
     return { name: text.slice(0, colon).trim(), value: text.slice(colon + 1).trim() };
   });
-}
-
-interface GrantOptions {
-  read?: string[];
-  write?: string[];
-  domain?: string[];
-  persistentData?: boolean;
-  secret?: string[];
-  env?: string[];
-  /** Paths inside write grants where it may change files host tools trust (`grant`/`revoke` only). */
-  writeTrusted?: string[];
 }
 
 /** The help for `--allow-code-arguments`. */
@@ -71,91 +39,6 @@ export const WRITE_TRUSTED_WARNING =
   "a repository's .git (its config and hooks), .envrc, .vscode, shell start-up files. With --write-trusted it may change them there, " +
   'and git, direnv or your editor may then run what it wrote, outside the sandbox. Give it only to a server that needs it, such as a git server that commits.';
 
-function withGrantOptions(command: Command, verb: 'grant' | 'revoke' = 'grant'): Command {
-  return command
-    .option('--read <path>', 'let it read a folder or file (repeatable)', collect)
-    .option('--write <path>', 'let it write a folder (repeatable; it must exist)', collect)
-    .option('--domain <domain>', 'let it reach a domain, e.g. api.example.com or *.example.com (repeatable)', collect)
-    .option('--persistent-data', 'give it a data folder of its own that outlives it')
-    .option(
-      '--env <KEY=VALUE>',
-      verb === 'grant' ? 'a plain setting passed as an environment variable, e.g. MEMORY_FILE_PATH=/path (repeatable; secrets go with --secret)' : 'take a plain setting away: --env KEY (repeatable)',
-      collect,
-    );
-}
-
-/** Asks a yes/no question, or accepts --yes; without a terminal and without --yes, refuses. */
-export async function confirmOrExit(io: CliIo, question: string, yes: boolean | undefined, context?: Pick<CliContext, 'yesAfterDashes'>): Promise<void> {
-  if (yes) return;
-  const note = context?.yesAfterDashes ? ' (the -y after `--` is part of the server’s command line, not an answer for Airlock: put --yes before `--`)' : '';
-  if (!io.confirm) throw new CliExit(EXIT.needsConfirmation, `${question} — this needs your confirmation; run it in a terminal, or pass --yes${note}.`);
-  if (!(await io.confirm(question))) throw new CliExit(EXIT.cancelled, 'Nothing was changed.');
-}
-
-/**
- * Checks what can be checked before anything is downloaded or saved: the
- * grants' paths exist and their domains parse. Exit 2 with every problem,
- * one plain sentence each.
- */
-function checkGrants(options: GrantOptions): void {
-  const problems = [
-    ...(options.write ?? []).map((path) => pathProblem('write', resolve(path))),
-    ...(options.read ?? []).map((path) => pathProblem('read', resolve(path))),
-    ...(options.domain ?? []).map((domain) => domainProblem(domain)),
-  ].filter((problem): problem is string => problem !== undefined);
-  if (problems.length) throw new CliExit(EXIT.usage, problems.join('\n'));
-}
-
-/** `--env KEY=VALUE` values, checked (names, no secrets); exit 2 on a problem. */
-function envOption(values: string[] | undefined): Record<string, string> {
-  const { env, problems } = parseEnvAssignments(values ?? []);
-  if (problems.length) throw new CliExit(EXIT.usage, problems.join('\n'));
-  return env;
-}
-
-function applyGrants(profile: Omit<SandboxProfile, 'unsandboxed'>, options: GrantOptions, remove = false): Omit<SandboxProfile, 'unsandboxed'> {
-  const edit = (list: string[], values: string[] | undefined, absolute: boolean) => {
-    const given = (values ?? []).map((value) => (absolute ? resolve(value) : value.trim().toLowerCase()));
-    return remove ? list.filter((item) => !given.includes(item)) : [...new Set([...list, ...given])];
-  };
-  const write = edit(profile.filesystem.write, options.write, true);
-  // A trusted-files exception goes with the write grant it lies in (it must not come back with a later grant).
-  const writeTrusted = edit(profile.filesystem.writeTrusted ?? [], options.writeTrusted, true).filter(
-    (path) => !remove || write.some((grant) => isAtOrUnder(path, grant)),
-  );
-  return {
-    ...profile,
-    filesystem: {
-      read: edit(profile.filesystem.read, options.read, true),
-      write,
-      persistentData: options.persistentData ? !remove : profile.filesystem.persistentData,
-      ...(writeTrusted.length ? { writeTrusted } : {}),
-    },
-    network: { allowedDomains: edit(profile.network.allowedDomains, options.domain, false) },
-  };
-}
-
-function parseConfig(values: string[] | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const value of values ?? []) {
-    const at = value.indexOf('=');
-    if (at < 1) throw new CliExit(EXIT.usage, `--config takes KEY=VALUE, got “${value}”.`);
-    out[value.slice(0, at)] = value.slice(at + 1);
-  }
-  return out;
-}
-
-/** Secret values come from the environment variable of the same name, never from the command line (it is visible to other processes). */
-function secretsFromEnv(io: CliIo, names: string[] | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of names ?? []) {
-    const value = io.env[name];
-    if (value === undefined) throw new CliExit(EXIT.usage, `--secret ${name}: set the environment variable ${name} to the secret's value for this command.`);
-    out[name] = value;
-  }
-  return out;
-}
-
 /** `--client-id` and `--client-secret-env`: the OAuth client a person registered by hand, its secret from the environment. */
 function oauthClientOption(io: CliIo, options: { clientId?: string; clientSecretEnv?: string }): { oauthClient?: { id: string; secret?: string } } {
   if (options.clientSecretEnv && !options.clientId) throw new CliExit(EXIT.usage, '--client-secret-env goes with --client-id: give the id of the client whose secret it is.');
@@ -166,141 +49,15 @@ function oauthClientOption(io: CliIo, options: { clientId?: string; clientSecret
   return { oauthClient: { id: options.clientId, secret } };
 }
 
-/** The --secret values a remote server's headers send: it is inspected with them (it is reached with its headers). */
-function headerSecrets(disclosure: Disclosure, secrets: Record<string, string>): { secrets?: Record<string, string> } {
-  const asked = new Set(disclosure.secrets.map((secret) => secret.name));
-  const given = Object.fromEntries(Object.entries(secrets).filter(([name]) => asked.has(name)));
-  return Object.keys(given).length > 0 ? { secrets: given } : {};
-}
-
-/** What `installFromDisclosure` was told on the command line. */
-export interface InstallOptions extends GrantOptions {
-  name?: string;
-  trust?: boolean;
-  yes?: boolean;
-  probe?: boolean;
-  enable?: boolean;
-  config?: string[];
-  /** Accept the disclosure's proposed grants (imports: shown, then part of the question). */
-  acceptProposals?: boolean;
-  /** One line per server instead of the whole disclosure and inspection (imports; details on `show`). */
-  brief?: boolean;
-  silentJson?: boolean;
-  /** `--allow-screen`: addresses and permissions its screens ask for, allowed at commit. */
-  allowScreen?: string[];
-}
-
-/**
- * Disclosure → consented probe → grants and trust → commit: the install flow
- * on a terminal. Returns the saved server's summary. A server asked to start
- * that does not is saved turned off, and the command says why (exit 1).
- */
-export async function installFromDisclosure(context: CliContext, disclosure: Disclosure, options: InstallOptions): Promise<ServerSummary> {
-  const { io } = context;
-  const quiet = context.json();
-  const c = palette(io.colour === true && !quiet);
-  const api = await context.api();
-  const name = options.name ?? disclosure.suggestedName;
-  const userConfig = parseConfig(options.config);
-  const env = { ...disclosure.env, ...envOption(options.env) };
-  const yes = options.yes || context.yes();
-  try {
-    if (!quiet && !options.brief) io.out(formatDisclosure({ ...disclosure, env }, c));
-    // SECURITY (invariant 7): code from outside the pinned program is refused, as NODE_OPTIONS is, unless allowed (the core refuses it too).
-    if (disclosure.codeArguments?.length && !disclosure.codeArgumentsAllowed) throw new CliExit(EXIT.usage, codeArgumentsRefusal(disclosure.codeArguments));
-    const proposals = options.acceptProposals ? disclosure.proposals : [];
-    let profile = applyGrants(disclosure.profile, {
-      ...options,
-      read: [...(options.read ?? []), ...proposals.filter((p) => p.kind === 'read').map((p) => p.value)],
-      write: [...(options.write ?? []), ...proposals.filter((p) => p.kind === 'write').map((p) => p.value)],
-      domain: [...(options.domain ?? []), ...proposals.filter((p) => p.kind === 'domain').map((p) => p.value)],
-    });
-    // Where this computer's sandbox holds less than Linux's, for this server with the grants it gets.
-    const weaker = !quiet && !options.brief && disclosure.platformWeaker?.length ? formatPlatformWeaker(disclosure.platformWeaker, profile, c) : '';
-    if (weaker) io.out(weaker);
-    if (!options.acceptProposals && !quiet && !options.brief) {
-      const offered = formatProposals(disclosure.proposals.filter((p) => !granted(profile, p)), c);
-      if (offered) io.out(offered);
-    }
-    checkGrants({ read: profile.filesystem.read, write: profile.filesystem.write, domain: profile.network.allowedDomains });
-    const secrets = secretsFromEnv(io, options.secret);
-    profile = { ...profile, secrets: [...new Set([...profile.secrets, ...Object.keys(secrets)])] };
-    let report;
-    if (options.probe !== false) {
-      const remoteHost = disclosure.provenance.kind === 'remote' ? disclosure.provenance.host : undefined;
-      // A remote server is inspected over the network: the first request to it is sent only after this yes.
-      await confirmOrExit(io, remoteHost ? `Connect to ${remoteHost} and list what it offers (signing in if it asks; the headers shown are sent)?` : 'Inspect it in a locked sandbox (no network, no writes, no secrets)?', yes, context);
-      const p = disclosure.provenance;
-      const what =
-        p.kind === 'npm'
-          ? `Installing ${p.name}@${p.version} (install scripts off) and inspecting it`
-          : p.kind === 'pypi'
-            ? `Installing ${p.name}==${p.version} and the ${p.packageCount - 1} package(s) it needs (every file checked against its hash) and inspecting it`
-            : 'Inspecting it';
-      report = await withProgress(io, quiet, remoteHost ? `Connecting to ${remoteHost}…` : `${what} in a locked sandbox…`, () =>
-        api.invoke('install.probe', { draftId: disclosure.draftId, userConfig, env, profile, trusted: options.trust === true, ...(remoteHost ? headerSecrets(disclosure, secrets) : {}) }),
-      );
-      if (!quiet && !options.brief) io.out(formatProbe(report, c));
-    }
-    // Its screens (MCP Apps): what each asks for, refused unless allowed here (`--allow-screen`) or later (`airlock screens NAME --allow …`).
-    let screenChoice: ScreenChoice | undefined;
-    if (options.allowScreen?.length) {
-      if (!report) throw new CliExit(EXIT.usage, `--allow-screen needs the inspection: it is what says what ${name}'s screens ask for. Leave out --no-probe, or allow later with \`airlock screens ${name} --allow …\`.`);
-      screenChoice = chooseScreenAsks(report.screens ?? [], options.allowScreen, name);
-    }
-    if (report && !quiet && !options.brief && report.screens?.length) io.out(formatScreens(withScreenChoice(report.screens, screenChoice), { inspected: { server: name } }));
-    const enable = options.enable !== false && !disclosure.importedFrom;
-    const where = disclosure.provenance.kind === 'remote' ? `runs on ${disclosure.provenance.host}, no sandbox${profile.secrets.length ? ` · secrets sent: ${profile.secrets.join(', ')}` : ''}` : grantWords(profile);
-    const replaces = disclosure.replaces;
-    const version = 'version' in disclosure.provenance ? disclosure.provenance.version : undefined;
-    const verb = replaces ? `Update ${name} to ${version ?? 'the new version'}${enable ? ' and restart it' : ' (it stays turned off)'},` : enable ? `Add and start ${name}` : `Add (turned off) ${name}`;
-    const words = `${verb} with: ${where}${options.trust ? ' · its annotations trusted' : ''}?`;
-    await confirmOrExit(io, words, yes, context);
-    const summary = await withProgress(io, quiet, enable ? `Saving ${name} and starting it in its sandbox…` : `Saving ${name}…`, () =>
-      api.invoke('install.commit', { draftId: disclosure.draftId, name, profile, trusted: options.trust === true, secrets, userConfig, env, enable, ...(screenChoice ? { screens: screenChoice } : {}) }),
-    );
-    const started = !enable || summary.state === 'ready';
-    if (context.json()) {
-      if (!options.silentJson) io.out(JSON.stringify({ ok: started, server: summary, probe: report ?? null }, null, 2));
-    } else if (options.brief) {
-      const saved = (await api.invoke('servers.get', { name: summary.name })).profile;
-      io.out(`${c.ok('✓')} ${summary.name.padEnd(16)} added, turned off · ${grantWords(saved)}${report ? ` · ${report.tools.length} tools` : ' · not inspected'} — \`airlock show ${summary.name}\``);
-    } else if (started && replaces) {
-      io.out(`${c.ok(`Updated ${name} from ${replaces.version} to ${version ?? 'the new version'}${enable ? '; it runs in its sandbox.' : ', turned off as it was.'}`)}\n${formatSummaryLine(summary, c)}`);
-    } else if (started) {
-      io.out(`${c.ok(enable ? (disclosure.provenance.kind === 'remote' ? `Added ${name}; connected to ${disclosure.provenance.host}.` : `Added ${name}; it runs in its sandbox.`) : `Added ${name}, turned off${report ? '' : ', not inspected'}: start it with \`airlock start ${name}\`.`)}\n${formatSummaryLine(summary, c)}`);
-    }
-    if (!started) {
-      const why = summary.stateNote ?? `${name} is turned off because it did not start: ${summary.lastError ?? 'no reason given'}.`;
-      throw new CliExit(EXIT.failure, `${inert(why)}\nIt was saved (not as running): fix what it needs (e.g. \`airlock grant ${name} …\`) and start it, or \`airlock remove ${name}\`.`);
-    }
-    return summary;
-  } catch (error) {
-    await api.invoke('install.cancel', { draftId: disclosure.draftId }).catch(() => {}); // The install's own failure is what the person is told; a draft left behind is swept when Airlock stops.
-    throw error;
-  }
-}
-
-/** Why a command line with code-loading arguments is refused, and how to allow it. */
-function codeArgumentsRefusal(found: NonNullable<Disclosure['codeArguments']>): string {
-  const list = found.map((item) => `  “${inert(item.text)}” ${item.reason}`).join('\n');
-  return `Its command line runs code from outside what Airlock pinned and checked:\n${list}\nAirlock refuses this, as it refuses NODE_OPTIONS. If you trust it, run the command again with --allow-code-arguments (you will be warned). Nothing was run.`;
+/** What `add NAME -- npx -y PKG` (or `uvx PKG`, `pipx run PKG`) looks up: the package it runs, pinned. */
+function runnerLookup(source: InstallSource): string {
+  const runner = source.kind === 'local' ? packageRunnerLine(source.argv[0] ?? '', source.argv.slice(1)) : undefined;
+  if (runner?.kind === 'npm') return `Looking up ${runner.packageSpec} on npm, to install it pinned instead of ${runner.runner} fetching it at every start…`;
+  if (runner?.kind === 'pypi') return `Looking up ${runner.packageSpec} on the package index, to install it pinned instead of ${runner.runner} fetching it at every start…`;
+  return 'Reading the source…';
 }
 
 /** `io.github.owner/server[@version]` and an optional choice number, as `install.prepare` takes them. */
-/** The install source of a server the organisation's policy provides, by its name there. */
-async function providedSource(api: SharedHost, name: string): Promise<InstallSource> {
-  const provided = (await api.invoke('organisation.get', {})).providedServers;
-  const found = provided.find((server) => server.name === name);
-  if (!found) {
-    throw new CliExit(
-      EXIT.usage,
-      provided.length ? `Your organisation's policy provides no server named “${name}”; it provides: ${provided.map((server) => server.name).join(', ')}.` : "Your organisation's policy provides no servers (`airlock settings` shows the policy).",
-    );
-  }
-  return found.installSource;
-}
-
 function registrySource(text: string, option: string | undefined): InstallSource {
   const at = text.lastIndexOf('@');
   const name = at > 0 ? text.slice(0, at) : text;
@@ -309,22 +66,6 @@ function registrySource(text: string, option: string | undefined): InstallSource
   const choice = option === undefined ? undefined : Number(option);
   if (choice !== undefined && (!Number.isInteger(choice) || choice < 0)) throw new CliExit(EXIT.usage, `--option takes a choice number (0, 1, …), not “${option}”.`);
   return { kind: 'registry', name, ...(version ? { version } : {}), ...(choice !== undefined ? { option: choice } : {}) };
-}
-
-function granted(profile: Omit<SandboxProfile, 'unsandboxed'>, proposal: Disclosure['proposals'][number]): boolean {
-  if (proposal.kind === 'domain') return profile.network.allowedDomains.includes(proposal.value);
-  return profile.filesystem[proposal.kind].includes(proposal.value) || (proposal.kind === 'read' && profile.filesystem.write.includes(proposal.value));
-}
-
-function grantWords(profile: Omit<SandboxProfile, 'unsandboxed'>): string {
-  const f = profile.filesystem;
-  return [
-    // What a grant adds to its reads; without one it sees none of the home folder (a folder it may write, it may read too).
-    ...(f.read.length ? [`read ${f.read.join(', ')}`] : f.write.length ? [] : ['reads none of your home folder']),
-    `write ${[...f.write, ...(f.persistentData ? ['its own data folder'] : [])].join(', ') || 'nowhere that lasts'}`,
-    `network ${profile.network.allowedDomains.join(', ') || 'none'}`,
-    ...(profile.secrets.length ? [`secrets ${profile.secrets.join(', ')}`] : []),
-  ].join(' · ');
 }
 
 export function registerServerCommands(program: Command, context: CliContext): void {
@@ -396,7 +137,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
           ? `Looking up ${source.package} on the package index and pinning what it needs…`
           : source.kind === 'registry'
             ? `Looking up ${source.name} in the MCP Registry and pinning its package…`
-            : 'Reading the source…';
+            : runnerLookup(source);
     const disclosure = await withProgress(io, context.json(), looking, () => api.invoke('install.prepare', { source }));
     await installFromDisclosure(context, disclosure, { ...options, name, enable: !options.disabled });
   });
@@ -419,55 +160,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
     await installFromDisclosure(context, disclosure, { ...options, name, trust: current.trusted, enable: current.enabled });
   });
 
-  program
-    .command('import')
-    .description("import servers from another app's config: claude, vscode, cursor, or a file path; they arrive disabled")
-    .argument('[source]', 'claude | vscode | cursor | PATH (default: all three apps)')
-    .option('--only <names>', 'import only these entries (comma-separated)')
-    .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
-    .option('--no-proposed', 'do not accept the proposed grants (paths its command line and settings name, its API’s domain)')
-    .option('--allow-code-arguments', ALLOW_CODE_HELP)
-    .action(async (source: string | undefined, options) => {
-      const api = await context.api();
-      const c = palette(io.colour === true && !context.json());
-      const request: { app?: 'claude' | 'vscode' | 'cursor'; path?: string; allowCodeArguments?: boolean } = {
-        ...(source === 'claude' || source === 'vscode' || source === 'cursor' ? { app: source } : source ? { path: resolve(source) } : {}),
-        ...(options.allowCodeArguments ? { allowCodeArguments: true } : {}),
-      };
-      const files = await withProgress(io, context.json(), 'Reading the configs and looking up their packages…', () => api.invoke('install.scanImports', request));
-      const wanted = options.only ? new Set(String(options.only).split(',').map((name: string) => name.trim())) : undefined;
-      const imported: string[] = [];
-      const failed: string[] = [];
-      if (files.length === 0) {
-        out({ ok: true, files: [] }, () => 'No configs found. Give a path: `airlock import PATH`.');
-        return;
-      }
-      for (const file of files) {
-        if (!context.json()) io.out(`${file.path} (${file.app}):`);
-        for (const entry of file.entries) {
-          if (entry.status !== 'importable' || !entry.disclosure) {
-            if (!context.json()) io.out(`${c.warn('–')} ${inert(entry.name).padEnd(16)} not imported: ${entry.status === 'unsupported' ? 'not supported yet' : 'not valid'} — ${inert(entry.reason ?? '')}`);
-            continue;
-          }
-          if (wanted && !wanted.has(entry.name)) {
-            await api.invoke('install.cancel', { draftId: entry.disclosure.draftId });
-            continue;
-          }
-          try {
-            const summary = await installFromDisclosure(context, entry.disclosure, { ...options, acceptProposals: options.proposed !== false, enable: false, brief: true, silentJson: true });
-            imported.push(summary.name);
-          } catch (error) {
-            // One entry that cannot be imported does not stop the others; it is named with its reason.
-            if (error instanceof CliExit && (error.exitCode === EXIT.needsConfirmation || error.exitCode === EXIT.cancelled || error.exitCode === EXIT.interrupted)) throw error;
-            failed.push(entry.name);
-            if (!context.json()) io.out(`${c.danger('✗')} ${inert(entry.name).padEnd(16)} not imported: ${inert(messageOf(error))}`);
-          }
-        }
-      }
-      if (context.json()) io.out(JSON.stringify({ ok: failed.length === 0, imported, failed, files }, null, 2));
-      else io.out(`\nImported ${imported.length} server(s), turned off${failed.length ? `; ${failed.length} could not be imported` : ''}. Review each with \`airlock show NAME\`, then \`airlock start NAME\`.`);
-      if (failed.length) context.exit(EXIT.failure);
-    });
+  registerImportCommand(program, context, ALLOW_CODE_HELP);
 
   program
     .command('list')
@@ -681,14 +374,6 @@ export function registerServerCommands(program: Command, context: CliContext): v
     });
 }
 
-/** "files does not offer a tool named …. Did you mean …?" — or why it offers none now. */
-export function unknownToolWords(detail: ServerDetail, tool: string): string {
-  const shown = JSON.stringify(tool.length > 80 ? `${tool.slice(0, 80)}…` : tool);
-  if (detail.tools.length === 0) return `${detail.name} offers no tools right now${detail.stateNote ? `: ${detail.stateNote}` : ` (it is ${detail.state})`}.`;
-  const close = similarNames(tool, detail.tools.map((candidate) => candidate.name));
-  return `${detail.name} does not offer a tool named ${inert(shown)}.${close.length ? ` Did you mean ${close.map((name) => inert(name)).join(' or ')}?` : ''} Its tools: ${detail.tools.map((candidate) => inert(candidate.name)).join(', ')}.`;
-}
-
 /**
  * A server's detail with its live tools: when this process runs the servers
  * and the server is enabled, it is started first (the owner already runs it).
@@ -712,4 +397,25 @@ function describeChange(before: Omit<SandboxProfile, 'unsandboxed'>, after: Omit
     ),
   ];
   return parts.join(', ') || 'nothing new';
+}
+
+/** The install source of a server the organisation's policy provides, by its name there. */
+async function providedSource(api: SharedHost, name: string): Promise<InstallSource> {
+  const provided = (await api.invoke('organisation.get', {})).providedServers;
+  const found = provided.find((server) => server.name === name);
+  if (!found) {
+    throw new CliExit(
+      EXIT.usage,
+      provided.length ? `Your organisation's policy provides no server named “${name}”; it provides: ${provided.map((server) => server.name).join(', ')}.` : "Your organisation's policy provides no servers (`airlock settings` shows the policy).",
+    );
+  }
+  return found.installSource;
+}
+
+/** "files does not offer a tool named …. Did you mean …?" — or why it offers none now. */
+export function unknownToolWords(detail: ServerDetail, tool: string): string {
+  const shown = JSON.stringify(tool.length > 80 ? `${tool.slice(0, 80)}…` : tool);
+  if (detail.tools.length === 0) return `${detail.name} offers no tools right now${detail.stateNote ? `: ${detail.stateNote}` : ` (it is ${detail.state})`}.`;
+  const close = similarNames(tool, detail.tools.map((candidate) => candidate.name));
+  return `${detail.name} does not offer a tool named ${inert(shown)}.${close.length ? ` Did you mean ${close.map((name) => inert(name)).join(' or ')}?` : ''} Its tools: ${detail.tools.map((candidate) => inert(candidate.name)).join(', ')}.`;
 }

@@ -10,7 +10,8 @@ import { lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink }
 import { basename, dirname, join } from 'node:path';
 import { APP_LABELS } from '../../../shared/domain';
 import { AirlockError } from '../errors';
-import { knownConfigLocations, type ImportEnvironment } from '../install/config-import';
+import { AIRLOCK_ENTRY_NAME } from '../install/airlock-entries';
+import { knownConfigLocations, type ImportEnvironment } from '../install/config-locations';
 import { JsoncSyntaxError, parseJsonc } from '../install/jsonc';
 import {
   applyEdits,
@@ -28,8 +29,8 @@ import {
 /** Apps `airlock connect` knows how to point at the gateway. */
 export type ConnectApp = 'claude' | 'vscode' | 'cursor';
 
-/** The name of the gateway's entry in an app's config. */
-export const AIRLOCK_ENTRY_NAME = 'airlock';
+/** The name of the gateway's entry in an app's config (one home: install/ recognises it when importing). */
+export { AIRLOCK_ENTRY_NAME };
 
 /** How the app's config file is found (home, platform and environment are injectable for tests). */
 export type ConnectEnvironment = Pick<ImportEnvironment, 'home' | 'platform' | 'env'>;

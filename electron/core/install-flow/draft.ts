@@ -15,7 +15,7 @@ import type { Disclosure, ProbeReport, ScreenView } from '../../../shared/views'
 import { noScreenDomains, parseScreenDomain, SCREEN_DOMAIN_KINDS, type ScreenDomains, type ScreenPermission } from '../../../shared/screens';
 import type { Pinned } from '../catalog/catalog-index';
 import { AirlockError, messageOf } from '../errors';
-import type { InstallCandidate, McpbBundle } from '../install';
+import { NpmSourceError, PypiSourceError, type InstallCandidate, type McpbBundle } from '../install';
 import type { CodeArgument } from '../install/code-arguments';
 import type { AddressZone } from '../remote/address';
 import type { MemoryVault } from '../remote/oauth-vault';
@@ -56,6 +56,10 @@ export interface Draft {
   remote?: { zone: AddressZone; vault: MemoryVault; wire?: RemoteWire };
   /** The person allowed arguments that run code from outside the pinned program (asked for with the source). */
   allowCodeArguments?: boolean;
+  /** Why it did not start at its inspection: saved turned off, its record says so. */
+  startFailure?: string;
+  /** The install under way (npm or pip running in `dir`): cancel stops it and waits for it to end before removing the folder. */
+  installing?: { stop: AbortController; ended: Promise<void> };
 }
 
 
@@ -81,6 +85,8 @@ export function sourceLabel(draft: Draft): string {
 export function sourceError(error: unknown, command?: string, lookup?: RuntimeLookup): AirlockError {
   if (error instanceof AirlockError) return error;
   const message = messageOf(error);
+  // A registry or index that could not be reached is not a wrong request: the same command may work once the network does.
+  if ((error instanceof NpmSourceError || error instanceof PypiSourceError) && error.network) return new AirlockError('unavailable', message);
   // A runtime that is missing: say which, where Airlock looked, and how to add it.
   const runtime = command && /was not found on PATH/.test(message) ? runtimeFor(command) : undefined;
   const advice = runtime ? lookup?.missing[runtime] : undefined;

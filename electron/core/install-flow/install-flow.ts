@@ -12,18 +12,18 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { ServerRecord, ServerSpec } from '../../../shared/domain';
 import { defaultSandboxProfile, installDirOf, ownEntry } from '../../../shared/domain';
 import type { InstallSource } from '../../../shared/ipc';
-import type { CommandRisk, Disclosure, ImportEntryView, ProbeReport } from '../../../shared/views';
+import type { CommandRisk, Disclosure, ProbeReport } from '../../../shared/views';
 import type { ScreenDomains, ScreenPermission } from '../../../shared/screens';
 import { AirlockError, messageOf } from '../errors';
-import { envNameProblem, nameProblem, profileProblems } from '../install/checks';
+import { DID_NOT_START, envNameProblem, nameProblem, profileProblems } from '../install/checks';
 import { codeLoadingArguments, type CodeArgument } from '../install/code-arguments';
 import { proposeGrants } from '../install/proposals';
 import { runtimeFor, type RuntimeLookup } from '../runtimes';
 import {
   applyUserConfig,
-  importConfigFile,
-  importFromApp,
   installNpmPackage,
+  packageRunnerLine,
+  refusedRunnerAdvice,
   installPypiPackage,
   prepareLocalCommand,
   readMcpbBundle,
@@ -35,12 +35,13 @@ import {
   riskSpans,
   unpackMcpbBundle,
   unresolvedUserConfig,
-  type ImportApp,
   type ImportEntry,
   type InstallCandidate,
+  type PackageRunnerLine,
   type UserConfigValues,
 } from '../install';
 import { prepareRemote, type RemoteCandidate } from '../install/remote-source';
+import { scanImports, type ImportScanFile, type ImportScanRequest } from './import-scan';
 import type { SignInBroker } from '../remote/oauth';
 import { MemoryVault, SecretVault } from '../remote/oauth-vault';
 import { createRemoteConnector } from '../remote/remote-connector';
@@ -54,6 +55,7 @@ import type { SecretStore } from '../secrets/secret-store';
 import { probe, ProbeError } from '../servers/probe';
 import { pin } from '../catalog/catalog-index';
 import type { AirlockStore } from '../store/store';
+import { lastWords } from '../views/state-notes';
 import { toolView, type ToolViewContext } from '../views/views';
 import { approvedCatalog, approvedSet, codeArgumentsView, pinnedProgramIndex, probedScreenViews, screenSettingsAtCommit, sourceError, sourceLabel, type Draft, type EditableProfile } from './draft';
 
@@ -144,11 +146,17 @@ export class InstallFlow {
         draft = { id, dir, candidate: bundle.candidate, bundle, installed: false, secretValues: {}, profile: defaultSandboxProfile() };
       } else {
         const [command, ...args] = source.argv;
-        const candidate = await prepareLocalCommand(
-          { command: command!, args },
-          { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.deps.hashFile ? { hashFile: (path: string) => this.deps.hashFile!(path) } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) },
-        );
-        draft = { id, candidate, installed: true, secretValues: {}, profile: defaultSandboxProfile() };
+        const runner = packageRunnerLine(command!, args);
+        if (runner) {
+          // `npx -y PKG`, `uvx PKG`: fetched at every start as they stand — installed once, pinned, instead (as imports do).
+          draft = { id, dir, candidate: await this.runnerCandidate(runner, source.argv, options), installed: false, secretValues: {}, profile: defaultSandboxProfile() };
+        } else {
+          const candidate = await prepareLocalCommand(
+            { command: command!, args },
+            { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.deps.hashFile ? { hashFile: (path: string) => this.deps.hashFile!(path) } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) },
+          );
+          draft = { id, candidate, installed: true, secretValues: {}, profile: defaultSandboxProfile() };
+        }
       }
     } catch (error) {
       throw sourceError(error, source.kind === 'local' ? source.argv[0] : undefined, this.lookup);
@@ -158,25 +166,47 @@ export class InstallFlow {
     return this.disclosure(draft);
   }
 
-  /** Lists the servers in other apps' configs (or one file), each with its disclosure when it can be imported. */
-  async scanImports(request: { app?: ImportApp; path?: string; allowCodeArguments?: boolean }): Promise<Array<{ app: string; path: string; entries: ImportEntryView[]; error?: string }>> {
-    this.lookup = await this.deps.runtimes?.();
-    const environment = { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) };
-    let results;
-    try {
-      if (request.path) results = [await importConfigFile(this.absolute(request.path, 'the config path'), { ...environment, ...(request.app ? { app: request.app } : {}) })];
-      else if (request.app) results = await importFromApp(request.app, environment);
-      else results = (await Promise.all((['claude', 'vscode', 'cursor'] as const).map((app) => importFromApp(app, environment)))).flat();
-    } catch (error) {
-      throw new AirlockError('invalid-request', messageOf(error));
+  /**
+   * A package runner's command line given as a local command (`npx -y PKG`,
+   * `uvx PKG`, `pipx run PKG`) as the package it runs, pinned: the person is
+   * told, in the disclosure, what their line would have done and what Airlock does instead.
+   */
+  private async runnerCandidate(runner: PackageRunnerLine, argv: readonly string[], options: { serverDir: string; nodePath: string; home?: string }): Promise<InstallCandidate> {
+    const line = argv.join(' ');
+    if (runner.kind === 'pypi-refused') {
+      const advice = refusedRunnerAdvice(runner, 'NAME');
+      throw new AirlockError('invalid-request', `${advice[0]!.toUpperCase()}${advice.slice(1)}.`);
     }
-    const out = [];
-    for (const result of results) {
-      const entries: ImportEntryView[] = [];
-      for (const entry of result.entries) entries.push(await this.importEntryView(entry, request.allowCodeArguments === true));
-      out.push({ app: result.app, path: result.path, entries });
-    }
-    return out;
+    const candidate =
+      runner.kind === 'npm'
+        ? await resolveNpm(runner.packageSpec, { ...options, ...this.npmOptions(), userArgs: runner.userArgs })
+        : await resolvePypi(runner.packageSpec, { ...options, ...this.pythonOptions(), userArgs: runner.userArgs, ...(runner.scriptName ? { scriptName: runner.scriptName } : {}) });
+    const provenance = candidate.provenance as { name: string; version: string };
+    const option = runner.kind === 'npm' ? `--npm ${provenance.name}` : `--pypi ${provenance.name}`;
+    const note = `You gave \`${line}\`, which downloads whatever ${provenance.name} is newest at every start. Airlock installs ${provenance.name} ${provenance.version} once instead, pinned, and runs it from its own folder (as \`${option}\` does).`;
+    return { ...candidate, warnings: [note, ...candidate.warnings] };
+  }
+
+  /** Lists the servers in other apps' configs (or one file), each with its disclosure when it can be imported (see import-scan.ts). */
+  async scanImports(request: ImportScanRequest): Promise<ImportScanFile[]> {
+    return scanImports(
+      {
+        environment: async () => {
+          this.lookup = await this.deps.runtimes?.();
+          return { ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}), ...(this.lookup?.pathEnv ? { pathEnv: this.lookup.pathEnv } : {}) };
+        },
+        records: () => Object.values(this.deps.store.read().servers),
+        heldSecret: (server, name) => this.deps.secrets.values(server, [name])[name],
+        prepare: (entry, allowCodeArguments) => this.prepareImported(entry, allowCodeArguments),
+        runtimeAdvice: (reason) => {
+          // A missing runtime (node, python3, uvx): say where Airlock looked and how to add it.
+          const missing = /“([^”]+)” was not found on PATH/.exec(reason)?.[1];
+          const runtime = missing ? runtimeFor(missing) : undefined;
+          return runtime ? this.lookup?.missing[runtime] : undefined;
+        },
+      },
+      request.path ? { ...request, path: this.absolute(request.path, 'the config path') } : request,
+    );
   }
 
   /**
@@ -226,9 +256,12 @@ export class InstallFlow {
       // The server's own last lines, quoted (`┆`): a shell prints this message as it is, and they must not pass for Airlock's lines.
       const log = error instanceof ProbeError ? error.log.slice(-20).flatMap((line) => line.text.split('\n').map((part) => `  ┆ ${part}`)).join('\n') : '';
       const paths = draft.candidate.profileHints.map((hint) => hint.path);
-      const hint = paths.length && /ENOENT|EACCES|EPERM|not accessible|no such file|permission denied/i.test(log) ? `\nIt names ${paths.join(', ')}: grant ${paths.length === 1 ? 'it' : 'them'} (read or write) if the server needs ${paths.length === 1 ? 'it' : 'them'}.` : '';
+      const hint = paths.length && /ENOENT|EACCES|EPERM|EROFS|accessible|no such file|permission denied|read-only file system/i.test(log) ? `\nIt names ${paths.join(', ')}: grant ${paths.length === 1 ? 'it' : 'them'} (read or write) if the server needs ${paths.length === 1 ? 'it' : 'them'}.` : '';
       if (draft.remote) throw new AirlockError('unavailable', `Airlock could not inspect the server: ${messageOf(error).replace(/^probing the server failed: /, '')}${log ? `\nIts last notes:\n${log}` : ''}`);
-      throw new AirlockError('unavailable', `The server did not start in the locked sandbox: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}${hint}`);
+      // Kept with the draft: saved turned off, the server says why it is off (see commit).
+      const words = error instanceof ProbeError ? lastWords(error.log) : undefined;
+      draft.startFailure = `${messageOf(error).replace(/^probing the server failed: /, '')}${words ? ` — its last output: “${words}”` : ''}.`;
+      throw new AirlockError('unavailable', `${DID_NOT_START}: ${messageOf(error)}${log ? `\nIts last output:\n${log}` : ''}${hint}`);
     }
     // "What happens on a call" is computed for the grants and trust being given, not the defaults. What the person
     // reviews here becomes the approved set at commit: preview the tools as approved, so only what appears later is new.
@@ -330,6 +363,7 @@ export class InstallFlow {
       // What the person decided about sampling and elicitation, and the log level, carry over an update.
       ...(existing?.serverRequests ? { serverRequests: existing.serverRequests } : {}),
       ...(existing?.logLevel ? { logLevel: existing.logLevel } : {}),
+      ...(draft.startFailure && !request.enable ? { startProblem: { reason: draft.startFailure, at: now } } : {}),
       createdAt: existing?.createdAt ?? now,
     };
     for (const [key, value] of Object.entries(secrets)) this.deps.secrets.set(name, key, value);
@@ -347,11 +381,12 @@ export class InstallFlow {
     if (request.enable) {
       try {
         await this.deps.startServer(name);
-      } catch {
+      } catch (error) {
         // Saved, but turned off: it must not keep restarting, and nothing may call it "added and running".
-        await this.deps.stopServer(name).catch(() => {});
-        const off = { ...record, enabled: false };
-        this.deps.store.update((data) => (data.servers[name] ? { ...data, servers: { ...data.servers, [name]: { ...data.servers[name], enabled: false } } } : data));
+        const reason = this.deps.whyNotRunning?.(name) ?? `${messageOf(error).replace(/^\S+ did not start: /, '')}.`;
+        await this.deps.stopServer(name).catch(() => {}); // It did not start: stopping is only to be sure; the record below turns it off whatever this says.
+        const off: ServerRecord = { ...record, enabled: false, startProblem: { reason, at: new Date().toISOString() } };
+        this.deps.store.update((data) => (data.servers[name] ? { ...data, servers: { ...data.servers, [name]: off } } : data));
         this.deps.onDidChange();
         return off;
       }
@@ -498,11 +533,19 @@ export class InstallFlow {
     }
   }
 
-  /** Removes everything a draft created. */
+  /**
+   * Removes everything a draft created. An install under way is stopped and
+   * waited for first: npm writes its package.json as it ends, and a folder
+   * removed before that would come back half made.
+   */
   async cancel(draftId: string): Promise<void> {
     const draft = this.drafts.get(draftId);
     if (!draft) return;
     this.drafts.delete(draftId);
+    if (draft.installing) {
+      draft.installing.stop.abort();
+      await draft.installing.ended;
+    }
     if (draft.dir) await rm(draft.dir, { recursive: true, force: true });
     await rm(join(this.deps.dataDir, 'server-data', `probe-${draft.id}`), { recursive: true, force: true });
   }
@@ -511,56 +554,63 @@ export class InstallFlow {
     await Promise.all([...this.drafts.keys()].map((id) => this.cancel(id)));
   }
 
-  private async importEntryView(entry: ImportEntry, allowCodeArguments: boolean): Promise<ImportEntryView> {
-    if (entry.status !== 'importable') {
-      // A missing runtime (node, python3, uvx): say where Airlock looked and how to add it.
-      const missing = /“([^”]+)” was not found on PATH/.exec(entry.reason)?.[1];
-      const runtime = missing ? runtimeFor(missing) : undefined;
-      const advice = runtime ? this.lookup?.missing[runtime] : undefined;
-      return { name: entry.entry, status: entry.status, reason: advice ? `${entry.reason}. ${advice}` : entry.reason };
-    }
+  /** A draft for an importable entry of another app's config: its package looked up and pinned, its disclosure. */
+  private async prepareImported(entry: Extract<ImportEntry, { status: 'importable' }>, allowCodeArguments: boolean): Promise<Disclosure> {
     const id = randomBytes(12).toString('hex');
-    try {
-      let draft: Draft;
-      if (entry.offer.kind === 'remote') {
-        const remote = await prepareRemote(entry.offer.remote, this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {});
-        const candidate = { ...remote.candidate, suggestedName: entry.suggestedName, importedFrom: entry.origin, warnings: [...remote.candidate.warnings, ...entry.offer.warnings] };
-        draft = { id, candidate, installed: true, secretValues: remote.secretValues, profile: defaultSandboxProfile(), label: entry.entry, remote: { zone: remote.zone, vault: new MemoryVault() } };
-      } else if (entry.offer.kind === 'npm') {
-        const dir = join(this.serversRoot(), id);
-        const candidate = await resolveImportedNpm(entry, { serverDir: dir, nodePath: this.nodePath(), ...this.npmOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
-        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
-      } else if (entry.offer.kind === 'pypi') {
-        const dir = join(this.serversRoot(), id);
-        const candidate = await resolveImportedPypi(entry, { serverDir: dir, ...this.pythonOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
-        draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
-      } else {
-        draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
-      }
-      if (allowCodeArguments) draft.allowCodeArguments = true;
-      this.drafts.set(id, draft);
-      return { name: entry.entry, status: 'importable', disclosure: this.disclosure(draft) };
-    } catch (error) {
-      return { name: entry.entry, status: 'invalid', reason: messageOf(error) };
+    let draft: Draft;
+    if (entry.offer.kind === 'remote') {
+      const offer = entry.offer;
+      const remote = await prepareRemote(offer.remote, this.deps.remoteResolve ? { resolve: this.deps.remoteResolve } : {});
+      // A header that read one of VS Code's inputs: the person's words for it join Airlock's (where it is sent).
+      const secrets = remote.candidate.requested.secrets.map((secret) => {
+        const asked = offer.secrets?.find((input) => input.name === secret.name);
+        return asked?.description ? { ...secret, description: `${asked.description} (${secret.description ?? 'sent in a header'})` } : secret;
+      });
+      const candidate = { ...remote.candidate, suggestedName: entry.suggestedName, importedFrom: entry.origin, requested: { ...remote.candidate.requested, secrets }, warnings: [...remote.candidate.warnings, ...offer.warnings] };
+      draft = { id, candidate, installed: true, secretValues: remote.secretValues, profile: defaultSandboxProfile(), label: entry.entry, remote: { zone: remote.zone, vault: new MemoryVault() } };
+    } else if (entry.offer.kind === 'npm') {
+      const dir = join(this.serversRoot(), id);
+      const candidate = await resolveImportedNpm(entry, { serverDir: dir, nodePath: this.nodePath(), ...this.npmOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+      draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
+    } else if (entry.offer.kind === 'pypi') {
+      const dir = join(this.serversRoot(), id);
+      const candidate = await resolveImportedPypi(entry, { serverDir: dir, ...this.pythonOptions(), ...(this.deps.homeDir ? { home: this.deps.homeDir } : {}) });
+      draft = { id, dir, candidate, installed: false, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
+    } else {
+      draft = { id, candidate: entry.offer.candidate, installed: true, secretValues: entry.secretValues, profile: defaultSandboxProfile(), label: entry.entry };
     }
+    if (allowCodeArguments) draft.allowCodeArguments = true;
+    this.drafts.set(id, draft);
+    return this.disclosure(draft);
   }
 
   private async ensureInstalled(draft: Draft): Promise<void> {
     if (draft.installed) return;
+    const stop = new AbortController();
+    const install = this.install(draft, stop.signal);
+    // Settles either way: cancel waits for the end, and the install's own failure is reported by the await below.
+    draft.installing = { stop, ended: install.then(() => undefined, () => undefined) };
     try {
-      if (draft.candidate.provenance.kind === 'npm' && draft.dir) {
-        await installNpmPackage(draft.candidate, draft.dir, this.npmOptions());
-      } else if (draft.candidate.provenance.kind === 'pypi' && draft.dir) {
-        await installPypiPackage(draft.candidate, draft.dir, this.pythonOptions());
-      } else if (draft.bundle && draft.dir) {
-        await mkdir(draft.dir, { recursive: true, mode: 0o700 });
-        await unpackMcpbBundle(draft.bundle);
-      }
+      await install;
     } catch (error) {
       if (draft.dir) await rm(draft.dir, { recursive: true, force: true });
-      throw new AirlockError('unavailable', `Installing failed, and nothing was kept: ${messageOf(error)}`);
+      throw new AirlockError('unavailable', stop.signal.aborted ? 'The install was stopped, and nothing was kept.' : `Installing failed, and nothing was kept: ${messageOf(error)}`);
+    } finally {
+      delete draft.installing;
     }
     draft.installed = true;
+  }
+
+  /** Installs the draft's package (npm, pip) or unpacks its bundle into its folder; `signal` stops npm or pip. */
+  private async install(draft: Draft, signal: AbortSignal): Promise<void> {
+    if (draft.candidate.provenance.kind === 'npm' && draft.dir) {
+      await installNpmPackage(draft.candidate, draft.dir, { ...this.npmOptions(), signal });
+    } else if (draft.candidate.provenance.kind === 'pypi' && draft.dir) {
+      await installPypiPackage(draft.candidate, draft.dir, { ...this.pythonOptions(), signal });
+    } else if (draft.bundle && draft.dir) {
+      await mkdir(draft.dir, { recursive: true, mode: 0o700 });
+      await unpackMcpbBundle(draft.bundle);
+    }
   }
 
   /** The spec that will run: the person's plain settings first, then their user_config values filled in. */

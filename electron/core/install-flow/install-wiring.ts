@@ -13,12 +13,14 @@ import type { RegistryRoom } from '../registry/registry-room';
 import type { RemoteRoom } from '../remote/remote-room';
 import type { RuntimesRoom } from '../runtimes';
 import type { ServerControlRoom } from '../server-control/server-control-room';
+import type { Supervisor } from '../servers/supervisor';
+import { lastWords } from '../views/state-notes';
 import { InstallFlow, type InstallFlowDeps } from './install-flow';
 import { InstallRoom, type InstallRoomDeps } from './install-room';
 
 /** What installing is wired to. */
 export interface InstallWiring
-  extends Omit<InstallFlowDeps, 'registry' | 'runtimes' | 'toolContext' | 'hashFile' | 'onDidChange' | 'signInBroker' | 'organisation' | 'launcher'>, Omit<InstallRoomDeps, 'flow' | 'store'> {
+  extends Omit<InstallFlowDeps, 'registry' | 'runtimes' | 'toolContext' | 'hashFile' | 'onDidChange' | 'signInBroker' | 'organisation' | 'launcher' | 'whyNotRunning'>, Omit<InstallRoomDeps, 'flow' | 'store'> {
   codeHasher: Pick<CodeHasher, 'sha256'>;
   emitServers(): void;
 }
@@ -31,6 +33,7 @@ export interface InstallRooms {
   readonly servers: Pick<ServerControlRoom, 'toolContext'>;
   readonly remote: Pick<RemoteRoom, 'broker'>;
   readonly organisation: Pick<ManagedPolicyRoom, 'refuseServer'>;
+  readonly supervisor: Pick<Supervisor, 'status' | 'log'>;
 }
 
 export function composeInstall(wiring: InstallWiring, rooms: () => InstallRooms): { flow: InstallFlow; room: InstallRoom } {
@@ -41,6 +44,12 @@ export function composeInstall(wiring: InstallWiring, rooms: () => InstallRooms)
     runtimes: () => rooms().runtimes.lookup(),
     toolContext: (server: ServerRecord) => rooms().servers.toolContext(server),
     hashFile: (path) => wiring.codeHasher.sha256(path),
+    // Why a server that was just added is not running: its last error and its last words.
+    whyNotRunning: (name) => {
+      const { lastError } = rooms().supervisor.status(name);
+      const words = lastWords(rooms().supervisor.log(name));
+      return lastError ? `${lastError}${words ? ` — its last output: “${words}”` : ''}.` : undefined;
+    },
     onDidChange: wiring.emitServers,
     signInBroker: () => rooms().remote.broker(),
     organisation: (server, what) => rooms().organisation.refuseServer(server, what),

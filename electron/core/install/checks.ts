@@ -146,3 +146,10 @@ export function envNameProblem(name: string): string | undefined {
   if (SECRET_LIKE_NAME.test(name)) return `${name} looks like a secret: pass it with --secret ${name} (its value is read from your environment and kept out of the settings file).`;
   return undefined;
 }
+
+/**
+ * How a failed inspection begins when the server itself did not start — it
+ * was installed, then exited or never answered. A grant may fix that, so the
+ * person may keep it, turned off (the README's promise), instead of losing the install.
+ */
+export const DID_NOT_START = 'The server did not start in the locked sandbox';

@@ -8,11 +8,19 @@ import { compareVersions } from './version-order';
 
 /** An npm step that failed, with what npm said (trimmed) for a person to act on. */
 export class NpmSourceError extends Error {
-  constructor(message: string, readonly detail?: string) {
+  constructor(
+    message: string,
+    readonly detail?: string,
+    /** npm could not reach its registry (what the network said): the package's name may be right — try again, not fix the command. */
+    readonly network?: string,
+  ) {
     super(detail ? `${message}: ${detail}` : message);
     this.name = 'NpmSourceError';
   }
 }
+
+// npm's codes for a registry it could not reach (as opposed to E404, a name it does not know).
+const NETWORK_CODES = /^(?:ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ESOCKETTIMEDOUT|ENETUNREACH|EHOSTUNREACH|EPROTO|ERR_SOCKET_TIMEOUT|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|SELF_SIGNED_CERT_IN_CHAIN|CERT_HAS_EXPIRED)$/;
 
 /** A package name and the range, tag or version asked for. */
 export interface NpmPackageSpec {
@@ -53,11 +61,13 @@ export interface NpmOptions {
   env?: NodeJS.ProcessEnv;
   /** Milliseconds before npm is stopped (default 60 s for view, 5 min for install). */
   timeoutMs?: number;
+  /** Stops npm (the install was cancelled); the returned promise still settles only once npm has exited. */
+  signal?: AbortSignal;
 }
 
 function runNpm(args: string[], options: NpmOptions & { cwd?: string }, defaultTimeout: number): Promise<string> {
   return new Promise((resolvePromise, reject) => {
-    execFile(
+    const child = execFile(
       options.npmCommand ?? 'npm',
       args,
       {
@@ -81,7 +91,16 @@ function runNpm(args: string[], options: NpmOptions & { cwd?: string }, defaultT
         } else resolvePromise(String(stdout));
       },
     );
+    // Not execFile's own `signal`: that settles at once, while npm may still be writing; this settles when npm has exited.
+    stopOnAbort(child, options.signal);
   });
+}
+
+/** Ends `child` when `signal` aborts (at once if it already has); its exit still settles whoever waits for it. */
+export function stopOnAbort(child: { kill(): boolean }, signal: AbortSignal | undefined): void {
+  if (!signal) return;
+  if (signal.aborted) child.kill();
+  else signal.addEventListener('abort', () => child.kill(), { once: true });
 }
 
 function npmFailure(what: string, error: unknown): NpmSourceError {
@@ -89,7 +108,11 @@ function npmFailure(what: string, error: unknown): NpmSourceError {
   if (killed) return new NpmSourceError(`${what}: npm took too long and was stopped`);
   try {
     const parsed = JSON.parse(stdout) as { error?: { code?: string; summary?: string } };
-    if (parsed.error?.summary) return new NpmSourceError(what, `${parsed.error.code ?? 'error'} ${parsed.error.summary}`);
+    const failure = parsed.error;
+    if (failure?.summary && failure.code && NETWORK_CODES.test(failure.code)) {
+      return new NpmSourceError(`${what.replace(/^npm could not find /, 'npm could not look up ')}: npm could not reach its registry (${failure.code} ${failure.summary}), so whether the package exists is not known. Check the network (or npm's registry setting), then try again`, undefined, `${failure.code} ${failure.summary}`);
+    }
+    if (failure?.summary) return new NpmSourceError(what, `${failure.code ?? 'error'} ${failure.summary}`);
   } catch {
     // not JSON; fall back to stderr
   }

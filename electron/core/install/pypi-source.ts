@@ -18,12 +18,17 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Provenance, ServerSpec } from '../../../shared/domain';
 import { finishCandidate, suggestServerName, type InstallCandidate } from './candidate';
-import { packageLabel } from './npm-source';
+import { packageLabel, stopOnAbort } from './npm-source';
 import { listZipEntries, readZipEntry } from './zip-reader';
 
 /** A PyPI step that failed, with what pip said (trimmed) for a person to act on. */
 export class PypiSourceError extends Error {
-  constructor(message: string, readonly detail?: string) {
+  constructor(
+    message: string,
+    readonly detail?: string,
+    /** pip could not reach the index (what the network said): the package's name may be right — try again, not fix the command. */
+    readonly network?: string,
+  ) {
     super(detail ? `${message}: ${detail}` : message);
     this.name = 'PypiSourceError';
   }
@@ -84,11 +89,13 @@ export interface PythonOptions {
   indexUrl?: string;
   /** Milliseconds before pip is stopped (default 2 min for resolving, 10 min for installing). */
   timeoutMs?: number;
+  /** Stops pip (the install was cancelled); the returned promise still settles only once it has exited. */
+  signal?: AbortSignal;
 }
 
 function run(command: string, args: string[], options: PythonOptions & { cwd?: string }, defaultTimeout: number): Promise<string> {
   return new Promise((resolvePromise, reject) => {
-    execFile(
+    const child = execFile(
       command,
       args,
       {
@@ -106,6 +113,7 @@ function run(command: string, args: string[], options: PythonOptions & { cwd?: s
         } else resolvePromise(String(stdout));
       },
     );
+    stopOnAbort(child, options.signal);
   });
 }
 
@@ -113,12 +121,29 @@ function pipFailure(what: string, error: unknown): PypiSourceError {
   const { stderr = '', killed, code } = error as { stderr?: string; killed?: boolean; code?: string };
   if (killed) return new PypiSourceError(`${what}: pip took too long and was stopped`);
   if (code === 'ENOENT') return new PypiSourceError(`${what}: the Python interpreter was not found`);
+  // pip says "from versions: none" whether the name is wrong or the index was never reached: its retries say which.
+  const network = pipNetworkProblem(stderr);
+  if (network) {
+    return new PypiSourceError(`${what}: pip could not reach the package index (${network}), so whether the package exists is not known. Check the network (or pip's index setting), then try again`, undefined, network);
+  }
   const lines = stderr
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line && !/is ignored: it is neither a file nor a directory|^\[notice\]|Retrying \(Retry/.test(line));
   const errors = lines.filter((line) => /^ERROR:|error:/i.test(line));
   return new PypiSourceError(what, (errors.length ? errors : lines).slice(0, 6).join(' | ').slice(0, 800) || (error as Error).message);
+}
+
+/** What the network said when pip could not reach its index (a refused connection, a name that does not resolve, a timeout), if it said so. */
+export function pipNetworkProblem(stderr: string): string | undefined {
+  for (const line of stderr.split('\n')) {
+    // WARNING: Retrying (Retry(total=0, …)) after connection broken by 'NewConnectionError('<… object at 0x…>: Failed to establish a new connection: [Errno -2] Name or service not known')': /simple/pkg/
+    const broken = /after connection broken by '(\w+)\((?:'<[^>]*>: )?(.*?)'?\)': (\S+)\s*$/.exec(line);
+    if (broken) return `${broken[2]!.replace(/^'|'$/g, '')} at ${broken[3]}`;
+    const fetch = /Could not fetch URL (\S+?):? (There was a problem .*|.*(?:Errno|timed out|refused|resolve).*)$/.exec(line);
+    if (fetch) return `${fetch[2]} at ${fetch[1]}`;
+  }
+  return undefined;
 }
 
 /**

@@ -133,7 +133,8 @@ export class ServerControlRoom {
   /** Enables a server and starts it in its sandbox. */
   async start(name: string): Promise<ServerSummary> {
     this.deps.refuseIfRemoving(name);
-    this.updateRecord(name, (record) => ({ ...record, enabled: true }));
+    // A new attempt: why it did not start when it was added is no longer the news.
+    this.updateRecord(name, ({ startProblem: _old, ...record }) => ({ ...record, enabled: true }));
     try {
       await this.deps.supervisor.start(name);
     } catch (error) {

@@ -42,7 +42,7 @@ export function whyUnavailable(record: ServerRecord, now: ServerFactsNow): Unava
     };
   }
   if (!record.enabled) {
-    if (record.importedFrom && !now.lastError) {
+    if (record.importedFrom && !now.lastError && !record.startProblem) {
       return {
         message: `${name} was imported from ${APP_LABELS[record.importedFrom.app]} and is turned off until you start it: review it (\`airlock show ${name}\`), then start it (\`airlock start ${name}\`).`,
         sandboxMissing: false,
@@ -50,6 +50,9 @@ export function whyUnavailable(record: ServerRecord, now: ServerFactsNow): Unava
     }
     if (now.lastError) {
       return { message: `${name} is turned off because it did not start: ${now.lastError}${said(now.log)} Once that is fixed, start it with \`airlock start ${name}\` or on its page.`, sandboxMissing: false };
+    }
+    if (record.startProblem) {
+      return { message: `${name} is turned off because it did not start when it was added: ${record.startProblem.reason} Once that is fixed, start it with \`airlock start ${name}\` or on its page.`, sandboxMissing: false };
     }
     return { message: `${name} is turned off. Start it with \`airlock start ${name}\` or on its page.`, sandboxMissing: false };
   }

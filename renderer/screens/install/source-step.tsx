@@ -205,6 +205,13 @@ function LocalCommandForm({ busy, onPrepare }: { busy: boolean; onPrepare: (sour
 }
 
 type ScanResult = ResponseOf<'install.scanImports'>;
+/** What each status of an entry that cannot be imported is called on its badge. */
+const IMPORT_STATUS_WORDS: Record<Exclude<ImportEntryView['status'], 'importable'>, string> = {
+  invalid: 'Invalid',
+  unsupported: 'Not supported',
+  'in-airlock': 'Already in Airlock',
+  airlock: "Airlock's own entry",
+};
 const APPS = [
   { id: 'all', label: 'Every app Airlock knows' },
   { id: 'claude', label: 'Claude Desktop' },
@@ -304,7 +311,7 @@ function ImportForm({ busy: outerBusy, onImported, onDrafts }: { busy: boolean; 
                         {entry.status === 'importable' ? (
                           <Badge tone="ok">Can be imported</Badge>
                         ) : (
-                          <Badge tone={entry.status === 'invalid' ? 'danger' : 'neutral'}>{entry.status === 'invalid' ? 'Invalid' : 'Not supported'}</Badge>
+                          <Badge tone={entry.status === 'invalid' ? 'danger' : 'neutral'}>{IMPORT_STATUS_WORDS[entry.status]}</Badge>
                         )}
                       </label>
                       {entry.disclosure && (

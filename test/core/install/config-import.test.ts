@@ -205,6 +205,34 @@ describe('VS Code mcp.json', () => {
   });
 });
 
+describe('VS Code inputs in a remote entry’s headers', () => {
+  it('become a secret sent in that header, asked for like any other, instead of an entry left behind', async () => {
+    const path = join(work, 'remote-inputs', '.vscode', 'mcp.json');
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(
+      path,
+      JSON.stringify({
+        inputs: [{ type: 'promptString', id: 'gh-token', description: 'GitHub token', password: true }],
+        servers: {
+          github: { type: 'http', url: 'https://api.githubcopilot.com/mcp/', headers: { Authorization: 'Bearer ${input:gh-token}' } },
+          envy: { type: 'http', url: 'https://mcp.example.com/', headers: { 'X-Key': '${env:KEY}' } },
+        },
+      }),
+    );
+    const { entries, workspace } = await importConfigFile(path, { home, pathEnv, platform: 'linux' });
+    expect(workspace).toBe(join(work, 'remote-inputs'));
+    expect(byEntry(entries, 'github')).toMatchObject({
+      status: 'importable',
+      offer: {
+        kind: 'remote',
+        remote: { headers: [{ name: 'Authorization', value: 'Bearer ${secret.GH_TOKEN}' }] },
+        secrets: [{ name: 'GH_TOKEN', description: 'GitHub token', required: true, from: 'vscode-input', key: 'gh-token' }],
+      },
+    });
+    expect(byEntry(entries, 'envy')).toMatchObject({ status: 'unsupported', reason: expect.stringMatching(/its header X-Key reads \$\{env:KEY\} from the app/) });
+  });
+});
+
 describe('Cursor mcp.json', () => {
   it('reads mcpServers from ~/.cursor/mcp.json', async () => {
     const path = join(home, '.cursor', 'mcp.json');
