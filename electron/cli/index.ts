@@ -56,8 +56,16 @@ async function askHidden(question: string): Promise<string> {
   }
 }
 
+// A reader that stopped reading (`airlock audit | head -3`) is not a failure of the command: what it did not
+// read is dropped, and the command ends as it would have (its clean-up included). Any other write error is.
+let stdoutGone = false;
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  stdoutGone = true;
+});
+
 const io: CliIo = {
-  out: (text) => process.stdout.write(`${text}\n`),
+  out: (text) => void (stdoutGone || process.stdout.write(`${text}\n`)),
   err: (text) => process.stderr.write(`${text}\n`),
   env: process.env,
   colour: wantsColour(process.stdout, process.env),
