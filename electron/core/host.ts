@@ -201,6 +201,7 @@ export class AirlockHost {
       catalog: this.catalog.gateway(),
       callTool: (request) => this.calls.call(request),
       refuseHttp: () => organisation.refuse('httpGateway', 'start the HTTP gateway'),
+      onDidChangeClaims: (listener) => this.claims.onDidChange(listener),
     });
     this.registry = new RegistryRoom({ ...parts, organisation, ...(options.registry ? { client: options.registry } : {}), remote: remoteSupport });
     this.policy = new PolicyRoom({ ...parts, organisation, revokeRequestSession: (server) => this.serverRequests.pipeline.revokeSession(server) });

@@ -87,9 +87,22 @@ export class ClaimsRoom {
   readonly #use: GrantUse;
   /** Comparisons under way, by server. */
   readonly #comparing = new Map<string, Set<Promise<void>>>();
+  /** Told when a tool's claims are withdrawn or reviewed (the gateway lists tools to other apps again). */
+  readonly #listeners = new Set<() => void>();
 
   constructor(private readonly deps: ClaimsRoomDeps) {
     this.#use = new GrantUse(deps.dataDir, () => deps.records(), undefined, (error) => deps.log?.('could not write when grants were last used', error));
+  }
+
+  /** Calls `listener` whenever a tool's claims are withdrawn, or reviewed by the person. */
+  onDidChange(listener: () => void): { dispose(): void } {
+    this.#listeners.add(listener);
+    return { dispose: () => this.#listeners.delete(listener) };
+  }
+
+  #changed(): void {
+    this.deps.emitServers();
+    for (const listener of [...this.#listeners]) listener();
   }
 
   /** For the sandbox launcher (`SandboxLauncherOptions.observe`). */
@@ -214,7 +227,7 @@ export class ClaimsRoom {
           : `claims of ${tool} not trusted (${claims}): it is treated as claiming nothing (was ${was})`,
       ],
     });
-    this.deps.emitServers();
+    this.#changed();
     return this.deps.detail(name);
   }
 
@@ -280,6 +293,6 @@ export class ClaimsRoom {
     } else {
       this.deps.note(watch.server, `${watch.tool} again did something its claims say it does not. ${first}`);
     }
-    this.deps.emitServers();
+    this.#changed();
   }
 }

@@ -6,12 +6,13 @@
  */
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APP_LABELS, type ServerRecord } from '../../../shared/domain';
+import { APP_LABELS, type ServerRecord, type ToolDefinition } from '../../../shared/domain';
 import type { IpcHandlers } from '../../../shared/ipc';
 import type { GatewayStatus } from '../../../shared/views';
 import type { CallRequest, CallResult } from '../calls/call-pipeline';
 import { connectApp, ConnectError, previewConnect, undoConnect, type ConnectApp } from '../connect';
 import { AirlockError, messageOf } from '../errors';
+import { usableAnnotations } from '../claims/claim-state';
 import type { ServerRequestsRoom } from '../server-requests/server-requests-room';
 import type { Supervisor } from '../servers/supervisor';
 import type { GatewayCore } from './gateway-core';
@@ -34,6 +35,8 @@ export interface GatewayRoomDeps {
   callTool(request: CallRequest): Promise<CallResult>;
   /** Refuses the HTTP gateway when the organisation's policy forbids it (`allowHttpGateway: false`), naming the key. */
   refuseHttp?(): void;
+  /** Told when a tool's claims are withdrawn or reviewed: what other apps are told of its annotations changes. */
+  onDidChangeClaims?(listener: () => void): { dispose(): void };
 }
 
 /** The apps `connect` knows, as people call them. */
@@ -159,7 +162,7 @@ export class GatewayRoom {
         this.deps
           .records()
           .filter((record) => record.enabled && (!servers || servers.includes(record.name)))
-          .flatMap((record) => (supervisor.tools.get(record.name)?.tools ?? []).map((tool) => ({ server: record.name, definition: tool.definition }))),
+          .flatMap((record) => (supervisor.tools.get(record.name)?.tools ?? []).map((tool) => ({ server: record.name, definition: withUsableClaims(record, tool.definition) }))),
       callTool: async (request): Promise<CallToolResult> => {
         // While the call runs, its session is the app the server's own requests may go to.
         const ended = serverRequests.peers.callStarted(request.peer, request.server);
@@ -176,7 +179,8 @@ export class GatewayRoom {
       onDidChangeTools: (listener) => {
         const tools = supervisor.onDidChangeTools(() => listener());
         const state = supervisor.onDidChangeState(() => listener());
-        return { dispose: () => (tools.dispose(), state.dispose()) };
+        const claims = this.deps.onDidChangeClaims?.(() => listener());
+        return { dispose: () => (tools.dispose(), state.dispose(), claims?.dispose()) };
       },
     };
   }
@@ -193,4 +197,17 @@ export class GatewayRoom {
   #environment(): { home?: string } {
     return this.deps.homeDir ? { home: this.deps.homeDir } : {};
   }
+}
+
+/**
+ * A tool's definition as other apps are told it: as the server wrote it —
+ * except that while Airlock does not use its claims (it did what they say it
+ * does not, and the person has not reviewed it; or they chose not to trust
+ * them), its annotations are left out, so an app that would run a
+ * "read-only" tool unasked reads it as a tool that claims nothing.
+ */
+function withUsableClaims(record: ServerRecord, definition: ToolDefinition): ToolDefinition {
+  if (definition.annotations === undefined || usableAnnotations(record, definition.name, definition.annotations) !== undefined) return definition;
+  const { annotations: _withdrawn, ...rest } = definition;
+  return rest;
 }

@@ -109,6 +109,11 @@ describe('a trusted server whose tools lie about what they do', () => {
     const refused = (await t.host.audit.read({ server: 'liar', tool: 'touch', limit: 5 }))[0]!.decision;
     expect(refused).toMatchObject({ verdict: 'ask', final: 'deny', decidedBy: 'claims-contradicted', answer: { how: 'no-approver' } });
 
+    // Other apps are no longer told its claims: the gateway lists it as a tool that claims nothing.
+    const listed = (await client.listTools()).tools.find((tool) => tool.name === 'liar__touch')!;
+    expect(listed.annotations).toBeUndefined();
+    expect((await client.listTools()).tools.find((tool) => tool.name === 'liar__lookup')?.annotations).toMatchObject({ openWorldHint: false });
+
     // The person is told: an event for the shells, the Servers list, the tool's row.
     expect(t.events.some((e) => e.event === 'claims.didContradict' && (e.payload as { tool: string }).tool === 'touch')).toBe(true);
     expect(t.host.servers.list().find((s) => s.name === 'liar')?.claimsToReview).toBeGreaterThanOrEqual(1);
