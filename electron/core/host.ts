@@ -14,9 +14,11 @@ import type { ChangeRecorder } from './audit/change-record';
 import type { CallsRoom } from './calls/calls-room';
 import { composeCalls } from './calls/calls-wiring';
 import { CatalogRoom } from './catalog/catalog-room';
-import { ClaimsRoom } from './claims';
+import type { ClaimsRoom } from './claims';
+import { composeClaims } from './claims/claims-wiring';
 import { CodeHasher, CodePins } from './code-pins';
-import { GatewayRoom } from './gateway/gateway-room';
+import type { GatewayRoom } from './gateway/gateway-room';
+import { composeGateway } from './gateway/gateway-wiring';
 import type { HostOptions } from './host-options';
 import { hostParts } from './host-parts';
 import type { InstallFlow } from './install-flow/install-flow';
@@ -27,8 +29,7 @@ import { composeOrganisation } from './managed-policy/policy-wiring';
 import { WINDOW_SHELL, type ShellIdentity } from './ipc/shell-identity';
 import { isContained } from './policy/containment';
 import { PolicyRoom } from './rules/policy-room';
-import { GivenSecrets } from './redaction/given-secrets';
-import { recordLookup, serverSecretValues, type ServerSecretsDeps } from './redaction/server-secrets';
+import { hostSecrets, serverSecretValues } from './redaction/server-secrets';
 import { remoteSupport } from './registry/install-plan';
 import { RegistryRoom } from './registry/registry-room';
 import { RemoteRoom } from './remote/remote-room';
@@ -106,10 +107,8 @@ export class AirlockHost {
     // A folder the person chose keeps everything inside it: nothing is recorded in the per-user list elsewhere.
     this.secrets = new SecretStore(dataDir, options.secretCipher, options.selfContained ? null : dataFolderRegistryPath(process.env, options.homeDir));
     // SECURITY: invariant 5 — one redaction, of every value the person gave the server, in every entry and model request.
-    // The values handed to running servers stay hidden even if the secrets file changes under them.
-    const given = new GivenSecrets();
-    this.disposers.push(this.secrets.onDidRead((owner, values) => given.note(owner, values)));
-    const secretsOf: ServerSecretsDeps = { record: recordLookup(() => this.store.read().servers), secrets: this.secrets, given };
+    const { deps: secretsOf, dispose: forgetGiven } = hostSecrets(() => this.store.read().servers, this.secrets);
+    this.disposers.push(forgetGiven);
     this.activity = new AuditRoom({
       dataDir,
       ...home,
@@ -134,13 +133,7 @@ export class AirlockHost {
       env: options.auditExport?.env ?? process.env,
       ...(options.auditExport?.tuning ? { tuning: options.auditExport.tuning } : {}),
     });
-    this.claims = new ClaimsRoom({
-      ...parts,
-      records: () => this.servers.records(),
-      audit: this.audit,
-      onDidAppend: this.activity.appendNotices,
-      onAuditError: (message) => this.activity.notRecorded(message),
-    });
+    this.claims = composeClaims({ ...parts, audit: this.audit }, () => this);
     // SECURITY: a contained server is never asked about: its read-only tools run unasked
     // because it has no network, and a run-time "allow" must not end that quietly.
     const mayAsk = (_server: string, profile: SandboxProfile) => !isContained(profile);
@@ -193,16 +186,7 @@ export class AirlockHost {
       ...(options.revokeWithinMs !== undefined ? { revokeWithinMs: options.revokeWithinMs } : {}),
       ...(options.signInPage ? { showSignInPage: options.signInPage } : hooks.openExternal ? { showSignInPage: (url: string) => void hooks.openExternal!(url) } : {}),
     });
-    this.gateway = new GatewayRoom({
-      ...parts,
-      ...(options.gatewayCommand ? { gatewayCommand: options.gatewayCommand } : {}),
-      supervisor: this.supervisor,
-      serverRequests: this.serverRequests,
-      catalog: this.catalog.gateway(),
-      callTool: (request) => this.calls.call(request),
-      refuseHttp: () => organisation.refuse('httpGateway', 'start the HTTP gateway'),
-      onDidChangeClaims: (listener) => this.claims.onDidChange(listener),
-    });
+    this.gateway = composeGateway({ ...parts, ...(options.gatewayCommand ? { gatewayCommand: options.gatewayCommand } : {}) }, () => this);
     this.registry = new RegistryRoom({ ...parts, organisation, ...(options.registry ? { client: options.registry } : {}), remote: remoteSupport });
     this.policy = new PolicyRoom({ ...parts, organisation, revokeRequestSession: (server) => this.serverRequests.pipeline.revokeSession(server) });
     this.serverSettings = new ServerSettingsRoom({

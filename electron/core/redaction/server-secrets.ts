@@ -21,7 +21,7 @@ import { AirlockError, messageOf } from '../errors';
 import { OAuthBundleSchema, oauthSlot } from '../remote/oauth-vault';
 import { secretsInHeaders } from '../remote/remote-connector';
 import type { SecretStore } from '../secrets/secret-store';
-import type { GivenSecrets } from './given-secrets';
+import { GivenSecrets } from './given-secrets';
 
 /** What the values are read from. */
 export interface ServerSecretsDeps {
@@ -75,4 +75,16 @@ function signInValues(raw: string | undefined): string[] {
 /** `serverSecretValues` for a server looked up in a store's servers (the host's shape). */
 export function recordLookup(servers: () => Readonly<Record<string, ServerRecord>>): ServerSecretsDeps['record'] {
   return (server) => ownEntry(servers(), server);
+}
+
+/**
+ * What the host's redaction reads: the stored records, the secret store, and
+ * every value the store handed out in this process (so a running server's
+ * values stay hidden even if the secrets file changes under it). `dispose`
+ * stops listening to the store.
+ */
+export function hostSecrets(servers: () => Readonly<Record<string, ServerRecord>>, secrets: Pick<SecretStore, 'values' | 'onDidRead'>): { deps: ServerSecretsDeps; dispose(): void } {
+  const given = new GivenSecrets();
+  const dispose = secrets.onDidRead((owner, values) => given.note(owner, values));
+  return { deps: { record: recordLookup(servers), secrets, given }, dispose };
 }
