@@ -206,7 +206,8 @@ describe('airlock import', () => {
       config,
       JSON.stringify({
         mcpServers: {
-          notes: { command: process.execPath, args: [FS_SERVER, work] },
+          // Another folder than `files` has: the same command line would be `files` itself, recognised and not copied.
+          notes: { command: process.execPath, args: [FS_SERVER, root] },
           remote: { url: 'https://mcp.example.com/sse' },
           broken: { args: ['x'] },
         },
