@@ -136,16 +136,12 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
   // The core runs here unless another Airlock process (the app, a gateway) owns the data folder.
   const openApi = (): Promise<SharedHost> => {
     shared ??= (async () => {
-      const [{ SharedHost: Shared }, { AirlockHost: Host }, asking, { z }] = await Promise.all([
+      const [{ SharedHost: Shared }, { AirlockHost: Host }, asking] = await Promise.all([
         import('../core/ipc/shared-host'),
         import('../core/host'),
         // The terminal's questions are loaded only where there is a terminal to ask on.
         prompt ? import('./terminal-confirmations') : undefined,
-        import('zod'),
       ]);
-      // A command checks each schema a few times at most: compiling zod's fast path for it (code generated at run
-      // time) costs more than it saves. The same checks run, without the generated code.
-      z.config({ jitless: true });
       // The confirmations of this command's own calls (`airlock call`), asked on its terminal when it has one.
       const confirmations = prompt && asking
         ? asking.terminalConfirmations(
@@ -198,6 +194,8 @@ export async function runCli(argv: string[], terminalIo: CliIo): Promise<number>
   const group = name === undefined ? undefined : COMMAND_GROUPS.find((candidate) => candidate.names.includes(name));
   const versionOnly = name === undefined && argv.some((arg) => arg === '-v' || arg === '--version');
   try {
+    // Before the first module that builds a schema (each group's, the core's) is loaded: see zod-checks.ts.
+    if (group || !versionOnly) (await import('./zod-checks')).checkWithoutGeneratedCode();
     if (group) await group.register(program, registration);
     else if (!versionOnly) for (const each of COMMAND_GROUPS) await each.register(program, registration);
   } catch (error) {
