@@ -38,10 +38,10 @@ export { platformBackend, GUARANTEE_ROWS, SANDBOX_PLATFORMS, type Guarantee, typ
 
 /**
  * Loads what a platform's backend needs that Airlock does not load at start
- * (sandbox-runtime's Windows module): called before a host opens on that
- * platform, and before a plan for it is shown elsewhere. Nothing for Linux
- * and macOS.
+ * (sandbox-runtime's Windows or macOS module): called before a host opens on
+ * that platform, and before a plan for it is shown elsewhere. Nothing for Linux.
  */
 export async function loadSandboxLibrary(platform: string = thisMachine().platform): Promise<void> {
   if (platform === 'win32') await (await import('./platform/win32-library')).loadWindowsLibrary();
+  if (platform === 'darwin') await (await import('./platform/darwin-library')).loadMacosLibrary();
 }

@@ -13,7 +13,7 @@
  * capped in length and in number per launch.
  */
 import { accessSync, constants } from 'node:fs';
-import { startMacOSSandboxLogMonitor } from '@anthropic-ai/sandbox-runtime/dist/sandbox/macos-sandbox-utils.js';
+import { macosLibrary } from './darwin-library';
 import type { BackendSession, LaunchRequest, PlanInput, PlatformPlan, SessionOptions, StartedLaunch } from './backend';
 
 /** Refusals written into one launch's log before the rest are only counted. */
@@ -32,7 +32,7 @@ export type StartMonitor = (callback: (violation: { line: string; command?: stri
 
 const defaultMonitor: StartMonitor = (callback) => {
   accessSync('/usr/bin/log', constants.X_OK);
-  return startMacOSSandboxLogMonitor(callback, undefined, (key) => key);
+  return macosLibrary().startMacOSSandboxLogMonitor(callback, undefined, (key) => key);
 };
 
 export class DarwinSession implements BackendSession {

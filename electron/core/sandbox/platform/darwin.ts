@@ -33,13 +33,13 @@
  */
 import { accessSync, constants, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { wrapCommandWithSandboxMacOS } from '@anthropic-ai/sandbox-runtime/dist/sandbox/macos-sandbox-utils.js';
 import type { SandboxSupport } from '../../../../shared/domain';
 import { splitQuotedWords } from '../bwrap-argv';
 import { findExecutable, type CapabilityProbe } from '../executables';
 import { SandboxInitError, SandboxProfileError } from '../errors';
 import { SECRET_HOME_PATHS } from '../profiles';
 import { TRUSTED_NAMES } from '../trusted-files';
+import { macosLibrary } from './darwin-library';
 import { DarwinSession } from './darwin-session';
 import { guarantee, type Guarantee, type GuaranteeFacts, type PlanInput, type PlatformBackend, type PlatformPlan } from './backend';
 
@@ -155,7 +155,7 @@ export function darwinCommandId(input: Pick<PlanInput, 'serverName' | 'launchDir
 export function packageProfile(input: PlanInput, readAllowed: string[]): { profile: string; logTag: string } {
   let wrapped: string;
   try {
-    wrapped = wrapCommandWithSandboxMacOS({
+    wrapped = macosLibrary().wrapCommandWithSandboxMacOS({
       command: PLACEHOLDER,
       commandId: darwinCommandId(input),
       needsNetworkRestriction: true,

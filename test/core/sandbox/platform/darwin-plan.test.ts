@@ -13,6 +13,10 @@ import { airlockSection, darwinBackend, darwinLimitsScript, darwinPlan, packageP
 import { SECRET_HOME_PATHS } from '../../../../electron/core/sandbox/profiles';
 import { macWorld, planInputFor, PROXY_PORT, SECRET } from './plan-inputs';
 import { SbplProfile } from './sbpl-evaluator';
+import { loadSandboxLibrary } from '../../../../electron/core/sandbox';
+
+// sandbox-runtime's macOS module is loaded before a macOS plan is made (as a host does on macOS).
+await loadSandboxLibrary('darwin');
 
 const world = macWorld();
 const input = planInputFor(darwinBackend, world);

@@ -17,6 +17,10 @@ import { darwinCommandId, darwinPlan } from '../../../../electron/core/sandbox/p
 import { darwinBackend } from '../../../../electron/core/sandbox/platform/darwin';
 import { DarwinSession, MAX_VIOLATION_NOTES } from '../../../../electron/core/sandbox/platform/darwin-session';
 import { macWorld, planInputFor } from './plan-inputs';
+import { loadSandboxLibrary } from '../../../../electron/core/sandbox';
+
+// sandbox-runtime's macOS module is loaded before a macOS plan is made (as a host does on macOS).
+await loadSandboxLibrary('darwin');
 
 const dir = mkdtempSync(join(tmpdir(), 'airlock-refusals-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
