@@ -14,8 +14,9 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       // Small pure-JavaScript libraries every command uses are bundled in (one file each command loads
-      // instead of dozens); the rest stay packages, loaded from node_modules when a command needs them.
-      externalizeDeps: { exclude: ['diff', 'zod', '@modelcontextprotocol/sdk'] },
+      // instead of dozens; commander, a CommonJS package, then skips Node's CommonJS loader and its export
+      // scan at every start); the rest stay packages, loaded from node_modules when a command needs them.
+      externalizeDeps: { exclude: ['diff', 'zod', '@modelcontextprotocol/sdk', 'commander'] },
       rollupOptions: {
         input: {
           index: resolve(import.meta.dirname, 'electron/main/index.ts'),
