@@ -1,4 +1,3 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type {
   CompleteRequest,
   CompleteResult,
@@ -13,6 +12,7 @@ import type {
 import type { ApprovedDefinition, ServerRecord } from '../../../shared/domain';
 import { LogLevelSchema } from '../../../shared/domain';
 import { AirlockError, messageOf } from '../errors';
+import { loadMcpTypes, mcpTypes } from '../mcp-types';
 import type { RequestBounds, ServerConnection, ServerNotice } from '../servers/server-connection';
 import { CatalogIndex, pin, type Pinned, type ServerCatalog } from './catalog-index';
 import { checkResourceSize } from './content-checks';
@@ -346,6 +346,8 @@ export class Catalog {
       return await this.deps.withConnection(server, use);
     } catch (error) {
       if (error instanceof AirlockError) throw error;
+      // A connection's errors come from the SDK, which has loaded its types by then (this loads nothing more).
+      const { McpError } = await loadMcpTypes();
       if (error instanceof McpError) throw new ServerAnswerError(server, error.code, error.message.replace(/^MCP error -?\d+: /, ''));
       throw new AirlockError('unavailable', `${server}: ${messageOf(error)}`);
     }
@@ -434,7 +436,7 @@ export class ServerAnswerError extends AirlockError {
     readonly mcpCode: number,
     readonly serverMessage: string,
   ) {
-    super(mcpCode === ErrorCode.InvalidParams || mcpCode === -32002 ? 'not-found' : 'unavailable', `${server}: ${serverMessage}`);
+    super(mcpCode === mcpTypes().ErrorCode.InvalidParams || mcpCode === -32002 ? 'not-found' : 'unavailable', `${server}: ${serverMessage}`);
     this.name = 'ServerAnswerError';
   }
 }

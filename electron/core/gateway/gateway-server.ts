@@ -17,6 +17,7 @@ import type { z } from 'zod';
 import type { Caller } from '../../../shared/domain';
 import { version } from '../../../package.json';
 import { AirlockError } from '../errors';
+import { loadMcpTypes } from '../mcp-types';
 import type { GatewayCore, GatewayServerDescription } from './gateway-core';
 import { GatewaySession, mapContentUri, NAMESPACED, registerSessionPeer, relayCatalog, transparentNaming } from './gateway-session';
 import { ParsedCallToolRequestSchema, refuseMalformedRequests } from './request-params';
@@ -140,7 +141,8 @@ export function createGatewayServer(core: GatewayCore, options: GatewayServerOpt
   // The core may live in another Airlock process (the data folder's owner), so listing may be async.
   let cached: Promise<GatewayListing> | undefined;
   const listing = (): Promise<GatewayListing> => {
-    cached ??= Promise.resolve(core.listTools(servers)).then((tools) => {
+    cached ??= Promise.resolve(core.listTools(servers)).then(async (tools) => {
+      await loadMcpTypes();
       const built = buildGatewayListing(tools, transparent ? (_server, tool) => ({ ok: true, name: tool }) : gatewayToolName, (name, uri) => naming.uri(name, uri), { screens: showsScreens() });
       for (const skipped of built.skipped) log(`gateway: not offering ${skipped.server} › ${skipped.tool}: ${skipped.reason}`);
       return built;

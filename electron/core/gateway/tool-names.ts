@@ -1,5 +1,6 @@
-import { ToolSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { toolVisibility } from '../../../shared/screens';
+import { mcpTypes } from '../mcp-types';
 import type { GatewayTool } from './gateway-core';
 
 /** Between the server's name and the tool's name in a gateway tool name: `filesystem__write_file`. */
@@ -82,7 +83,8 @@ export interface GatewayListing {
  *
  * A tool whose name cannot be mapped, whose definition is not a valid MCP
  * tool, or that a second entry repeats, is skipped and reported, never
- * renamed: a renamed tool could shadow another one.
+ * renamed: a renamed tool could shadow another one. Checked with the SDK's
+ * own schema: its caller awaits `loadMcpTypes()` first.
  */
 export function buildGatewayListing(
   tools: readonly GatewayTool[],
@@ -114,7 +116,7 @@ export function buildGatewayListing(
       if (meta) candidate._meta = meta;
     }
     // A definition the client's own schema would reject would make the whole list fail there.
-    const checked = ToolSchema.safeParse(candidate);
+    const checked = mcpTypes().ToolSchema.safeParse(candidate);
     if (!checked.success) {
       listing.skipped.push({ server, tool, reason: `its definition is not a valid MCP tool (${checked.error.issues[0]?.message ?? 'invalid'})` });
       continue;

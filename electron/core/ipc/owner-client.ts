@@ -7,9 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ChannelName, IpcResult, RequestOf, ResponseOf } from '../../../shared/ipc';
 import { AirlockError, messageOf } from '../errors';
+import { loadMcpTypes } from '../mcp-types';
 import type { GatewayCallRequest, GatewayCatalog, GatewayTool } from '../gateway/gateway-core';
 import type { DownstreamPeer } from '../server-requests/downstream-peers';
 import { proofMatches, prove, readKey } from './owner-handshake';
@@ -225,6 +226,7 @@ export class OwnerClient {
   /** The owner asks one of this process's gateway sessions to sample or elicit; the answer goes back. */
   private async answerAsk(message: Extract<Reply, { ask: number }>): Promise<void> {
     const peer = this.sessions.get(message.params.peer);
+    const { ErrorCode, McpError } = await loadMcpTypes();
     try {
       if (!peer) throw new McpError(ErrorCode.InvalidRequest, 'That app is no longer connected.');
       const params = message.params.params as never;

@@ -12,9 +12,10 @@
  *   own: a client cannot release, cancel or answer another's.
  */
 import type { Socket } from 'node:net';
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { EventName, IpcHandlers, PayloadOf } from '../../../shared/ipc';
 import { AirlockError, messageOf } from '../errors';
+import { loadMcpTypes } from '../mcp-types';
 import type { GatewayCallRequest, GatewayCore } from '../gateway/gateway-core';
 import { clientLabel } from '../gateway/client-label';
 import type { DownstreamPeer } from '../server-requests/downstream-peers';
@@ -105,6 +106,7 @@ export class PeerConnection {
           const waiter = this.#asks.get(request.params?.ask);
           this.#asks.delete(request.params?.ask);
           if (waiter) {
+            const { McpError } = await loadMcpTypes();
             if (request.params.error) waiter.reject(new McpError(request.params.error.code, request.params.error.message));
             else waiter.resolve(request.params.result);
           }

@@ -4,17 +4,11 @@
  * prompt, the form's message and labels, the URL) is kept as the server's
  * data: the shells show it as inert, quoted text.
  */
-import {
-  CreateMessageRequestParamsSchema,
-  CreateMessageResultSchema,
-  type CreateMessageRequest,
-  type CreateMessageResult,
-  type ElicitRequestFormParams,
-  type ElicitResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageRequest, CreateMessageResult, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerRequestSettings } from '../../../shared/domain';
 import type { Acceptance } from './request-queue';
 import { checkFormAnswer, type UrlReading } from './elicitation-form';
+import { mcpTypes } from '../mcp-types';
 
 type SamplingParams = CreateMessageRequest['params'];
 
@@ -101,7 +95,7 @@ export function acceptSamplingRequest(question: SamplingRequestQuestion): (raw: 
     if (!isObject(raw) || !(SAMPLING_CHOICES as readonly string[]).includes(raw.choice as string)) return { ok: false, message: 'That is not an answer Airlock offers.' };
     const choice = raw.choice as SamplingChoice;
     if (raw.params === undefined || choice === 'deny' || choice === 'deny-always') return { ok: true, answer: { choice, params: question.params, edited: false } };
-    const parsed = CreateMessageRequestParamsSchema.safeParse(raw.params);
+    const parsed = mcpTypes().CreateMessageRequestParamsSchema.safeParse(raw.params);
     if (!parsed.success) return { ok: false, message: `The edited request is not a valid sampling request: ${parsed.error.issues[0]?.message ?? 'invalid'}.` };
     const params = parsed.data;
     if (params.tools || params.toolChoice || params.task) return { ok: false, message: 'The edited request may not add tools or tasks.' };
@@ -116,7 +110,7 @@ export function acceptSamplingResponse(question: SamplingResponseQuestion): (raw
   return (raw) => {
     if (!isObject(raw) || (raw.choice !== 'approve' && raw.choice !== 'refuse')) return { ok: false, message: 'Approve or refuse the answer.' };
     if (raw.choice === 'refuse' || raw.result === undefined) return { ok: true, answer: { choice: raw.choice, result: question.result, edited: false } };
-    const parsed = CreateMessageResultSchema.safeParse(raw.result);
+    const parsed = mcpTypes().CreateMessageResultSchema.safeParse(raw.result);
     if (!parsed.success) return { ok: false, message: `The edited answer is not a valid sampling result: ${parsed.error.issues[0]?.message ?? 'invalid'}.` };
     return { ok: true, answer: { choice: 'approve', result: parsed.data, edited: JSON.stringify(parsed.data) !== JSON.stringify(question.result) } };
   };

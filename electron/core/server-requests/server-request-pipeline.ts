@@ -1,13 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  type CreateMessageRequest,
-  type CreateMessageResult,
-  type ElicitRequest,
-  type ElicitResult,
-  type ListRootsResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, ListRootsResult } from '@modelcontextprotocol/sdk/types.js';
 import { defaultServerRequestSettings, type PolicyMode, type ServerRecord, type ServerRequestSettings } from '../../../shared/domain';
 import type { ServerRequestAuditInput } from '../audit/server-request-entries';
 import { hideMarkedSecrets, redactString } from '../audit/redact';
@@ -27,6 +19,7 @@ import { RateWindow } from './rate-window';
 import type { SamplingModel } from './sampling-model';
 import { messageOf } from '../errors';
 import { internalError, invalidParams, invalidRequest, userRejected } from '../mcp-errors';
+import { loadMcpTypes } from '../mcp-types';
 
 type SamplingParams = CreateMessageRequest['params'];
 type ElicitParams = ElicitRequest['params'];
@@ -95,6 +88,8 @@ export class ServerRequestPipeline {
 
   /** A server asks for a model to write something (`sampling/createMessage`). */
   async sample(server: string, params: SamplingParams, options: { signal?: AbortSignal } = {}): Promise<CreateMessageResult> {
+    // Its answers are checked, and its refusals made, with the SDK's types (and the questions' with them).
+    const { CreateMessageResultSchema } = await loadMcpTypes();
     const requestId = randomUUID();
     const started = this.deps.now();
     const { record, settings, mode } = this.#facts(server);
@@ -225,6 +220,7 @@ export class ServerRequestPipeline {
 
   /** A server asks the person something (`elicitation/create`, form or URL mode). */
   async elicit(server: string, params: ElicitParams, options: { signal?: AbortSignal } = {}): Promise<ElicitResult> {
+    const { ElicitResultSchema } = await loadMcpTypes();
     const requestId = randomUUID();
     const started = this.deps.now();
     const { record, settings, mode } = this.#facts(server);
@@ -295,6 +291,7 @@ export class ServerRequestPipeline {
 
   /** A server asks which folders it may work in (`roots/list`): exactly its grants. */
   async roots(server: string): Promise<ListRootsResult> {
+    await loadMcpTypes();
     const requestId = randomUUID();
     const { record, settings, mode } = this.#facts(server);
     const recent = this.#counted(server, 'roots');

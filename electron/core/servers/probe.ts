@@ -6,13 +6,13 @@ import type {
   ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxProfile, ServerSpec, ToolDefinition, ToolFingerprint } from '../../../shared/domain';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { LaunchContext, SandboxLauncher } from '../sandbox/launcher';
 import { fingerprintTool } from '../tools/fingerprint';
 import { LogRing, type LogLine } from './log-ring';
 import type { ConnectionOptions, ServerConnection, ServerRequestHandlers } from './server-connection';
 import type { TruncationReason } from './paging';
 import { messageOf } from '../errors';
+import { loadMcpTypes } from '../mcp-types';
 import { checkResourceSize } from '../catalog/content-checks';
 import { readScreen, screensOf, type ReadScreen } from '../screens/screen-decisions';
 
@@ -61,6 +61,7 @@ export interface ProbedScreen {
 export const PROBE_SCREENS_MAX = 16;
 
 const refuse = async (): Promise<never> => {
+  const { ErrorCode, McpError } = await loadMcpTypes();
   throw new McpError(ErrorCode.InvalidRequest, 'Airlock is inspecting this server in a locked sandbox and answers no requests now.');
 };
 

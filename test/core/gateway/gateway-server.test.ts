@@ -18,6 +18,10 @@ import { gatewayResourceUri, parseGatewayResourceUri } from '../../../electron/c
 import type { GatewayCore } from '../../../electron/core/gateway/gateway-core';
 import { DirectCore, everythingServer, memoryServer } from './support/direct-core';
 import { createWitnessCore, type WitnessCore } from './support/witness-core';
+import { loadMcpTypes } from '../../../electron/core/mcp-types';
+
+// The gateway's listing checks definitions with the SDK's schema, loaded first (as the gateway does).
+await loadMcpTypes();
 
 const logs: string[] = [];
 let core: DirectCore;

@@ -25,6 +25,10 @@ import { fingerprintTool } from '../../../electron/core/tools/fingerprint';
 import { serverSummary, toolView, type ToolViewContext } from '../../../electron/core/views/views';
 import { argumentsFrom, fieldsOf } from '../../../renderer/schema-form';
 import { createTestHost, fixture, type TestHost } from '../host/host-support';
+import { loadMcpTypes } from '../../../electron/core/mcp-types';
+
+// The gateway's listing checks definitions with the SDK's schema, loaded first (as the gateway does).
+await loadMcpTypes();
 
 /** Every name a plain object inherits, and a few that look like them. */
 const INHERITED = [...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'prototype', '__defineSetter__'];
