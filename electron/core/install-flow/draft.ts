@@ -15,7 +15,8 @@ import type { Disclosure, ProbeReport, ScreenView } from '../../../shared/views'
 import { noScreenDomains, parseScreenDomain, SCREEN_DOMAIN_KINDS, type ScreenDomains, type ScreenPermission } from '../../../shared/screens';
 import type { Pinned } from '../catalog/catalog-index';
 import { AirlockError, messageOf } from '../errors';
-import { NpmSourceError, PypiSourceError, type InstallCandidate, type McpbBundle } from '../install';
+import type { InstallCandidate, McpbBundle } from '../install';
+import { NpmSourceError, PypiSourceError } from '../install/source-errors';
 import type { CodeArgument } from '../install/code-arguments';
 import type { AddressZone } from '../remote/address';
 import type { MemoryVault } from '../remote/oauth-vault';

@@ -19,29 +19,12 @@ import { DID_NOT_START, envNameProblem, nameProblem, profileProblems } from '../
 import { codeLoadingArguments, type CodeArgument } from '../install/code-arguments';
 import { proposeGrants } from '../install/proposals';
 import { runtimeFor, type RuntimeLookup } from '../runtimes';
-import {
-  applyUserConfig,
-  installNpmPackage,
-  packageRunnerLine,
-  refusedRunnerAdvice,
-  installPypiPackage,
-  prepareLocalCommand,
-  readMcpbBundle,
-  resolveImportedNpm,
-  resolveImportedPypi,
-  resolveNpm,
-  resolvePypi,
-  resolvePypiUpdate,
-  riskSpans,
-  unpackMcpbBundle,
-  unresolvedUserConfig,
-  type ImportEntry,
-  type InstallCandidate,
-  type PackageRunnerLine,
-  type UserConfigValues,
-} from '../install';
+import type { ImportEntry, InstallCandidate, UserConfigValues } from '../install';
+import { applyUserConfig, unresolvedUserConfig } from '../install/candidate';
+import { riskSpans } from '../install/command-line-risk';
+import { packageRunnerLine, refusedRunnerAdvice, type PackageRunnerLine } from '../install/package-runners';
 import { prepareRemote, type RemoteCandidate } from '../install/remote-source';
-import { scanImports, type ImportScanFile, type ImportScanRequest } from './import-scan';
+import type { ImportScanFile, ImportScanRequest } from './import-scan';
 import type { SignInBroker } from '../remote/oauth';
 import { MemoryVault, SecretVault } from '../remote/oauth-vault';
 import { createRemoteConnector } from '../remote/remote-connector';
@@ -98,6 +81,13 @@ export interface InstallFlowDeps {
 }
 
 /**
+ * The install sources' own code — npm, PyPI, MCPB bundles, local commands,
+ * other apps' configs — loaded at the first install, update or import: a
+ * command that installs nothing (`airlock list`) does not load it.
+ */
+const installSources = () => import('../install');
+
+/**
  * The install flow behind the install screens and `airlock add`: prepare a
  * source (nothing runs), inspect it in the locked sandbox (consented), then
  * commit it with the grants and trust the person chose. Cancel removes
@@ -110,6 +100,7 @@ export class InstallFlow {
 
   /** Reads a source and returns what will run; installs and runs nothing. */
   async prepare(source: InstallSource): Promise<Disclosure> {
+    const { prepareLocalCommand, readMcpbBundle, resolveNpm, resolvePypi } = await installSources();
     const id = randomBytes(12).toString('hex');
     const dir = join(this.serversRoot(), id);
     this.lookup = await this.deps.runtimes?.();
@@ -172,6 +163,7 @@ export class InstallFlow {
    * told, in the disclosure, what their line would have done and what Airlock does instead.
    */
   private async runnerCandidate(runner: PackageRunnerLine, argv: readonly string[], options: { serverDir: string; nodePath: string; home?: string }): Promise<InstallCandidate> {
+    const { resolveNpm, resolvePypi } = await installSources();
     const line = argv.join(' ');
     if (runner.kind === 'pypi-refused') {
       const advice = refusedRunnerAdvice(runner, 'NAME');
@@ -189,6 +181,7 @@ export class InstallFlow {
 
   /** Lists the servers in other apps' configs (or one file), each with its disclosure when it can be imported (see import-scan.ts). */
   async scanImports(request: ImportScanRequest): Promise<ImportScanFile[]> {
+    const { scanImports } = await import('./import-scan');
     return scanImports(
       {
         environment: async () => {
@@ -401,6 +394,7 @@ export class InstallFlow {
    * arguments, environment and grants.
    */
   private async prepareUpdate(id: string, dir: string, name: string, range: string): Promise<Draft> {
+    const { resolveNpm, resolvePypiUpdate } = await installSources();
     const record = this.deps.store.read().servers[name];
     if (!record) throw new AirlockError('not-found', `There is no server named ${name}.`);
     const provenance = record.provenance;
@@ -440,6 +434,7 @@ export class InstallFlow {
     source: { name: string; version?: string | undefined; option?: number | undefined },
     options: { serverDir: string; nodePath: string; home?: string },
   ): Promise<{ candidate: InstallCandidate; remote?: RemoteCandidate }> {
+    const { resolveNpm, resolvePypi } = await installSources();
     if (!this.deps.registry) throw new AirlockError('unavailable', 'This Airlock has no registry configured.');
     const entry = await this.deps.registry.server(source.name, source.version ?? 'latest');
     let plan: RegistryPlan | RegistryRemotePlan;
@@ -556,6 +551,7 @@ export class InstallFlow {
 
   /** A draft for an importable entry of another app's config: its package looked up and pinned, its disclosure. */
   private async prepareImported(entry: Extract<ImportEntry, { status: 'importable' }>, allowCodeArguments: boolean): Promise<Disclosure> {
+    const { resolveImportedNpm, resolveImportedPypi } = await installSources();
     const id = randomBytes(12).toString('hex');
     let draft: Draft;
     if (entry.offer.kind === 'remote') {
@@ -603,6 +599,7 @@ export class InstallFlow {
 
   /** Installs the draft's package (npm, pip) or unpacks its bundle into its folder; `signal` stops npm or pip. */
   private async install(draft: Draft, signal: AbortSignal): Promise<void> {
+    const { installNpmPackage, installPypiPackage, unpackMcpbBundle } = await installSources();
     if (draft.candidate.provenance.kind === 'npm' && draft.dir) {
       await installNpmPackage(draft.candidate, draft.dir, { ...this.npmOptions(), signal });
     } else if (draft.candidate.provenance.kind === 'pypi' && draft.dir) {

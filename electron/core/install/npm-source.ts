@@ -4,54 +4,16 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Provenance, ServerSpec } from '../../../shared/domain';
 import { finishCandidate, suggestServerName, type InstallCandidate } from './candidate';
+import { parseNpmSpec } from './npm-spec';
+import { NpmSourceError } from './source-errors';
 import { compareVersions } from './version-order';
 
-/** An npm step that failed, with what npm said (trimmed) for a person to act on. */
-export class NpmSourceError extends Error {
-  constructor(
-    message: string,
-    readonly detail?: string,
-    /** npm could not reach its registry (what the network said): the package's name may be right — try again, not fix the command. */
-    readonly network?: string,
-  ) {
-    super(detail ? `${message}: ${detail}` : message);
-    this.name = 'NpmSourceError';
-  }
-}
+export { NpmSourceError } from './source-errors';
 
 // npm's codes for a registry it could not reach (as opposed to E404, a name it does not know).
 const NETWORK_CODES = /^(?:ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ESOCKETTIMEDOUT|ENETUNREACH|EHOSTUNREACH|EPROTO|ERR_SOCKET_TIMEOUT|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|SELF_SIGNED_CERT_IN_CHAIN|CERT_HAS_EXPIRED)$/;
 
-/** A package name and the range, tag or version asked for. */
-export interface NpmPackageSpec {
-  name: string;
-  /** `latest` when none was given. */
-  range: string;
-}
-
-// npm's rules for new package names (validate-npm-package-name), lowercase only.
-const NAME = /^(?:@[a-z0-9~-][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]*$/;
-const RANGE = /^[\w.^~<>=*|+ -]+$/;
-
-/**
- * Parses `name` or `name@range` (scoped names included). Only registry
- * packages: git URLs, tarballs, `file:` and aliases are refused.
- * SECURITY (invariant 7): the name and range are checked before they reach
- * npm's command line, so neither can be read as an option (`--…`) or a URL.
- */
-export function parseNpmSpec(spec: string): NpmPackageSpec {
-  const text = spec.trim();
-  const at = text.indexOf('@', text.startsWith('@') ? 1 : 0);
-  const name = at === -1 ? text : text.slice(0, at);
-  const range = at === -1 ? 'latest' : text.slice(at + 1).trim();
-  if (!NAME.test(name) || name.length > 214) {
-    throw new NpmSourceError(`“${spec}” is not an npm package name (lowercase letters, digits, - . _ ~, optionally @scope/)`);
-  }
-  if (!range || range.startsWith('-') || !RANGE.test(range)) {
-    throw new NpmSourceError(`“${range}” is not a version, range or tag Airlock accepts for ${name}`);
-  }
-  return { name, range };
-}
+export { parseNpmSpec, type NpmPackageSpec } from './npm-spec';
 
 /** How Airlock runs npm; injectable for a different npm binary or node. */
 export interface NpmOptions {

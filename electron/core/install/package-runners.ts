@@ -6,7 +6,7 @@
  * home for what these runners mean.
  */
 import { basename } from 'node:path';
-import { parseNpmSpec } from './npm-source';
+import { parseNpmSpec } from './npm-spec';
 
 /** What a package runner's command line runs, when it is one package Airlock can pin. */
 export type PackageRunnerLine =

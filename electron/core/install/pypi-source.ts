@@ -19,20 +19,10 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import type { Provenance, ServerSpec } from '../../../shared/domain';
 import { finishCandidate, suggestServerName, type InstallCandidate } from './candidate';
 import { packageLabel, stopOnAbort } from './npm-source';
+import { PypiSourceError } from './source-errors';
 import { listZipEntries, readZipEntry } from './zip-reader';
 
-/** A PyPI step that failed, with what pip said (trimmed) for a person to act on. */
-export class PypiSourceError extends Error {
-  constructor(
-    message: string,
-    readonly detail?: string,
-    /** pip could not reach the index (what the network said): the package's name may be right — try again, not fix the command. */
-    readonly network?: string,
-  ) {
-    super(detail ? `${message}: ${detail}` : message);
-    this.name = 'PypiSourceError';
-  }
-}
+export { PypiSourceError } from './source-errors';
 
 /** A package name and the version specifier asked for (`` for the newest). */
 export interface PypiPackageSpec {
