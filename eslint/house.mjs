@@ -25,7 +25,7 @@ export const floors = [
     may: ['renderer/', 'shared/'],
     node: false,
     electron: false,
-    packages: ['react', 'react-dom', 'react-markdown', 'remark-gfm', '@modelcontextprotocol/sdk/shared/uriTemplate.js', '@modelcontextprotocol/ext-apps', '@modelcontextprotocol/client', '@modelcontextprotocol/core'],
+    packages: ['react', 'react-dom', '@modelcontextprotocol/sdk/shared/uriTemplate.js', '@modelcontextprotocol/ext-apps', '@modelcontextprotocol/client', '@modelcontextprotocol/core'],
   },
   {
     name: 'preload',

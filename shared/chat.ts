@@ -254,27 +254,3 @@ export const ChatCommandsViewSchema = z.object({
   resources: z.array(z.object({ server: z.string(), uri: z.string(), name: z.string().optional() })),
 });
 export type ChatCommandsView = z.infer<typeof ChatCommandsViewSchema>;
-
-/** Applies a `delta` or `message` event to a message list (both sides use it, so they agree). */
-export function applyChatEvent(messages: readonly ChatMessage[], event: ChatEvent): ChatMessage[] {
-  if (event.type === 'message') {
-    const at = messages.findIndex((message) => message.id === event.message.id);
-    if (at < 0) return [...messages, event.message];
-    const next = [...messages];
-    next[at] = event.message;
-    return next;
-  }
-  if (event.type === 'delta') {
-    return messages.map((message) => (message.id === event.messageId && message.role === 'assistant' ? appendText(message, event.text) : message));
-  }
-  return [...messages];
-}
-
-/** An assistant message with `text` appended to its last text part (a new part after a tool call). */
-export function appendText(message: AssistantMessage, text: string): AssistantMessage {
-  const parts = [...message.parts];
-  const last = parts.at(-1);
-  if (last?.type === 'text') parts[parts.length - 1] = { type: 'text', text: last.text + text };
-  else parts.push({ type: 'text', text });
-  return { ...message, parts };
-}

@@ -18,7 +18,7 @@ const RULES: Rule[] = [
   { folder: 'electron/main', allowFolders: ['electron/main', 'electron/core', 'shared'], allowElectron: true, allowNode: true, allowPackages: true },
   { folder: 'electron/preload', allowFolders: ['electron/preload', 'shared'], allowElectron: true, allowNode: false, allowPackages: false },
   { folder: 'electron/cli', allowFolders: ['electron/cli', 'electron/core', 'shared', 'package.json'], allowElectron: false, allowNode: true, allowPackages: true },
-  { folder: 'renderer', allowFolders: ['renderer', 'shared'], allowElectron: false, allowNode: false, allowPackages: ['react', 'react-dom', 'react-dom/client', 'react/jsx-runtime', 'react-markdown', 'remark-gfm', '@modelcontextprotocol/sdk/shared/uriTemplate.js', '@modelcontextprotocol/ext-apps/app-bridge', '@modelcontextprotocol/core', '@modelcontextprotocol/client'] },
+  { folder: 'renderer', allowFolders: ['renderer', 'shared'], allowElectron: false, allowNode: false, allowPackages: ['react', 'react-dom', 'react-dom/client', 'react/jsx-runtime', '@modelcontextprotocol/sdk/shared/uriTemplate.js', '@modelcontextprotocol/ext-apps/app-bridge', '@modelcontextprotocol/core', '@modelcontextprotocol/client'] },
 ];
 
 function sourceFiles(folder: string): string[] {

@@ -20,7 +20,11 @@ const gzKb = (path: string): number => Math.round((gzipSync(readFileSync(path), 
 /** The scripts a first load runs: the entry's, and every chunk reached by a static import from it. */
 export function firstLoad(dir = out): string[] {
   const html = readFileSync(join(dir, 'index.html'), 'utf8');
-  const entries = [...html.matchAll(/<script[^>]*type="module"[^>]*src="\.\/([^"]+)"/g)].map((m) => join(dir, m[1]!));
+  return withStaticImports([...html.matchAll(/<script[^>]*type="module"[^>]*src="\.\/([^"]+)"/g)].map((m) => join(dir, m[1]!)));
+}
+
+/** The scripts that load with `entries` (files): they, and every chunk reached from them by a static import. */
+export function withStaticImports(entries: string[]): string[] {
   const seen = new Set<string>();
   const visit = (file: string): void => {
     if (seen.has(file)) return;
@@ -33,10 +37,15 @@ export function firstLoad(dir = out): string[] {
   return [...seen];
 }
 
-export function measureRendererSize(dir = out): { total: number; first: number; files: number } {
+/** Every script of the built renderer (files). */
+export function allScripts(dir = out): string[] {
   if (!existsSync(join(dir, 'index.html'))) throw new Error('out/renderer is not built: run `npm run build` first.');
   const assets = join(dir, 'assets');
-  const all = readdirSync(assets).filter((name) => name.endsWith('.js')).map((name) => join(assets, name));
+  return readdirSync(assets).filter((name) => name.endsWith('.js')).map((name) => join(assets, name));
+}
+
+export function measureRendererSize(dir = out): { total: number; first: number; files: number } {
+  const all = allScripts(dir);
   const total = Math.round(all.reduce((sum, file) => sum + gzKb(file), 0) * 10) / 10;
   const first = Math.round(firstLoad(dir).reduce((sum, file) => sum + gzKb(file), 0) * 10) / 10;
   return { total, first, files: all.length };

@@ -7,9 +7,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { firstLoad, measureRendererSize } from '../bench/renderer-size';
+import { allScripts, firstLoad, measureRendererSize, withStaticImports } from '../bench/renderer-size';
 
-const scripts = () => firstLoad().map((file) => readFileSync(file, 'utf8'));
+const read = (files: string[]) => files.map((file) => readFileSync(file, 'utf8'));
+const scripts = () => read(firstLoad());
 /** A screen's heading id, as a string literal of the built code (not a part of a longer id). */
 const id = (name: string) => new RegExp(`[\`"']${name}[\`"']`);
 
@@ -36,5 +37,22 @@ describe('the first load of the window', () => {
     // Minified: the entry has no line of ordinary source length after line 3 of a pretty-printed file.
     const entry = readFileSync(firstLoad()[0]!, 'utf8');
     expect(entry.split('\n').length).toBeLessThan(50);
+  });
+});
+
+describe('opening a screen on demand', () => {
+  /** What loads with the screen whose heading id is `name`: its chunk and that chunk's static imports. */
+  const loadsWith = (name: string) => {
+    const chunk = allScripts().filter((file) => id(name).test(readFileSync(file, 'utf8')));
+    expect(chunk).toHaveLength(1);
+    return read(withStaticImports(chunk));
+  };
+
+  it('loads the schema library with a tool’s screen (the control: the check can see it)', () => {
+    expect(loadsWith('screen-frame').some((code) => /Invalid input/.test(code))).toBe(true);
+  });
+
+  it('opens the chat without the schema library (it comes only with a tool’s screen in the chat)', () => {
+    expect(loadsWith('chat-title').filter((code) => /Invalid input/.test(code))).toEqual([]);
   });
 });

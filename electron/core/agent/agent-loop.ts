@@ -14,7 +14,8 @@
  * hoped for from the model. Tool results reach the model framed as data.
  */
 import type { Caller } from '../../../shared/domain';
-import { appendText, type AssistantMessage, type ChatMessage, type ToolCard, type TurnStatus } from '../../../shared/chat';
+import type { AssistantMessage, ChatMessage, ToolCard, TurnStatus } from '../../../shared/chat';
+import { appendText } from '../../../shared/chat-events';
 import { toolScreen } from '../../../shared/screens';
 import type { CallRequest, CallResult } from '../calls/call-pipeline';
 import { toModelMessages } from './history';

@@ -16,7 +16,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  applyChatEvent,
   type AssistantMessage,
   type ChatCommandsView,
   type ChatEvent,
@@ -32,8 +31,8 @@ import {
   type ProviderView,
   type ToolSelection,
   type TurnStatus,
-  appendText,
 } from '../../../shared/chat';
+import { appendText, applyChatEvent } from '../../../shared/chat-events';
 import type { IpcHandlers } from '../../../shared/ipc';
 import type { CallRequest, CallResult } from '../calls/call-pipeline';
 import type { ShellIdentity } from '../ipc/shell-identity';

@@ -5,7 +5,8 @@
  * Stop. It holds no policy: decisions arrive in the tool cards from the core.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { applyChatEvent, type ChatMessage, type ConversationView, type ModelRef, type ModelsView, type TurnStatus } from '../../../shared/chat';
+import type { ChatMessage, ConversationView, ModelRef, ModelsView, TurnStatus } from '../../../shared/chat';
+import { applyChatEvent } from '../../../shared/chat-events';
 import { invoke, on, useAction, useQuery } from '../../api';
 import { go } from '../../route';
 import { FieldError } from '../field-error';

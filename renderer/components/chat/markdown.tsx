@@ -1,23 +1,23 @@
 /**
- * The model's text as Markdown, rendered safely: react-markdown builds React
- * elements (never an HTML string), raw HTML in the text is dropped, images
- * are never loaded (the address is shown as text instead), and a link is a
- * button that first shows its full address — only then, and only for https,
- * can the person open it, in the system browser. Hidden and direction-changing
- * characters are made visible, as everywhere else.
+ * The model's text as Markdown, rendered safely: renderer/markdown.ts reads
+ * it into a tree of plain objects, drawn here as React elements (never an
+ * HTML string). Raw HTML in the text is dropped, images are never loaded
+ * (the address is shown as text instead), and a link is a button that first
+ * shows its full address — only then, and only for https, can the person
+ * open it, in the system browser. Hidden and direction-changing characters
+ * are made visible in every text, as everywhere else.
  */
-import { memo, useId, useState, type ReactNode } from 'react';
-import ReactMarkdown, { type Components } from 'react-markdown';
-import remarkGfm from 'remark-gfm';
+import { createElement, memo, useId, useState, type ReactNode } from 'react';
 import { invoke } from '../../api';
+import { parseMarkdown, type Block, type Inline } from '../../markdown';
 import { visible } from '../inert-text';
 
 /** A link the person must look at before it opens. */
-function LinkButton({ href, children }: { href: string | undefined; children: ReactNode }) {
+function LinkButton({ href, children }: { href: string; children: ReactNode }) {
   const [open, setOpen] = useState(false);
   const [problem, setProblem] = useState<string | undefined>();
   const id = useId();
-  const url = href ?? '';
+  const url = href;
   const https = /^https:\/\//i.test(url);
   return (
     <span className="md-link">
@@ -56,44 +56,90 @@ function LinkButton({ href, children }: { href: string | undefined; children: Re
   );
 }
 
-const components: Components = {
-  a: ({ href, children }) => <LinkButton href={href}>{children}</LinkButton>,
-  // SECURITY: no image is ever fetched; the person sees where it would have come from.
-  img: ({ src, alt }) => (
-    <span className="md-image" data-testid="blocked-image">
-      [image{alt ? `: ${visible(String(alt))}` : ''} — not loaded{src ? `, from ${visible(String(src))}` : ''}]
-    </span>
-  ),
-};
-
-interface TextTree {
-  type?: string;
-  value?: unknown;
-  children?: TextTree[];
+/** Inline nodes as elements; every text goes through `visible`. */
+function inlines(nodes: Inline[]): ReactNode[] {
+  return nodes.map((node, key) => {
+    if (typeof node === 'string') return visible(node);
+    switch (node.type) {
+      case 'code':
+        return <code key={key}>{visible(node.text)}</code>;
+      case 'br':
+        return <br key={key} />;
+      case 'a':
+        return (
+          <LinkButton key={key} href={node.href}>
+            {inlines(node.children)}
+          </LinkButton>
+        );
+      case 'img':
+        // SECURITY: no image is ever fetched; the person sees where it would have come from.
+        return (
+          <span key={key} className="md-image" data-testid="blocked-image">
+            [image{node.alt ? `: ${visible(node.alt)}` : ''} — not loaded{node.src ? `, from ${visible(node.src)}` : ''}]
+          </span>
+        );
+      default:
+        return createElement(node.type, { key }, inlines(node.children));
+    }
+  });
 }
 
-/** Every text of the document — paragraphs, headings, cells, code — gets the same visible markers as inert server text. */
-function rehypeVisibleCharacters() {
-  return (tree: TextTree) => {
-    const walk = (node: TextTree) => {
-      if (node.type === 'text' && typeof node.value === 'string') node.value = visible(node.value);
-      node.children?.forEach(walk);
-    };
-    walk(tree);
-  };
+/** Blocks as elements; in a tight list an item's paragraphs are its text alone. */
+function blocks(nodes: Block[], tight = false): ReactNode[] {
+  return nodes.map((node, key) => {
+    switch (node.type) {
+      case 'pre':
+        return (
+          <pre key={key}>
+            <code>{visible(node.text)}</code>
+          </pre>
+        );
+      case 'hr':
+        return <hr key={key} />;
+      case 'blockquote':
+        return <blockquote key={key}>{blocks(node.children)}</blockquote>;
+      case 'ul':
+      case 'ol':
+        return createElement(
+          node.type,
+          { key, start: node.start === 1 ? undefined : node.start },
+          node.items.map((item, index) => (
+            <li key={index} className={item.checked === undefined ? undefined : 'task-list-item'}>
+              {item.checked !== undefined && <input type="checkbox" checked={item.checked} disabled />}
+              {item.checked !== undefined && ' '}
+              {blocks(item.children, node.tight)}
+            </li>
+          )),
+        );
+      case 'table': {
+        const row = (cells: Inline[][], Cell: 'th' | 'td') =>
+          cells.map((cell, column) => (
+            <Cell key={column} style={node.align[column] && { textAlign: node.align[column] }}>
+              {inlines(cell)}
+            </Cell>
+          ));
+        return (
+          <table key={key}>
+            <thead>
+              <tr>{row(node.head, 'th')}</tr>
+            </thead>
+            {node.rows.length > 0 && (
+              <tbody>
+                {node.rows.map((cells, index) => (
+                  <tr key={index}>{row(cells, 'td')}</tr>
+                ))}
+              </tbody>
+            )}
+          </table>
+        );
+      }
+      default:
+        return tight && node.type === 'p' ? inlines(node.children) : createElement(node.type, { key }, inlines(node.children));
+    }
+  });
 }
-
-/** GitHub's extensions models write: tables, strikethrough, task lists, bare links (which become the same link buttons). */
-const PLUGINS = [remarkGfm];
-const REHYPE = [rehypeVisibleCharacters];
 
 /** Markdown written by the model. */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  return (
-    <div className="markdown">
-      <ReactMarkdown skipHtml remarkPlugins={PLUGINS} rehypePlugins={REHYPE} components={components}>
-        {text}
-      </ReactMarkdown>
-    </div>
-  );
+  return <div className="markdown">{blocks(parseMarkdown(text))}</div>;
 });
