@@ -168,23 +168,32 @@ function throughEnv(argv: readonly string[], options: CodeArgumentOptions): Code
   return [...found, ...inner.map((item) => ({ ...item, arg: item.arg + i }))];
 }
 
+const FROM_INPUT = 'reads its program from its input, where Airlock speaks to the server';
+
+/**
+ * Whether an interpreter's own options end at `argv[i]`, as node and python
+ * both read them: at `--` (the program is next), at `-` (the program comes
+ * from its input) or at the first plain argument (the program); undefined
+ * while options go on.
+ */
+function optionsEnd(argv: readonly string[], i: number): { program: number | undefined } | 'input' | undefined {
+  const arg = argv[i]!;
+  if (arg === '--') return { program: i + 1 < argv.length ? i + 1 : undefined };
+  if (arg === '-') return 'input';
+  if (!arg.startsWith('-')) return { program: i };
+  return undefined;
+}
+
 function readNode(argv: readonly string[], from: number, programIndex: number | undefined): CodeArgument[] {
   const found: CodeArgument[] = [];
   let program: number | undefined;
   let ranCode = false;
   for (let i = from; i < argv.length; i += 1) {
     const arg = argv[i]!;
-    if (arg === '--') {
-      program = i + 1 < argv.length ? i + 1 : undefined;
-      break;
-    }
-    if (arg === '-') {
-      found.push({ arg: i, text: arg, reason: 'reads its program from its input, where Airlock speaks to the server' });
-      ranCode = true;
-      break;
-    }
-    if (!arg.startsWith('-')) {
-      program = i;
+    const end = optionsEnd(argv, i);
+    if (end === 'input') return [...found, { arg: i, text: arg, reason: FROM_INPUT }];
+    if (end) {
+      program = end.program;
       break;
     }
     // Node reads `_` as `-` in option names (--max_old_space_size).
@@ -229,16 +238,10 @@ function readPython(argv: readonly string[], from: number, programIndex: number 
   let module: { at: number; name: string } | undefined;
   outer: for (let i = from; i < argv.length; i += 1) {
     const arg = argv[i]!;
-    if (arg === '--') {
-      program = i + 1 < argv.length ? i + 1 : undefined;
-      break;
-    }
-    if (arg === '-') {
-      found.push({ arg: i, text: arg, reason: 'reads its program from its input, where Airlock speaks to the server' });
-      return found;
-    }
-    if (!arg.startsWith('-')) {
-      program = i;
+    const end = optionsEnd(argv, i);
+    if (end === 'input') return [...found, { arg: i, text: arg, reason: FROM_INPUT }];
+    if (end) {
+      program = end.program;
       break;
     }
     if (arg.startsWith('--')) {
