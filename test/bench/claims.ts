@@ -92,22 +92,19 @@ async function main(): Promise<void> {
       return { on: of('on'), off: of('off'), onCpu: of('onCpu'), offCpu: of('offCpu') };
     };
 
-    // The CPU a call took, observed and not, as every figure here reports it.
+    // What every figure here reports besides its goal: the run's size, and the CPU a call took, observed and not.
+    const runSize = { unit: 'ms', calls: CALLS, rounds: ROUNDS };
     const cpuOf = (m: Awaited<ReturnType<typeof measure>>) => ({ cpuUsPerCall: round(m.onCpu), baselineCpuUsPerCall: round(m.offCpu), cpuRatio: round(m.onCpu / m.offCpu) });
     const withGrant = await measure('files');
     figure('claims-observation-call-ms', withGrant.on, withGrant.off, {
-      unit: 'ms',
-      calls: CALLS,
-      rounds: ROUNDS,
+      ...runSize,
       goal: '<= 1.05',
       ...cpuOf(withGrant),
       note: 'a trusted read-only tool of a server with a write grant (201 files, watched) and a network proxy, auto-allowed; baseline: the same call on a host whose launcher observes nothing',
     });
     const without = await measure('contained');
     figure('claims-observation-call-ms-no-grants', without.on, without.off, {
-      unit: 'ms',
-      calls: CALLS,
-      rounds: ROUNDS,
+      ...runSize,
       goal: '~1.0 (nothing observed)',
       observed: observing.claims.observing('contained'),
       ...cpuOf(without),
