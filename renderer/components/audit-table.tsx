@@ -5,7 +5,8 @@ import { when } from '../format';
 import { serverHref } from '../route';
 import { Badge } from './badges';
 import { FieldError } from './field-error';
-import { InertText, safeJson } from './inert-text';
+import { InertText } from './inert-text';
+import { LoggedValue, LogNote } from './log-details';
 
 /** The decision as the core words it ("allowed", "denied after asking", …); its tone from the words. */
 function verdictTone(verdict: string | undefined): string {
@@ -97,11 +98,7 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
                     ))}
                   </ul>
                 )}
-                {entry.reasons && entry.reasons.length > 0 && (
-                  <div className="small">
-                    <InertText text={entry.reasons.join(' ')} fold={300} />
-                  </div>
-                )}
+                {entry.reasons && entry.reasons.length > 0 && <LogNote text={entry.reasons.join(' ')} />}
                 {entry.rule && (
                   <div className="small">
                     Rule: <InertText text={entry.rule} />{' '}
@@ -117,12 +114,7 @@ export function AuditTable({ entries, showServer = true, onChanged }: { entries:
                     </button>
                   </div>
                 )}
-                {entry.arguments !== undefined && (
-                  <details>
-                    <summary className="small">Arguments</summary>
-                    <InertText text={safeJson(entry.arguments)} block fold={1000} className="output" />
-                  </details>
-                )}
+                {entry.arguments !== undefined && <LoggedValue summary="Arguments" value={entry.arguments} fold={1000} />}
               </td>
             </tr>
           ))}

@@ -9,7 +9,7 @@ import { defaultText, formAnswer, inputFromDefault, type FieldInput, type FormFi
 import { AnswerButton } from './asking-dialog';
 import { Badge } from './badges';
 import { InertText, visible } from './inert-text';
-import { DeclineAndCancel, During, QuestionFrame, ServerMessage, ServerName, useQuestion, type DialogProps, type View } from './question-parts';
+import { During, ElicitationFrame, ServerName, useQuestion, type DialogProps, type View } from './question-parts';
 
 export function ElicitationFormDialog({ question: q, waiting, onAnswered, swapped = false }: DialogProps<View<'elicitation-form'>>) {
   const state = useQuestion(q, onAnswered, swapped);
@@ -29,15 +29,11 @@ export function ElicitationFormDialog({ question: q, waiting, onAnswered, swappe
     if (answer.problems.size > 0) return;
     void state.send({ action: 'accept', content: answer.content as Record<string, string | number | boolean | string[]> }, false);
   };
-  const decline = () => void state.send({ action: 'decline' }, true);
-  const cancel = () => void state.send({ action: 'cancel' }, true);
   return (
-    <QuestionFrame
+    <ElicitationFrame
       q={q}
       state={state}
       waiting={waiting}
-      outcome="Cancelled"
-      onRefuse={decline}
       headline={
         <>
           <ServerName name={q.server} /> asks you
@@ -49,21 +45,17 @@ export function ElicitationFormDialog({ question: q, waiting, onAnswered, swappe
           <During during={q.during} /> · Answer only if you want to: you can decline. Nothing is filled in for you.
         </>
       }
-      foot={
+      restatement={
         <>
-          <p className="confirm-restatement" data-testid="request-restatement">
-            Send your answers to <ServerName name={q.server} />?
-          </p>
-          <div className="confirm-buttons">
-            <DeclineAndCancel state={state} decline={decline} cancel={cancel} />
-            <AnswerButton state={state} onPress={accept} disabled={state.expired || (tried && answer.problems.size > 0)} className="primary" testId="request-accept">
-              Send my answers
-            </AnswerButton>
-          </div>
+          Send your answers to <ServerName name={q.server} />?
         </>
       }
+      accept={
+        <AnswerButton state={state} onPress={accept} disabled={state.expired || (tried && answer.problems.size > 0)} className="primary" testId="request-accept">
+          Send my answers
+        </AnswerButton>
+      }
     >
-      <ServerMessage q={q} />
       {secret.length > 0 && (
         <div className="notice notice-error" role="note" data-testid="secret-warning">
           <strong>This looks like it asks for a secret</strong> ({secret.map((field, i) => (
@@ -86,7 +78,7 @@ export function ElicitationFormDialog({ question: q, waiting, onAnswered, swappe
           </p>
         )}
       </section>
-    </QuestionFrame>
+    </ElicitationFrame>
   );
 }
 

@@ -9,7 +9,7 @@ import { invoke } from '../api';
 import { splitUrl } from '../server-requests';
 import { AnswerButton } from './asking-dialog';
 import { InertText, visible } from './inert-text';
-import { DeclineAndCancel, During, QuestionFrame, ServerMessage, ServerName, useQuestion, type DialogProps, type View } from './question-parts';
+import { During, ElicitationFrame, ServerName, useQuestion, type DialogProps, type View } from './question-parts';
 
 export function ElicitationUrlDialog({ question: q, waiting, onAnswered, swapped = false }: DialogProps<View<'elicitation-url'>>) {
   const state = useQuestion(q, onAnswered, swapped);
@@ -18,8 +18,6 @@ export function ElicitationUrlDialog({ question: q, waiting, onAnswered, swapped
   // name's look-alike Unicode form appears only inside the warning about it.
   const shownHost = q.punycode ? q.asciiHost : q.host;
   const [opening, setOpening] = useState(false);
-  const decline = () => void state.send({ action: 'decline' }, true);
-  const cancel = () => void state.send({ action: 'cancel' }, true);
   const open = async () => {
     if (opening) return;
     setOpening(true);
@@ -34,12 +32,10 @@ export function ElicitationUrlDialog({ question: q, waiting, onAnswered, swapped
     await state.send({ action: 'accept' }, false);
   };
   return (
-    <QuestionFrame
+    <ElicitationFrame
       q={q}
       state={state}
       waiting={waiting}
-      outcome="Cancelled"
-      onRefuse={decline}
       headline={
         <>
           <ServerName name={q.server} /> asks you to open a web page on{' '}
@@ -54,25 +50,21 @@ export function ElicitationUrlDialog({ question: q, waiting, onAnswered, swapped
           <During during={q.during} /> · Airlock has not loaded this address; it opens in your web browser only if you click “Open in browser”.
         </>
       }
-      foot={
+      restatement={
         <>
-          <p className="confirm-restatement" data-testid="request-restatement">
-            Open{' '}
-            <span className="url-host">
-              <InertText text={shownHost} fold={120} />
-            </span>{' '}
-            in your browser?
-          </p>
-          <div className="confirm-buttons">
-            <DeclineAndCancel state={state} decline={decline} cancel={cancel} />
-            <AnswerButton state={state} onPress={() => void open()} disabled={state.expired || opening} className="primary" testId="request-open">
-              {opening ? 'Opening…' : 'Open in browser'}
-            </AnswerButton>
-          </div>
+          Open{' '}
+          <span className="url-host">
+            <InertText text={shownHost} fold={120} />
+          </span>{' '}
+          in your browser?
         </>
       }
+      accept={
+        <AnswerButton state={state} onPress={() => void open()} disabled={state.expired || opening} className="primary" testId="request-open">
+          {opening ? 'Opening…' : 'Open in browser'}
+        </AnswerButton>
+      }
     >
-      <ServerMessage q={q} />
       <section className="confirm-section">
         <h3>The full address</h3>
         {/* Text, never a link: nothing here can be followed, prefetched or previewed. */}
@@ -100,6 +92,6 @@ export function ElicitationUrlDialog({ question: q, waiting, onAnswered, swapped
           <InertText text={q.server} /> that you accepted.
         </p>
       </section>
-    </QuestionFrame>
+    </ElicitationFrame>
   );
 }

@@ -2,9 +2,10 @@
  * What the dialogs for a server's questions share (server-request-dialogs.tsx):
  * the server's name and the app it asks during, in Airlock's sentence; the
  * question's state (an answer sent once through `requests.answer`, the
- * deadline extended while the person engages); and the frame with the test
- * ids and words of a question. The frame itself is every asking dialog's
- * (asking-dialog.tsx).
+ * deadline extended while the person engages); the frame with the test
+ * ids and words of a question, and the one a server's question to the
+ * person (a form, a web page) adds to it. The frame itself is every asking
+ * dialog's (asking-dialog.tsx).
  */
 import type { ReactNode } from 'react';
 import type { RequestOf } from '../../shared/ipc';
@@ -55,35 +56,50 @@ export function useQuestion(q: ServerRequestView, onAnswered: (id: string) => vo
 
 export type QuestionState = Omit<AskingState, 'send'> & { send: (answer: Answer, closing: boolean) => Promise<boolean> };
 
-/** The frame of a question dialog: the queue and countdown, Airlock's headline, a scrolling body, and the answer area. */
+/** What no answer in time means, by kind of question (the dialog's countdown says it). */
+const NO_ANSWER: Record<ServerRequestView['kind'], string> = {
+  'sampling-request': 'Refused',
+  'sampling-response': 'Refused',
+  'elicitation-form': 'Cancelled',
+  'elicitation-url': 'Cancelled',
+};
+
+/**
+ * The frame of a question dialog: the queue and countdown, Airlock's
+ * headline, a scrolling body, and the answer area — any choices, the
+ * restatement of what answering does, the buttons, and why an answer was refused.
+ */
 export function QuestionFrame({
   q,
   state,
   waiting,
-  outcome,
   onRefuse,
   headline,
   meta,
   children,
-  foot,
+  choices,
+  restatement,
+  buttons,
 }: {
   q: ServerRequestView;
   state: QuestionState;
   waiting: number;
-  /** What no answer means: "Refused", "Cancelled". */
-  outcome: string;
   /** Escape or closing: deny, refuse or decline — at once, even while the buttons sleep. */
   onRefuse: () => void;
   headline: ReactNode;
   meta: ReactNode;
   children: ReactNode;
-  foot: ReactNode;
+  /** What the person may choose before answering (how long an answer holds), above the restatement. */
+  choices?: ReactNode;
+  /** The question the answer area asks, in Airlock's words. */
+  restatement: ReactNode;
+  buttons: ReactNode;
 }) {
   return (
     <AskingDialog
       state={state}
       waiting={waiting}
-      outcome={outcome}
+      outcome={NO_ANSWER[q.kind]}
       onRefuse={onRefuse}
       className="confirm confirm-question"
       data={{ 'data-testid': 'server-request', 'data-request-id': q.id, 'data-kind': q.kind }}
@@ -95,7 +111,11 @@ export function QuestionFrame({
       reasonsTestId="request-reasons"
       foot={
         <>
-          {foot}
+          {choices}
+          <p className="confirm-restatement" data-testid="request-restatement">
+            {restatement}
+          </p>
+          <div className="confirm-buttons">{buttons}</div>
           <Refusal text={state.refusal} testId="request-refusal" />
         </>
       }
@@ -106,7 +126,7 @@ export function QuestionFrame({
 }
 
 /** What the server wrote with its question, quoted as its own. */
-export function ServerMessage({ q }: { q: { server: string; message: string } }) {
+function ServerMessage({ q }: { q: { server: string; message: string } }) {
   return (
     <section className="confirm-section">
       <ServerWords server={<InertText text={q.server} />} testId="request-message">
@@ -116,16 +136,57 @@ export function ServerMessage({ q }: { q: { server: string; message: string } })
   );
 }
 
-/** Decline and Cancel: always there on a server's question to the person. */
-export function DeclineAndCancel({ state, decline, cancel }: { state: QuestionState; decline: () => void; cancel: () => void }) {
+/**
+ * The frame of a server's question to the person (a form, a web page to
+ * open): the server's message first, then the body; in the answer area the
+ * restatement, Decline and Cancel — always there — and the one way to accept.
+ * Escape or closing declines; no answer in time is a cancel.
+ */
+export function ElicitationFrame({
+  q,
+  state,
+  waiting,
+  headline,
+  meta,
+  restatement,
+  accept,
+  children,
+}: {
+  q: View<'elicitation-form' | 'elicitation-url'>;
+  state: QuestionState;
+  waiting: number;
+  headline: ReactNode;
+  meta: ReactNode;
+  restatement: ReactNode;
+  /** The accepting button (an `AnswerButton`, class `primary`). */
+  accept: ReactNode;
+  children: ReactNode;
+}) {
+  const decline = () => void state.send({ action: 'decline' }, true);
+  const cancel = () => void state.send({ action: 'cancel' }, true);
   return (
-    <>
-      <AnswerButton state={state} onPress={decline} className="deny" testId="request-decline">
-        Decline
-      </AnswerButton>
-      <AnswerButton state={state} onPress={cancel} testId="request-cancel">
-        Cancel
-      </AnswerButton>
-    </>
+    <QuestionFrame
+      q={q}
+      state={state}
+      waiting={waiting}
+      onRefuse={decline}
+      headline={headline}
+      meta={meta}
+      restatement={restatement}
+      buttons={
+        <>
+          <AnswerButton state={state} onPress={decline} className="deny" testId="request-decline">
+            Decline
+          </AnswerButton>
+          <AnswerButton state={state} onPress={cancel} testId="request-cancel">
+            Cancel
+          </AnswerButton>
+          {accept}
+        </>
+      }
+    >
+      <ServerMessage q={q} />
+      {children}
+    </QuestionFrame>
   );
 }

@@ -72,7 +72,6 @@ export function SamplingRequestDialog({ question: q, waiting, onAnswered, swappe
       q={q}
       state={state}
       waiting={waiting}
-      outcome="Refused"
       onRefuse={() => void state.send({ choice: 'deny' }, true)}
       headline={
         <>
@@ -85,7 +84,7 @@ export function SamplingRequestDialog({ question: q, waiting, onAnswered, swappe
           <During during={q.during} /> · Nothing is sent to a model until you allow it, and its answer comes back to you first.
         </>
       }
-      foot={
+      choices={
         <>
           <RememberChoice
             name={`remember-${q.id}`}
@@ -111,17 +110,21 @@ export function SamplingRequestDialog({ question: q, waiting, onAnswered, swappe
                 : ' “Deny” still only denies this once.'}
             </p>
           )}
-          <p className="confirm-restatement" data-testid="request-restatement">
-            Send {editing ? 'the edited request' : 'this request'} from <ServerName name={q.server} /> to <Answerer q={q} />?
-          </p>
-          <div className="confirm-buttons">
-            <AnswerButton state={state} onPress={deny} className="deny" testId="request-deny">
-              {remember === 'always' ? 'Always deny' : 'Deny'}
-            </AnswerButton>
-            <AnswerButton state={state} onPress={allow} disabled={state.expired || !built.value} className="primary" testId="request-allow">
-              {remember === 'once' ? (editing ? 'Allow once, as edited' : 'Allow once') : remember === 'session' ? 'Allow for this session' : 'Always allow'}
-            </AnswerButton>
-          </div>
+        </>
+      }
+      restatement={
+        <>
+          Send {editing ? 'the edited request' : 'this request'} from <ServerName name={q.server} /> to <Answerer q={q} />?
+        </>
+      }
+      buttons={
+        <>
+          <AnswerButton state={state} onPress={deny} className="deny" testId="request-deny">
+            {remember === 'always' ? 'Always deny' : 'Deny'}
+          </AnswerButton>
+          <AnswerButton state={state} onPress={allow} disabled={state.expired || !built.value} className="primary" testId="request-allow">
+            {remember === 'once' ? (editing ? 'Allow once, as edited' : 'Allow once') : remember === 'session' ? 'Allow for this session' : 'Always allow'}
+          </AnswerButton>
         </>
       }
     >
@@ -245,7 +248,6 @@ export function SamplingResponseDialog({ question: q, waiting, onAnswered, swapp
       q={q}
       state={state}
       waiting={waiting}
-      outcome="Refused"
       onRefuse={refuse}
       headline={
         <>
@@ -264,19 +266,19 @@ export function SamplingResponseDialog({ question: q, waiting, onAnswered, swapp
           <During during={q.during} /> · Nothing goes back to <InertText text={q.server} /> until you send it.
         </>
       }
-      foot={
+      restatement={
         <>
-          <p className="confirm-restatement" data-testid="request-restatement">
-            Send {editing ? 'the edited answer' : 'this answer'} to <ServerName name={q.server} />?
-          </p>
-          <div className="confirm-buttons">
-            <AnswerButton state={state} onPress={refuse} className="deny" testId="request-deny">
-              Refuse
-            </AnswerButton>
-            <AnswerButton state={state} onPress={approve} disabled={state.expired} className="primary" testId="request-allow">
-              {editing ? 'Send as edited' : 'Send this answer'}
-            </AnswerButton>
-          </div>
+          Send {editing ? 'the edited answer' : 'this answer'} to <ServerName name={q.server} />?
+        </>
+      }
+      buttons={
+        <>
+          <AnswerButton state={state} onPress={refuse} className="deny" testId="request-deny">
+            Refuse
+          </AnswerButton>
+          <AnswerButton state={state} onPress={approve} disabled={state.expired} className="primary" testId="request-allow">
+            {editing ? 'Send as edited' : 'Send this answer'}
+          </AnswerButton>
         </>
       }
     >

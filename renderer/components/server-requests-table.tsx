@@ -9,7 +9,8 @@ import { when } from '../format';
 import { answerWords } from '../server-requests';
 import { serverHref } from '../route';
 import { Badge } from './badges';
-import { InertText, safeJson } from './inert-text';
+import { InertText } from './inert-text';
+import { LoggedValue, LogNote } from './log-details';
 
 const KIND_WORDS: Record<ServerRequestEntryView['kind'], string> = {
   sampling: 'A model’s reply (sampling)',
@@ -96,28 +97,10 @@ export function ServerRequestsTable({ entries, showServer = true }: { entries: S
                 {entry.durationMs !== undefined && <span className="small muted"> {Math.round(entry.durationMs)} ms</span>}
               </td>
               <td data-label="Details">
-                {entry.reasons.length > 0 && (
-                  <div className="small">
-                    <InertText text={entry.reasons.join(' ')} fold={300} />
-                  </div>
-                )}
-                {entry.detail && (
-                  <div className="small">
-                    <InertText text={entry.detail} fold={300} />
-                  </div>
-                )}
-                {entry.request !== undefined && (
-                  <details>
-                    <summary className="small">What it asked, as logged</summary>
-                    <InertText text={safeJson(entry.request)} block fold={1500} className="output" />
-                  </details>
-                )}
-                {entry.response !== undefined && (
-                  <details>
-                    <summary className="small">What went back, as logged</summary>
-                    <InertText text={safeJson(entry.response)} block fold={1500} className="output" />
-                  </details>
-                )}
+                {entry.reasons.length > 0 && <LogNote text={entry.reasons.join(' ')} />}
+                {entry.detail && <LogNote text={entry.detail} />}
+                {entry.request !== undefined && <LoggedValue summary="What it asked, as logged" value={entry.request} fold={1500} />}
+                {entry.response !== undefined && <LoggedValue summary="What went back, as logged" value={entry.response} fold={1500} />}
               </td>
             </tr>
           ))}

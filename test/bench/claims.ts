@@ -92,27 +92,22 @@ async function main(): Promise<void> {
       return { on: of('on'), off: of('off'), onCpu: of('onCpu'), offCpu: of('offCpu') };
     };
 
+    // What every figure here reports besides its goal: the run's size, and the CPU a call took, observed and not.
+    const runSize = { unit: 'ms', calls: CALLS, rounds: ROUNDS };
+    const cpuOf = (m: Awaited<ReturnType<typeof measure>>) => ({ cpuUsPerCall: round(m.onCpu), baselineCpuUsPerCall: round(m.offCpu), cpuRatio: round(m.onCpu / m.offCpu) });
     const withGrant = await measure('files');
     figure('claims-observation-call-ms', withGrant.on, withGrant.off, {
-      unit: 'ms',
-      calls: CALLS,
-      rounds: ROUNDS,
+      ...runSize,
       goal: '<= 1.05',
-      cpuUsPerCall: round(withGrant.onCpu),
-      baselineCpuUsPerCall: round(withGrant.offCpu),
-      cpuRatio: round(withGrant.onCpu / withGrant.offCpu),
+      ...cpuOf(withGrant),
       note: 'a trusted read-only tool of a server with a write grant (201 files, watched) and a network proxy, auto-allowed; baseline: the same call on a host whose launcher observes nothing',
     });
     const without = await measure('contained');
     figure('claims-observation-call-ms-no-grants', without.on, without.off, {
-      unit: 'ms',
-      calls: CALLS,
-      rounds: ROUNDS,
+      ...runSize,
       goal: '~1.0 (nothing observed)',
       observed: observing.claims.observing('contained'),
-      cpuUsPerCall: round(without.onCpu),
-      baselineCpuUsPerCall: round(without.offCpu),
-      cpuRatio: round(without.onCpu / without.offCpu),
+      ...cpuOf(without),
       note: 'a server with no grants and no network: no watcher and no proxy are started for it; baseline: the same call on the host that observes nothing',
     });
     // No call was attributed anything: the honest read-only tool only reads.

@@ -12,42 +12,27 @@
  * - Ctrl-C during an install leaves nothing of it behind.
  * Real published servers, in the real sandbox.
  */
-import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClockWheel, CLOCK_PACKAGE } from '../fixtures/registry/python-package';
 import { startFixtureIndex, type FixtureIndex } from '../fixtures/registry/pypi-index';
 import { TmuxSession } from '../support/tmux';
+import { airlockCli, BIN } from '../support/cli';
 
-const BIN = join(import.meta.dirname, '../../bin/airlock.js');
 const FILESYSTEM = '@modelcontextprotocol/server-filesystem';
 const MEMORY = '@modelcontextprotocol/server-memory';
 
-let root: string;
-let dataDir: string;
-let home: string;
 let index: FixtureIndex;
 /** Where pip finds the Python MCP SDK: the person's pip configuration (a mirror here), else PyPI. */
 let extraIndexes = '';
 const sessions: TmuxSession[] = [];
 
 /** The CLI as a script runs it: no terminal. Asynchronous, since the fixture index answers from this process. */
-function airlock(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, ...args], {
-      env: { ...process.env, HOME: home, NO_COLOR: '1', PIP_INDEX_URL: index.url, PIP_EXTRA_INDEX_URL: extraIndexes || 'https://pypi.org/simple', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+const cli = airlockCli('airlock-add-first-', { env: () => ({ NO_COLOR: '1', PIP_INDEX_URL: index.url, PIP_EXTRA_INDEX_URL: extraIndexes || 'https://pypi.org/simple' }) });
+const { dataDir, home, runAsync: airlock } = cli;
 
 /** The CLI in a terminal of its own, as a person types it. */
 function inTerminal(args: string[]): TmuxSession {
@@ -69,10 +54,6 @@ async function closedPort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-add-first-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
-  mkdirSync(home);
   // The person's pip configuration (an index mirror, say) applies as it would at home.
   const pipConf = join(homedir(), '.config/pip/pip.conf');
   if (existsSync(pipConf)) {
@@ -88,7 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const session of sessions) session.close();
   await index?.close();
-  rmSync(root, { recursive: true, force: true });
+  cli.remove();
 });
 
 describe('the filesystem server on a folder, the first try', () => {

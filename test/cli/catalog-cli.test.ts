@@ -4,40 +4,29 @@
  * `airlock run NAME` serving one server as itself to an SDK client, over
  * stdio (as another app's config entry runs it) and over HTTP.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airlockCli, BIN, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const EVERYTHING = join(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const ABUSE = join(REPO, 'test/fixtures/servers/catalog-abuse.mjs');
 const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 
-let root: string;
-let dataDir: string;
-let home: string;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-catalog-cli-', { env: { XDG_CONFIG_HOME: '' }, timeout: 60_000 });
+const { root, dataDir, home, run: airlock } = cli;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-catalog-cli-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
-  mkdirSync(home, { recursive: true });
   expect(airlock(['add', 'everything', '--yes', '--', process.execPath, EVERYTHING, 'stdio']).code).toBe(0);
   expect(airlock(['add', 'abuse', '--yes', '--', process.execPath, ABUSE]).code).toBe(0);
 }, 120_000);
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe('airlock resources | read | prompts | prompt | log-level | requests', () => {
   it('lists resources and templates', () => {

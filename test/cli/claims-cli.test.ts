@@ -9,46 +9,26 @@
  * removal by `airlock show`, never removed. The built CLI, a real server, the
  * real sandbox.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airlockCli, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const SERVER = join(REPO, 'test/fixtures/servers/claims-server.mjs');
 
-let root: string;
-let dataDir: string;
-let home: string;
 let granted: string;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { env: { ...process.env, HOME: home, NO_COLOR: '1' }, encoding: 'utf8', timeout: 90_000 });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
-function json(args: string[]) {
-  const result = airlock([...args, '--json']);
-  try {
-    return { ...result, value: JSON.parse(result.out) };
-  } catch {
-    throw new Error(`not JSON (exit ${result.code}): ${result.out}\n${result.err}`);
-  }
-}
+const cli = airlockCli('airlock-cli-claims-', { env: { NO_COLOR: '1' }, timeout: 90_000 });
+const { root, dataDir, run: airlock, json } = cli;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-cli-claims-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
   granted = join(root, 'granted');
-  mkdirSync(home, { recursive: true });
   mkdirSync(granted, { recursive: true });
   writeFileSync(join(granted, 'notes.txt'), 'the person’s notes\n');
   const added = airlock(['add', 'liar', '--write', granted, '--domain', 'api.example.com', '--trust', '--yes', '--', process.execPath, SERVER]);
   expect(added.code, added.err).toBe(0);
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe('a "read-only" tool that writes, at the command line', () => {
   it('runs unasked the first time; the contradiction is in `show --json`, `show`, `list` and the audit', () => {

@@ -6,38 +6,26 @@
  * as `--env NODE_OPTIONS=…` does — and `--allow-code-arguments` lets it go on,
  * warned. A witness file proves whether the injected code ran.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airlockCli, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const ECHO = join(REPO, 'test/fixtures/servers/echo.mjs');
 
-let root: string;
-let dataDir: string;
-let home: string;
 let work: string;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { env: { ...process.env, HOME: home, NO_COLOR: '1' }, encoding: 'utf8', timeout: 120_000 });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-cli-code-args-', { env: { NO_COLOR: '1' }, timeout: 120_000 });
+const { root, run: airlock } = cli;
 const servers = () => JSON.parse(airlock(['list', '--json']).out) as Array<{ name: string }>;
 /** Code that leaves a mark in the granted folder when it runs (the inspection may write only its temp folder; the server's run may write `work`). */
 const injected = (mark: string) => `data:text/javascript,import("node:fs").then((fs)=>{try{fs.writeFileSync(${JSON.stringify(join(work, mark))},"ran")}catch{}})`;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-cli-code-args-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
   work = join(root, 'work');
-  mkdirSync(home);
   mkdirSync(work);
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe('a command line that loads code from outside what Airlock pinned', () => {
   it.each([

@@ -1,33 +1,24 @@
 /** `airlock connect`: Airlock's gateway in another app's config, its servers moved in through disclosure, and undo. */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airlockCli, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
-let root: string;
-let home: string;
 let config: string;
 let original: string;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', join(root, 'data'), ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-connect-', { env: { XDG_CONFIG_HOME: '' }, timeout: 60_000 });
+const { root, home, run: airlock } = cli;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-connect-'));
-  home = join(root, 'home');
   mkdirSync(join(home, '.config/Claude'), { recursive: true });
   mkdirSync(join(root, 'work'));
   config = join(home, '.config/Claude/claude_desktop_config.json');
   original = `${JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [FS_SERVER, join(root, 'work')] } }, globalShortcut: 'Ctrl+Space' }, null, 2)}\n`;
   writeFileSync(config, original);
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe('airlock connect claude', () => {
   it('refuses without a terminal or --yes, writing nothing', () => {

@@ -7,39 +7,27 @@
  * back, checking it first and losing nothing. The built command, the
  * published memory server.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airlockCli, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const MEMORY_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 
-let root: string;
-let dataDir: string;
-let home: string;
 let original: string;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, HOME: home, NO_COLOR: '1' } });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-corrupt-settings-', { env: { NO_COLOR: '1' }, timeout: 120_000 });
+const { root, dataDir, run: airlock } = cli;
 const keptCopies = () => readdirSync(dataDir).filter((name) => name.startsWith('airlock.corrupt-'));
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-corrupt-settings-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
-  mkdirSync(home);
   expect(airlock(['add', 'memory', '--yes', '--', process.execPath, MEMORY_SERVER]).code).toBe(0);
   original = readFileSync(join(dataDir, 'airlock.json'), 'utf8');
   // A save cut short by hand: the file ends half-way.
   writeFileSync(join(dataDir, 'airlock.json'), original.slice(0, Math.floor(original.length / 2)));
 }, 120_000);
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe('a settings file that cannot be read', () => {
   it('`airlock list` says so on stderr — why, where it was kept, how to restore — and exits 1, not "No servers yet."', () => {

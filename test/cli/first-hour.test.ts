@@ -7,24 +7,19 @@
  * Real servers in the real sandbox.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findExecutable } from '../../electron/core/sandbox/capability';
 import { PtySession } from '../support/pty';
+import { airlockCli, BIN, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const MEMORY_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 const ECHO = join(REPO, 'test/fixtures/servers/echo.mjs');
 const CRASH_ON_START = join(REPO, 'test/fixtures/servers/crash-on-start.mjs');
 const API_CLIENT = join(REPO, 'test/fixtures/servers/api-client.mjs');
 
-let root: string;
-let dataDir: string;
-let home: string;
 let work: string;
 let api: ChildProcess;
 let apiPort: number;
@@ -41,22 +36,12 @@ require('node:http').createServer((request, response) => {
   else response.writeHead(401).end('bad credentials');
 }).listen(0, '127.0.0.1', function () { process.stdout.write(String(this.address().port) + '\\n'); });`;
 
-function airlock(args: string[], env: Record<string, string | undefined> = {}) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], {
-    env: { ...process.env, HOME: home, NO_COLOR: undefined, FORCE_COLOR: undefined, ...env },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-first-hour-', { env: { NO_COLOR: undefined, FORCE_COLOR: undefined }, timeout: 120_000 });
+const { root, dataDir, home, run: airlock } = cli;
 const listJson = () => JSON.parse(airlock(['list', '--json']).out) as Array<{ name: string; enabled: boolean; state: string; stateNote?: string }>;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-first-hour-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
   work = join(root, 'work');
-  mkdirSync(home);
   mkdirSync(work);
   writeFileSync(join(work, 'notes.md'), 'first notes');
   apiLog = join(root, 'api-seen.log');
@@ -65,7 +50,7 @@ beforeAll(async () => {
 });
 afterAll(() => {
   api.kill();
-  rmSync(root, { recursive: true, force: true });
+  cli.remove();
 });
 
 describe('checks before anything is downloaded (exit 2, one plain sentence)', () => {

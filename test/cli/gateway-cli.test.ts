@@ -3,33 +3,27 @@
  * gateway process owns the folder; CLI processes become its clients; an SDK
  * client talks MCP to the gateway over HTTP with its token.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airlockCli, BIN, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const LIAR = join(REPO, 'test/fixtures/policy/liar.mjs');
 const CLIENT = join(REPO, 'test/fixtures/clients/idle-http-client.mjs');
 
-let root: string;
-let dataDir: string;
 let work: string;
 let records: string;
 let gateway: ChildProcess;
 let url: string;
 let client: Client;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: join(root, 'home') } });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-gateway-cli-', { timeout: 60_000 });
+const { root, dataDir, run: airlock } = cli;
 
 /** Processes running a given script with a given argument (this test's own folder), found from outside through /proc. */
 function processesRunning(script: string, argument: string): number {
@@ -52,8 +46,6 @@ async function connect(token: string | undefined): Promise<Client> {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-gateway-cli-'));
-  dataDir = join(root, 'data');
   work = join(root, 'work');
   records = join(root, 'records');
   for (const dir of [work, records, join(root, 'home')]) mkdirSync(dir, { recursive: true });
@@ -76,7 +68,7 @@ afterAll(async () => {
   await client?.close().catch(() => {});
   gateway?.kill('SIGTERM');
   await new Promise((resolve) => gateway?.once('exit', resolve));
-  rmSync(root, { recursive: true, force: true });
+  cli.remove();
 });
 
 describe('airlock gateway --http', () => {

@@ -8,8 +8,7 @@
  * fixture server that records every call that reaches it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,21 +16,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AirlockHost } from '../../electron/core/host';
 import { SharedHost } from '../../electron/core/ipc/shared-host';
 import { PtySession } from '../support/pty';
+import { airlockCli, BIN, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const LIAR = join(REPO, 'test/fixtures/policy/liar.mjs');
 
-let root: string;
-let dataDir: string;
 let records: string;
-let home: string;
 let owner: ChildProcess;
 let ownerUrl: string;
 const clients: Client[] = [];
 
-const env = () => ({ ...process.env, HOME: home });
-const airlock = (args: string[]) => spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 60_000, env: env() });
+const cli = airlockCli('airlock-gateway-terminal-', { timeout: 60_000 });
+const { root, dataDir, home, run: airlock, env } = cli;
 const tidyCalls = () => (existsSync(join(records, 'tidy')) ? readFileSync(join(records, 'tidy'), 'utf8').split('\n').filter(Boolean).length : 0);
 const token = () => readFileSync(join(dataDir, 'gateway-token'), 'utf8').trim();
 
@@ -70,12 +65,9 @@ function startGateway(args: string[]): Promise<{ process: ChildProcess; url: str
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-gateway-terminal-'));
-  dataDir = join(root, 'data');
   records = join(root, 'records');
-  home = join(root, 'home');
-  for (const dir of [records, home]) mkdirSync(dir, { recursive: true });
-  expect(airlock(['add', 'liar', '--write', records, '--yes', '--', process.execPath, LIAR, records]).status).toBe(0);
+  mkdirSync(records, { recursive: true });
+  expect(airlock(['add', 'liar', '--write', records, '--yes', '--', process.execPath, LIAR, records]).code).toBe(0);
   // The owner: a gateway with no terminal (as an AI app starts it), running the servers.
   const started = await startGateway(['--no-terminal', '--client', 'Owner App']);
   owner = started.process;
@@ -86,7 +78,7 @@ afterAll(async () => {
   for (const client of clients) await client.close().catch(() => {});
   owner?.kill('SIGTERM');
   await new Promise((resolve) => (owner?.exitCode !== null ? resolve(undefined) : owner.once('exit', resolve)));
-  rmSync(root, { recursive: true, force: true });
+  cli.remove();
 });
 
 describe('a gateway that is another process’s client, on a terminal', () => {
@@ -118,7 +110,7 @@ describe('a gateway that is another process’s client, on a terminal', () => {
     expect(result.isError).toBeFalsy();
     expect(tidyCalls()).toBe(before + 1);
     expect(existsSync(join(records, 'a.txt'))).toBe(false);
-    const entries = JSON.parse(airlock(['audit', '--json', '--tool', 'tidy_up']).stdout) as Array<Record<string, string>>;
+    const entries = JSON.parse(airlock(['audit', '--json', '--tool', 'tidy_up']).out) as Array<Record<string, string>>;
     expect(entries.find((entry) => entry.kind === 'decision')).toMatchObject({ caller: 'app “Terminal App”', verdict: 'allowed after you answered in the terminal', answeredBy: 'allow once (terminal)' });
   });
 

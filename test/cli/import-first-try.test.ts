@@ -13,22 +13,17 @@
  *   set), `${workspaceFolder}` is the folder of the `.vscode/mcp.json` itself or
  *   `--workspace`, and the summary counts every entry with why.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TmuxSession } from '../support/tmux';
+import { airlockCli, BIN, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const ECHO = join(REPO, 'test/fixtures/servers/echo.mjs');
 const API_CLIENT = join(REPO, 'test/fixtures/servers/api-client.mjs');
 
-let root: string;
-let dataDir: string;
-let home: string;
 let api: ChildProcess;
 let apiPort: number;
 let apiLog: string;
@@ -44,14 +39,8 @@ require('node:http').createServer((request, response) => {
   else response.writeHead(401).end('bad credentials');
 }).listen(0, '127.0.0.1', function () { process.stdout.write(String(this.address().port) + '\\n'); });`;
 
-function airlock(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], {
-    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '', NO_COLOR: '1', ...env },
-    encoding: 'utf8',
-    timeout: 300_000,
-  });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-import-first-', { env: { XDG_CONFIG_HOME: '', NO_COLOR: '1' }, timeout: 300_000 });
+const { root, dataDir, home, run: airlock } = cli;
 
 function inTerminal(args: string[]): TmuxSession {
   const session = TmuxSession.start([process.execPath, BIN, '--data-dir', dataDir, ...args], { HOME: home, XDG_CONFIG_HOME: '', NO_COLOR: '1' });
@@ -63,10 +52,6 @@ const names = () => (JSON.parse(airlock(['list', '--json']).out) as Array<{ name
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-import-first-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
-  mkdirSync(home);
   apiLog = join(root, 'api-seen.log');
   api = spawn(process.execPath, ['-e', FAKE_API, apiLog], { stdio: ['ignore', 'pipe', 'inherit'] });
   apiPort = await new Promise<number>((resolve) => api.stdout!.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
@@ -74,7 +59,7 @@ beforeAll(async () => {
 afterAll(() => {
   for (const session of sessions) session.close();
   api.kill();
-  rmSync(root, { recursive: true, force: true });
+  cli.remove();
 });
 
 describe('a Claude Desktop user: import, import again, then connect --move', () => {

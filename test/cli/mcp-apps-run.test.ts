@@ -7,16 +7,13 @@
  * its screen only to a host that can show one (it checks the client's
  * `io.modelcontextprotocol/ui` capability) offers it through Airlock too.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airlockCli, BIN, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const VANILLA = join(REPO, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
 const REACT = join(REPO, 'node_modules/@modelcontextprotocol/server-basic-react/dist/index.js');
 const CAPABILITY = join(REPO, 'test/fixtures/screens/ui-capability.mjs');
@@ -25,14 +22,9 @@ const FIXTURE = join(REPO, 'test/fixtures/screens/screen-fixture.mjs');
 const CONTROL_PAGE = '<!doctype html><title>inert</title><p>\u001b[2J\u001b[31mred\u001b[0m ring\u0007 \u202eexe.txt</p>';
 const UI_CAPABILITY = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 
-let root: string;
-let dataDir: string;
-let home: string;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 90_000, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-mcp-apps-run-', { env: { XDG_CONFIG_HOME: '' }, timeout: 90_000 });
+const { root, dataDir, home, run: airlock } = cli;
 
 /** A client of the server itself, declaring what a screen-showing host declares. */
 async function direct(argv: string[]): Promise<Client> {
@@ -45,16 +37,12 @@ async function direct(argv: string[]): Promise<Client> {
 async function throughAirlock(name: string, capabilities: Record<string, unknown> = UI_CAPABILITY): Promise<Client> {
   const client = new Client({ name: 'host-behind-airlock', version: '1.0.0' }, { capabilities });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dataDir, 'run', name, '--no-terminal', '--client', 'Screen Host'], env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } as Record<string, string>, stderr: 'pipe' }),
+    new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dataDir, 'run', name, '--no-terminal', '--client', 'Screen Host'], env: cli.env(), stderr: 'pipe' }),
   );
   return client;
 }
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-mcp-apps-run-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
-  mkdirSync(home, { recursive: true });
   writeFileSync(join(root, 'controls.html'), CONTROL_PAGE);
   writeFileSync(join(root, 'apps.html'), '<!doctype html><title>apps</title><p>apps</p>');
   for (const [name, argv] of [
@@ -69,7 +57,7 @@ beforeAll(() => {
     expect(added.code, added.err).toBe(0);
   }
 }, 180_000);
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe.each([
   ['vanilla', VANILLA],
@@ -110,7 +98,7 @@ describe('airlock gateway (several servers behind one)', () => {
     const own = await direct([VANILLA, '--stdio']);
     const gateway = new Client({ name: 'host-behind-gateway', version: '1.0.0' }, { capabilities: UI_CAPABILITY });
     await gateway.connect(
-      new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dataDir, 'gateway', '--stdio', '--client', 'Screen Host'], env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } as Record<string, string>, stderr: 'pipe' }),
+      new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dataDir, 'gateway', '--stdio', '--client', 'Screen Host'], env: cli.env(), stderr: 'pipe' }),
     );
     try {
       const tool = (await gateway.listTools()).tools.find((candidate) => candidate.name === 'vanilla__get-time');
@@ -133,7 +121,7 @@ describe('airlock gateway (several servers behind one)', () => {
 async function throughGateway(capabilities: Record<string, unknown> = UI_CAPABILITY): Promise<Client> {
   const client = new Client({ name: 'host-behind-gateway', version: '1.0.0' }, { capabilities });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dataDir, 'gateway', '--stdio', '--no-terminal', '--client', 'Screen Host'], env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '' } as Record<string, string>, stderr: 'pipe' }),
+    new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dataDir, 'gateway', '--stdio', '--no-terminal', '--client', 'Screen Host'], env: cli.env(), stderr: 'pipe' }),
   );
   return client;
 }

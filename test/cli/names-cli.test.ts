@@ -4,33 +4,17 @@
  * all inherited property names (`constructor`, `__proto__`, …) — the built
  * CLI in a temporary data folder, the server in the real sandbox.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { airlockCli, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const HOSTILE = join(REPO, 'test/fixtures/names/hostile-names.mjs');
 const NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__lookupGetter__'];
 
-let root: string;
-let dataDir: string;
-let home: string;
+const cli = airlockCli('airlock-cli-names-', { timeout: 60_000 });
+const { run: airlock } = cli;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { env: { ...process.env, HOME: home }, encoding: 'utf8', timeout: 60_000 });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
-
-beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-cli-names-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
-  mkdirSync(home);
-});
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe('a server named with inherited property names', () => {
   it('`airlock add` shows every tool and prompt and saves the server', () => {

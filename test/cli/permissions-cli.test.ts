@@ -9,35 +9,20 @@
  * only where it was allowed — never in the repository beside it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airlockCli, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const PLANTER = join(REPO, 'test/fixtures/escape/git-planter.mjs');
 
-let root: string;
-let dataDir: string;
-let home: string;
 let work: string;
 let repoA: string;
 let repoB: string;
 let markers: string;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { env: { ...process.env, HOME: home, NO_COLOR: '1' }, encoding: 'utf8', timeout: 90_000 });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
-function json(args: string[]) {
-  const result = airlock([...args, '--json']);
-  try {
-    return { ...result, value: JSON.parse(result.out) };
-  } catch {
-    throw new Error(`not JSON (exit ${result.code}): ${result.out}\n${result.err}`);
-  }
-}
+const cli = airlockCli('airlock-cli-trusted-', { env: { NO_COLOR: '1' }, timeout: 90_000 });
+const { root, home, run: airlock, json } = cli;
 /** The planter's report of each step it tried inside its sandbox. */
 function plant(variant: string, where: string): Array<{ step: string; ok: boolean; code?: string }> {
   const result = json(['call', 'git-server', 'plant', '--args', JSON.stringify({ variant, root: where, marker: join(markers, variant) })]);
@@ -53,9 +38,6 @@ function git(cwd: string, ...args: string[]) {
 }
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-cli-trusted-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
   work = join(root, 'work');
   markers = join(root, 'markers');
   repoA = join(work, 'a');
@@ -70,7 +52,7 @@ beforeAll(() => {
   const rule = airlock(['rules', 'add', 'git-server', 'plant', 'allow', '--confirm-destructive', '--yes']);
   expect(rule.code, rule.err).toBe(0);
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe('airlock grant --write-trusted', () => {
   it('without it, a repository’s .git/config in a write grant stays read-only to the server', () => {

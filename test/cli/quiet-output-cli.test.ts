@@ -7,37 +7,26 @@
  * for one tool in full with a call to copy. The published filesystem server
  * in the real sandbox.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airlockCli, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 
-let root: string;
-let dataDir: string;
-let home: string;
 let docs: string;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, HOME: home, NO_COLOR: '1' } });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-quiet-', { env: { NO_COLOR: '1' }, timeout: 120_000 });
+const { home, run: airlock } = cli;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-quiet-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
   docs = join(home, 'docs');
   mkdirSync(docs, { recursive: true });
   writeFileSync(join(docs, 'plan.md'), 'line one\nline two\n');
   expect(airlock(['add', 'files', '--read', docs, '--yes', '--', process.execPath, FS_SERVER, docs]).code).toBe(0);
 }, 120_000);
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe('adding a second copy of a server', () => {
   let out: string;

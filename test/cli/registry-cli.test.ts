@@ -7,46 +7,25 @@
  * listing installed pinned and called in the sandbox, then updated only when
  * agreed. Bad input gets a clear message and leaves nothing behind.
  */
-import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClockWheel, CLOCK_MCP_NAME, CLOCK_PACKAGE } from '../fixtures/registry/python-package';
 import { startFixtureIndex, type FixtureIndex } from '../fixtures/registry/pypi-index';
 import { startFixtureRegistry, type FixtureRegistry } from '../fixtures/registry/registry-server';
+import { airlockCli } from '../support/cli';
 
-const BIN = join(import.meta.dirname, '../../bin/airlock.js');
-let root: string;
-let dataDir: string;
 let registry: FixtureRegistry;
 let index: FixtureIndex;
 /** Where pip finds the Python MCP SDK: the extra indexes the person's pip configuration names (a mirror here), else PyPI. */
 let extraIndexes = '';
 
 // Asynchronous on purpose: the fixture registry and index answer from this process.
-function airlock(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, ...args], {
-      env: { ...process.env, HOME: join(root, 'home'), NO_COLOR: '1', PIP_INDEX_URL: index.url, PIP_EXTRA_INDEX_URL: extraIndexes || 'https://pypi.org/simple', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 280_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
-}
+const cli = airlockCli('airlock-registry-cli-', { env: () => ({ NO_COLOR: '1', PIP_INDEX_URL: index.url, PIP_EXTRA_INDEX_URL: extraIndexes || 'https://pypi.org/simple' }), timeout: 280_000 });
+const { root, dataDir, runAsync: airlock } = cli;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-registry-cli-'));
-  dataDir = join(root, 'data');
-  mkdirSync(join(root, 'home'));
   // The person's pip configuration (an index mirror, say) applies as it would at home.
   const pipConf = join(homedir(), '.config/pip/pip.conf');
   if (existsSync(pipConf)) {
@@ -62,7 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await registry?.close();
   await index?.close();
-  rmSync(root, { recursive: true, force: true });
+  cli.remove();
 });
 
 const installed = () => (existsSync(join(dataDir, 'servers')) ? readdirSync(join(dataDir, 'servers')) : []);

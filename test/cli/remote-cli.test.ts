@@ -1,38 +1,27 @@
 /** `airlock add NAME --url …` of the built command against a real MCP server over HTTP (the SDK's server side). */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordDir } from '../core/servers/support/fixtures';
 import { startRemoteFixture, type RemoteFixture } from '../core/remote/support/remote-fixture';
+import { airlockCli, BIN } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 
-let root: string;
-let dataDir: string;
-let home: string;
 let fixture: RemoteFixture;
 let rec: ReturnType<typeof recordDir>;
 
-function airlock(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { env: { ...process.env, HOME: home, ...env }, encoding: 'utf8', timeout: 60_000 });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-cli-remote-', { timeout: 60_000 });
+const { dataDir, home, run: airlock } = cli;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-cli-remote-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
-  mkdirSync(home);
   rec = recordDir();
   fixture = await startRemoteFixture({ REMOTE_AUTH: 'key', REMOTE_API_KEY: 'k-cli-123', AIRLOCK_RECORD_DIR: rec.dir });
 });
 afterAll(async () => {
   await fixture?.stop();
   rec?.cleanup();
-  rmSync(root, { recursive: true, force: true });
+  cli.remove();
 });
 
 describe('airlock add --url', () => {

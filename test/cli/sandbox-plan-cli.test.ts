@@ -5,28 +5,20 @@
  * profile is evaluated (sbpl-evaluator.ts, a model of Seatbelt's matching);
  * the secret's value never appears, on any platform.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SbplProfile } from '../core/sandbox/platform/sbpl-evaluator';
+import { airlockCli, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const SERVER = join(REPO, 'test/fixtures/escape/escape-server.mjs');
 const SECRET_VALUE = 'sk-plan-secret-must-not-print';
 
-let root: string;
-let home: string;
-let dataDir: string;
 let notes: string;
 let proj: string;
 
-function airlock(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { env: { ...process.env, HOME: home, NO_COLOR: '1', ...env }, encoding: 'utf8', timeout: 90_000 });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-cli-plan-', { env: { NO_COLOR: '1' }, timeout: 90_000 });
+const { dataDir, home, run: airlock } = cli;
 function planOf(platform?: string) {
   const result = airlock(['show', 'planned', '--sandbox-plan', ...(platform ? ['--platform', platform] : []), '--json']);
   expect(result.code, result.err).toBe(0);
@@ -35,9 +27,6 @@ function planOf(platform?: string) {
 }
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-cli-plan-'));
-  home = join(root, 'home');
-  dataDir = join(root, 'data');
   notes = join(home, 'notes');
   proj = join(home, 'proj');
   for (const dir of [notes, proj, join(home, '.ssh')]) mkdirSync(dir, { recursive: true });
@@ -47,7 +36,7 @@ beforeAll(() => {
   const secret = airlock(['grant', 'planned', '--secret', 'API_KEY', '--yes'], { API_KEY: SECRET_VALUE });
   expect(secret.code, secret.err).toBe(0);
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe('airlock show --sandbox-plan', () => {
   it("for this computer (Linux): bubblewrap, every guarantee, the server's rules", () => {

@@ -1,48 +1,24 @@
 /** The server, call, rule and audit verbs of the built `airlock` command, against real servers in the real sandbox. */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PtySession } from '../support/pty';
+import { airlockCli, BIN, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const MEMORY_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 
-let root: string;
-let dataDir: string;
 let work: string;
-let home: string;
 
-function airlock(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], {
-    env: { ...process.env, HOME: home, ...env },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
-const json = (args: string[]) => {
-  const result = airlock([...args, '--json']);
-  try {
-    return { ...result, value: JSON.parse(result.out) };
-  } catch {
-    throw new Error(`not JSON (exit ${result.code}): ${result.out}\n${result.err}`);
-  }
-};
+const cli = airlockCli('airlock-cli-servers-', { timeout: 60_000 });
+const { root, dataDir, home, run: airlock, json } = cli;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-cli-servers-'));
-  dataDir = join(root, 'data');
   work = join(root, 'work');
-  home = join(root, 'home');
   mkdirSync(work);
-  mkdirSync(home);
   writeFileSync(join(work, 'notes.md'), 'hello from notes');
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe('airlock add / list / show / call / audit', () => {
   it('refuses to add without a terminal or --yes (exit 4) and leaves nothing behind', () => {

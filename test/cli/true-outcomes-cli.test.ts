@@ -8,38 +8,27 @@
  * - a write the sandbox blocked says so, with the grant that allows it,
  *   after the server's own error.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airlockCli, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const MEMORY_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 
-let root: string;
-let dataDir: string;
-let home: string;
 let notes: string;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, HOME: home } });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-true-outcomes-', { timeout: 120_000 });
+const { home, run: airlock } = cli;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-true-outcomes-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
   notes = join(home, 'notes');
   mkdirSync(notes, { recursive: true });
   writeFileSync(join(notes, 'a.md'), 'a');
   expect(airlock(['add', 'memory', '--yes', '--', process.execPath, MEMORY_SERVER]).code).toBe(0);
 }, 120_000);
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe('a mistyped tool name', () => {
   it('gets "did you mean …?" with the closest names, and how to list them all', () => {

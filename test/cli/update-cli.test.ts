@@ -6,31 +6,22 @@
  * version's screens still ask for it (the published server-map, whose
  * screen asks for map and tile addresses).
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { airlockCli } from '../support/cli';
 
-const BIN = join(import.meta.dirname, '../../bin/airlock.js');
-let root: string;
-let dataDir: string;
 let work: string;
 
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 180_000, env: { ...process.env, HOME: join(root, 'home') } });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-update-', { timeout: 180_000 });
+const { root, run: airlock } = cli;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-update-'));
-  dataDir = join(root, 'data');
   work = join(root, 'work');
   mkdirSync(work);
-  mkdirSync(join(root, 'home'));
   writeFileSync(join(work, 'a.txt'), 'updated or not');
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 describe('airlock update', () => {
   it('installs a pinned npm version, then moves to another only after a new disclosure', () => {

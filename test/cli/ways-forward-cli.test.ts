@@ -7,31 +7,22 @@
  * SDK client as an app starts them, the published filesystem and memory
  * servers in the sandbox, the suggested commands typed on a real terminal.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PtySession } from '../support/pty';
+import { airlockCli, BIN, REPO } from '../support/cli';
 
-const REPO = join(import.meta.dirname, '../..');
-const BIN = join(REPO, 'bin/airlock.js');
 const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const MEMORY_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 
-let root: string;
-let dataDir: string;
-let home: string;
 let work: string;
 const clients: Client[] = [];
 
-const env = () => ({ ...process.env, HOME: home }) as Record<string, string>;
-function airlock(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 120_000, env: env() });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const cli = airlockCli('airlock-ways-forward-', { timeout: 120_000 });
+const { dataDir, home, run: airlock, env } = cli;
 
 /** An app's connection, as Claude Desktop starts it from its config: a child process speaking MCP on stdio. */
 async function appConnection(args: string[]): Promise<Client> {
@@ -59,9 +50,6 @@ async function runAsShown(command: string, answers: Array<[RegExp, string]>): Pr
 }
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'airlock-ways-forward-'));
-  dataDir = join(root, 'data');
-  home = join(root, 'home');
   work = join(home, 'notes');
   mkdirSync(work, { recursive: true });
   const files = airlock(['add', 'files', '--write', work, '--yes', '--', process.execPath, FS_SERVER, work]);
@@ -73,7 +61,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   for (const client of clients) await client.close().catch(() => {});
-  rmSync(root, { recursive: true, force: true });
+  cli.remove();
 });
 
 describe('a write through the stdio gateway, with the Airlock app closed', () => {

@@ -19,7 +19,7 @@ import { CliExit, EXIT, withProgress } from '../output';
 import { palette, type Palette } from '../terminal';
 import { confirmOrExit, type CliContext } from './context';
 import { applyGrants, collect, grantWords } from './grant-options';
-import { codeArgumentsRefusal, headerSecrets } from './install-steps';
+import { ALLOW_CODE_HELP, codeArgumentsRefusal, headerSecrets, NO_PROBE_HELP } from './install-steps';
 
 /** How many inspections run at once: each installs a package and starts a server; the machine is shared. */
 export const INSPECTIONS_AT_ONCE = 3;
@@ -420,7 +420,7 @@ function shortWhy(entry: ImportEntryView, why: string | undefined): string {
   return first.length > 60 ? `${first.slice(0, 59)}…` : first;
 }
 
-export function registerImportCommand(program: Command, context: CliContext, allowCodeHelp: string): void {
+export function registerImportCommand(program: Command, context: CliContext): void {
   const { io } = context;
   program
     .command('import')
@@ -430,9 +430,9 @@ export function registerImportCommand(program: Command, context: CliContext, all
     .option('--workspace <folder>', 'the folder ${workspaceFolder} stands for in a VS Code or Cursor config (a .vscode/mcp.json is its own folder’s without it)')
     .option('--secret <NAME>', 'give an entry that asks for the secret NAME its value, read from the environment variable NAME (repeatable)', collect)
     .option('--config <KEY=VALUE>', 'a setting an entry asks for (a VS Code input used in its command line; repeatable)', collect)
-    .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
+    .option('--no-probe', NO_PROBE_HELP)
     .option('--no-proposed', 'do not accept the proposed grants (paths its command line and settings name, its API’s domain)')
-    .option('--allow-code-arguments', allowCodeHelp)
+    .option('--allow-code-arguments', ALLOW_CODE_HELP)
     .action(async (source: string | undefined, options: { only?: string; workspace?: string; secret?: string[]; config?: string[]; probe: boolean; proposed: boolean; allowCodeArguments?: boolean }) => {
       const where: ImportWhere = source === 'claude' || source === 'vscode' || source === 'cursor' ? { app: source } : source ? { path: resolve(source) } : {};
       if (options.workspace !== undefined && !isFolder(resolve(options.workspace))) throw new CliExit(EXIT.usage, `--workspace ${options.workspace}: there is no such folder.`);

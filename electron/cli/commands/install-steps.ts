@@ -21,6 +21,17 @@ import { applyGrants, checkGrants, envOption, granted, grantWords, parseConfig, 
 
 type Profile = Omit<SandboxProfile, 'unsandboxed'>;
 
+/** The help for `--no-probe` (add, update, import). */
+export const NO_PROBE_HELP = 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)';
+
+/** The help for `--allow-screen` (add, update). */
+export const ALLOW_SCREEN_HELP =
+  'allow what its screens ask for: an address (https://host[:port], for every use they ask it for) or a permission (camera, microphone, geolocation, clipboardWrite); repeatable';
+
+/** The help for `--allow-code-arguments` (add, update, import). */
+export const ALLOW_CODE_HELP =
+  'let node or python run code from outside the package Airlock pins (--import, --require, -e, python -c, a data: or http: module …), which is refused otherwise, as NODE_OPTIONS is';
+
 /** What `installFromDisclosure` was told on the command line. */
 export interface InstallOptions extends GrantOptions {
   name?: string;

@@ -16,7 +16,7 @@ import { palette } from '../terminal';
 import { confirmOrExit, type CliContext } from './context';
 import { applyGrants, checkGrants, collect, envOption, secretsFromEnv, withGrantOptions, type GrantOptions } from './grant-options';
 import { registerImportCommand } from './import';
-import { installFromDisclosure } from './install-steps';
+import { ALLOW_CODE_HELP, ALLOW_SCREEN_HELP, installFromDisclosure, NO_PROBE_HELP } from './install-steps';
 
 export { confirmOrExit, type CliContext } from './context';
 export { installFromDisclosure } from './install-steps';
@@ -29,10 +29,6 @@ function parseHeaders(given: string[] | undefined): Array<{ name: string; value:
     return { name: text.slice(0, colon).trim(), value: text.slice(colon + 1).trim() };
   });
 }
-
-/** The help for `--allow-code-arguments`. */
-const ALLOW_CODE_HELP =
-  'let node or python run code from outside the package Airlock pins (--import, --require, -e, python -c, a data: or http: module …), which is refused otherwise, as NODE_OPTIONS is';
 
 /** Said wherever a person lets a server change files that other programs trust. */
 export const WRITE_TRUSTED_WARNING =
@@ -95,8 +91,8 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .option('--trust', "trust the server's annotations (read-only tools of a trusted server run without asking)")
       .option('--secret <NAME>', 'grant a secret, read from the environment variable NAME (repeatable)', collect)
       .option('--config <KEY=VALUE>', 'a setting the server needs (MCPB user_config; repeatable)', collect)
-      .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
-      .option('--allow-screen <address-or-permission>', "allow what its screens ask for: an address (https://host[:port], for every use they ask it for) or a permission (camera, microphone, geolocation, clipboardWrite); repeatable", collect)
+      .option('--no-probe', NO_PROBE_HELP)
+      .option('--allow-screen <address-or-permission>', ALLOW_SCREEN_HELP, collect)
       .option('--allow-code-arguments', ALLOW_CODE_HELP)
       .option('--disabled', 'add it without enabling it'),
   ).action(async (name: string, argv: string[], options) => {
@@ -149,8 +145,8 @@ export function registerServerCommands(program: Command, context: CliContext): v
       .description('update an npm or PyPI server to another version: a new disclosure and inspection; the running version stays until you agree')
       .argument('<name>')
       .argument('[range]', 'the version or range to move to', 'latest')
-      .option('--no-probe', 'skip the inspection (the server run once with the grants being given, read-only: no writes, no network, no secrets)')
-      .option('--allow-screen <address-or-permission>', "allow what its screens ask for: an address (https://host[:port], for every use they ask it for) or a permission (camera, microphone, geolocation, clipboardWrite); repeatable", collect)
+      .option('--no-probe', NO_PROBE_HELP)
+      .option('--allow-screen <address-or-permission>', ALLOW_SCREEN_HELP, collect)
       .option('--allow-code-arguments', ALLOW_CODE_HELP),
   ).action(async (name: string, range: string, options) => {
     const api = await context.api();
@@ -161,7 +157,7 @@ export function registerServerCommands(program: Command, context: CliContext): v
     await installFromDisclosure(context, disclosure, { ...options, name, trust: current.trusted, enable: current.enabled });
   });
 
-  registerImportCommand(program, context, ALLOW_CODE_HELP);
+  registerImportCommand(program, context);
 
   program
     .command('list')

@@ -156,45 +156,46 @@ function parse(line: Buffer): TailEntry | undefined {
   }
 }
 
-function firstSeq(path: string): number | undefined {
+/** What `read` finds in the open file; undefined when the file is gone (rotated or removed). */
+function readOpen(path: string, read: (fd: number) => number | undefined): number | undefined {
   try {
     const fd = openSync(path, 'r');
     try {
-      const bytes = Buffer.alloc(64 * 1024);
-      const n = readSync(fd, bytes, 0, bytes.length, 0);
-      for (const line of bytes.subarray(0, n).toString('utf8').split('\n')) {
-        const match = /"seq":(\d+)/.exec(line);
-        if (match) return Number(match[1]);
-      }
+      return read(fd);
     } finally {
       closeSync(fd);
     }
   } catch {
-    // Gone (rotated or removed): not a candidate.
+    // Gone (rotated or removed): not a candidate; the caller looks at the next file.
+    return undefined;
   }
-  return undefined;
+}
+
+function firstSeq(path: string): number | undefined {
+  return readOpen(path, (fd) => {
+    const bytes = Buffer.alloc(64 * 1024);
+    const n = readSync(fd, bytes, 0, bytes.length, 0);
+    for (const line of bytes.subarray(0, n).toString('utf8').split('\n')) {
+      const match = /"seq":(\d+)/.exec(line);
+      if (match) return Number(match[1]);
+    }
+    return undefined;
+  });
 }
 
 function lastSeq(path: string): number | undefined {
-  try {
-    const fd = openSync(path, 'r');
-    try {
-      const size = fstatSync(fd).size;
-      const want = Math.min(size, 256 * 1024);
-      const bytes = Buffer.alloc(want);
-      readSync(fd, bytes, 0, want, size - want);
-      const lines = bytes.toString('utf8').split('\n');
-      for (let k = lines.length - 1; k >= 0; k--) {
-        const line = lines[k]!;
-        if (!line.endsWith('}')) continue;
-        const entry = parse(Buffer.from(line));
-        if (entry) return entry.seq;
-      }
-    } finally {
-      closeSync(fd);
+  return readOpen(path, (fd) => {
+    const size = fstatSync(fd).size;
+    const want = Math.min(size, 256 * 1024);
+    const bytes = Buffer.alloc(want);
+    readSync(fd, bytes, 0, want, size - want);
+    const lines = bytes.toString('utf8').split('\n');
+    for (let k = lines.length - 1; k >= 0; k--) {
+      const line = lines[k]!;
+      if (!line.endsWith('}')) continue;
+      const entry = parse(Buffer.from(line));
+      if (entry) return entry.seq;
     }
-  } catch {
-    // Gone (rotated or removed): the caller looks at the next file.
-  }
-  return undefined;
+    return undefined;
+  });
 }

@@ -8,9 +8,9 @@
  * "denied by you".
  *
  * A server can make requests as fast as it likes; the log must not become
- * its megaphone. The first decision for a (server, host, port, verdict,
- * reason) is written at once; identical ones within the next minute are
- * counted, and the count is written as one entry (standing for
+ * its megaphone (coalesce.ts). The first decision for a (server, host, port,
+ * verdict, reason) is written at once; identical ones within the next minute
+ * are counted, and the count is written as one entry (standing for
  * `1 + repeats` decisions) when the minute is over and the next one comes,
  * or on `flush()` (shutdown). Every decision is accounted for.
  *
@@ -23,9 +23,9 @@
  */
 import type { NetworkDecision } from '../sandbox/network-proxy';
 import type { AuditLog } from './audit-log';
+import { Coalescer } from './coalesce';
 import type { NetworkDecider } from './entries';
 
-const COALESCE_MS = 60_000;
 /** Distinct hosts per server, verdict and reason written one by one in a minute; more are counted. */
 export const HOSTS_PER_MINUTE = 10;
 
@@ -47,32 +47,25 @@ export function networkDecider(reason: NetworkDecision['reason']): NetworkDecide
   }
 }
 
-interface Window {
-  since: number;
-  /** Identical decisions since the entry that opened this window (not yet written). */
-  counted: number;
-  decision: NetworkDecision;
-}
-
-/** The distinct hosts one server asked for in a minute, with one verdict and reason. */
-interface Spread {
-  since: number;
-  hosts: number;
-  /** Decisions for further hosts this minute, not yet written; the latest one stands for them. */
-  others: number;
-  last?: NetworkDecision;
-}
-
 export class NetworkDecisionRecorder {
-  private readonly windows = new Map<string, Window>();
-  private readonly spreads = new Map<string, Spread>();
   private readonly answers = new Map<string, { by: string; at: number }>();
+  private readonly coalescer: Coalescer<NetworkDecision>;
 
   constructor(
     private readonly audit: Pick<AuditLog, 'appendNetwork'>,
     private readonly now: () => number = () => Date.now(),
     private readonly onError: (error: unknown) => void = () => {},
-  ) {}
+  ) {
+    this.coalescer = new Coalescer({
+      same: (decision) => `${decision.serverName}\n${decision.host}\n${decision.port}\n${decision.allowed}\n${decision.reason}`,
+      // Distinct hosts are bounded per server, verdict and reason.
+      group: (decision) => `${decision.serverName}\n${decision.allowed}\n${decision.reason}`,
+      perMinute: HOSTS_PER_MINUTE,
+      write: (decision, repeats) => this.write(decision, repeats),
+      writeOthers: (last, count) => this.write(last, 0, count),
+      now: () => this.now(),
+    });
+  }
 
   /** A person answered a question about this request, in `by` (window, terminal). */
   noteAnswer(server: string, host: string, port: number, by: string): void {
@@ -82,63 +75,12 @@ export class NetworkDecisionRecorder {
 
   /** Records one decision the proxy took (never throws; the verdict does not depend on it). */
   record(decision: NetworkDecision): void {
-    const key = `${decision.serverName}\n${decision.host}\n${decision.port}\n${decision.allowed}\n${decision.reason}`;
-    const now = this.now();
-    const open = this.windows.get(key);
-    if (open && now - open.since < COALESCE_MS) {
-      open.counted += 1;
-      return;
-    }
-    // The last window's count first (it happened before this one), then this decision.
-    if (open && open.counted > 0) void this.write(open.decision, open.counted - 1);
-    if (!open && this.#spread(decision, now)) return;
-    this.windows.set(key, { since: now, counted: 0, decision });
-    void this.write(decision, 0);
-    if (this.windows.size > 10_000) {
-      const oldest = this.windows.keys().next().value!;
-      const closing = this.windows.get(oldest)!;
-      if (closing.counted > 0) void this.write(closing.decision, closing.counted - 1);
-      this.windows.delete(oldest);
-    }
-  }
-
-  /**
-   * A decision for a host not seen in this minute: true when it is counted
-   * (the server is past its hosts for the minute), not written now.
-   */
-  #spread(decision: NetworkDecision, now: number): boolean {
-    const key = `${decision.serverName}\n${decision.allowed}\n${decision.reason}`;
-    let spread = this.spreads.get(key);
-    if (spread && now - spread.since >= COALESCE_MS) {
-      if (spread.others > 0 && spread.last) void this.write(spread.last, 0, spread.others);
-      spread = undefined;
-    }
-    if (!spread) {
-      spread = { since: now, hosts: 0, others: 0 };
-      this.spreads.set(key, spread);
-      if (this.spreads.size > 10_000) this.spreads.delete(this.spreads.keys().next().value!);
-    }
-    if (spread.hosts < HOSTS_PER_MINUTE) {
-      spread.hosts += 1;
-      return false;
-    }
-    spread.others += 1;
-    spread.last = decision;
-    return true;
+    this.coalescer.record(decision);
   }
 
   /** Writes the counts still open (call on shutdown, before the log closes). */
-  async flush(): Promise<void> {
-    const writes: Promise<unknown>[] = [];
-    for (const [key, open] of this.windows) {
-      if (open.counted > 0) writes.push(this.write(open.decision, open.counted - 1));
-      this.windows.delete(key);
-    }
-    for (const [key, spread] of this.spreads) {
-      if (spread.others > 0 && spread.last) writes.push(this.write(spread.last, 0, spread.others));
-      this.spreads.delete(key);
-    }
-    await Promise.all(writes);
+  flush(): Promise<void> {
+    return this.coalescer.flush();
   }
 
   // One entry standing for 1 + repeats identical decisions (or, with `otherHosts`, for that many decisions about other hosts, the last of them named).

@@ -2,10 +2,11 @@
  * Refusals the operating system's sandbox reported (macOS: Seatbelt through
  * `log stream`) in the audit log: a `sandbox` entry naming the server and
  * what it tried. A server can trip the sandbox as fast as it likes; as for
- * network decisions (network-record.ts), the first refusal of a kind is
- * written at once, identical ones within the next minute are counted, and
- * the count is written as one entry when the minute is over and the next
- * one comes, or on `flush()`. Every refusal is accounted for.
+ * network decisions (network-record.ts; both through coalesce.ts), the
+ * first refusal of a kind is written at once, identical ones within the
+ * next minute are counted, and the count is written as one entry when the
+ * minute is over and the next one comes, or on `flush()`. Every refusal is
+ * accounted for.
  *
  * A flood of *distinct* refusals (a path the server makes up each time — or
  * a secret spelled out in paths) is bounded the same way as host names
@@ -15,92 +16,42 @@
  * redacted by the log itself (audit-log.ts), like a host name.
  */
 import type { AuditLog } from './audit-log';
+import { Coalescer } from './coalesce';
 
-const COALESCE_MS = 60_000;
-const MAX_WINDOWS = 10_000;
 /** Distinct refusals per server written one by one in a minute; more are counted. */
 export const REFUSALS_PER_MINUTE = 10;
 
-/** The distinct refusals one server caused in a minute. */
-interface Spread {
-  since: number;
-  kinds: number;
-  /** Refusals of further kinds this minute, not yet written; the latest one is named for them. */
-  others: number;
-  last?: string;
-}
-
-interface Window {
-  since: number;
-  counted: number;
+interface Refusal {
   server: string;
   detail: string;
 }
 
 export class SandboxRefusalRecorder {
-  private readonly windows = new Map<string, Window>();
-  private readonly spreads = new Map<string, Spread>();
+  private readonly coalescer: Coalescer<Refusal>;
 
   constructor(
     private readonly audit: Pick<AuditLog, 'appendSandboxRefusal'>,
-    private readonly now: () => number = () => Date.now(),
+    now: () => number = () => Date.now(),
     private readonly onError: (error: unknown) => void = () => {},
-  ) {}
+  ) {
+    this.coalescer = new Coalescer<Refusal>({
+      same: (refusal) => `${refusal.server}\n${refusal.detail}`,
+      group: (refusal) => refusal.server,
+      perMinute: REFUSALS_PER_MINUTE,
+      write: (refusal, repeats) => this.write(refusal.server, refusal.detail, repeats),
+      writeOthers: (last, count) => this.writeOthers(last.server, last.detail, count),
+      now,
+    });
+  }
 
   /** Records one refusal (never throws: what the sandbox enforced does not depend on it). */
   record(server: string, detail: string): void {
-    const key = `${server}\n${detail}`;
-    const now = this.now();
-    const open = this.windows.get(key);
-    if (open && now - open.since < COALESCE_MS) {
-      open.counted += 1;
-      return;
-    }
-    if (open && open.counted > 0) void this.write(open.server, open.detail, open.counted - 1);
-    if (!open && this.#spread(server, detail, now)) return;
-    this.windows.set(key, { since: now, counted: 0, server, detail });
-    void this.write(server, detail, 0);
-    if (this.windows.size > MAX_WINDOWS) {
-      const oldest = this.windows.keys().next().value!;
-      const closing = this.windows.get(oldest)!;
-      if (closing.counted > 0) void this.write(closing.server, closing.detail, closing.counted - 1);
-      this.windows.delete(oldest);
-    }
-  }
-
-  /** A refusal of a kind not seen this minute: true when it is counted (the server is past its kinds for the minute), not written now. */
-  #spread(server: string, detail: string, now: number): boolean {
-    let spread = this.spreads.get(server);
-    if (spread && now - spread.since >= COALESCE_MS) {
-      if (spread.others > 0 && spread.last !== undefined) void this.writeOthers(server, spread.last, spread.others);
-      spread = undefined;
-    }
-    if (!spread) {
-      spread = { since: now, kinds: 0, others: 0 };
-      this.spreads.set(server, spread);
-      if (this.spreads.size > MAX_WINDOWS) this.spreads.delete(this.spreads.keys().next().value!);
-    }
-    if (spread.kinds < REFUSALS_PER_MINUTE) {
-      spread.kinds += 1;
-      return false;
-    }
-    spread.others += 1;
-    spread.last = detail;
-    return true;
+    this.coalescer.record({ server, detail });
   }
 
   /** Writes the counts still open (call on shutdown, before the log closes). */
-  async flush(): Promise<void> {
-    const writes: Promise<unknown>[] = [];
-    for (const [key, open] of this.windows) {
-      if (open.counted > 0) writes.push(this.write(open.server, open.detail, open.counted - 1));
-      this.windows.delete(key);
-    }
-    for (const [server, spread] of this.spreads) {
-      if (spread.others > 0 && spread.last !== undefined) writes.push(this.writeOthers(server, spread.last, spread.others));
-      this.spreads.delete(server);
-    }
-    await Promise.all(writes);
+  flush(): Promise<void> {
+    return this.coalescer.flush();
   }
 
   // One entry standing for `count` refusals of other kinds in a minute, the last of them named.

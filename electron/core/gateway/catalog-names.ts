@@ -32,23 +32,24 @@ export function gatewayResourceUri(server: string, uri: string): string | undefi
 
 /** The server and original URI a gateway URI stands for; undefined when it is not one. */
 export function parseGatewayResourceUri(uri: string): { server: string; uri: string } | undefined {
-  if (typeof uri === 'string' && uri.startsWith(GATEWAY_SCREEN_PREFIX)) {
-    const rest = uri.slice(GATEWAY_SCREEN_PREFIX.length);
-    const slash = rest.indexOf('/');
-    if (slash <= 0) return undefined;
-    const server = rest.slice(0, slash);
-    const original = rest.slice(slash + 1);
-    if (!SERVER_NAME.test(server) || original === '') return undefined;
-    return { server, uri: `${SCREEN_SCHEME}${original}` };
+  if (typeof uri !== 'string') return undefined;
+  if (uri.startsWith(GATEWAY_SCREEN_PREFIX)) {
+    const parts = serverAndRest(uri.slice(GATEWAY_SCREEN_PREFIX.length));
+    return parts && { server: parts.server, uri: `${SCREEN_SCHEME}${parts.rest}` };
   }
-  if (typeof uri !== 'string' || !uri.startsWith(GATEWAY_URI_PREFIX)) return undefined;
-  const rest = uri.slice(GATEWAY_URI_PREFIX.length);
-  const slash = rest.indexOf('/');
+  if (!uri.startsWith(GATEWAY_URI_PREFIX)) return undefined;
+  const parts = serverAndRest(uri.slice(GATEWAY_URI_PREFIX.length));
+  return parts && { server: parts.server, uri: parts.rest };
+}
+
+/** `server/rest` after a gateway prefix: the first `/` is the separator (a server name has none); neither part may be empty. */
+function serverAndRest(text: string): { server: string; rest: string } | undefined {
+  const slash = text.indexOf('/');
   if (slash <= 0) return undefined;
-  const server = rest.slice(0, slash);
-  const original = rest.slice(slash + 1);
-  if (!SERVER_NAME.test(server) || original === '') return undefined;
-  return { server, uri: original };
+  const server = text.slice(0, slash);
+  const rest = text.slice(slash + 1);
+  if (!SERVER_NAME.test(server) || rest === '') return undefined;
+  return { server, rest };
 }
 
 /** The gateway name of a server's prompt (`server__prompt`). */

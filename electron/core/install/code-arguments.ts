@@ -168,25 +168,28 @@ function throughEnv(argv: readonly string[], options: CodeArgumentOptions): Code
   return [...found, ...inner.map((item) => ({ ...item, arg: item.arg + i }))];
 }
 
+/**
+ * Where an interpreter's own options end, as node and python both read
+ * them — at `--` (the program is next), at `-` (the program comes from its
+ * input, where Airlock speaks to the server) or at the first plain argument
+ * (the program): what the whole command line then says. Undefined while
+ * options go on at `argv[i]`.
+ */
+function atOptionsEnd(argv: readonly string[], i: number, found: CodeArgument[], programIndex: number | undefined, runtime: Runtime): CodeArgument[] | undefined {
+  const arg = argv[i]!;
+  if (arg === '-') return [...found, { arg: i, text: arg, reason: 'reads its program from its input, where Airlock speaks to the server' }];
+  if (arg === '--') return [...found, ...programProblems(argv, i + 1 < argv.length ? i + 1 : undefined, programIndex, runtime)];
+  if (!arg.startsWith('-')) return [...found, ...programProblems(argv, i, programIndex, runtime)];
+  return undefined;
+}
+
 function readNode(argv: readonly string[], from: number, programIndex: number | undefined): CodeArgument[] {
   const found: CodeArgument[] = [];
-  let program: number | undefined;
   let ranCode = false;
   for (let i = from; i < argv.length; i += 1) {
+    const ended = atOptionsEnd(argv, i, found, programIndex, 'node');
+    if (ended) return ended;
     const arg = argv[i]!;
-    if (arg === '--') {
-      program = i + 1 < argv.length ? i + 1 : undefined;
-      break;
-    }
-    if (arg === '-') {
-      found.push({ arg: i, text: arg, reason: 'reads its program from its input, where Airlock speaks to the server' });
-      ranCode = true;
-      break;
-    }
-    if (!arg.startsWith('-')) {
-      program = i;
-      break;
-    }
     // Node reads `_` as `-` in option names (--max_old_space_size).
     const eq = arg.indexOf('=');
     const rawName = eq > 0 ? arg.slice(0, eq) : arg;
@@ -220,27 +223,17 @@ function readNode(argv: readonly string[], from: number, programIndex: number | 
     return found;
   }
   if (ranCode) return found;
-  return [...found, ...programProblems(argv, program, programIndex, 'node')];
+  // Only options: no program at all.
+  return [...found, ...programProblems(argv, undefined, programIndex, 'node')];
 }
 
 function readPython(argv: readonly string[], from: number, programIndex: number | undefined): CodeArgument[] {
   const found: CodeArgument[] = [];
-  let program: number | undefined;
   let module: { at: number; name: string } | undefined;
   outer: for (let i = from; i < argv.length; i += 1) {
+    const ended = atOptionsEnd(argv, i, found, programIndex, 'python');
+    if (ended) return ended;
     const arg = argv[i]!;
-    if (arg === '--') {
-      program = i + 1 < argv.length ? i + 1 : undefined;
-      break;
-    }
-    if (arg === '-') {
-      found.push({ arg: i, text: arg, reason: 'reads its program from its input, where Airlock speaks to the server' });
-      return found;
-    }
-    if (!arg.startsWith('-')) {
-      program = i;
-      break;
-    }
     if (arg.startsWith('--')) {
       found.push({ arg: i, text: arg, reason: 'is an option of python Airlock does not know, so it cannot tell what it runs' });
       return found;
@@ -288,7 +281,8 @@ function readPython(argv: readonly string[], from: number, programIndex: number 
     if (programIndex !== undefined) found.push({ arg: module.at, text: `-m ${module.name}`, reason: `runs the module ${module.name} instead of the package’s own program` });
     return found;
   }
-  return [...found, ...programProblems(argv, program, programIndex, 'python')];
+  // Only options: no program at all.
+  return [...found, ...programProblems(argv, undefined, programIndex, 'python')];
 }
 
 /** The program itself: code in a URL, or (where Airlock pinned one) a program other than the pinned one. */

@@ -22,15 +22,10 @@ import { remoteEntry } from './remote-entry';
 /** The settings of a stdio entry that Airlock reads; any other is named as not imported. */
 const STDIO_SETTINGS = ['type', 'command', 'args', 'env', 'cwd', 'envFile', 'disabled', 'dev', 'gallery', 'version'];
 
-/** Reads one entry of a config file (see the file's header). */
-export async function importEntry(
-  entryName: string,
-  value: unknown,
-  origin: ImportOrigin,
-  inputs: ReadonlyMap<string, VsCodeInput>,
-  options: ImportEnvironment & { home: string },
-): Promise<ImportEntry> {
-  const entry = await readEntry(entryName, value, origin, inputs, options);
+/** Reads one entry of a config file (see the file's header), with what it runs as the file wrote it. */
+export async function importEntry(...read: Parameters<typeof readEntry>): Promise<ImportEntry> {
+  const entry = await readEntry(...read);
+  const value = read[1];
   const runs = !isPlainObject(value) ? undefined : typeof value.url === 'string' ? value.url : typeof value.command === 'string' ? [value.command, ...(Array.isArray(value.args) ? value.args.map(String) : [])].join(' ') : undefined;
   return runs === undefined ? entry : { ...entry, runs };
 }

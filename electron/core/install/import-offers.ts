@@ -9,10 +9,8 @@ import type { InstallCandidate, SecretRequest, UserConfigField } from './candida
 import type { CommandLineRisk } from './command-line-risk';
 import type { RemoteSourceInput } from './remote-source';
 
-/** What an npx entry becomes: an offer to install the package pinned, resolved when the caller asks. */
-export interface NpmImportOffer {
-  /** `name` or `name@range`, as the entry named it. */
-  packageSpec: string;
+/** What a package runner's entry (npx, uvx, pipx run) becomes, for either registry. */
+export interface PackageImportOffer {
   /** Arguments after the package. */
   userArgs: string[];
   env: Record<string, string>;
@@ -24,23 +22,22 @@ export interface NpmImportOffer {
   warnings: string[];
 }
 
+/** What an npx entry becomes: an offer to install the package pinned, resolved when the caller asks. */
+export interface NpmImportOffer extends PackageImportOffer {
+  /** `name` or `name@range`, as the entry named it. */
+  packageSpec: string;
+}
+
 /**
  * What a `uvx PKG` (or `uv tool run`, `pipx run`) entry becomes: an offer to
  * install the Python package pinned into a virtual environment of its own,
  * resolved when the caller asks — instead of a download at every start.
  */
-export interface PypiImportOffer {
+export interface PypiImportOffer extends PackageImportOffer {
   /** `name`, `name==1.2.3` or `name@1.2.3`, as the entry named it (`--from` wins). */
   packageSpec: string;
   /** The program the entry ran, when `--from` named the package separately. */
   scriptName?: string;
-  userArgs: string[];
-  env: Record<string, string>;
-  secrets: SecretRequest[];
-  userConfig: UserConfigField[];
-  originalArgv: string[];
-  originalRisks: CommandLineRisk[];
-  warnings: string[];
 }
 
 interface EntryBase {

@@ -89,6 +89,19 @@ export function parsePolicyJson(text: string): PositionedJson {
       }
     }
   };
+  /** Passes `ch` when it is next. */
+  const eat = (ch: string): boolean => {
+    if (text[i] !== ch) return false;
+    i++;
+    return true;
+  };
+  /** After a member of an object or an item of an array: false past a comma (another follows), true past the closing bracket. */
+  const closes = (close: '}' | ']'): boolean => {
+    space();
+    if (eat(',')) return false;
+    if (eat(close)) return true;
+    return fail(`expected , or ${close} (a missing comma?)`);
+  };
   const value = (path: PropertyKey[], depth: number): unknown => {
     space();
     if (depth > MAX_DEPTH) fail('nested too deeply');
@@ -98,10 +111,7 @@ export function parsePolicyJson(text: string): PositionedJson {
       i++;
       const out = Object.create(null) as Record<string, unknown>;
       space();
-      if (text[i] === '}') {
-        i++;
-        return out;
-      }
+      if (eat('}')) return out;
       for (;;) {
         space();
         if (text[i] !== '"') fail('expected a key in quotes');
@@ -113,38 +123,17 @@ export function parsePolicyJson(text: string): PositionedJson {
         if (text[i] !== ':') fail(`expected : after "${name}"`);
         i++;
         Object.defineProperty(out, name, { value: value([...path, name], depth + 1), enumerable: true, writable: true, configurable: true });
-        space();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === '}') {
-          i++;
-          return out;
-        }
-        fail('expected , or } (a missing comma?)');
+        if (closes('}')) return out;
       }
     }
     if (c === '[') {
       i++;
       const out: unknown[] = [];
       space();
-      if (text[i] === ']') {
-        i++;
-        return out;
-      }
+      if (eat(']')) return out;
       for (;;) {
         out.push(value([...path, out.length], depth + 1));
-        space();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') {
-          i++;
-          return out;
-        }
-        fail('expected , or ] (a missing comma?)');
+        if (closes(']')) return out;
       }
     }
     if (c === '"') return string();

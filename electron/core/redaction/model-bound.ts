@@ -29,15 +29,7 @@ export function modelBoundResult(deps: ServerSecretsDeps, server: string, result
 
 /** The chat's prompts and resources as the model may see them. */
 export function modelBoundContext(deps: ServerSecretsDeps, sources: ChatContextSources): ChatContextSources {
-  const text = (server: string, value: string): string => {
-    let values: readonly string[];
-    try {
-      values = serverSecretValues(deps, server);
-    } catch {
-      return WITHHELD;
-    }
-    return hideMarkedSecrets(value, values);
-  };
+  const text = (server: string, value: string): string => modelBoundText(deps, server, value);
   return {
     ...sources,
     getPrompt: async (server, name, args) => {
@@ -53,15 +45,15 @@ export function modelBoundContext(deps: ServerSecretsDeps, sources: ChatContextS
 
 /**
  * A text a server's code wrote for the model (a screen's message or
- * context) with every value the person gave that server hidden; withheld
- * when they cannot be read.
+ * context, a prompt or resource attached in the chat) with every value the
+ * person gave that server hidden; withheld when they cannot be read.
  */
 export function modelBoundText(deps: ServerSecretsDeps, server: string, text: string): string {
   let values: readonly string[];
   try {
     values = serverSecretValues(deps, server);
   } catch {
-    // Fail closed: the conversation and the model learn that the screen wrote something, not what.
+    // Fail closed: the conversation and the model learn that the server wrote something, not what.
     return WITHHELD;
   }
   return hideMarkedSecrets(text, values);

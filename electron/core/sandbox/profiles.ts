@@ -164,17 +164,21 @@ export const SYSTEM_SECRET_PATHS: readonly string[] = [
   '/root/.ssh',
 ];
 
+/** The SSH server's private host keys in its folder (`/etc/ssh`; macOS: `/private/etc/ssh`); none where it has no such folder. */
+export function sshHostKeys(folder: string): string[] {
+  try {
+    return readdirSync(folder)
+      .filter((name) => /^ssh_host_.*_key$/.test(name))
+      .map((name) => join(folder, name));
+  } catch {
+    // no SSH server here: no keys to hide
+    return [];
+  }
+}
+
 /** Absolute secret paths for one home folder, plus the system's own secrets and SSH host keys. */
 export function secretPathsUnder(homeDir: string): string[] {
-  let hostKeys: string[] = [];
-  try {
-    hostKeys = readdirSync('/etc/ssh')
-      .filter((name) => /^ssh_host_.*_key$/.test(name))
-      .map((name) => join('/etc/ssh', name));
-  } catch {
-    // no SSH server here
-  }
-  return [...new Set([...SECRET_HOME_PATHS.map((rel) => join(homeDir, rel)), ...SYSTEM_SECRET_PATHS, ...hostKeys])];
+  return [...new Set([...SECRET_HOME_PATHS.map((rel) => join(homeDir, rel)), ...SYSTEM_SECRET_PATHS, ...sshHostKeys('/etc/ssh')])];
 }
 
 /** Host variables a server may see (values copied from Airlock's environment when set). */

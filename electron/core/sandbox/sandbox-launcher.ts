@@ -223,17 +223,20 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       env: Record<string, string>;
       command: string;
       cwd: string;
-      dataFolders: string[];
-      exempt: string[];
-      extraReadAllowed: string[];
+      /** Where a note about a trusted file held out of a write grant goes. */
+      note: (text: string) => void;
     },
   ): { input: PlanInput; parts: FileRuleParts } => {
     const { spec, profile, paths } = request;
     const secrets = chosen.secretPaths(homeDir);
+    // SECURITY (invariant 5): every Airlock data folder of this user, not
+    // only this process's (the CLI's plain-text secrets live in one).
+    const dataFolders = [...new Set([paths.airlockDataDir, ...registeredDataFolders(dataFolderRegistry)])];
+    const exempt = writeTrustedExemptions(profile, paths.write, request.note);
     const parts: FileRuleParts = {
       homeDir,
       secretPaths: secrets,
-      dataFolders: request.dataFolders,
+      dataFolders,
       hiddenFiles: (options.hiddenFiles ?? []).map(canonical),
       hiddenRuntime: request.hiddenRuntime,
       scratchFolders: chosen.scratchFolders,
@@ -242,11 +245,12 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       read: paths.read,
       write: paths.write,
       ...(paths.codeDir ? { codeDir: paths.codeDir } : {}),
-      codeDirs: codeDirsUnderHome(spec, request.command, homeDir, [...secrets, ...request.dataFolders, request.hiddenRuntime]),
+      codeDirs: codeDirsUnderHome(spec, request.command, homeDir, [...secrets, ...dataFolders, request.hiddenRuntime]),
       writable: request.writable,
-      exempt: request.exempt,
-      existingTrusted: existingTrusted(paths.write, request.exempt),
-      extraReadAllowed: request.extraReadAllowed,
+      exempt,
+      existingTrusted: existingTrusted(paths.write, exempt),
+      // The server's proxy socket, where its proxy is one.
+      extraReadAllowed: request.proxy?.kind === 'unix-socket' ? [request.proxy.socketPath] : [],
     };
     const input: PlanInput = {
       serverName: request.context.serverName,
@@ -275,12 +279,33 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     options.onNetworkRequest && (options.mayAsk?.(serverName, profile) ?? true) ? options.onNetworkRequest : undefined;
 
   /** The proxy variables a server gets for its endpoint. */
-  const proxyUrls = (endpoint: ProxyEndpoint | undefined, shown = false): { url: string; socksUrl: string } | undefined => {
+  const proxyUrls = (endpoint: ProxyEndpoint | undefined, shown: boolean): { url: string; socksUrl: string } | undefined => {
     if (!endpoint) return undefined;
     if (endpoint.kind === 'unix-socket') return { url: `http://127.0.0.1:${SANDBOX_PROXY_PORT}`, socksUrl: `socks5h://127.0.0.1:${SANDBOX_PROXY_PORT}` };
     const token = shown ? SHOWN_CREDENTIAL : encodeURIComponent(endpoint.credential.token);
     const auth = `${encodeURIComponent(endpoint.credential.user)}:${token}@`;
     return { url: `http://${auth}${endpoint.host}:${endpoint.port}`, socksUrl: `socks5h://${auth}${endpoint.host}:${endpoint.port}` };
+  };
+
+  /**
+   * The server's environment, built from nothing, with its home and temp
+   * folder in the launch's writable folder: one place for a start and for
+   * the plan `describe()` shows (`shown`: the proxy's credential as a placeholder).
+   */
+  const serverEnv = (
+    spec: ServerSpec,
+    run: { writable: string; secrets: Record<string, string>; dataDir: string | undefined; proxy: ProxyEndpoint | undefined; shown: boolean },
+  ): Record<string, string> => {
+    const proxyEnv = proxyUrls(run.proxy, run.shown);
+    return buildServerEnv({
+      hostEnv,
+      specEnv: spec.env,
+      secrets: run.secrets,
+      home: join(run.writable, 'home'),
+      tmp: join(run.writable, 'tmp'),
+      ...(run.dataDir ? { dataDir: run.dataDir, dataSettings: dataSettingsFor(spec) } : {}),
+      ...(proxyEnv ? { proxy: proxyEnv } : {}),
+    });
   };
 
   const build = async (
@@ -377,16 +402,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         await mkdir(paths.serverDataDir, { recursive: true, mode: 0o700 });
         dataDir = canonical(paths.serverDataDir);
       }
-      const proxyEnv = proxyUrls(endpoint);
-      const env = buildServerEnv({
-        hostEnv,
-        specEnv: spec.env,
-        secrets: pickSecrets(profile, context),
-        home,
-        tmp,
-        ...(dataDir ? { dataDir, dataSettings: dataSettingsFor(spec) } : {}),
-        ...(proxyEnv ? { proxy: proxyEnv } : {}),
-      });
+      const env = serverEnv(spec, { writable, secrets: pickSecrets(profile, context), dataDir, proxy: endpoint, shown: false });
       const cwd = spec.cwd ?? home;
       const command = resolveCommand(spec.command, env.PATH, cwd, backend?.executableExtensions(hostEnv) ?? []);
 
@@ -397,10 +413,9 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         return { command, args: [...spec.args], env, cwd, sandboxed: false, onNote, ...endTree, dispose };
       }
 
-      // SECURITY (invariant 5): every Airlock data folder of this user, not
-      // only this process's (the CLI's plain-text secrets live in one).
+      // SECURITY (invariant 5): this data folder is recorded before the plan
+      // hides every recorded one (planInput).
       if (options.recordDataFolder !== false) registerDataFolder(paths.airlockDataDir, { registry: dataFolderRegistry, homeDir });
-      const dataFolders = [...new Set([paths.airlockDataDir, ...registeredDataFolders(dataFolderRegistry)])];
       const { input, parts } = planInput(backend, {
         spec,
         profile,
@@ -414,9 +429,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         env,
         command,
         cwd,
-        dataFolders,
-        exempt: writeTrustedExemptions(profile, paths.write, note),
-        extraReadAllowed: endpoint?.kind === 'unix-socket' ? [endpoint.socketPath] : [],
+        note,
       });
       const launch = await getSession(backend).launch({ input, parts, launchRoot: launchDir, note });
       started = launch;
@@ -459,16 +472,7 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
         : { kind: 'tcp', host: '127.0.0.1', port: SHOWN_PORT, credential: { user: 'airlock', token: SHOWN_CREDENTIAL } };
     const dataDir = profile.filesystem.persistentData ? canonical(paths.serverDataDir) : undefined;
     const shownSecrets = Object.fromEntries(profile.secrets.map((name) => [name, SHOWN_SECRET]));
-    const proxyEnv = proxyUrls(endpoint, true);
-    const env = buildServerEnv({
-      hostEnv,
-      specEnv: spec.env,
-      secrets: shownSecrets,
-      home: join(writable, 'home'),
-      tmp: join(writable, 'tmp'),
-      ...(dataDir ? { dataDir, dataSettings: dataSettingsFor(spec) } : {}),
-      ...(proxyEnv ? { proxy: proxyEnv } : {}),
-    });
+    const env = serverEnv(spec, { writable, secrets: shownSecrets, dataDir, proxy: endpoint, shown: true });
     const cwd = spec.cwd ?? join(writable, 'home');
     let command = spec.command;
     try {
@@ -476,7 +480,6 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
     } catch {
       // shown as written: it is resolved on the machine that starts it
     }
-    const dataFolders = [...new Set([paths.airlockDataDir, ...registeredDataFolders(dataFolderRegistry)])];
     const { input } = planInput(chosen, {
       spec,
       profile,
@@ -490,9 +493,8 @@ export function createSandboxLauncher(options: SandboxLauncherOptions = {}): Air
       env,
       command,
       cwd,
-      dataFolders,
-      exempt: writeTrustedExemptions(profile, paths.write, () => {}),
-      extraReadAllowed: endpoint?.kind === 'unix-socket' ? [endpoint.socketPath] : [],
+      // A shown plan notes nothing: the start that runs it will.
+      note: () => {},
     });
     const plan = chosen.plan(input);
     return endpoint?.kind === 'tcp' ? showPortChosenAtStart(plan) : plan;

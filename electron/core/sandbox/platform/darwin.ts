@@ -31,13 +31,13 @@
  * profile); the launch and the violation monitor are in the launcher and
  * darwin-violations.ts.
  */
-import { accessSync, constants, readdirSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { accessSync, constants } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import type { SandboxSupport } from '../../../../shared/domain';
 import { splitQuotedWords } from '../bwrap-argv';
 import { findExecutable, type CapabilityProbe } from '../executables';
 import { SandboxInitError, SandboxProfileError } from '../errors';
-import { SECRET_HOME_PATHS } from '../profiles';
+import { SECRET_HOME_PATHS, sshHostKeys } from '../profiles';
 import { TRUSTED_NAMES } from '../trusted-files';
 import { macosLibrary } from './darwin-library';
 import { DarwinSession } from './darwin-session';
@@ -274,15 +274,7 @@ export const darwinBackend: PlatformBackend = {
   support: darwinSupport,
   guarantees: darwinGuarantees,
   secretPaths(homeDir) {
-    let hostKeys: string[] = [];
-    try {
-      hostKeys = readdirSync('/private/etc/ssh')
-        .filter((name) => /^ssh_host_.*_key$/.test(name))
-        .map((name) => join('/private/etc/ssh', name));
-    } catch {
-      // no SSH server keys here (or not a Mac)
-    }
-    return [...new Set([...[...SECRET_HOME_PATHS, ...DARWIN_SECRET_HOME_PATHS].map((rel) => `${homeDir}/${rel}`), ...DARWIN_SYSTEM_SECRET_PATHS, ...hostKeys])];
+    return [...new Set([...[...SECRET_HOME_PATHS, ...DARWIN_SECRET_HOME_PATHS].map((rel) => `${homeDir}/${rel}`), ...DARWIN_SYSTEM_SECRET_PATHS, ...sshHostKeys('/private/etc/ssh')])];
   },
   unenforcedLimits: () => ({
     processes: 'Not set on macOS: it counts every process of your user, not only this server\'s, so the limit would stop your other programs too.',
