@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { SandboxProfile } from '../../../shared/domain';
 import type { Disclosure } from '../../../shared/views';
-import { domainProblem, parseEnvAssignments, pathProblem } from '../../core/install/checks';
+import { domainProblem, parseEnvAssignments, pathProblem } from '../../core/install';
 import { isAtOrUnder } from '../../core/sandbox';
 import { CliExit, EXIT, type CliIo } from '../output';
 

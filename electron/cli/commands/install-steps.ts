@@ -8,7 +8,7 @@
  */
 import type { GrantProposalView, Disclosure, ServerSummary } from '../../../shared/views';
 import type { SandboxProfile } from '../../../shared/domain';
-import { DID_NOT_START } from '../../core/install/checks';
+import { DID_NOT_START } from '../../core/install';
 import { messageOf } from '../../core/errors';
 import { inertText } from '../../core/inert';
 import { formatDisclosure, formatProbe, formatProposals, formatSummaryLine, inert, quoteArg } from '../format';

@@ -9,7 +9,7 @@
 import type { ServerRecord } from '../../../shared/domain';
 import type { Disclosure, ImportEntryView } from '../../../shared/views';
 import { AirlockError, messageOf } from '../errors';
-import { existingServerFor, importConfigFile, importFromApp, type ImportApp, type ImportEntry, type ImportEnvironment, type ImportResult } from '../install';
+import { existingServerFor, importConfigFile, importFromApp, type ImportApp, type ImportEntry, type ImportEnvironment, type ImportResult } from '../install/sources';
 
 /** What a scan may be asked for (the `install.scanImports` request). */
 export interface ImportScanRequest {

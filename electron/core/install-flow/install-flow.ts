@@ -85,7 +85,7 @@ export interface InstallFlowDeps {
  * other apps' configs — loaded at the first install, update or import: a
  * command that installs nothing (`airlock list`) does not load it.
  */
-const installSources = () => import('../install');
+const installSources = () => import('../install/sources');
 
 /**
  * The install flow behind the install screens and `airlock add`: prepare a

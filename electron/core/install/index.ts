@@ -3,19 +3,21 @@
  * bundle, another app's config — each turned into an `InstallCandidate` for
  * install-time disclosure. Nothing from a source runs here; the npm install
  * and the MCPB unpack are separate steps the caller takes after consent.
+ *
+ * This face holds what every command may need at start — the checks on
+ * names, paths and grants, candidates, package-runner lines — and the
+ * sources' types. The sources' own code is in sources.ts, which the install
+ * flow loads at the first install, update or import, so a command that
+ * installs nothing (`airlock list`) does not load it.
  */
 export * from './airlock-entries';
 export * from './candidate';
 export * from './checks';
 export * from './command-line-risk';
-export * from './config-import';
-export * from './import-matching';
 export * from './jsonc';
-export * from './local-command';
-export * from './mcpb-source';
-export * from './npm-source';
+export * from './npm-spec';
 export * from './package-runners';
-export * from './pypi-source';
 export * from './server-dir';
+export * from './source-errors';
 export * from './version-order';
-export * from './zip-reader';
+export type * from './sources';
