@@ -33,6 +33,8 @@ const host = new AirlockHost({ dataDir, version: 'bench', hooks: { emit: () => {
 try {
   const disclosure = await host.install.prepare({ kind: 'local', argv: [process.execPath, EVERYTHING, 'stdio'] });
   const { unsandboxed: _u, ...profile } = defaultSandboxProfile();
+  // Inspected as at install, so its resources and templates are the ones the person reviewed (a template never reviewed is not read).
+  await host.install.probe(disclosure.draftId, {}, profile);
   await host.install.commit({ draftId: disclosure.draftId, name: 'everything', profile, trusted: false, secrets: {}, enable: true });
   const direct = new Client({ name: 'bench', version: '1' });
   await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'pipe' }));
