@@ -141,10 +141,31 @@ describe("a server's proxy on a loopback port demands its credential", () => {
   });
 });
 
+/** Whether `port` on 127.0.0.1 can be listened on now. */
+const portFree = (port: number) =>
+  new Promise<boolean>((done) => {
+    const probe = createServer();
+    probe.once('error', () => done(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => done(true)));
+  });
+
+/**
+ * Two free neighbouring ports, below Linux's range for outgoing connections
+ * (32768 and up), where other tests' connections running at the same time
+ * would otherwise take one between this check and the proxies' start.
+ */
+async function freePortPair(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const base = 20000 + Math.floor(Math.random() * 10000);
+    if ((await portFree(base)) && (await portFree(base + 1))) return base;
+  }
+  throw new Error('no two free neighbouring ports between 20000 and 30000');
+}
+
 describe('a loopback proxy in a fixed port range (Windows lets the sandbox reach only 60080–60089)', () => {
   it('takes a free port of the range, and says plainly when every one is taken', async () => {
     const holders: Server[] = [];
-    const base = 47000 + Math.floor(Math.random() * 1000);
+    const base = await freePortPair();
     const range = [base, base + 1] as const;
     const first = await startLoopbackProxy({ serverName: 'a', allowedDomains: [] }, { portRange: range });
     const second = await startLoopbackProxy({ serverName: 'b', allowedDomains: [] }, { portRange: range });
