@@ -15,6 +15,7 @@ import type { RegistryRoomDeps } from './registry/registry-room';
 import type { AirlockSandboxLauncher, SandboxLauncherOptions } from './sandbox/sandbox-launcher';
 import type { SecretCipher } from './secrets/secret-store';
 import type { SamplingModel } from './server-requests/sampling-model';
+import type { ResolveHost } from './server-requests/elicitation-form';
 import type { SupervisorOptions } from './servers/supervisor';
 import type { StoreBackendFactory } from './store/store';
 
@@ -88,6 +89,8 @@ export interface HostOptions {
    * none), and its file operations (tests).
    */
   audit?: { key?: AuditKey | null; fs?: AuditFileSystem };
+  /** How a web address's host name is looked up before a server's page is offered or opened (default: the system's resolver; tests). */
+  resolveHost?: ResolveHost;
   /** Airlock's own model for servers' sampling requests (the built-in agent provides it); absent: only a gateway app's model can answer. */
   samplingModel?: SamplingModel;
   /** The MCP Registry client's tuning (tests: a short time limit). */

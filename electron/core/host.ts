@@ -179,7 +179,7 @@ export class AirlockHost {
     });
     const askingShell = () => ((hooks.canAsk?.() ?? false) ? this.ownShell.origin : undefined);
     const timeout = options.confirmationTimeoutMs !== undefined ? { questionTimeoutMs: options.confirmationTimeoutMs } : {};
-    this.serverRequests = composeServerRequests({ ...parts, secretsOf, askingShell, ownShell: () => this.ownShell, samplingModel: options.samplingModel, ...timeout }, () => this);
+    this.serverRequests = composeServerRequests({ ...parts, secretsOf, askingShell, ownShell: () => this.ownShell, samplingModel: options.samplingModel, ...timeout, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }, () => this);
     this.remote = new RemoteRoom({
       ...parts,
       restartServer: (name) => this.supervisor.restart(name),

@@ -9,6 +9,7 @@
  * https to a public name, with Punycode flagged; nothing here ever fills in
  * an answer (defaults are shown to the person, never submitted for them).
  */
+import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { domainToUnicode } from 'node:url';
 import { isPublicAddress, readHostName } from '../net/address-ranges';
@@ -176,6 +177,44 @@ export function readElicitationUrl(raw: string): UrlReading {
   const name = readHostName(bare);
   if (!name) return reading;
   return { ...reading, problem: name.singleLabel || name.range === 'reserved' ? 'it does not name a public host' : 'it points at this computer or the local network' };
+}
+
+/** Every address a host name resolves to. */
+export type ResolveHost = (host: string) => Promise<readonly string[]>;
+
+/** How long Airlock waits for a URL's name to resolve (then it goes by the name alone, which passed the checks). */
+export const RESOLVE_BOUND_MS = 3_000;
+
+const systemResolve: ResolveHost = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+
+/**
+ * A URL that passed `readElicitationUrl`, its name looked up as the browser
+ * will: a problem when any address it resolves to is not the internet
+ * (`127.0.0.1.nip.io`, a name its owner points at 192.168.1.1). A name
+ * that does not resolve here (in time) is left as it was: the browser will
+ * not reach it either. A reading with a problem, or an address, is returned
+ * as it is. Never rejects.
+ * The browser looks the name up again when it opens it, so a name whose
+ * answer changes in between (DNS rebinding) is not caught: this is a check,
+ * not a fence — the sandbox's network proxy is the fence for servers.
+ */
+export async function withResolvedName(reading: UrlReading, resolve: ResolveHost = systemResolve): Promise<UrlReading> {
+  if (reading.problem) return reading;
+  const host = reading.asciiHost.replace(/^\[|\]$/g, '');
+  if (!host || isIP(host)) return reading;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<readonly string[]>((done) => {
+    timer = setTimeout(() => done([]), RESOLVE_BOUND_MS);
+    timer.unref();
+  });
+  let addresses: readonly string[];
+  try {
+    addresses = await Promise.race([resolve(host).catch((): readonly string[] => []), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+  const inside = addresses.find((address) => isIP(address) && isPrivateAddress(address));
+  return inside === undefined ? reading : { ...reading, problem: `its name leads to ${inside}, this computer or the local network` };
 }
 
 /**

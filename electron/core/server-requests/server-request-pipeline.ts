@@ -5,7 +5,7 @@ import type { ServerRequestAuditInput } from '../audit/server-request-entries';
 import { hideMarkedSecrets, redactString } from '../audit/redact';
 import { decideServerRequest, rootsFromGrants, type ServerRequestDecision } from '../policy/decide-server-request';
 import type { DownstreamPeers } from './downstream-peers';
-import { readElicitationUrl, secretLookingFields, checkFormAnswer, type ElicitationForm } from './elicitation-form';
+import { readElicitationUrl, secretLookingFields, checkFormAnswer, withResolvedName, type ElicitationForm, type ResolveHost } from './elicitation-form';
 import {
   acceptElicitationForm,
   acceptElicitationUrl,
@@ -50,6 +50,8 @@ export interface ServerRequestPipelineDeps {
    * Throws when they cannot be read: the request is then refused.
    */
   secretValues?(server: string): readonly string[];
+  /** The addresses a host name resolves to (elicitation-form.ts `withResolvedName`); the system's resolver when absent. */
+  resolveHost?: ResolveHost;
   /** Saves a person's "always"/"never" for a server, answered in `by` (recorded as a change). */
   saveSettings(server: string, settings: ServerRequestSettings, by: QueueAnswerer): void;
   /**
@@ -225,7 +227,8 @@ export class ServerRequestPipeline {
     const started = this.deps.now();
     const { record, settings, mode } = this.#facts(server);
     const form = params.mode === 'url' ? undefined : (params.requestedSchema as ElicitationForm);
-    const url = params.mode === 'url' ? readElicitationUrl(params.url) : undefined;
+    // SECURITY: a public-looking name that leads to this computer or the local network is refused like an address that does.
+    const url = params.mode === 'url' ? await withResolvedName(readElicitationUrl(params.url), this.deps.resolveHost) : undefined;
     const secretFields = form ? secretLookingFields(form, params.message) : [];
     const elicitationMode = params.mode === 'url' ? 'url' : 'form';
     const peer = this.deps.peers.elicitorFor(server, elicitationMode);

@@ -15,6 +15,7 @@ import { AirlockError } from '../errors';
 import type { ShellIdentity } from '../ipc/shell-identity';
 import type { ServerRequestHandlers } from '../servers/server-connection';
 import { DownstreamPeers, type DownstreamPeer } from './downstream-peers';
+import { withResolvedName, type ResolveHost } from './elicitation-form';
 import type { ServerQuestion } from './questions';
 import { RequestQueue, type QueueAnswerer, type QueuedQuestion } from './request-queue';
 import type { SamplingModel } from './sampling-model';
@@ -53,6 +54,8 @@ export interface ServerRequestsRoomDeps {
    */
   now(): number;
   questionTimeoutMs?: number;
+  /** The addresses a host name resolves to (DNS, as the browser will ask; see elicitation-form.ts); injectable for tests. */
+  resolveHost?: ResolveHost;
 }
 
 export class ServerRequestsRoom {
@@ -71,6 +74,7 @@ export class ServerRequestsRoom {
       audit: deps.audit,
       askers: deps.askers,
       ...(deps.secretValues ? { secretValues: deps.secretValues } : {}),
+      ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
       saveSettings: (server, settings, by) => this.#save(server, settings, by.shell === 'window' || by.shell === 'test' ? 'window' : 'command-line', 'confirmation'),
       now: deps.now,
       ...(deps.questionTimeoutMs !== undefined ? { questionTimeoutMs: deps.questionTimeoutMs } : {}),
@@ -107,11 +111,18 @@ export class ServerRequestsRoom {
    * waiting, routed to the shell that clicked, and only an https URL that
    * passed the checks, is ever opened.
    */
-  openUrl(id: string, by: QueueAnswerer = WINDOW_ANSWERER): { url: string } {
+  async openUrl(id: string, by: QueueAnswerer = WINDOW_ANSWERER): Promise<{ url: string }> {
     const entry = this.queue.get(id, by);
     if (!entry || entry.question.kind !== 'elicitation-url') throw new AirlockError('not-found', 'Airlock did not ask to open this.');
     const url = new URL(entry.question.url.href);
     if (url.protocol !== 'https:' || entry.question.url.problem) throw new AirlockError('forbidden-sender', 'Airlock opens only https addresses it checked.');
+    // SECURITY: looked up again now, as the browser is about to (the name may lead elsewhere than when it was asked).
+    const { problem } = await withResolvedName(entry.question.url, this.deps.resolveHost);
+    if (problem) {
+      this.queue.update(id, (question) => (question.kind === 'elicitation-url' ? { ...question, url: { ...question.url, problem } } : question));
+      throw new AirlockError('forbidden-sender', `Airlock did not open ${url.hostname}: ${problem}.`);
+    }
+    if (!this.queue.get(id, by)) throw new AirlockError('not-found', 'This question is no longer waiting.');
     this.queue.update(id, (question) => (question.kind === 'elicitation-url' ? { ...question, opened: true } : question));
     return { url: url.href };
   }

@@ -7,11 +7,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isPublicAddress, isPublicHost, readHostName, readIpAddress, rangeWords, type AddressRange } from '../../../electron/core/net/address-ranges';
 import { classifyAddress, checkSuppliedUrl, isLoopbackName, readRemoteUrl } from '../../../electron/core/remote/address';
 import { isNonPublicAddress, startServerProxy, type NetworkDecision } from '../../../electron/core/sandbox/network-proxy';
-import { isPrivateAddress, readElicitationUrl } from '../../../electron/core/server-requests/elicitation-form';
+import { isPrivateAddress, readElicitationUrl, RESOLVE_BOUND_MS, withResolvedName } from '../../../electron/core/server-requests/elicitation-form';
 
 const TABLE: Array<[address: string, range: AddressRange]> = [
   // IPv4
@@ -271,6 +271,46 @@ describe('every place that decides "public" reads names the same way', () => {
     } finally {
       await proxy.close();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a URL question’s name, looked up as the browser will', () => {
+  it('a name any of whose addresses is not the internet gets a problem; a public one, none', async () => {
+    const reading = readElicitationUrl('https://admin.127.0.0.1.nip.io/delete');
+    expect(reading.problem).toBeUndefined();
+    expect((await withResolvedName(reading, async () => ['127.0.0.1'])).problem).toBe('its name leads to 127.0.0.1, this computer or the local network');
+    expect((await withResolvedName(reading, async () => ['93.184.216.34', 'fd00::1'])).problem).toMatch(/leads to fd00::1/);
+    expect((await withResolvedName(reading, async () => ['93.184.216.34', '2606:2800:220:1::1'])).problem).toBeUndefined();
+  });
+
+  it('an address, or a URL already refused, is not looked up; a name that does not resolve keeps its reading', async () => {
+    const lookups: string[] = [];
+    const resolve = async (host: string) => {
+      lookups.push(host);
+      throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+    };
+    await withResolvedName(readElicitationUrl('https://93.184.216.34/'), resolve);
+    await withResolvedName(readElicitationUrl('https://[2606:2800:220:1::1]/'), resolve);
+    await withResolvedName(readElicitationUrl('http://example.com/'), resolve);
+    expect(lookups).toEqual([]);
+    const offline = readElicitationUrl('https://example.com/login');
+    expect(await withResolvedName(offline, resolve)).toEqual(offline);
+    expect(lookups).toEqual(['example.com']);
+  });
+
+  it('a lookup that never answers is given up after its bound, the reading kept', async () => {
+    vi.useFakeTimers();
+    try {
+      const reading = readElicitationUrl('https://slow.example.com/');
+      let settled = false;
+      const checked = withResolvedName(reading, () => new Promise(() => {})).then((result) => ((settled = true), result));
+      await vi.advanceTimersByTimeAsync(RESOLVE_BOUND_MS - 1);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await checked).toEqual(reading);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });

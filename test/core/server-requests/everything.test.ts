@@ -5,6 +5,7 @@
  * folder list is involved. The model is a tiny scripted SamplingModel that
  * counts what reaches it, so "never reached the model" is counted, not assumed.
  */
+import { lookup } from 'node:dns/promises';
 import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerRequestView } from '../../../shared/views';
@@ -165,12 +166,14 @@ describe('server-everything asks back, through the core', () => {
 
   it('a URL that is not https to a public host is declined before anyone sees it', async () => {
     t.ask.available = true;
+    const before = (await readServerRequestEntries(t.host.audit, { kind: 'elicitation' })).length;
     for (const url of ['http://example.com/', 'https://127.0.0.1:8080/admin', 'https://user:pw@example.com/']) {
       const result = await t.host.calls.call({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url }, caller: { kind: 'user' } });
       expect(text(result)).toMatch(/decline/);
     }
     expect(t.host.serverRequests.pending()).toHaveLength(0);
-    const refused = (await readServerRequestEntries(t.host.audit, { kind: 'elicitation' })).filter((r) => r.decision.decidedBy === 'unsafe-url');
+    const entries = await readServerRequestEntries(t.host.audit, { kind: 'elicitation' });
+    const refused = entries.slice(0, entries.length - before).filter((r) => r.decision.decidedBy === 'unsafe-url');
     expect(refused).toHaveLength(3);
   });
 
@@ -200,3 +203,49 @@ describe('server-everything asks back, through the core', () => {
   });
 });
 
+// A server may ask at most so many questions a minute: these have a host of their own.
+describe('a web page a server asks the person to open, its name looked up', () => {
+  const names = new Map<string, readonly string[]>();
+  let t: TestHost;
+
+  beforeAll(async () => {
+    // Host names the tests point somewhere (as a DNS answer would); any other name is looked up as usual.
+    t = await createTestHost({ resolveHost: async (name) => names.get(name) ?? (await lookup(name, { all: true })).map((entry) => entry.address) });
+    await t.add('everything', [process.execPath, EVERYTHING_SERVER, 'stdio']);
+  });
+  afterAll(() => t.close());
+
+  it('a public-looking name that leads to this computer or the local network is declined before anyone sees it', async () => {
+    t.ask.available = true;
+    names.set('admin.127.0.0.1.nip.io', ['127.0.0.1']);
+    names.set('router.example.net', ['192.168.1.1']);
+    names.set('mixed.example.org', ['93.184.216.34', '::ffff:a00:5']);
+    for (const url of ['https://admin.127.0.0.1.nip.io:8443/delete?all=1', 'https://router.example.net/', 'https://mixed.example.org/login']) {
+      const result = await t.host.calls.call({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url }, caller: { kind: 'user' } });
+      expect(text(result)).toMatch(/decline/);
+    }
+    expect(t.host.serverRequests.pending()).toHaveLength(0);
+    const entries = await readServerRequestEntries(t.host.audit, { kind: 'elicitation' });
+    const refused = entries.filter((entry) => entry.decision.decidedBy === 'unsafe-url');
+    const reasons = refused.map((entry) => (entry.decision.reasons ?? []).join(' '));
+    expect(reasons).toHaveLength(3);
+    expect(reasons).toEqual(expect.arrayContaining([expect.stringContaining('its name leads to 127.0.0.1'), expect.stringContaining('its name leads to 192.168.1.1'), expect.stringContaining('its name leads to ::ffff:a00:5')]));
+  });
+
+  it('a name that leads into the local network by the time the person clicks is not opened', async () => {
+    t.ask.available = true;
+    names.set('later.example.com', ['93.184.216.34']);
+    const handlers = t.host.ipcHandlers();
+    const call = t.host.calls.call({ server: 'everything', tool: 'trigger-url-elicitation', arguments: { url: 'https://later.example.com/login' }, caller: { kind: 'user' } });
+    const question = await nextQuestion(t, 'elicitation-url');
+    names.set('later.example.com', ['10.0.0.7']);
+    await expect(Promise.resolve().then(() => handlers['requests.openUrl']({ id: question.id }))).rejects.toThrow(/did not open later\.example\.com: its name leads to 10\.0\.0\.7/);
+    // Once refused, it stays refused, whatever the name says next.
+    names.set('later.example.com', ['93.184.216.34']);
+    await expect(Promise.resolve().then(() => handlers['requests.openUrl']({ id: question.id }))).rejects.toThrow(/only https addresses it checked/);
+    expect(t.host.serverRequests.pending().find((q) => q.id === question.id)).toMatchObject({ opened: false });
+    expect(t.host.serverRequests.answer(question.id, { action: 'decline' }, { shell: 'test' })).toEqual({ accepted: true });
+    expect(text(await call)).toMatch(/decline/);
+  });
+
+});
