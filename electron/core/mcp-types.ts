@@ -6,15 +6,15 @@
  * first (the SDK's client and server, which import the module themselves,
  * share this one instance, so `instanceof McpError` holds across them).
  */
-type McpTypes = typeof import('@modelcontextprotocol/sdk/types.js');
+import { lazyModule } from './lazy-module';
 
-let loaded: McpTypes | undefined;
+const types = lazyModule(
+  () => import('@modelcontextprotocol/sdk/types.js'),
+  () => new Error("Airlock used the MCP SDK's types before loading them (this is a fault in Airlock)."),
+);
 
 /** Loads the module (idempotent; at once when it is loaded). */
-export async function loadMcpTypes(): Promise<McpTypes> {
-  loaded ??= await import('@modelcontextprotocol/sdk/types.js');
-  return loaded;
-}
+export const loadMcpTypes = types.load;
 
 /**
  * The module, once loaded. Only for code that runs after an await of
@@ -22,7 +22,4 @@ export async function loadMcpTypes(): Promise<McpTypes> {
  * gateway's listing): used before that, it throws — a fault in Airlock, and
  * the request it was serving fails instead of being answered.
  */
-export function mcpTypes(): McpTypes {
-  if (!loaded) throw new Error("Airlock used the MCP SDK's types before loading them (this is a fault in Airlock).");
-  return loaded;
-}
+export const mcpTypes = types.get;

@@ -6,23 +6,19 @@
  * another system. Loading it costs about as much as the rest of a command
  * like `airlock list` spends on sandboxing, so no other system pays for it at start.
  */
+import { lazyModule } from '../../lazy-module';
 import { SandboxInitError } from '../errors';
 
-type MacosSandboxUtils = typeof import('@anthropic-ai/sandbox-runtime/dist/sandbox/macos-sandbox-utils.js');
-
-let library: MacosSandboxUtils | undefined;
+const library = lazyModule(
+  () => import('@anthropic-ai/sandbox-runtime/dist/sandbox/macos-sandbox-utils.js'),
+  () => new SandboxInitError("Airlock's macOS sandbox module was not loaded before it was needed, so nothing was started (this is a fault in Airlock)."),
+);
 
 /** Loads the module (idempotent). */
-export async function loadMacosLibrary(): Promise<MacosSandboxUtils> {
-  library ??= await import('@anthropic-ai/sandbox-runtime/dist/sandbox/macos-sandbox-utils.js');
-  return library;
-}
+export const loadMacosLibrary = library.load;
 
 /**
  * The module, once loaded. SECURITY (fail closed): used before it was loaded,
  * it throws — the sandbox is then reported unavailable and nothing starts.
  */
-export function macosLibrary(): MacosSandboxUtils {
-  if (!library) throw new SandboxInitError("Airlock's macOS sandbox module was not loaded before it was needed, so nothing was started (this is a fault in Airlock).");
-  return library;
-}
+export const macosLibrary = library.get;

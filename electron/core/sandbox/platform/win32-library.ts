@@ -7,26 +7,22 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { lazyModule } from '../../lazy-module';
 import { SandboxInitError } from '../errors';
 
-type WindowsSandboxUtils = typeof import('@anthropic-ai/sandbox-runtime/dist/sandbox/windows-sandbox-utils.js');
-
-let library: WindowsSandboxUtils | undefined;
+const library = lazyModule(
+  () => import('@anthropic-ai/sandbox-runtime/dist/sandbox/windows-sandbox-utils.js'),
+  () => new SandboxInitError("Airlock's Windows sandbox module was not loaded before it was needed, so nothing was started (this is a fault in Airlock)."),
+);
 
 /** Loads the module (idempotent). */
-export async function loadWindowsLibrary(): Promise<WindowsSandboxUtils> {
-  library ??= await import('@anthropic-ai/sandbox-runtime/dist/sandbox/windows-sandbox-utils.js');
-  return library;
-}
+export const loadWindowsLibrary = library.load;
 
 /**
  * The module, once loaded. SECURITY (fail closed): used before it was loaded,
  * it throws — the sandbox is then reported unavailable and nothing starts.
  */
-export function windowsLibrary(): WindowsSandboxUtils {
-  if (!library) throw new SandboxInitError("Airlock's Windows sandbox module was not loaded before it was needed, so nothing was started (this is a fault in Airlock).");
-  return library;
-}
+export const windowsLibrary = library.get;
 
 /** The ports the install's firewall filter lets the sandbox's user reach (sandbox-runtime's DEFAULT_WINDOWS_PROXY_PORT_RANGE; a test holds them equal). */
 export const WINDOWS_PORT_RANGE: readonly [number, number] = [60080, 60089];
