@@ -30,5 +30,5 @@ export const WINDOWS_PORT_RANGE: readonly [number, number] = [60080, 60089];
 /** The srt-win program packaged with the pinned sandbox-runtime, as its VENDORED_SRT_WIN_EXE names it (a test holds them equal). */
 export function vendoredSrtWinExe(arch: string = process.arch): string {
   const root = dirname(createRequire(import.meta.url).resolve('@anthropic-ai/sandbox-runtime/package.json'));
-  return join(root, 'vendor', 'srt-win', arch === 'x64' || arch === 'arm64' ? arch : arch, 'srt-win.exe');
+  return join(root, 'vendor', 'srt-win', arch, 'srt-win.exe');
 }

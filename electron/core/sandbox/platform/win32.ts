@@ -44,8 +44,17 @@ import { Win32Session } from './win32-session';
 /** The ports the install's firewall filter lets the sandbox's user reach (its default, which Airlock installs with). */
 export const WINDOWS_PROXY_PORT_RANGE: readonly [number, number] = WINDOWS_PORT_RANGE;
 
-/** The srt-win binary Airlock runs: the one packaged with the pinned sandbox-runtime (unpacked from the app archive). */
-export const SRT_WIN: SrtWinSpawn = { exe: vendoredSrtWinExe(), prependArgs: ['--srt-win'] };
+let srtWinSpawn: SrtWinSpawn | undefined;
+
+/**
+ * The srt-win binary Airlock runs: the one packaged with the pinned
+ * sandbox-runtime (unpacked from the app archive). Found at first use, so
+ * no other system looks for the package at start.
+ */
+export function srtWin(): SrtWinSpawn {
+  srtWinSpawn ??= { exe: vendoredSrtWinExe(), prependArgs: ['--srt-win'] };
+  return srtWinSpawn;
+}
 
 /** The one-time install and its undoing, as a person types them (each shows one administrator prompt). */
 export const WINDOWS_INSTALL_COMMAND = 'npx --yes @anthropic-ai/sandbox-runtime@0.0.78 windows-install';
@@ -87,7 +96,7 @@ export function innerCommand(command: string, args: readonly string[]): { binShe
 }
 
 /** The Windows plan: `srt-win.exe exec --quiet --deny-read … --deny-write … --env … -- <server>`. */
-export function win32Plan(input: PlanInput, srtWin: SrtWinSpawn = SRT_WIN): PlatformPlan {
+export function win32Plan(input: PlanInput, helper: SrtWinSpawn = srtWin()): PlatformPlan {
   const home = input.homeDir;
   // Never stamp the home folder itself: the sandbox's user has no access to
   // it anyway, and a deny there would be written into every file below it.
@@ -113,13 +122,13 @@ export function win32Plan(input: PlanInput, srtWin: SrtWinSpawn = SRT_WIN): Plat
       cwd: input.cwd,
       allowWrite: input.files.writeAllowed,
       quiet: true,
-      srtWin,
+      srtWin: helper,
     });
   } catch (error) {
     throw new SandboxInitError(`sandbox-runtime could not build the Windows sandbox's command: ${(error as Error).message}`, { cause: error });
   }
   const [command, ...args] = wrapped.argv;
-  if (command !== srtWin.exe || args[srtWin.prependArgs.length] !== 'exec' || !args.includes('--')) {
+  if (command !== helper.exe || args[helper.prependArgs.length] !== 'exec' || !args.includes('--')) {
     throw new SandboxInitError('sandbox-runtime produced a Windows command Airlock does not recognise (no `srt-win exec … --`); refusing to start');
   }
   const proxy = input.network.proxy?.kind === 'tcp' ? input.network.proxy : undefined;
@@ -185,18 +194,18 @@ function win32Support(probe: CapabilityProbe, check: { fresh?: boolean } = {}): 
 
 function win32SupportNow(probe: CapabilityProbe): SandboxSupport {
   const undo = `It creates ${WINDOWS_INSTALL_CREATES}; the command ${WINDOWS_UNINSTALL_COMMAND} removes it all again.`;
-  if (!existsSync(SRT_WIN.exe)) {
+  if (!existsSync(srtWin().exe)) {
     return {
       supported: false,
       platform: 'win32',
       missing: ['srt-win.exe'],
       fix: 'reinstall Airlock (its sandbox helper srt-win.exe is missing from this installation)',
-      summary: `The sandbox cannot run: its helper ${SRT_WIN.exe} is missing. Servers will not start until it is there.`,
+      summary: `The sandbox cannot run: its helper ${srtWin().exe} is missing. Servers will not start until it is there.`,
     };
   }
   let status: WindowsSandboxState;
   try {
-    status = probe.windowsSandboxStatus ? probe.windowsSandboxStatus() : windowsLibrary().checkWindowsSandboxStatus({ srtWin: SRT_WIN });
+    status = probe.windowsSandboxStatus ? probe.windowsSandboxStatus() : windowsLibrary().checkWindowsSandboxStatus({ srtWin: srtWin() });
   } catch (error) {
     return {
       supported: false,
@@ -274,5 +283,5 @@ export const win32Backend: PlatformBackend = {
   // %TEMP% is the user's own (its access list, not mode bits, keeps it private).
   isPrivateFolder: (info) => info.isDirectory(),
   plan: (input) => win32Plan(input),
-  openSession: (options) => new Win32Session(options, { plan: (input) => win32Plan(input), srtWin: SRT_WIN, portRange: WINDOWS_PROXY_PORT_RANGE }),
+  openSession: (options) => new Win32Session(options, { plan: (input) => win32Plan(input), srtWin: srtWin(), portRange: WINDOWS_PROXY_PORT_RANGE }),
 };

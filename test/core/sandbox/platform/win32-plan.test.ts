@@ -5,7 +5,7 @@
  * inside the home folder, a network allowlist, a secret.
  */
 import { describe, expect, it } from 'vitest';
-import { innerCommand, SRT_WIN, win32Backend, win32Plan, WINDOWS_PROXY_PORT_RANGE } from '../../../../electron/core/sandbox/platform/win32';
+import { innerCommand, srtWin, win32Backend, win32Plan, WINDOWS_PROXY_PORT_RANGE } from '../../../../electron/core/sandbox/platform/win32';
 import { SECRET_HOME_PATHS } from '../../../../electron/core/sandbox/profiles';
 import { loadSandboxLibrary } from '../../../../electron/core/sandbox';
 import { vendoredSrtWinExe, WINDOWS_PORT_RANGE } from '../../../../electron/core/sandbox/platform/win32-library';
@@ -38,7 +38,7 @@ describe('what Airlock knows of the Windows module without loading it', () => {
 
 describe('the Windows plan: srt-win exec', () => {
   it('is `srt-win.exe exec --quiet … -- <server>`, spawned without a shell', () => {
-    expect(plan.launch.command).toBe(SRT_WIN.exe);
+    expect(plan.launch.command).toBe(srtWin().exe);
     expect(plan.launch.command).toMatch(/srt-win\.exe$/);
     expect(plan.launch.args.slice(0, 3)).toEqual(['--srt-win', 'exec', '--quiet']);
     const tail = argv.slice(argv.indexOf('--') + 1);

@@ -15,7 +15,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SandboxInitError } from '../../../../electron/core/sandbox/errors';
-import { SRT_WIN, win32Backend, win32Plan, WINDOWS_PROXY_PORT_RANGE } from '../../../../electron/core/sandbox/platform/win32';
+import { srtWin as packagedSrtWin, win32Backend, win32Plan, WINDOWS_PROXY_PORT_RANGE } from '../../../../electron/core/sandbox/platform/win32';
 import { Win32Session, type SrtWinOperations } from '../../../../electron/core/sandbox/platform/win32-session';
 import { planInputFor, windowsWorld } from './plan-inputs';
 import { loadSandboxLibrary } from '../../../../electron/core/sandbox';
@@ -57,7 +57,7 @@ function srtWin(overrides: Partial<SrtWinOperations> = {}) {
   return { operations, calls, granted, held, existing };
 }
 
-const planner = { plan: (input: Parameters<typeof win32Plan>[0]) => win32Plan(input), srtWin: SRT_WIN, portRange: WINDOWS_PROXY_PORT_RANGE };
+const planner = { plan: (input: Parameters<typeof win32Plan>[0]) => win32Plan(input), srtWin: packagedSrtWin(), portRange: WINDOWS_PROXY_PORT_RANGE };
 const options = { probe: { platform: 'win32' as const, pathEnv: '' }, runtime: () => ({}) };
 const request = (input = planInputFor(win32Backend, windowsWorld())) => ({ input, parts: {} as never, launchRoot: '', note: () => {} });
 
@@ -182,7 +182,7 @@ describe('the Windows session', () => {
     const launch = await session.launch(request());
     const denies = launch.args.filter((_, i, all) => all[i - 1] === '--deny-read');
     expect(denies).toEqual([`${world.home}\\.ssh`, world.dataDir]);
-    expect(launch.command).toBe(SRT_WIN.exe);
+    expect(launch.command).toBe(packagedSrtWin().exe);
     expect(launch.env).toEqual({ SystemRoot: 'C:\\Windows', ProgramData: 'C:\\ProgramData' });
   });
 });
