@@ -202,17 +202,8 @@ export async function withResolvedName(reading: UrlReading, resolve: ResolveHost
   if (reading.problem) return reading;
   const host = reading.asciiHost.replace(/^\[|\]$/g, '');
   if (!host || isIP(host)) return reading;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<readonly string[]>((done) => {
-    timer = setTimeout(() => done([]), RESOLVE_BOUND_MS);
-    timer.unref();
-  });
-  let addresses: readonly string[];
-  try {
-    addresses = await Promise.race([resolve(host).catch((): readonly string[] => []), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const late = new Promise<readonly string[]>((done) => setTimeout(() => done([]), RESOLVE_BOUND_MS).unref());
+  const addresses = await Promise.race([resolve(host).catch((): readonly string[] => []), late]);
   const inside = addresses.find((address) => isIP(address) && isPrivateAddress(address));
   return inside === undefined ? reading : { ...reading, problem: `its name leads to ${inside}, this computer or the local network` };
 }
