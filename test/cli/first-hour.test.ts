@@ -6,13 +6,14 @@
  * plain settings (--env), proposed grants on import, global -y, Ctrl-C.
  * Real servers in the real sandbox.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findExecutable } from '../../electron/core/sandbox/capability';
 import { PtySession } from '../support/pty';
 import { airlockCli, BIN, REPO } from '../support/cli';
+import { startTokenApi, type TokenApi } from '../support/token-api';
 
 const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const MEMORY_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
@@ -21,20 +22,11 @@ const CRASH_ON_START = join(REPO, 'test/fixtures/servers/crash-on-start.mjs');
 const API_CLIENT = join(REPO, 'test/fixtures/servers/api-client.mjs');
 
 let work: string;
-let api: ChildProcess;
+let api: TokenApi;
 let apiPort: number;
-let apiLog: string;
 /** What the stand-in API saw (it runs in its own process: the CLI runs synchronously here). */
-const apiSeen = () => (existsSync(apiLog) ? readFileSync(apiLog, 'utf8').split('\n').filter(Boolean) : []);
+const apiSeen = () => api.seen();
 
-// A stand-in for a service's API (like api.github.com): it answers only with the right token.
-const FAKE_API = `
-const { appendFileSync } = require('node:fs');
-require('node:http').createServer((request, response) => {
-  appendFileSync(process.argv[1], request.method + ' ' + request.url + ' ' + (request.headers.authorization || '(no token)') + '\\n');
-  if (request.headers.authorization === 'Bearer s3cret-token') response.end('{"login":"octo"}');
-  else response.writeHead(401).end('bad credentials');
-}).listen(0, '127.0.0.1', function () { process.stdout.write(String(this.address().port) + '\\n'); });`;
 
 const cli = airlockCli('airlock-first-hour-', { env: { NO_COLOR: undefined, FORCE_COLOR: undefined }, timeout: 120_000 });
 const { root, dataDir, home, run: airlock } = cli;
@@ -44,12 +36,11 @@ beforeAll(async () => {
   work = join(root, 'work');
   mkdirSync(work);
   writeFileSync(join(work, 'notes.md'), 'first notes');
-  apiLog = join(root, 'api-seen.log');
-  api = spawn(process.execPath, ['-e', FAKE_API, apiLog], { stdio: ['ignore', 'pipe', 'inherit'] });
-  apiPort = await new Promise<number>((resolve) => api.stdout!.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
+  api = await startTokenApi(join(root, 'api-seen.log'));
+  apiPort = api.port;
 });
 afterAll(() => {
-  api.kill();
+  api.stop();
   cli.remove();
 });
 

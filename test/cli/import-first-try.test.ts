@@ -13,31 +13,23 @@
  *   set), `${workspaceFolder}` is the folder of the `.vscode/mcp.json` itself or
  *   `--workspace`, and the summary counts every entry with why.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TmuxSession } from '../support/tmux';
 import { airlockCli, BIN, REPO } from '../support/cli';
+import { startTokenApi, type TokenApi } from '../support/token-api';
 
 const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const ECHO = join(REPO, 'test/fixtures/servers/echo.mjs');
 const API_CLIENT = join(REPO, 'test/fixtures/servers/api-client.mjs');
 
-let api: ChildProcess;
+let api: TokenApi;
 let apiPort: number;
-let apiLog: string;
 const sessions: TmuxSession[] = [];
-const apiSeen = () => (existsSync(apiLog) ? readFileSync(apiLog, 'utf8').split('\n').filter(Boolean) : []);
+/** What the stand-in API saw (it runs in its own process: the CLI runs synchronously here). */
+const apiSeen = () => api.seen();
 
-// A stand-in for a service's API: it answers only with the right token.
-const FAKE_API = `
-const { appendFileSync } = require('node:fs');
-require('node:http').createServer((request, response) => {
-  appendFileSync(process.argv[1], request.method + ' ' + request.url + ' ' + (request.headers.authorization || '(no token)') + '\\n');
-  if (request.headers.authorization === 'Bearer s3cret-token') response.end('{"login":"octo"}');
-  else response.writeHead(401).end('bad credentials');
-}).listen(0, '127.0.0.1', function () { process.stdout.write(String(this.address().port) + '\\n'); });`;
 
 const cli = airlockCli('airlock-import-first-', { env: { XDG_CONFIG_HOME: '', NO_COLOR: '1' }, timeout: 300_000 });
 const { root, dataDir, home, run: airlock } = cli;
@@ -52,13 +44,12 @@ const names = () => (JSON.parse(airlock(['list', '--json']).out) as Array<{ name
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 beforeAll(async () => {
-  apiLog = join(root, 'api-seen.log');
-  api = spawn(process.execPath, ['-e', FAKE_API, apiLog], { stdio: ['ignore', 'pipe', 'inherit'] });
-  apiPort = await new Promise<number>((resolve) => api.stdout!.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
+  api = await startTokenApi(join(root, 'api-seen.log'));
+  apiPort = api.port;
 });
 afterAll(() => {
   for (const session of sessions) session.close();
-  api.kill();
+  api.stop();
   cli.remove();
 });
 
