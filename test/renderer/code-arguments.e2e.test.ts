@@ -6,7 +6,7 @@
  * still shown, as allowed — before the server can be inspected and enabled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRendererHost, REPO, waitForText, type RendererHost } from './renderer-support';
+import { openRendererHost, REPO, waitForText, type RendererHost, pasteCommand } from './renderer-support';
 
 const ECHO = `${REPO}/test/fixtures/servers/echo.mjs`;
 const INJECTED = 'data:text/javascript,globalThis.injected=1';
@@ -21,10 +21,7 @@ describe('code arguments on the disclosure', () => {
   it('refused until allowed, then inspected and enabled with the arguments shown as allowed', async () => {
     const { page } = t;
     await t.open('#/install');
-    await page.getByRole('radio', { name: 'Command on this computer' }).check();
-    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} --import ${INJECTED} ${ECHO}`);
-    await page.getByRole('button', { name: 'Split into arguments' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await pasteCommand(page, `${process.execPath} --import ${INJECTED} ${ECHO}`);
 
     const notice = page.getByTestId('code-arguments');
     await notice.waitFor();

@@ -15,7 +15,7 @@ import { createServer, type Server } from 'node:http';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FILESYSTEM_SERVER, openRendererHost, REPO, waitForText, type RendererHost } from './renderer-support';
+import { FILESYSTEM_SERVER, openRendererHost, REPO, waitForText, type RendererHost, pasteCommand } from './renderer-support';
 
 const MEMORY_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 const API_CLIENT = join(REPO, 'test/fixtures/servers/api-client.mjs');
@@ -66,10 +66,7 @@ describe('the first servers, in the window', () => {
     mkdirSync(documents, { recursive: true });
     writeFileSync(join(documents, 'todo.md'), 'buy milk');
     await startInstall();
-    await page.getByRole('radio', { name: 'Command on this computer' }).check();
-    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${FILESYSTEM_SERVER} ${documents}`);
-    await page.getByRole('button', { name: 'Split into arguments' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await pasteCommand(page, `${process.execPath} ${FILESYSTEM_SERVER} ${documents}`);
     await page.getByTestId('disclosure').waitFor();
     // The folder it names is proposed, with why; nothing is granted until the person says so.
     const proposal = page.getByTestId('suggested-paths');
@@ -91,10 +88,7 @@ describe('the first servers, in the window', () => {
   it('server-memory keeps what it learnt in a data folder of its own, across a restart (needs the data folder passed to it)', async () => {
     const { page } = t;
     await startInstall();
-    await page.getByRole('radio', { name: 'Command on this computer' }).check();
-    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${MEMORY_SERVER}`);
-    await page.getByRole('button', { name: 'Split into arguments' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await pasteCommand(page, `${process.execPath} ${MEMORY_SERVER}`);
     await page.getByTestId('disclosure').waitFor();
     await page.getByLabel('Give it a persistent data folder').check();
     await page.getByRole('button', { name: 'Inspect in a locked sandbox' }).click();

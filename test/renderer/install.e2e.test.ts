@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FILESYSTEM_SERVER, openRendererHost, waitForText, type RendererHost } from './renderer-support';
+import { FILESYSTEM_SERVER, openRendererHost, waitForText, type RendererHost, pasteCommand } from './renderer-support';
 
 describe('installing and reviewing server-filesystem in the app', () => {
   let t: RendererHost;
@@ -198,10 +198,7 @@ describe('installing and reviewing server-filesystem in the app', () => {
     const { page } = t;
     const before = existsSync(join(t.dataDir, 'servers')) ? readdirSync(join(t.dataDir, 'servers')) : [];
     await t.open('#/install');
-    await page.getByRole('radio', { name: 'Command on this computer' }).check();
-    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${FILESYSTEM_SERVER} ${demo}`);
-    await page.getByRole('button', { name: 'Split into arguments' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await pasteCommand(page, `${process.execPath} ${FILESYSTEM_SERVER} ${demo}`);
     await page.getByRole('button', { name: 'Inspect in a locked sandbox' }).click();
     await page.getByTestId('probe-report').waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Cancel' }).click();

@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openRendererHost, REPO, waitForText, type RendererHost } from './renderer-support';
+import { openRendererHost, REPO, waitForText, type RendererHost, pasteCommand } from './renderer-support';
 import { SCREEN_TEST_BROWSER_ARGS, startScreenOrigin, type ScreenOrigin } from '../support/screen-origin';
 import { ask, initialContext, ready, RECORDER_PAGE, seen } from '../support/screen-recorder';
 
@@ -241,10 +241,7 @@ describe('the person’s review of a server’s screens', () => {
     writeFileSync(html, '<!doctype html><p>review</p>');
     writeFileSync(declare, JSON.stringify({ connectDomains: ['https://api.example.com', 'https://tracker.example.net'], permissions: { microphone: {} } }));
     await t.open('#/install');
-    await page.getByRole('radio', { name: 'Command on this computer' }).check();
-    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${FIXTURE} --html ${html} --declare ${declare}`);
-    await page.getByRole('button', { name: 'Split into arguments' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await pasteCommand(page, `${process.execPath} ${FIXTURE} --html ${html} --declare ${declare}`);
     await page.getByTestId('disclosure').waitFor();
     await page.getByRole('button', { name: 'Inspect in a locked sandbox' }).click();
     const report = page.getByTestId('probe-report');

@@ -20,7 +20,7 @@ import type { SandboxSupport } from '../../shared/domain';
 import { linuxPolicySource } from '../../electron/core/managed-policy/policy-sources';
 import { checkSandboxSupport } from '../../electron/core/sandbox/capability';
 import { OtlpReceiver } from '../support/otlp-receiver';
-import { openRendererHost, REPO, waitForText, type RendererHost } from './renderer-support';
+import { openRendererHost, REPO, waitForText, type RendererHost, pasteCommand } from './renderer-support';
 
 const ECHO = join(REPO, 'test/fixtures/servers/echo.mjs');
 
@@ -234,10 +234,7 @@ describe('the organisation’s policy on the screens', () => {
   it('an install the allow list does not name: refused at the inspection, naming allowedServers; nothing is added', async () => {
     await apply({ version: 1, allowedServers: [{ npm: '@acme/*' }] });
     await t.open('#/install');
-    await t.page.getByRole('radio', { name: 'Command on this computer' }).check();
-    await t.page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${ECHO} --other`);
-    await t.page.getByRole('button', { name: 'Split into arguments' }).click();
-    await t.page.getByRole('button', { name: 'Continue' }).click();
+    await pasteCommand(t.page, `${process.execPath} ${ECHO} --other`);
     await t.page.getByTestId('disclosure').waitFor();
     await t.page.getByRole('button', { name: 'Inspect in a locked sandbox' }).click();
     await waitForText(t.page.getByTestId('install-error'), /allowedServers: not in the list/);

@@ -163,3 +163,11 @@ export async function waitForText(locator: Locator, text: string | RegExp, timeo
   }
   throw new Error(`Timed out waiting for ${String(text)}; last text: ${last.slice(0, 500)}`);
 }
+
+/** On the install screen: a command on this computer, pasted as one line, split into arguments, and on to its disclosure. */
+export async function pasteCommand(page: Page, line: string): Promise<void> {
+  await page.getByRole('radio', { name: 'Command on this computer' }).check();
+  await page.getByLabel('Paste a command line (optional)').fill(line);
+  await page.getByRole('button', { name: 'Split into arguments' }).click();
+  await page.getByRole('button', { name: 'Continue' }).click();
+}

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { WindowsSandboxState } from '../../electron/core/sandbox/executables';
 import { WINDOWS_INSTALL_COMMAND, WINDOWS_UNINSTALL_COMMAND } from '../../electron/core/sandbox/platform/win32';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRendererHost, REPO, type RendererHost } from './renderer-support';
+import { openRendererHost, REPO, type RendererHost, pasteCommand } from './renderer-support';
 
 const SERVER = join(REPO, 'test/fixtures/escape/escape-server.mjs');
 
@@ -55,10 +55,7 @@ describe('a computer whose sandbox holds less than Linux (the macOS backend)', (
   it('says in the install disclosure, for that server, where its sandbox is weaker than on Linux', async () => {
     const { page } = t;
     await t.open('#/install');
-    await page.getByRole('radio', { name: 'Command on this computer' }).check();
-    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${SERVER}`);
-    await page.getByRole('button', { name: 'Split into arguments' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await pasteCommand(page, `${process.execPath} ${SERVER}`);
     await page.getByTestId('disclosure').waitFor();
     const weaker = page.getByTestId('platform-weaker');
     await weaker.waitFor();
@@ -129,10 +126,7 @@ describe('the install disclosure on a Windows computer (the Windows backend): th
   it('leaves out the files protected inside write grants until the person gives it a write grant, then shows that row', async () => {
     const { page } = t;
     await t.open('#/install');
-    await page.getByRole('radio', { name: 'Command on this computer' }).check();
-    await page.getByLabel('Paste a command line (optional)').fill(`${process.execPath} ${SERVER}`);
-    await page.getByRole('button', { name: 'Split into arguments' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await pasteCommand(page, `${process.execPath} ${SERVER}`);
     await page.getByTestId('disclosure').waitFor();
     const weaker = page.getByTestId('platform-weaker');
     await weaker.waitFor();
